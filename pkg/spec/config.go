@@ -1,0 +1,124 @@
+package spec
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Config is a validated object with its secrets resolved: what a daemon runs
+// with and what its identity is computed from.
+type Config struct {
+	Name            string
+	Provider        Provider
+	Generation      int64
+	State           DesiredState
+	ReadyTimeout    time.Duration
+	GracefulTimeout time.Duration
+	KillTimeout     time.Duration
+	Redact          bool
+	Verbosity       Verbosity
+	Discord         *DiscordConfig
+	Slack           *SlackConfig
+}
+
+// DiscordConfig is the resolved Discord block.
+type DiscordConfig struct {
+	BotToken          Secret
+	ApplicationID     string
+	GuildID           string
+	ParentChannelID   string
+	AuthorizedUserIDs []string
+	APIURL            string
+}
+
+// SlackConfig is the resolved Slack block.
+type SlackConfig struct {
+	BotToken         Secret
+	AppToken         Secret
+	WorkspaceID      string
+	ChannelID        string
+	AuthorizedUserID string
+	APIURL           string
+}
+
+// resolved is what Resolve learns besides the Config.
+type resolved struct {
+	config   Config
+	warnings []string
+	// secretFiles and envNames are the secret sources the config depends on.
+	secretFiles []string
+	envNames    []string
+}
+
+// resolveConfig reads the secrets of a defaulted object. It runs on invalid
+// objects too, so an unset variable is reported along with every other error;
+// a block that does not match the provider is not resolved. Relative fromFile
+// paths are taken from specDir.
+func resolveConfig(d *ChatDaemon, specDir string, lookupEnv func(string) (string, bool)) (resolved, field.ErrorList) {
+	r := &secretResolver{lookupEnv: lookupEnv, baseDir: specDir, uid: os.Getuid()}
+	s := d.Spec
+	out := resolved{config: Config{
+		Name:            d.Name,
+		Provider:        s.Provider,
+		Generation:      *s.Generation,
+		State:           s.State,
+		ReadyTimeout:    s.ReadyTimeout.Duration,
+		GracefulTimeout: s.GracefulTimeout.Duration,
+		KillTimeout:     s.KillTimeout.Duration,
+		Redact:          s.Redact,
+		Verbosity:       s.Verbosity,
+	}}
+	var errs field.ErrorList
+	secret := func(ref SecretRef, p *field.Path) Secret {
+		if len(validateSecretRef(ref, p)) > 0 {
+			return Secret{} // Validate reports it
+		}
+		v, e, w := r.resolve(ref, p)
+		errs = append(errs, e...)
+		out.warnings = append(out.warnings, w...)
+		return v
+	}
+	p := field.NewPath("spec")
+	switch s.Provider {
+	case ProviderDiscord:
+		if s.Discord == nil {
+			break
+		}
+		out.config.Discord = &DiscordConfig{
+			BotToken:          secret(s.Discord.BotToken, p.Child("discord", "botToken")),
+			ApplicationID:     s.Discord.ApplicationID,
+			GuildID:           s.Discord.GuildID,
+			ParentChannelID:   s.Discord.ParentChannelID,
+			AuthorizedUserIDs: slices.Clone(s.Discord.AuthorizedUserIDs),
+			APIURL:            s.Discord.APIURL,
+		}
+	case ProviderSlack:
+		if s.Slack == nil {
+			break
+		}
+		out.config.Slack = &SlackConfig{
+			BotToken:         secret(s.Slack.BotToken, p.Child("slack", "botToken")),
+			AppToken:         secret(s.Slack.AppToken, p.Child("slack", "appToken")),
+			WorkspaceID:      s.Slack.WorkspaceID,
+			ChannelID:        s.Slack.ChannelID,
+			AuthorizedUserID: s.Slack.AuthorizedUserID,
+			APIURL:           s.Slack.APIURL,
+		}
+	}
+	out.secretFiles = r.files
+	out.envNames = r.envNames
+	return out, errs
+}
+
+// specDir is the directory relative fromFile paths are resolved against.
+func specDir(file string) string {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return filepath.Dir(file)
+	}
+	return filepath.Dir(abs)
+}

@@ -1,0 +1,216 @@
+package spec
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Result is the desired state as of one Load. It is shared between Loads that
+// see no change, so callers must treat it as read-only.
+type Result struct {
+	// Daemons is the desired set, sorted by name: every valid source's objects,
+	// and the last known good objects of every source that is invalid now.
+	Daemons  []*Daemon
+	Sources  []SourceStatus
+	Errors   []Issue
+	Warnings []Issue
+}
+
+// Valid reports whether every source read, parsed and validated. While it is
+// false, nothing may be pruned: a missing name may be a broken file's.
+func (r *Result) Valid() bool { return len(r.Errors) == 0 }
+
+// Names lists the desired daemons' names.
+func (r *Result) Names() []string {
+	out := make([]string, len(r.Daemons))
+	for i, d := range r.Daemons {
+		out[i] = d.Name()
+	}
+	return out
+}
+
+// SourceStatus says how one spec file contributes.
+type SourceStatus struct {
+	File  string
+	Valid bool
+	// LastKnownGood is set when the file is invalid now and its objects are the
+	// ones it contributed when it last validated.
+	LastKnownGood bool
+}
+
+// Loader reads a spec source (a file, or a directory of *.yaml/*.yml files)
+// with last-known-good semantics per file. It re-reads only files whose stamp
+// changed, so calling Load on every event is cheap. Environment variables are
+// read when a file is (re)evaluated. A Loader is not safe for concurrent use.
+type Loader struct {
+	path      string
+	lookupEnv func(string) (string, bool)
+	now       func() time.Time
+	order     []string
+	files     map[string]*fileState
+	listErr   string
+	last      *Result
+}
+
+// NewLoader returns a loader for path, a file or a directory.
+func NewLoader(path string) *Loader {
+	return &Loader{path: path, lookupEnv: os.LookupEnv, now: time.Now, files: map[string]*fileState{}}
+}
+
+// Load returns the desired state, re-reading what changed since the last call.
+func (l *Loader) Load() *Result {
+	now := l.now()
+	paths, err := l.list()
+	changed := false
+	listErr := ""
+	if err != nil {
+		listErr = err.Error()
+	} else {
+		if !slices.Equal(paths, l.order) {
+			changed = true
+			for p := range l.files {
+				if !slices.Contains(paths, p) {
+					delete(l.files, p)
+				}
+			}
+		}
+		l.order = paths
+	}
+	if listErr != l.listErr {
+		changed = true
+		l.listErr = listErr
+	}
+	// Files are independent until merge, and YAML decoding dominates a full
+	// load, so they are refreshed in parallel.
+	refreshed := make([]bool, len(l.order))
+	var wg sync.WaitGroup
+	for i, p := range l.order {
+		fs, ok := l.files[p]
+		if !ok {
+			fs = &fileState{path: p}
+			l.files[p] = fs
+		}
+		wg.Go(func() { refreshed[i] = fs.refresh(now, l.lookupEnv) })
+	}
+	wg.Wait()
+	changed = changed || slices.Contains(refreshed, true)
+	if !changed && l.last != nil {
+		return l.last
+	}
+	l.last = l.merge()
+	return l.last
+}
+
+// list names the source's files, sorted. A directory contributes its
+// non-hidden *.yaml and *.yml entries, not recursively.
+func (l *Loader) list() ([]string, error) {
+	fi, err := os.Stat(l.path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%s: no such file or directory", l.path)
+		}
+		return nil, fmt.Errorf("%s: %w", l.path, unwrapPathError(err))
+	}
+	if !fi.IsDir() {
+		return []string{l.path}, nil
+	}
+	entries, err := os.ReadDir(l.path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", l.path, unwrapPathError(err))
+	}
+	var out []string
+	for _, e := range entries {
+		n := e.Name()
+		if strings.HasPrefix(n, ".") || e.IsDir() || (!strings.HasSuffix(n, ".yaml") && !strings.HasSuffix(n, ".yml")) {
+			continue
+		}
+		out = append(out, filepath.Join(l.path, n))
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// merge applies the duplicate-name rule across files, advances each valid
+// file's last known good, and assembles the result.
+func (l *Loader) merge() *Result {
+	res := &Result{}
+	if l.listErr != "" {
+		res.Errors = append(res.Errors, Issue{File: l.path, Index: -1, Detail: strings.TrimPrefix(l.listErr, l.path+": ")})
+	}
+	dups := l.duplicates()
+	for _, p := range l.order {
+		fs := l.files[p]
+		var errs []Issue
+		if fs.readErr != "" {
+			errs = append(errs, Issue{File: p, Index: -1, Detail: fs.readErr})
+		}
+		for _, d := range fs.docs {
+			errs = append(errs, d.errs...)
+			if others := dups[d.name]; d.name != "" && len(others) > 1 {
+				here := location(p, d.index)
+				var elsewhere []string
+				for _, o := range others {
+					if o != here {
+						elsewhere = append(elsewhere, o)
+					}
+				}
+				errs = append(errs, Issue{File: p, Index: d.index, Field: "metadata.name",
+					Detail: (&field.Error{Type: field.ErrorTypeDuplicate, BadValue: d.name, Detail: "DuplicateName: also declared in " + strings.Join(elsewhere, ", ")}).ErrorBody()})
+			}
+			res.Warnings = append(res.Warnings, d.warns...)
+		}
+		valid := len(errs) == 0
+		if valid {
+			fs.good = fs.good[:0]
+			for _, d := range fs.docs {
+				fs.good = append(fs.good, d.daemon)
+			}
+			fs.hasGood = true
+		}
+		res.Errors = append(res.Errors, errs...)
+		res.Sources = append(res.Sources, SourceStatus{File: p, Valid: valid, LastKnownGood: !valid && fs.hasGood})
+		res.Daemons = append(res.Daemons, fs.good...)
+	}
+	sort.SliceStable(res.Daemons, func(i, j int) bool { return res.Daemons[i].Name() < res.Daemons[j].Name() })
+	return res
+}
+
+// duplicates maps each name to every place it is declared. An invalid file
+// also counts its last known good names: they are still desired, so another
+// file may not take them over.
+func (l *Loader) duplicates() map[string][]string {
+	seen := map[string][]string{}
+	add := func(name, loc string) {
+		if name != "" && !slices.Contains(seen[name], loc) {
+			seen[name] = append(seen[name], loc)
+		}
+	}
+	for _, p := range l.order {
+		fs := l.files[p]
+		for _, d := range fs.docs {
+			add(d.name, location(p, d.index))
+		}
+		if !fs.currentlyClean() {
+			for _, d := range fs.good {
+				if !fs.declares(d.Name()) {
+					add(d.Name(), location(d.File, d.Index))
+				}
+			}
+		}
+	}
+	return seen
+}
+
+func location(file string, index int) string { return fmt.Sprintf("%s[%d]", file, index) }
+
+// LoadOnce reads a source once, for commands that do not watch it.
+func LoadOnce(path string) *Result { return NewLoader(path).Load() }

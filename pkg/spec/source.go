@@ -1,0 +1,69 @@
+package spec
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"syscall"
+	"time"
+)
+
+// maxSpecFile caps a spec file: thousands of objects fit, an endless file does not.
+const maxSpecFile = 1 << 20
+
+// stamp tells whether a file may have changed without reading it.
+type stamp struct {
+	dev, ino uint64
+	size     int64
+	mtime    time.Time
+}
+
+// racyWindow: a file modified this close to when it was read may change again
+// with the same size and mtime (coarse timestamps), so its stamp is not trusted
+// and its content is compared instead, as git does for racily clean entries.
+const racyWindow = 2 * time.Second
+
+func stampOf(fi os.FileInfo) stamp {
+	s := stamp{size: fi.Size(), mtime: fi.ModTime()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		s.dev, s.ino = uint64(st.Dev), st.Ino
+	}
+	return s
+}
+
+// unchanged reports whether a file with stamp now is certainly the one read at readAt.
+func (s stamp) unchanged(now stamp, readAt time.Time) bool {
+	return s == now && s.mtime.Before(readAt.Add(-racyWindow))
+}
+
+// readSpecFile reads a spec file, following symlinks (operators link configs
+// into place), refusing anything but a regular file and anything over the cap.
+func readSpecFile(path string) ([]byte, stamp, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, stamp{}, errors.New("no such file")
+		}
+		return nil, stamp{}, unwrapPathError(err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, stamp{}, unwrapPathError(err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, stamp{}, errors.New("not a regular file")
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxSpecFile+1))
+	if err != nil {
+		return nil, stamp{}, unwrapPathError(err)
+	}
+	if len(data) > maxSpecFile {
+		return nil, stamp{}, fmt.Errorf("larger than %d bytes", maxSpecFile)
+	}
+	return data, stampOf(fi), nil
+}
+
+func sameContent(a, b []byte) bool { return a != nil && bytes.Equal(a, b) }
