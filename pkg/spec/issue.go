@@ -28,10 +28,6 @@ func (i Issue) String() string {
 	return loc + ": " + i.Field + ": " + i.Detail
 }
 
-func fileIssue(file string, err error) Issue {
-	return Issue{File: file, Index: -1, Detail: err.Error()}
-}
-
 func fieldIssues(file string, index int, errs field.ErrorList) []Issue {
 	out := make([]Issue, 0, len(errs))
 	for _, e := range errs {

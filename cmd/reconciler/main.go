@@ -1,0 +1,57 @@
+// Command reconciler keeps chat bot daemons running exactly as daemons.yaml says.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Exit codes of DESIGN section 7.
+const (
+	exitOK          = 0
+	exitNotDone     = 1
+	exitInvalid     = 2
+	exitLockTimeout = 3
+)
+
+// exitError carries an exit code; its message, if any, is printed to stderr.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	cmd := newRootCommand(stdout, stderr)
+	cmd.SetArgs(args)
+	err := cmd.Execute()
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintln(stderr, "error:", ee.err)
+		}
+		return ee.code
+	}
+	// Anything cobra rejects on its own (unknown command or flag, wrong number
+	// of arguments) is a usage error.
+	fmt.Fprintln(stderr, "error:", err)
+	fmt.Fprintln(stderr, "Run 'reconciler --help' for usage.")
+	return exitInvalid
+}

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// binary is the reconciler built once for the tests that run it as a real process.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "reconciler-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "reconciler")
+	if out, err := exec.Command("go", "build", "-race", "-o", binary, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building reconciler: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func runBinary(t *testing.T, env []string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Env = append(os.Environ(), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	code := 0
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return result{code, stdout.String(), stderr.String()}
+}
+
+var exampleEnv = []string{"DISCORD_BOT_TOKEN=tok-discord-1", "SLACK_BOT_TOKEN=xoxb-tok-2", "SLACK_APP_TOKEN=xapp-tok-3"}
+
+func TestValidateExample(t *testing.T) {
+	r := runBinary(t, exampleEnv, "validate", "--spec", "../../config/daemons.example.yaml")
+	if r.code != 0 || r.stdout != "ok: 2 daemons: discord, slack\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	// Global flags are accepted after the subcommand and before it alike.
+	r = runBinary(t, exampleEnv, "--spec", "../../config/daemons.example.yaml", "validate", "-v", "2", "--log-format", "json")
+	if r.code != 0 {
+		t.Fatalf("flags before the subcommand: exit %d, %q", r.code, r.stderr)
+	}
+}
+
+func TestValidateUnknownField(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile("../../config/daemons.example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(string(data), "  discord:\n", "  discrod:\n", 1)
+	p := filepath.Join(dir, "daemons.yaml")
+	if err := os.WriteFile(p, []byte(bad), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := runBinary(t, exampleEnv, "validate", "--agent-dir", dir)
+	if r.code != 2 {
+		t.Fatalf("exit %d, want 2; stdout %q", r.code, r.stdout)
+	}
+	if want := p + "[0]: spec.discrod: Forbidden: unknown field\n"; !strings.Contains(r.stdout, want) {
+		t.Errorf("stdout %q does not contain %q", r.stdout, want)
+	}
+}
+
+// validate has no side effects: the agent dir is exactly as it was, and a
+// missing one is not created.
+func TestValidateTouchesNothing(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "agent")
+	r := runBinary(t, nil, "validate", "--agent-dir", missing)
+	if r.code != 2 || !strings.Contains(r.stdout, filepath.Join(missing, "daemons.yaml")+": no such file or directory") {
+		t.Errorf("exit %d, stdout %q", r.code, r.stdout)
+	}
+	var entries []string
+	_ = filepath.WalkDir(dir, func(p string, _ fs.DirEntry, _ error) error {
+		entries = append(entries, p)
+		return nil
+	})
+	if len(entries) != 1 {
+		t.Errorf("validate created %v", entries[1:])
+	}
+}
+
+func TestValidateSecretNotPrinted(t *testing.T) {
+	const secret = "s3cret-value-in-a-spec"
+	dir := t.TempDir()
+	doc := "apiVersion: reconciler.gjc.dev/v1alpha1\nkind: ChatDaemon\nmetadata: {name: a}\nspec:\n  provider: discord\n  discord:\n    botToken: {value: " + secret + "}\n    applicationId: {value: " + secret + "}\n"
+	p := filepath.Join(dir, "d.yaml")
+	if err := os.WriteFile(p, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := runBinary(t, []string{"TOKEN=" + secret}, "validate", "--spec", p, "-v", "9")
+	if r.code != 2 {
+		t.Fatalf("exit %d, want 2", r.code)
+	}
+	if strings.Contains(r.stdout+r.stderr, secret) {
+		t.Errorf("secret printed:\n%s%s", r.stdout, r.stderr)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"validate", "--bogus"},
+		{"validate", "extra-arg"},
+		{"no-such-command"},
+		{"validate", "--log-format", "xml"},
+	} {
+		if r := runBinary(t, exampleEnv, args...); r.code != 2 {
+			t.Errorf("%v: exit %d, want 2 (stderr %q)", args, r.code, r.stderr)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	r := runBinary(t, nil, "version")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "reconciler ") {
+		t.Errorf("exit %d, stdout %q", r.code, r.stdout)
+	}
+}

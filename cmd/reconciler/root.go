@@ -1,0 +1,73 @@
+package main
+
+import (
+	"io"
+	"os"
+
+	"github.com/go-logr/logr"
+	"github.com/spf13/cobra"
+
+	"gjc.dev/reconciler/pkg/logging"
+	"gjc.dev/reconciler/pkg/spec"
+)
+
+// globals are the flags every subcommand accepts, before or after its name.
+type globals struct {
+	agentDir  string
+	specPath  string
+	logFormat string
+	verbosity int
+	log       logr.Logger
+}
+
+// resolveAgentDir applies the precedence of DESIGN section 3.
+func (g *globals) resolveAgentDir() (string, error) {
+	return spec.ResolveAgentDir(g.agentDir, os.LookupEnv)
+}
+
+// resolveSpec is --spec, else the agent dir's daemons.yaml.
+func (g *globals) resolveSpec() (string, error) {
+	if g.specPath != "" {
+		return g.specPath, nil
+	}
+	dir, err := g.resolveAgentDir()
+	if err != nil {
+		return "", err
+	}
+	return spec.DefaultSource(dir), nil
+}
+
+func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
+	g := &globals{}
+	root := &cobra.Command{
+		Use:   "reconciler",
+		Short: "Keep chat bot daemons running exactly as daemons.yaml says",
+		Long: `reconciler keeps chat bot daemons (Discord, Slack) running as the ChatDaemon
+objects in daemons.yaml say: at the right generation, never two owners of one
+bot, never a signal to a process it cannot prove is its own.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			log, err := logging.New(stderr, g.logFormat, g.verbosity)
+			if err != nil {
+				return &exitError{code: exitInvalid, err: err}
+			}
+			g.log = log
+			return nil
+		},
+	}
+	root.CompletionOptions.HiddenDefaultCmd = true
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &exitError{code: exitInvalid, err: err}
+	})
+	f := root.PersistentFlags()
+	f.StringVar(&g.agentDir, "agent-dir", "", "agent directory (default $"+spec.AgentDirEnv+", else $"+spec.LegacyAgentDirEnv+", else ~/.gjc/agent)")
+	f.StringVar(&g.specPath, "spec", "", "spec file or directory of *.yaml files (default <agent-dir>/daemons.yaml)")
+	f.StringVar(&g.logFormat, "log-format", logging.FormatAuto, "log format: json or console (default console on a terminal, json otherwise)")
+	f.IntVarP(&g.verbosity, "v", "v", 0, "log verbosity (logr V-level)")
+
+	root.AddCommand(newValidateCommand(g), newVersionCommand())
+	return root
+}

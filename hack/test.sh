@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The project's test command: build, vet (linux and darwin), staticcheck, and
+# every test with the race detector, end-to-end tests against the local fakes
+# included. Run it from anywhere; it works from the repository root.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+STATICCHECK_VERSION=v0.8.2
+export GOBIN="$PWD/.tools/bin"
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "go build"
+go build ./...
+
+step "go vet"
+go vet ./...
+
+step "go vet (darwin)"
+GOOS=darwin go vet ./...
+
+step "staticcheck $STATICCHECK_VERSION"
+if [ ! -x "$GOBIN/staticcheck" ] || ! "$GOBIN/staticcheck" -version | grep -q "${STATICCHECK_VERSION#v}"; then
+	go install "honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION"
+fi
+"$GOBIN/staticcheck" ./...
+
+step "gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.tools/*'))
+if [ -n "$unformatted" ]; then
+	echo "gofmt would change:" $unformatted >&2
+	exit 1
+fi
+
+step "go test -race"
+go test -race -timeout 15m ./...
