@@ -1,0 +1,86 @@
+package fakediscord
+
+import "time"
+
+// faults are the switches a test flips; guarded by Server.mu.
+type faults struct {
+	acks       bool            // answer heartbeats with op 11
+	rejected   map[string]bool // tokens treated as revoked
+	readyDelay time.Duration
+	limitN     int // how many more POSTs get a 429
+	limitAfter time.Duration
+}
+
+// DropConnections cuts every gateway connection without a close frame, as a
+// network failure would, and returns how many it cut. Their sessions stay
+// resumable, so discordgo comes back with RESUME.
+func (s *Server) DropConnections() int {
+	s.mu.Lock()
+	conns := make([]*conn, 0, len(s.conns))
+	for c := range s.conns {
+		s.detachLocked(c)
+		c.closing = true
+		conns = append(conns, c)
+	}
+	s.notifyLocked()
+	s.mu.Unlock()
+	for _, c := range conns {
+		c.abort()
+	}
+	s.logf("dropped %d gateway connections", len(conns))
+	return len(conns)
+}
+
+// SetHeartbeatAcks turns heartbeat ACKs off (the connection looks hung to the
+// client, which reconnects after five intervals) or back on.
+func (s *Server) SetHeartbeatAcks(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults.acks = on
+}
+
+// SetTokenRejected revokes a token or restores it. While revoked, its live
+// sessions are closed with 4004, IDENTIFY and RESUME are answered with 4004
+// and REST with 401.
+func (s *Server) SetTokenRejected(token string, rejected bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !rejected {
+		delete(s.faults.rejected, token)
+		return
+	}
+	s.faults.rejected[token] = true
+	for c := range s.conns {
+		if c.token == token && !c.closing {
+			s.rejectLocked(c)
+		}
+	}
+	s.notifyLocked()
+}
+
+// SetReadyDelay makes the gateway wait this long between IDENTIFY and READY.
+func (s *Server) SetReadyDelay(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults.readyDelay = d
+}
+
+// RateLimitNext answers the next n POSTs (messages and threads) with 429,
+// Retry-After and the X-RateLimit-* headers Discord sends; discordgo waits
+// retry_after and tries again.
+func (s *Server) RateLimitNext(n int, retryAfter time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults.limitN, s.faults.limitAfter = n, retryAfter
+}
+
+// takeRateLimitLocked consumes one injected 429, if any is left.
+func (s *Server) takeRateLimitLocked() (time.Duration, bool) {
+	if s.faults.limitN <= 0 {
+		return 0, false
+	}
+	s.faults.limitN--
+	s.rateLimited++
+	s.notifyLocked()
+	return s.faults.limitAfter, true
+}

@@ -1,0 +1,250 @@
+package fakediscord
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// Gateway opcodes and close codes, as Discord numbers them.
+const (
+	opDispatch       = 0
+	opHeartbeat      = 1
+	opIdentify       = 2
+	opPresence       = 3
+	opVoiceState     = 4
+	opResume         = 6
+	opRequestMembers = 8
+	opInvalidSession = 9
+	opHello          = 10
+	opHeartbeatAck   = 11
+
+	closeUnknownOpcode    = 4001
+	closeDecodeError      = 4002
+	closeNotAuthenticated = 4003
+	closeAuthFailed       = 4004
+	closeAlreadyAuthed    = 4005
+)
+
+const (
+	writeTimeout = 5 * time.Second
+	// closeGrace is how long a connection stays open after the fake sent a
+	// close frame: closing the socket at once can reset it before the peer has
+	// read the frame, and then the client sees a reset instead of the code.
+	closeGrace = time.Second
+	maxPayload = 1 << 20
+	outQueue   = 1024
+)
+
+// Discord serves browsers too, so any Origin is fine.
+var upgrader = websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }}
+
+// conn is one gateway websocket. Its own goroutine reads; writeLoop is the
+// only writer of data frames, so nothing writes to the network under s.mu.
+type conn struct {
+	ws   *websocket.Conn
+	out  chan frame
+	dead chan struct{} // closed by abort
+	once sync.Once
+
+	// Guarded by Server.mu.
+	token       string   // set by IDENTIFY or RESUME
+	sess        *session // the session while it is live on this connection
+	identifying bool     // IDENTIFY accepted, READY pending
+	closing     bool     // a close frame is queued or the socket is cut: send nothing more
+	readyTimer  *time.Timer
+}
+
+type frame struct {
+	data []byte
+	code int // non-zero: send a close frame with this code and text
+	text string
+}
+
+// control is a non-dispatch payload; s and t are null as Discord sends them.
+type control struct {
+	Op int     `json:"op"`
+	D  any     `json:"d"`
+	S  *int64  `json:"s"`
+	T  *string `json:"t"`
+}
+
+func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
+	ws, err := upgrader.Upgrade(w, r, nil)
+	if err != nil {
+		return // Upgrade has answered the request
+	}
+	c := &conn{ws: ws, out: make(chan frame, outQueue), dead: make(chan struct{})}
+	ws.SetReadLimit(maxPayload)
+
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		_ = ws.Close()
+		return
+	}
+	s.conns[c] = struct{}{}
+	s.sendLocked(c, control{Op: opHello, D: map[string]int64{"heartbeat_interval": s.opts.HeartbeatInterval.Milliseconds()}})
+	s.mu.Unlock()
+	s.logf("gateway connection from %s", r.RemoteAddr)
+
+	wrote := make(chan struct{})
+	go c.writeLoop(wrote)
+	s.readLoop(c)
+
+	s.mu.Lock()
+	s.detachLocked(c)
+	c.closing = true
+	if c.readyTimer != nil {
+		c.readyTimer.Stop()
+	}
+	delete(s.conns, c)
+	s.notifyLocked()
+	s.mu.Unlock()
+	c.abort()
+	<-wrote
+}
+
+func (s *Server) readLoop(c *conn) {
+	for {
+		_, data, err := c.ws.ReadMessage()
+		if err != nil {
+			if ce, ok := errors.AsType[*websocket.CloseError](err); ok &&
+				(ce.Code == websocket.CloseNormalClosure || ce.Code == websocket.CloseGoingAway) {
+				// Discord ends the session when the client closes with 1000 or
+				// 1001; a later RESUME gets INVALID_SESSION.
+				s.endSession(c)
+			}
+			return
+		}
+		s.handle(c, data)
+	}
+}
+
+func (s *Server) handle(c *conn, data []byte) {
+	var p struct {
+		Op *int            `json:"op"`
+		D  json.RawMessage `json:"d"`
+	}
+	if err := json.Unmarshal(data, &p); err != nil || p.Op == nil {
+		s.closeConn(c, closeDecodeError, "Error while decoding payload.")
+		return
+	}
+	switch *p.Op {
+	case opHeartbeat:
+		s.heartbeat(c)
+	case opIdentify:
+		s.identify(c, p.D)
+	case opResume:
+		s.resume(c, p.D)
+	case opPresence, opVoiceState, opRequestMembers:
+		s.mu.Lock()
+		if c.sess == nil && !c.closing {
+			s.closeLocked(c, closeNotAuthenticated, "Not authenticated.")
+		}
+		s.mu.Unlock()
+	default:
+		s.closeConn(c, closeUnknownOpcode, "Unknown opcode.")
+	}
+}
+
+func (s *Server) heartbeat(c *conn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c.sess != nil {
+		s.statsLocked(c.token).Heartbeats++
+		s.notifyLocked()
+	}
+	if s.faults.acks {
+		s.sendLocked(c, control{Op: opHeartbeatAck})
+	}
+}
+
+func (s *Server) closeConn(c *conn, code int, text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closeLocked(c, code, text)
+}
+
+// closeLocked ends the connection's session and queues a close frame.
+func (s *Server) closeLocked(c *conn, code int, text string) {
+	if c.closing {
+		return
+	}
+	s.detachLocked(c)
+	c.closing = true
+	s.notifyLocked()
+	s.logf("closing gateway connection with %d %s", code, text)
+	select {
+	case c.out <- frame{code: code, text: text}:
+	default:
+		c.abort()
+	}
+}
+
+// rejectLocked closes a connection whose token is not accepted; its session
+// is over for good, as on Discord.
+func (s *Server) rejectLocked(c *conn) {
+	s.statsLocked(c.token).Rejections++
+	if c.sess != nil {
+		delete(s.sessions, c.sess.id)
+	}
+	s.closeLocked(c, closeAuthFailed, "Authentication failed.")
+}
+
+// sendLocked queues a payload; under s.mu so sequence order is queue order.
+func (s *Server) sendLocked(c *conn, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("fakediscord: marshal: " + err.Error()) // our own types; cannot happen
+	}
+	s.sendRawLocked(c, b)
+}
+
+func (s *Server) sendRawLocked(c *conn, b []byte) {
+	if c.closing {
+		return
+	}
+	select {
+	case c.out <- frame{data: b}:
+	default:
+		// A client this far behind is as good as gone; Discord drops it too.
+		s.logf("gateway client too slow, cutting it")
+		s.detachLocked(c)
+		c.closing = true
+		c.abort()
+	}
+}
+
+func (c *conn) writeLoop(done chan<- struct{}) {
+	defer close(done)
+	for {
+		select {
+		case f := <-c.out:
+			_ = c.ws.SetWriteDeadline(time.Now().Add(writeTimeout))
+			if f.code != 0 {
+				_ = c.ws.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(f.code, f.text))
+				_ = c.ws.SetReadDeadline(time.Now().Add(closeGrace))
+				return
+			}
+			if err := c.ws.WriteMessage(websocket.TextMessage, f.data); err != nil {
+				c.abort()
+				return
+			}
+		case <-c.dead:
+			return
+		}
+	}
+}
+
+// abort cuts the socket without a close frame.
+func (c *conn) abort() {
+	c.once.Do(func() {
+		close(c.dead)
+		_ = c.ws.Close()
+	})
+}

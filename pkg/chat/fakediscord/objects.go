@@ -1,0 +1,109 @@
+package fakediscord
+
+import (
+	"slices"
+	"time"
+)
+
+// The JSON shapes below carry the fields discordgo reads; Discord sends more.
+
+type apiUser struct {
+	ID            string `json:"id"`
+	Username      string `json:"username"`
+	Discriminator string `json:"discriminator"`
+	Bot           bool   `json:"bot,omitempty"`
+}
+
+type apiMessage struct {
+	ID              string    `json:"id"`
+	Type            int       `json:"type"`
+	ChannelID       string    `json:"channel_id"`
+	GuildID         string    `json:"guild_id,omitempty"`
+	Content         string    `json:"content"`
+	Timestamp       string    `json:"timestamp"`
+	Author          apiUser   `json:"author"`
+	TTS             bool      `json:"tts"`
+	MentionEveryone bool      `json:"mention_everyone"`
+	Mentions        []apiUser `json:"mentions"`
+	MentionRoles    []string  `json:"mention_roles"`
+	Attachments     []any     `json:"attachments"`
+	Embeds          []any     `json:"embeds"`
+	Pinned          bool      `json:"pinned"`
+	Flags           int       `json:"flags"`
+}
+
+const (
+	channelTypeText          = 0
+	channelTypePublicThread  = 11
+	channelTypePrivateThread = 12
+)
+
+func botUser(token string) apiUser {
+	return apiUser{ID: BotUserID(token), Username: botUsername(token), Discriminator: "0", Bot: true}
+}
+
+func (s *Server) apiMessage(m Message) apiMessage {
+	return apiMessage{
+		ID:           m.ID,
+		ChannelID:    m.ChannelID,
+		GuildID:      s.opts.GuildID,
+		Content:      m.Content,
+		Timestamp:    m.Time.Format(time.RFC3339Nano),
+		Author:       apiUser{ID: m.AuthorID, Username: m.Author, Discriminator: "0", Bot: m.Bot},
+		Mentions:     []apiUser{},
+		MentionRoles: []string{},
+		Attachments:  []any{},
+		Embeds:       []any{},
+	}
+}
+
+func (s *Server) textChannel(id string) map[string]any {
+	return map[string]any{"id": id, "type": channelTypeText, "guild_id": s.opts.GuildID, "name": "channel-" + id, "position": 0}
+}
+
+func (s *Server) threadChannel(t Thread) map[string]any {
+	return map[string]any{
+		"id":                  t.ID,
+		"type":                t.Type,
+		"guild_id":            s.opts.GuildID,
+		"parent_id":           t.ParentID,
+		"owner_id":            t.OwnerID,
+		"name":                t.Name,
+		"rate_limit_per_user": 0,
+		"message_count":       0,
+		"member_count":        1,
+		"thread_metadata": map[string]any{
+			"archived":              false,
+			"auto_archive_duration": 1440,
+			"archive_timestamp":     time.Now().UTC().Format(time.RFC3339),
+			"locked":                false,
+		},
+	}
+}
+
+// guildLocked is the GUILD_CREATE body: the configured channels and the threads so far.
+func (s *Server) guildLocked() map[string]any {
+	ids := make([]string, 0, len(s.channels))
+	for id := range s.channels {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	channels := make([]map[string]any, 0, len(ids))
+	for _, id := range ids {
+		channels = append(channels, s.textChannel(id))
+	}
+	threads := make([]map[string]any, 0, len(s.threads))
+	for _, t := range s.threads {
+		threads = append(threads, s.threadChannel(t))
+	}
+	return map[string]any{
+		"id":           s.opts.GuildID,
+		"name":         "Fake Guild",
+		"unavailable":  false,
+		"member_count": 1,
+		"channels":     channels,
+		"threads":      threads,
+		"roles":        []any{},
+		"emojis":       []any{},
+	}
+}

@@ -1,0 +1,177 @@
+package fakediscord
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// DefaultHeartbeatInterval is the interval Discord usually announces in HELLO.
+const DefaultHeartbeatInterval = 41250 * time.Millisecond
+
+// DefaultGuildID is the guild every bot is in unless Options.GuildID says otherwise.
+const DefaultGuildID = "100000000000000001"
+
+// ErrClosed is returned by WaitFor once the server is closed: nothing can change any more.
+var ErrClosed = errors.New("fakediscord: server closed")
+
+// Options configure a Server. The zero value is usable.
+type Options struct {
+	// Tokens are the bot tokens (without the "Bot " prefix) the fake accepts.
+	// Empty accepts any non-empty token, which suits the demo.
+	Tokens []string
+	// Channels, when set, are the only text channels that exist besides the
+	// threads created through the API. Empty means every channel ID exists.
+	Channels []string
+	// GuildID is the one guild every bot is in; DefaultGuildID when empty.
+	GuildID string
+	// HeartbeatInterval is announced in HELLO; DefaultHeartbeatInterval when
+	// zero. discordgo gives up on a connection after five intervals without an
+	// ACK, so tests that stop ACKs want tens of milliseconds here.
+	HeartbeatInterval time.Duration
+	// Logf, if set, receives one line per protocol step. Tokens are never logged.
+	Logf func(format string, args ...any)
+}
+
+// Server is a running fake. All methods are safe for concurrent use.
+type Server struct {
+	opts     Options
+	http     *http.Server
+	base     string
+	channels map[string]bool // nil: every channel exists
+	done     chan struct{}   // closed by Close; aborts READY delays
+	wg       sync.WaitGroup  // every request and connection in flight
+
+	mu          sync.Mutex
+	closed      bool
+	changed     chan struct{} // closed and replaced on every change, for WaitFor
+	lastID      uint64
+	conns       map[*conn]struct{}
+	sessions    map[string]*session
+	stats       map[string]*TokenStats
+	messages    []Message
+	threads     []Thread
+	faults      faults
+	rateLimited int
+}
+
+// Start listens on an ephemeral 127.0.0.1 port and serves until Close.
+func Start(opts Options) (*Server, error) {
+	if opts.GuildID == "" {
+		opts.GuildID = DefaultGuildID
+	}
+	if opts.HeartbeatInterval <= 0 {
+		opts.HeartbeatInterval = DefaultHeartbeatInterval
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("fakediscord: listen: %w", err)
+	}
+	s := &Server{
+		opts:     opts,
+		base:     "http://" + ln.Addr().String(),
+		done:     make(chan struct{}),
+		changed:  make(chan struct{}),
+		conns:    map[*conn]struct{}{},
+		sessions: map[string]*session{},
+		stats:    map[string]*TokenStats{},
+		faults:   faults{acks: true, rejected: map[string]bool{}},
+	}
+	if len(opts.Channels) > 0 {
+		s.channels = map[string]bool{}
+		for _, c := range opts.Channels {
+			s.channels[c] = true
+		}
+	}
+	s.http = &http.Server{Handler: s.track(s.routes()), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = s.http.Serve(ln) }()
+	return s, nil
+}
+
+// URL is the base to point a client's REST calls at, like http://127.0.0.1:PORT;
+// the API lives under /api/v9/.
+func (s *Server) URL() string { return s.base }
+
+// GatewayURL is the websocket address that GET /api/v9/gateway hands out.
+func (s *Server) GatewayURL() string { return "ws" + strings.TrimPrefix(s.base, "http") + "/gateway" }
+
+// GuildID is the guild every bot is in.
+func (s *Server) GuildID() string { return s.opts.GuildID }
+
+// Close stops the server, cuts every connection and waits for its goroutines,
+// so a test's Logf is never called after Close returns.
+func (s *Server) Close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	close(s.done)
+	conns := make([]*conn, 0, len(s.conns))
+	for c := range s.conns {
+		s.detachLocked(c)
+		conns = append(conns, c)
+	}
+	s.notifyLocked()
+	s.mu.Unlock()
+
+	_ = s.http.Close()
+	for _, c := range conns {
+		c.abort()
+	}
+	s.wg.Wait()
+}
+
+// track counts each request in s.wg, because http.Server.Close neither waits
+// for handlers nor knows about hijacked websocket connections.
+func (s *Server) track(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			http.Error(w, "closed", http.StatusServiceUnavailable)
+			return
+		}
+		s.wg.Add(1)
+		s.mu.Unlock()
+		defer s.wg.Done()
+		h.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) logf(format string, args ...any) {
+	if s.opts.Logf != nil {
+		s.opts.Logf("fakediscord: "+format, args...)
+	}
+}
+
+// tokenOKLocked says whether a bot token may connect and call the API now.
+func (s *Server) tokenOKLocked(token string) bool {
+	if token == "" || s.faults.rejected[token] {
+		return false
+	}
+	if len(s.opts.Tokens) == 0 {
+		return true
+	}
+	for _, t := range s.opts.Tokens {
+		if t == token {
+			return true
+		}
+	}
+	return false
+}
+
+// statsLocked returns the mutable counters of a token, creating them.
+func (s *Server) statsLocked(token string) *TokenStats {
+	st := s.stats[token]
+	if st == nil {
+		st = &TokenStats{}
+		s.stats[token] = st
+	}
+	return st
+}

@@ -1,0 +1,251 @@
+package fakediscord
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"time"
+)
+
+const (
+	// backlogMax bounds the dispatches kept per session for RESUME.
+	backlogMax = 1000
+	// sessionTTL is how long a session stays resumable without a connection.
+	sessionTTL = 5 * time.Minute
+)
+
+// session outlives its connections so that RESUME can pick it up again.
+type session struct {
+	id        string
+	token     string
+	seq       int64
+	backlog   []dispatch
+	conn      *conn // nil while away
+	awaySince time.Time
+}
+
+type dispatch struct {
+	seq  int64
+	data []byte
+}
+
+type dispatchPayload struct {
+	Op int             `json:"op"`
+	D  json.RawMessage `json:"d"`
+	S  int64           `json:"s"`
+	T  string          `json:"t"`
+}
+
+func (s *Server) identify(c *conn, raw json.RawMessage) {
+	var d struct {
+		Token string `json:"token"`
+	}
+	if err := json.Unmarshal(raw, &d); err != nil {
+		s.closeConn(c, closeDecodeError, "Error while decoding payload.")
+		return
+	}
+	token := strings.TrimPrefix(d.Token, "Bot ") // discordgo sends the prefix; Discord takes both
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c.closing {
+		return
+	}
+	s.statsLocked(token).Identifies++
+	s.notifyLocked()
+	if c.sess != nil || c.identifying {
+		s.closeLocked(c, closeAlreadyAuthed, "Already authenticated.")
+		return
+	}
+	c.token = token
+	if !s.tokenOKLocked(token) {
+		s.rejectLocked(c)
+		return
+	}
+	delay := s.faults.readyDelay
+	if delay <= 0 {
+		s.readyLocked(c)
+		return
+	}
+	// A timer rather than a sleep keeps the read loop running, so a client
+	// that gives up during the delay is gone before READY and never counts as live.
+	c.identifying = true
+	c.readyTimer = time.AfterFunc(delay, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if !s.closed {
+			s.readyLocked(c)
+		}
+	})
+}
+
+// readyLocked starts a new session on c and sends READY and GUILD_CREATE.
+func (s *Server) readyLocked(c *conn) {
+	c.identifying = false
+	if c.closing {
+		return
+	}
+	if !s.tokenOKLocked(c.token) { // revoked during the READY delay
+		s.rejectLocked(c)
+		return
+	}
+	s.pruneSessionsLocked()
+	sess := &session{id: randomHex(16), token: c.token}
+	s.sessions[sess.id] = sess
+	s.attachLocked(c, sess)
+	uid := BotUserID(c.token)
+	s.dispatchLocked(sess, "READY", map[string]any{
+		"v":                  9,
+		"user":               botUser(c.token),
+		"guilds":             []map[string]any{{"id": s.opts.GuildID, "unavailable": true}},
+		"session_id":         sess.id,
+		"resume_gateway_url": s.GatewayURL(),
+		"shard":              [2]int{0, 1},
+		"application":        map[string]any{"id": uid, "flags": 0},
+		"private_channels":   []any{},
+	})
+	s.dispatchLocked(sess, "GUILD_CREATE", s.guildLocked())
+	s.logf("READY session %s for bot %s", sess.id, uid)
+	s.notifyLocked()
+}
+
+func (s *Server) resume(c *conn, raw json.RawMessage) {
+	var d struct {
+		Token     string `json:"token"`
+		SessionID string `json:"session_id"`
+		Seq       int64  `json:"seq"`
+	}
+	if err := json.Unmarshal(raw, &d); err != nil {
+		s.closeConn(c, closeDecodeError, "Error while decoding payload.")
+		return
+	}
+	token := strings.TrimPrefix(d.Token, "Bot ")
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c.closing {
+		return
+	}
+	if c.sess != nil || c.identifying {
+		s.closeLocked(c, closeAlreadyAuthed, "Already authenticated.")
+		return
+	}
+	c.token = token
+	if !s.tokenOKLocked(token) {
+		s.rejectLocked(c)
+		return
+	}
+	sess := s.sessions[d.SessionID]
+	if sess == nil || sess.token != token || !sess.canReplayAfter(d.Seq) {
+		// d:false tells the client not to try RESUME again; discordgo
+		// answers with IDENTIFY on the same connection.
+		s.logf("RESUME of %q refused: invalid session", d.SessionID)
+		s.sendLocked(c, control{Op: opInvalidSession, D: false})
+		return
+	}
+	if old := sess.conn; old != nil {
+		// The client has moved on; the old socket is a zombie.
+		s.detachLocked(old)
+		old.closing = true
+		old.abort()
+	}
+	s.attachLocked(c, sess)
+	s.statsLocked(token).Resumes++
+	for _, e := range sess.backlog {
+		if e.seq > d.Seq {
+			s.sendRawLocked(c, e.data)
+		}
+	}
+	s.dispatchLocked(sess, "RESUMED", map[string]any{})
+	s.logf("RESUMED session %s at seq %d", sess.id, d.Seq)
+	s.notifyLocked()
+}
+
+// canReplayAfter says whether every dispatch after seq is still in the backlog.
+func (ss *session) canReplayAfter(seq int64) bool {
+	if seq > ss.seq || seq < 0 {
+		return false
+	}
+	return len(ss.backlog) == 0 || ss.backlog[0].seq <= seq+1
+}
+
+// endSession forgets the session of a connection its client closed on purpose.
+func (s *Server) endSession(c *conn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c.sess != nil {
+		delete(s.sessions, c.sess.id)
+		s.detachLocked(c)
+		s.notifyLocked()
+	}
+}
+
+func (s *Server) attachLocked(c *conn, sess *session) {
+	for o := range s.conns {
+		if o != c && o.sess != nil && o.token == c.token && peerGone(o.ws.NetConn()) {
+			s.detachLocked(o)
+			o.closing = true
+		}
+	}
+	c.sess = sess
+	sess.conn = c
+	st := s.statsLocked(c.token)
+	st.Live++
+	st.MaxLive = max(st.MaxLive, st.Live)
+}
+
+// detachLocked takes c's session off the air; the session stays resumable.
+func (s *Server) detachLocked(c *conn) {
+	if c.sess == nil {
+		return
+	}
+	if c.sess.conn == c {
+		c.sess.conn = nil
+		c.sess.awaySince = time.Now()
+	}
+	c.sess = nil
+	s.statsLocked(c.token).Live--
+}
+
+func (s *Server) pruneSessionsLocked() {
+	for id, sess := range s.sessions {
+		if sess.conn == nil && time.Since(sess.awaySince) > sessionTTL {
+			delete(s.sessions, id)
+		}
+	}
+}
+
+// dispatchLocked numbers an event for one session, keeps it for RESUME and
+// sends it if the session is live.
+func (s *Server) dispatchLocked(sess *session, event string, d any) {
+	raw, ok := d.(json.RawMessage)
+	if !ok {
+		var err error
+		if raw, err = json.Marshal(d); err != nil {
+			panic("fakediscord: marshal: " + err.Error()) // our own types; cannot happen
+		}
+	}
+	sess.seq++
+	b, err := json.Marshal(dispatchPayload{Op: opDispatch, D: raw, S: sess.seq, T: event})
+	if err != nil {
+		panic("fakediscord: marshal: " + err.Error())
+	}
+	sess.backlog = append(sess.backlog, dispatch{seq: sess.seq, data: b})
+	if n := len(sess.backlog); n > backlogMax {
+		sess.backlog = slices.Delete(sess.backlog, 0, n-backlogMax)
+	}
+	if sess.conn != nil {
+		s.sendRawLocked(sess.conn, b)
+	}
+}
+
+// broadcastLocked dispatches an event to every session: one guild, no intents.
+func (s *Server) broadcastLocked(event string, d any) {
+	raw, err := json.Marshal(d)
+	if err != nil {
+		panic("fakediscord: marshal: " + err.Error())
+	}
+	for _, sess := range s.sessions {
+		s.dispatchLocked(sess, event, json.RawMessage(raw))
+	}
+}

@@ -1,0 +1,97 @@
+package fakediscord
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+)
+
+// TokenStats counts what one bot token did on the gateway.
+type TokenStats struct {
+	Live       int // sessions identified or resumed and not closed
+	MaxLive    int // the most sessions ever live at once
+	Identifies int // IDENTIFY payloads received, accepted or not
+	Resumes    int // RESUMEs that succeeded (a failed one leads to an IDENTIFY)
+	Heartbeats int // heartbeats received on identified connections
+	Rejections int // connections closed with 4004
+}
+
+// Message is one message as the fake stores it.
+type Message struct {
+	ID        string
+	ChannelID string // where it is: a thread's ID for a message in a thread, as Discord reports it
+	ParentID  string // the thread's parent channel when ChannelID is a thread
+	AuthorID  string
+	Author    string // username
+	Bot       bool   // posted through REST with a bot token
+	Content   string
+	Time      time.Time
+}
+
+// Thread is one thread created through the API.
+type Thread struct {
+	ID        string
+	ParentID  string
+	Name      string
+	Type      int    // 11 public, 12 private
+	StarterID string // the message it was started from, if any
+	OwnerID   string
+}
+
+// Snapshot is a copy of the fake's observable state.
+type Snapshot struct {
+	Tokens      map[string]TokenStats // by bot token (without "Bot ")
+	Messages    []Message             // in the order they were created
+	Threads     []Thread              // likewise
+	RateLimited int                   // 429 answers served
+}
+
+// Snapshot returns a copy of the current state.
+func (s *Server) Snapshot() Snapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.snapshotLocked()
+}
+
+// WaitFor blocks until cond holds for a snapshot, the context ends or the
+// server closes, and returns the last snapshot it looked at. cond runs
+// without the server's lock held and must not block.
+func (s *Server) WaitFor(ctx context.Context, cond func(Snapshot) bool) (Snapshot, error) {
+	for {
+		s.mu.Lock()
+		snap, changed, closed := s.snapshotLocked(), s.changed, s.closed
+		s.mu.Unlock()
+		if cond(snap) {
+			return snap, nil
+		}
+		if closed {
+			return snap, ErrClosed
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return snap, fmt.Errorf("fakediscord: condition not met: %w", context.Cause(ctx))
+		}
+	}
+}
+
+func (s *Server) snapshotLocked() Snapshot {
+	snap := Snapshot{
+		Tokens:      make(map[string]TokenStats, len(s.stats)),
+		Messages:    slices.Clone(s.messages),
+		Threads:     slices.Clone(s.threads),
+		RateLimited: s.rateLimited,
+	}
+	for tok, st := range maps.All(s.stats) {
+		snap.Tokens[tok] = *st
+	}
+	return snap
+}
+
+// notifyLocked wakes every WaitFor.
+func (s *Server) notifyLocked() {
+	close(s.changed)
+	s.changed = make(chan struct{})
+}

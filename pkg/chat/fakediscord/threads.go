@@ -1,0 +1,118 @@
+package fakediscord
+
+import "net/http"
+
+// startThread creates a thread without a starter message, or with one when
+// the body carries "message", as a forum post does.
+func (s *Server) startThread(w http.ResponseWriter, r *http.Request, token string) {
+	var body struct {
+		Name    string       `json:"name"`
+		Type    int          `json:"type"`
+		Message *messageBody `json:"message"`
+	}
+	files, err := readBody(r, &body)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, codeInvalidJSON, "The request body contains invalid JSON.")
+		return
+	}
+	if body.Name == "" {
+		writeError(w, http.StatusBadRequest, codeInvalidFormBody, "Invalid Form Body")
+		return
+	}
+	if body.Message != nil {
+		if code, msg := body.Message.check(files); code != 0 {
+			writeError(w, http.StatusBadRequest, code, msg)
+			return
+		}
+	}
+	typ := body.Type
+	switch {
+	case body.Message != nil:
+		typ = channelTypePublicThread
+	case typ == 0:
+		// API v9 makes a thread without a type private; discordgo's
+		// ThreadStart omits a zero Type.
+		typ = channelTypePrivateThread
+	}
+	cid := r.PathValue("cid")
+
+	s.mu.Lock()
+	if code, msg, status := s.threadParentLocked(cid); code != 0 {
+		s.mu.Unlock()
+		writeError(w, status, code, msg)
+		return
+	}
+	t := Thread{ID: s.nextIDLocked(), ParentID: cid, Name: body.Name, Type: typ, OwnerID: BotUserID(token)}
+	s.addThreadLocked(t)
+	if body.Message != nil {
+		t.StarterID = t.ID
+		s.threads[len(s.threads)-1].StarterID = t.ID
+		s.addMessageLocked(t.ID, t.ID, BotUserID(token), botUsername(token), true, body.Message.Content)
+	}
+	resp := s.threadChannel(t)
+	s.mu.Unlock()
+	s.logf("thread %s created in %s", t.ID, cid)
+	writeJSON(w, http.StatusCreated, resp)
+}
+
+// startMessageThread creates a public thread that shares the message's ID.
+func (s *Server) startMessageThread(w http.ResponseWriter, r *http.Request, token string) {
+	var body struct {
+		Name string `json:"name"`
+	}
+	if _, err := readBody(r, &body); err != nil {
+		writeError(w, http.StatusBadRequest, codeInvalidJSON, "The request body contains invalid JSON.")
+		return
+	}
+	if body.Name == "" {
+		writeError(w, http.StatusBadRequest, codeInvalidFormBody, "Invalid Form Body")
+		return
+	}
+	cid, mid := r.PathValue("cid"), r.PathValue("mid")
+	status, resp := s.messageThread(cid, mid, body.Name, token)
+	writeJSON(w, status, resp)
+}
+
+// messageThread does the work of startMessageThread under the lock and
+// returns the answer, which is written after the lock is released.
+func (s *Server) messageThread(cid, mid, name, token string) (int, any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if code, msg, status := s.threadParentLocked(cid); code != 0 {
+		return status, apiError(code, msg)
+	}
+	found := false
+	for _, m := range s.messages {
+		found = found || (m.ID == mid && m.ChannelID == cid)
+	}
+	if !found {
+		return http.StatusNotFound, apiError(codeUnknownMessage, "Unknown Message")
+	}
+	if t, _ := s.channelLocked(mid); t != nil {
+		return http.StatusBadRequest, apiError(codeThreadExists, "A thread has already been created for this message")
+	}
+	t := Thread{ID: mid, ParentID: cid, Name: name, Type: channelTypePublicThread, StarterID: mid, OwnerID: BotUserID(token)}
+	s.addThreadLocked(t)
+	s.logf("thread %s created from message in %s", t.ID, cid)
+	return http.StatusCreated, s.threadChannel(t)
+}
+
+// threadParentLocked checks that a thread may be created in cid.
+func (s *Server) threadParentLocked(cid string) (code int, msg string, status int) {
+	t, ok := s.channelLocked(cid)
+	switch {
+	case !ok:
+		return codeUnknownChannel, "Unknown Channel", http.StatusNotFound
+	case t != nil:
+		return codeWrongChannelType, "Cannot execute action on this channel type", http.StatusBadRequest
+	}
+	return 0, "", 0
+}
+
+func (s *Server) addThreadLocked(t Thread) {
+	s.threads = append(s.threads, t)
+	body := s.threadChannel(t)
+	body["newly_created"] = true
+	s.broadcastLocked("THREAD_CREATE", body)
+	s.notifyLocked()
+}

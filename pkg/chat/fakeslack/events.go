@@ -1,0 +1,163 @@
+package fakeslack
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// envelope is an Envelope plus what delivering it needs.
+type envelope struct {
+	Envelope
+	payload json.RawMessage // the events_api payload, the same on every delivery
+	conn    *conn           // the socket it is in flight on, until acked or gone
+}
+
+// InjectMessage stores a message from a user, as if typed in Slack, and
+// sends a message event to every app. threadTS, when set, makes it a reply.
+func (s *Server) InjectMessage(channel, user, text, threadTS string) (Message, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.channelLocked(channel) {
+		return Message{}, fmt.Errorf("fakeslack: unknown channel %q", channel)
+	}
+	parent, ok := s.threadLocked(channel, threadTS)
+	if !ok {
+		return Message{}, fmt.Errorf("fakeslack: no message %q in %q to reply to", threadTS, channel)
+	}
+	m := s.addMessageLocked(Message{Channel: channel, ThreadTS: parent, User: user, Text: text})
+	s.logf("message %s injected in %s", m.TS, channel)
+	return m, nil
+}
+
+func (s *Server) channelLocked(id string) bool {
+	return id != "" && (s.channels == nil || s.channels[id])
+}
+
+// threadLocked resolves a thread_ts to the thread's parent ts, as Slack files
+// a reply to a reply under the parent. An empty threadTS is no thread.
+func (s *Server) threadLocked(channel, threadTS string) (string, bool) {
+	if threadTS == "" {
+		return "", true
+	}
+	for _, m := range s.messages {
+		if m.Channel == channel && m.TS == threadTS {
+			if m.ThreadTS != "" {
+				return m.ThreadTS, true
+			}
+			return m.TS, true
+		}
+	}
+	return "", false
+}
+
+// addMessageLocked stamps, stores and announces a message.
+func (s *Server) addMessageLocked(m Message) Message {
+	m.TS = s.nextTSLocked()
+	s.messages = append(s.messages, m)
+	s.fanOutLocked(m)
+	s.notifyLocked()
+	return m
+}
+
+// fanOutLocked creates one envelope per app that may receive events.
+func (s *Server) fanOutLocked(m Message) {
+	tokens := make([]string, 0, len(s.apps))
+	for tok := range s.apps {
+		if !s.faults.rejected[tok] {
+			tokens = append(tokens, tok)
+		}
+	}
+	slices.Sort(tokens)
+	for _, tok := range tokens {
+		e := &envelope{Envelope: Envelope{ID: newEnvelopeID(), AppToken: tok, Channel: m.Channel, MessageTS: m.TS}}
+		e.payload = s.eventPayload(m)
+		s.envelopes = append(s.envelopes, e)
+		s.deliverLocked(e)
+	}
+}
+
+// eventPayload is an events_api payload around a message event; its shape
+// is what slackevents.ParseEvent reads.
+func (s *Server) eventPayload(m Message) json.RawMessage {
+	event := map[string]any{
+		"type":         "message",
+		"channel":      m.Channel,
+		"user":         m.User,
+		"text":         m.Text,
+		"ts":           m.TS,
+		"event_ts":     m.TS,
+		"channel_type": channelType(m.Channel),
+		"team":         s.opts.TeamID,
+	}
+	if m.ThreadTS != "" {
+		event["thread_ts"] = m.ThreadTS
+	}
+	if m.BotID != "" {
+		event["bot_id"] = m.BotID
+		event["app_id"] = s.opts.AppID
+	} else {
+		event["client_msg_id"] = newEnvelopeID()
+	}
+	b, err := json.Marshal(map[string]any{
+		"token":                 "fakeslack-verification-token",
+		"team_id":               s.opts.TeamID,
+		"api_app_id":            s.opts.AppID,
+		"event":                 event,
+		"type":                  "event_callback",
+		"event_id":              "Ev" + strings.ToUpper(randomHex(5)),
+		"event_time":            time.Now().Unix(),
+		"event_context":         "fakeslack-" + randomHex(4),
+		"is_ext_shared_channel": false,
+		"authorizations": []map[string]any{{
+			"team_id": s.opts.TeamID, "user_id": m.User, "is_bot": m.BotID != "",
+		}},
+	})
+	if err != nil {
+		panic("fakeslack: marshal: " + err.Error()) // our own types; cannot happen
+	}
+	return b
+}
+
+func channelType(id string) string {
+	switch {
+	case strings.HasPrefix(id, "D"):
+		return "im"
+	case strings.HasPrefix(id, "G"):
+		return "group"
+	}
+	return "channel"
+}
+
+// deliverLocked sends an envelope to one greeted socket of its app, taking
+// turns between sockets; with none open it waits for the next hello.
+func (s *Server) deliverLocked(e *envelope) {
+	var open []*conn
+	for c := range s.conns {
+		if c.appToken == e.AppToken && c.hello && !c.closing {
+			open = append(open, c)
+		}
+	}
+	if len(open) == 0 {
+		return
+	}
+	slices.SortFunc(open, func(a, b *conn) int { return a.id - b.id })
+	s.roundRobin++
+	c := open[s.roundRobin%len(open)]
+	e.conn = c
+	e.Deliveries++
+	retry := ""
+	if e.Deliveries > 1 {
+		retry = "timeout"
+	}
+	s.sendLocked(c, map[string]any{
+		"envelope_id":              e.ID,
+		"payload":                  e.payload,
+		"type":                     "events_api",
+		"accepts_response_payload": false,
+		"retry_attempt":            e.Deliveries - 1,
+		"retry_reason":             retry,
+	})
+}

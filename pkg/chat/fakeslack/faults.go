@@ -1,0 +1,98 @@
+package fakeslack
+
+import "time"
+
+// faults are the switches a test flips; guarded by Server.mu (pings aside).
+type faults struct {
+	rejected   map[string]bool // tokens treated as revoked
+	helloDelay time.Duration
+	limitN     int // how many more chat.postMessage calls get a 429
+	limitAfter time.Duration
+}
+
+// DropConnections cuts every socket without a close frame, as a network
+// failure would, and returns how many it cut.
+func (s *Server) DropConnections() int {
+	s.mu.Lock()
+	conns := make([]*conn, 0, len(s.conns))
+	for c := range s.conns {
+		s.goneLocked(c)
+		conns = append(conns, c)
+	}
+	s.notifyLocked()
+	s.mu.Unlock()
+	for _, c := range conns {
+		c.abort()
+	}
+	s.logf("dropped %d sockets", len(conns))
+	return len(conns)
+}
+
+// SetPings stops websocket pings (socketmode then reconnects after its
+// ping interval) or starts them again.
+func (s *Server) SetPings(on bool) { s.pings.Store(on) }
+
+// SetTokenRejected revokes a bot or app token or restores it. While revoked,
+// every Web API call with it answers invalid_auth and its sockets are cut, so
+// socketmode's reconnect ends in apps.connections.open failing.
+func (s *Server) SetTokenRejected(token string, rejected bool) {
+	s.mu.Lock()
+	if !rejected {
+		delete(s.faults.rejected, token)
+		s.mu.Unlock()
+		return
+	}
+	s.faults.rejected[token] = true
+	var cut []*conn
+	for c := range s.conns {
+		if c.appToken == token {
+			s.goneLocked(c)
+			cut = append(cut, c)
+		}
+	}
+	for ticket, tok := range s.tickets {
+		if tok == token {
+			delete(s.tickets, ticket)
+		}
+	}
+	s.notifyLocked()
+	s.mu.Unlock()
+	for _, c := range cut {
+		c.abort()
+	}
+}
+
+// SetHelloDelay makes each new socket wait this long before hello.
+func (s *Server) SetHelloDelay(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults.helloDelay = d
+}
+
+// RateLimitNext answers the next n chat.postMessage calls with HTTP 429 and
+// Retry-After (whole seconds, at least 1, as Slack sends it). slack-go does
+// not retry; it returns *slack.RateLimitedError.
+func (s *Server) RateLimitNext(n int, retryAfter time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults.limitN, s.faults.limitAfter = n, retryAfter
+}
+
+// SendDisconnect sends a disconnect (refresh_requested) to every socket that
+// has had its hello, as Slack does before it recycles a connection, and
+// returns how many it told. socketmode reconnects on it.
+func (s *Server) SendDisconnect() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for c := range s.conns {
+		if c.hello && !c.closing {
+			s.sendLocked(c, map[string]any{
+				"type": "disconnect", "reason": "refresh_requested",
+				"debug_info": map[string]string{"host": "fakeslack"},
+			})
+			n++
+		}
+	}
+	return n
+}

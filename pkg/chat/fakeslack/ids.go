@@ -1,0 +1,58 @@
+package fakeslack
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"hash/fnv"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// nextTSLocked returns a Slack ts ("seconds.micros"): the creation time, and
+// strictly increasing, because a ts is a message's identity in a channel.
+func (s *Server) nextTSLocked() string {
+	us := time.Now().UnixMicro()
+	if us <= s.lastTS {
+		us = s.lastTS + 1
+	}
+	s.lastTS = us
+	return fmt.Sprintf("%d.%06d", us/1e6, us%1e6)
+}
+
+// tsMicros parses a ts for ordering; ok is false for anything else.
+func tsMicros(ts string) (int64, bool) {
+	sec, frac, found := strings.Cut(ts, ".")
+	if !found || len(frac) != 6 {
+		return 0, false
+	}
+	a, err1 := strconv.ParseInt(sec, 10, 64)
+	b, err2 := strconv.ParseInt(frac, 10, 64)
+	return a*1e6 + b, err1 == nil && err2 == nil
+}
+
+// BotUserID is the user ID the fake gives a bot token: stable, so a test can
+// predict the author of the bot's own messages.
+func BotUserID(token string) string { return "U" + tokenHash(token) }
+
+// BotID is the bot ID the fake gives a bot token.
+func BotID(token string) string { return "B" + tokenHash(token) }
+
+func tokenHash(token string) string {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(token))
+	return strings.ToUpper(strconv.FormatUint(h.Sum64()>>24, 36))
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// newEnvelopeID has the shape of Slack's envelope IDs (a UUID).
+func newEnvelopeID() string {
+	h := randomHex(16)
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+}

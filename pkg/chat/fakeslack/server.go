@@ -1,0 +1,212 @@
+package fakeslack
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// DefaultPingInterval is how often the fake pings each socket unless told
+// otherwise; socketmode gives a connection up after 30 s without one.
+const DefaultPingInterval = 5 * time.Second
+
+// Defaults for the workspace and app the fake pretends to be.
+const (
+	DefaultTeamID = "T0FAKE0001"
+	DefaultAppID  = "A0FAKE0001"
+)
+
+// ErrClosed is returned by WaitFor once the server is closed: nothing can change any more.
+var ErrClosed = errors.New("fakeslack: server closed")
+
+// Options configure a Server. The zero value is usable.
+type Options struct {
+	// BotTokens are the accepted bot tokens; empty accepts any "xoxb-" token.
+	BotTokens []string
+	// AppTokens are the accepted app-level tokens; empty accepts any "xapp-"
+	// token. Listed app tokens receive events (queued) before they first connect.
+	AppTokens []string
+	// Channels, when set, are the only channels; empty means every channel ID exists.
+	Channels []string
+	// TeamID and AppID name the workspace and app; defaults above.
+	TeamID, AppID string
+	// PingInterval is how often each socket is pinged; DefaultPingInterval when zero.
+	PingInterval time.Duration
+	// Logf, if set, receives one line per protocol step. Tokens are never logged.
+	Logf func(format string, args ...any)
+}
+
+// Server is a running fake. All methods are safe for concurrent use.
+type Server struct {
+	opts     Options
+	http     *http.Server
+	base     string
+	channels map[string]bool // nil: every channel exists
+	pings    atomic.Bool     // read by every socket's writer, so not under mu
+	wg       sync.WaitGroup  // every request and connection in flight
+
+	mu          sync.Mutex
+	closed      bool
+	changed     chan struct{} // closed and replaced on every change, for WaitFor
+	lastTS      int64         // microseconds of the newest ts handed out
+	conns       map[*conn]struct{}
+	tickets     map[string]string // single-use socket ticket -> app token
+	apps        map[string]*AppStats
+	messages    []Message
+	envelopes   []*envelope
+	faults      faults
+	rateLimited int
+	roundRobin  int
+	connSeq     int
+}
+
+// Start listens on an ephemeral 127.0.0.1 port and serves until Close.
+func Start(opts Options) (*Server, error) {
+	if opts.TeamID == "" {
+		opts.TeamID = DefaultTeamID
+	}
+	if opts.AppID == "" {
+		opts.AppID = DefaultAppID
+	}
+	if opts.PingInterval <= 0 {
+		opts.PingInterval = DefaultPingInterval
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("fakeslack: listen: %w", err)
+	}
+	s := &Server{
+		opts:    opts,
+		base:    "http://" + ln.Addr().String(),
+		changed: make(chan struct{}),
+		conns:   map[*conn]struct{}{},
+		tickets: map[string]string{},
+		apps:    map[string]*AppStats{},
+		faults:  faults{rejected: map[string]bool{}},
+	}
+	s.pings.Store(true)
+	for _, tok := range opts.AppTokens {
+		s.apps[tok] = &AppStats{}
+	}
+	if len(opts.Channels) > 0 {
+		s.channels = map[string]bool{}
+		for _, c := range opts.Channels {
+			s.channels[c] = true
+		}
+	}
+	s.http = &http.Server{Handler: s.track(s.routes()), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = s.http.Serve(ln) }()
+	return s, nil
+}
+
+// URL is the server's base, like http://127.0.0.1:PORT; the Web API is under /api/.
+func (s *Server) URL() string { return s.base }
+
+// TeamID is the workspace's ID.
+func (s *Server) TeamID() string { return s.opts.TeamID }
+
+// Close stops the server, cuts every socket and waits for its goroutines, so
+// a test's Logf is never called after Close returns.
+func (s *Server) Close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	conns := make([]*conn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.notifyLocked()
+	s.mu.Unlock()
+
+	_ = s.http.Close()
+	for _, c := range conns {
+		c.abort()
+	}
+	s.wg.Wait()
+}
+
+func (s *Server) routes() http.Handler {
+	m := http.NewServeMux()
+	m.HandleFunc("/api/{method}", s.serveAPI)
+	m.HandleFunc("GET /link/", s.serveSocket)
+	m.HandleFunc("/", http.NotFound)
+	return m
+}
+
+// track counts each request in s.wg, because http.Server.Close neither waits
+// for handlers nor knows about hijacked websocket connections.
+func (s *Server) track(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			http.Error(w, "closed", http.StatusServiceUnavailable)
+			return
+		}
+		s.wg.Add(1)
+		s.mu.Unlock()
+		defer s.wg.Done()
+		h.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) logf(format string, args ...any) {
+	if s.opts.Logf != nil {
+		s.opts.Logf("fakeslack: "+format, args...)
+	}
+}
+
+// Token kinds a Web API method accepts.
+const (
+	botToken = iota
+	appToken
+	anyToken
+)
+
+// checkTokenLocked returns the Slack error for a token used on a method that
+// takes the given kind, or "" when it may proceed.
+func (s *Server) checkTokenLocked(token string, kind int) string {
+	isApp := strings.HasPrefix(token, "xapp-")
+	switch {
+	case token == "":
+		return "not_authed"
+	case s.faults.rejected[token]:
+		return "invalid_auth"
+	case kind == appToken && !isApp, kind == botToken && isApp:
+		return "not_allowed_token_type"
+	case isApp:
+		return acceptedBy(token, s.opts.AppTokens, "xapp-")
+	default:
+		return acceptedBy(token, s.opts.BotTokens, "xoxb-")
+	}
+}
+
+func acceptedBy(token string, list []string, prefix string) string {
+	if len(list) == 0 && strings.HasPrefix(token, prefix) {
+		return ""
+	}
+	for _, t := range list {
+		if t == token {
+			return ""
+		}
+	}
+	return "invalid_auth"
+}
+
+// appLocked returns the counters of an app token, creating them.
+func (s *Server) appLocked(token string) *AppStats {
+	st := s.apps[token]
+	if st == nil {
+		st = &AppStats{}
+		s.apps[token] = st
+	}
+	return st
+}

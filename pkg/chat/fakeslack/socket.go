@@ -1,0 +1,225 @@
+package fakeslack
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+const (
+	writeTimeout = 5 * time.Second
+	maxPayload   = 1 << 20
+	outQueue     = 1024
+)
+
+// socketmode dials with Origin https://api.slack.com; any Origin is fine here.
+var upgrader = websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }}
+
+// conn is one Socket Mode websocket. Its own goroutine reads acks; writeLoop
+// is the only writer of data frames and pings, so nothing writes under s.mu.
+type conn struct {
+	ws   *websocket.Conn
+	out  chan []byte
+	dead chan struct{} // closed by abort
+	once sync.Once
+
+	// Guarded by Server.mu.
+	id         int // order of arrival, to take turns in
+	appToken   string
+	hello      bool // hello sent: envelopes may go out
+	closing    bool // cut or cutting: send nothing more, count it gone
+	helloTimer *time.Timer
+}
+
+// serveSocket accepts a socket for a ticket from apps.connections.open.
+func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
+	ticket := r.URL.Query().Get("ticket")
+	s.mu.Lock()
+	token, ok := s.tickets[ticket]
+	delete(s.tickets, ticket)
+	s.mu.Unlock()
+	if !ok {
+		http.Error(w, "invalid ticket", http.StatusUnauthorized)
+		return
+	}
+	ws, err := upgrader.Upgrade(w, r, nil)
+	if err != nil {
+		return // Upgrade has answered the request
+	}
+	ws.SetReadLimit(maxPayload)
+	c := &conn{ws: ws, out: make(chan []byte, outQueue), dead: make(chan struct{}), appToken: token}
+
+	s.mu.Lock()
+	if s.closed || s.faults.rejected[token] {
+		s.mu.Unlock()
+		_ = ws.Close()
+		return
+	}
+	s.sweepLocked(token)
+	s.connSeq++
+	c.id = s.connSeq
+	s.conns[c] = struct{}{}
+	st := s.appLocked(token)
+	st.Connections++
+	st.Live++
+	st.MaxLive = max(st.MaxLive, st.Live)
+	if d := s.faults.helloDelay; d > 0 {
+		c.helloTimer = time.AfterFunc(d, func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if !s.closed {
+				s.helloLocked(c)
+			}
+		})
+	} else {
+		s.helloLocked(c)
+	}
+	s.notifyLocked()
+	s.mu.Unlock()
+	s.logf("socket from %s", r.RemoteAddr)
+
+	wrote := make(chan struct{})
+	go c.writeLoop(wrote, s)
+	s.readLoop(c)
+
+	s.mu.Lock()
+	s.goneLocked(c)
+	if c.helloTimer != nil {
+		c.helloTimer.Stop()
+	}
+	delete(s.conns, c)
+	s.notifyLocked()
+	s.mu.Unlock()
+	c.abort()
+	<-wrote
+}
+
+// helloLocked greets the socket and hands it the app's undelivered envelopes.
+func (s *Server) helloLocked(c *conn) {
+	if c.closing {
+		return
+	}
+	c.hello = true
+	s.sendLocked(c, map[string]any{
+		"type":            "hello",
+		"num_connections": s.apps[c.appToken].Live,
+		"debug_info": map[string]any{
+			"host": "fakeslack", "build_number": 1, "approximate_connection_time": 18060,
+		},
+		"connection_info": map[string]string{"app_id": s.opts.AppID},
+	})
+	for _, e := range s.envelopes {
+		if e.AppToken == c.appToken && !e.Acked && e.conn == nil {
+			s.deliverLocked(e)
+		}
+	}
+	s.notifyLocked()
+}
+
+// readLoop records acks; a socket sends nothing else that matters.
+func (s *Server) readLoop(c *conn) {
+	for {
+		_, data, err := c.ws.ReadMessage()
+		if err != nil {
+			return
+		}
+		var ack struct {
+			EnvelopeID string `json:"envelope_id"`
+		}
+		if json.Unmarshal(data, &ack) != nil || ack.EnvelopeID == "" {
+			s.logf("ignoring socket message %.80s", strings.TrimSpace(string(data)))
+			continue
+		}
+		s.mu.Lock()
+		for _, e := range s.envelopes {
+			if e.ID == ack.EnvelopeID && !e.Acked {
+				e.Acked = true
+				s.notifyLocked()
+			}
+		}
+		s.mu.Unlock()
+	}
+}
+
+// goneLocked stops counting c as open and frees its unacked envelopes for
+// another socket of the app.
+func (s *Server) goneLocked(c *conn) {
+	if c.closing {
+		return
+	}
+	c.closing = true
+	s.apps[c.appToken].Live--
+	for _, e := range s.envelopes {
+		if e.conn == c {
+			e.conn = nil
+			if !e.Acked {
+				s.deliverLocked(e)
+			}
+		}
+	}
+}
+
+// sweepLocked stops counting the app's sockets whose peer has already gone.
+func (s *Server) sweepLocked(token string) {
+	for c := range s.conns {
+		if c.appToken == token && !c.closing && peerGone(c.ws.NetConn()) {
+			s.goneLocked(c)
+		}
+	}
+}
+
+// sendLocked queues a message; under s.mu so delivery order is queue order.
+func (s *Server) sendLocked(c *conn, v any) {
+	if c.closing {
+		return
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("fakeslack: marshal: " + err.Error()) // our own types; cannot happen
+	}
+	select {
+	case c.out <- b:
+	default:
+		s.logf("socket client too slow, cutting it")
+		s.goneLocked(c)
+		c.abort()
+	}
+}
+
+func (c *conn) writeLoop(done chan<- struct{}, s *Server) {
+	defer close(done)
+	ping := time.NewTicker(s.opts.PingInterval)
+	defer ping.Stop()
+	for {
+		select {
+		case b := <-c.out:
+			_ = c.ws.SetWriteDeadline(time.Now().Add(writeTimeout))
+			if err := c.ws.WriteMessage(websocket.TextMessage, b); err != nil {
+				c.abort()
+				return
+			}
+		case now := <-ping.C:
+			if !s.pings.Load() {
+				continue
+			}
+			if err := c.ws.WriteControl(websocket.PingMessage, []byte(now.Format(time.RFC3339Nano)), now.Add(writeTimeout)); err != nil {
+				c.abort()
+				return
+			}
+		case <-c.dead:
+			return
+		}
+	}
+}
+
+// abort cuts the socket without a close frame.
+func (c *conn) abort() {
+	c.once.Do(func() {
+		close(c.dead)
+		_ = c.ws.Close()
+	})
+}

@@ -1,0 +1,93 @@
+package fakeslack
+
+import (
+	"context"
+	"fmt"
+	"slices"
+)
+
+// AppStats counts one app token's Socket Mode connections.
+type AppStats struct {
+	Live        int // sockets open now
+	MaxLive     int // the most sockets ever open at once
+	Connections int // sockets opened in all
+}
+
+// Message is one message as the fake stores it.
+type Message struct {
+	Channel  string
+	TS       string
+	ThreadTS string // the parent's ts for a reply, "" for a top-level message
+	User     string
+	BotID    string // set for messages posted through chat.postMessage
+	Text     string
+}
+
+// Envelope is one events_api delivery to one app.
+type Envelope struct {
+	ID         string // envelope_id
+	AppToken   string
+	Channel    string
+	MessageTS  string // the message the event is about
+	Deliveries int    // times sent; more than one after a reconnect without ack
+	Acked      bool
+}
+
+// Snapshot is a copy of the fake's observable state.
+type Snapshot struct {
+	Apps        map[string]AppStats // by app token
+	Messages    []Message           // in the order they were created
+	Envelopes   []Envelope          // likewise
+	RateLimited int                 // 429 answers served
+}
+
+// Snapshot returns a copy of the current state.
+func (s *Server) Snapshot() Snapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.snapshotLocked()
+}
+
+// WaitFor blocks until cond holds for a snapshot, the context ends or the
+// server closes, and returns the last snapshot it looked at. cond runs
+// without the server's lock held and must not block.
+func (s *Server) WaitFor(ctx context.Context, cond func(Snapshot) bool) (Snapshot, error) {
+	for {
+		s.mu.Lock()
+		snap, changed, closed := s.snapshotLocked(), s.changed, s.closed
+		s.mu.Unlock()
+		if cond(snap) {
+			return snap, nil
+		}
+		if closed {
+			return snap, ErrClosed
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return snap, fmt.Errorf("fakeslack: condition not met: %w", context.Cause(ctx))
+		}
+	}
+}
+
+func (s *Server) snapshotLocked() Snapshot {
+	snap := Snapshot{
+		Apps:        make(map[string]AppStats, len(s.apps)),
+		Messages:    slices.Clone(s.messages),
+		Envelopes:   make([]Envelope, len(s.envelopes)),
+		RateLimited: s.rateLimited,
+	}
+	for tok, st := range s.apps {
+		snap.Apps[tok] = *st
+	}
+	for i, e := range s.envelopes {
+		snap.Envelopes[i] = e.Envelope
+	}
+	return snap
+}
+
+// notifyLocked wakes every WaitFor.
+func (s *Server) notifyLocked() {
+	close(s.changed)
+	s.changed = make(chan struct{})
+}

@@ -1,0 +1,166 @@
+package fakeslack
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// maxTextLen is Slack's limit on a message's text, in characters.
+const maxTextLen = 40000
+
+// methods maps the Web API methods the fake knows to the token kind each takes.
+var methods = map[string]int{
+	"auth.test":             anyToken,
+	"apps.connections.open": appToken,
+	"chat.postMessage":      botToken,
+	"conversations.history": botToken,
+	"conversations.replies": botToken,
+}
+
+// serveAPI answers a Web API method. Slack answers errors with HTTP 200 and
+// ok:false, so only a rate limit changes the status code.
+func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
+	form, err := readForm(r)
+	if err != nil {
+		writeJSON(w, http.StatusOK, fail("invalid_form_data"))
+		return
+	}
+	token, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if token == "" {
+		token = form.Get("token")
+	}
+	resp, retryAfter := s.call(r.PathValue("method"), token, form)
+	if retryAfter > 0 {
+		secs := max(1, int(math.Ceil(retryAfter.Seconds())))
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+		writeJSON(w, http.StatusTooManyRequests, resp)
+		return
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// call runs a method under the lock; a positive retryAfter means HTTP 429.
+func (s *Server) call(method, token string, form url.Values) (resp map[string]any, retryAfter time.Duration) {
+	kind, known := methods[method]
+	if !known {
+		return fail("unknown_method"), 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e := s.checkTokenLocked(token, kind); e != "" {
+		s.logf("%s: %s", method, e)
+		return fail(e), 0
+	}
+	switch method {
+	case "auth.test":
+		return s.authTestLocked(token), 0
+	case "apps.connections.open":
+		return s.openConnectionLocked(token), 0
+	case "chat.postMessage":
+		if after, hit := s.takeRateLimitLocked(); hit {
+			return fail("ratelimited"), max(after, time.Nanosecond)
+		}
+		return s.postMessageLocked(token, form), 0
+	case "conversations.history":
+		return s.historyLocked(form), 0
+	default:
+		return s.repliesLocked(form), 0
+	}
+}
+
+func (s *Server) authTestLocked(token string) map[string]any {
+	return map[string]any{
+		"ok": true, "url": "https://fakeslack.invalid/", "team": "Fake Team", "team_id": s.opts.TeamID,
+		"user": "fakebot", "user_id": BotUserID(token), "bot_id": BotID(token), "is_enterprise_install": false,
+	}
+}
+
+// openConnectionLocked hands out a single-use socket URL, as Slack's tickets are.
+func (s *Server) openConnectionLocked(token string) map[string]any {
+	s.appLocked(token) // from now on the app receives events, queued until it connects
+	ticket := randomHex(16)
+	s.tickets[ticket] = token
+	u := "ws" + strings.TrimPrefix(s.base, "http") + "/link/?ticket=" + ticket + "&app_id=" + url.QueryEscape(s.opts.AppID)
+	return map[string]any{"ok": true, "url": u}
+}
+
+func (s *Server) postMessageLocked(token string, form url.Values) map[string]any {
+	channel, text := form.Get("channel"), form.Get("text")
+	if !s.channelLocked(channel) {
+		return fail("channel_not_found")
+	}
+	if text == "" && form.Get("blocks") == "" && form.Get("attachments") == "" {
+		return fail("no_text")
+	}
+	if utf8.RuneCountInString(text) > maxTextLen {
+		return fail("msg_too_long")
+	}
+	parent, ok := s.threadLocked(channel, form.Get("thread_ts"))
+	if !ok {
+		return fail("thread_not_found")
+	}
+	m := s.addMessageLocked(Message{Channel: channel, ThreadTS: parent, User: BotUserID(token), BotID: BotID(token), Text: text})
+	s.logf("message %s posted in %s", m.TS, channel)
+	return map[string]any{"ok": true, "channel": m.Channel, "ts": m.TS, "message": s.apiMessageLocked(m)}
+}
+
+// takeRateLimitLocked consumes one injected 429, if any is left.
+func (s *Server) takeRateLimitLocked() (time.Duration, bool) {
+	if s.faults.limitN <= 0 {
+		return 0, false
+	}
+	s.faults.limitN--
+	s.rateLimited++
+	s.notifyLocked()
+	return s.faults.limitAfter, true
+}
+
+// readForm gathers parameters from the query, a form body or a JSON body;
+// slack-go sends forms, other clients JSON.
+func readForm(r *http.Request) (url.Values, error) {
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if mt != "application/json" {
+		if err := r.ParseForm(); err != nil {
+			return nil, err
+		}
+		return r.Form, nil
+	}
+	form := r.URL.Query()
+	var body map[string]any
+	err := json.NewDecoder(io.LimitReader(r.Body, maxPayload)).Decode(&body)
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	for k, v := range body {
+		switch v := v.(type) {
+		case string:
+			form.Set(k, v)
+		case nil:
+		default:
+			b, _ := json.Marshal(v)
+			form.Set(k, string(b))
+		}
+	}
+	return form, nil
+}
+
+func fail(code string) map[string]any { return map[string]any{"ok": false, "error": code} }
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("fakeslack: marshal: %v", err)) // our own types; cannot happen
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
