@@ -1,0 +1,83 @@
+package platform
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// WriteFileAtomic replaces path with a file of mode 0600 holding data, so a
+// reader sees the old content or the new, never a mix, and after a crash the
+// disk holds one of the two. The data is written to a temp file in the same
+// directory (same file system, so the rename is atomic), fsynced, renamed
+// over path, and the directory is fsynced so the rename itself is durable.
+// On failure the temp file is removed and path is untouched.
+func WriteFileAtomic(path string, data []byte) error {
+	tmp, f, err := createTemp(path)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := writeSyncClose(f, data); err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := syncDir(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("write %s: renamed into place, but %w", path, err)
+	}
+	return nil
+}
+
+// createTemp creates a new, empty temp file for path (see TempInfix), mode
+// exactly 0600 whatever the umask.
+func createTemp(path string) (string, *os.File, error) {
+	for range 10 {
+		name := transientName(path, TempInfix)
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue // a name collision: practically never, but not fatal
+		}
+		if err != nil {
+			return "", nil, err
+		}
+		if err := f.Chmod(0o600); err != nil {
+			_ = f.Close()
+			_ = os.Remove(name)
+			return "", nil, err
+		}
+		return name, f, nil
+	}
+	return "", nil, fmt.Errorf("create temp file for %s: too many name collisions", path)
+}
+
+func writeSyncClose(f *os.File, data []byte) error {
+	_, err := f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// syncDir makes the creation, rename or removal of names in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync directory: %w", err)
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("sync directory: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,320 @@
+package platform_test
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gjc.dev/reconciler/pkg/platform"
+	"golang.org/x/sys/unix"
+)
+
+func TestWriteFileAtomic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.json")
+	for _, content := range []string{`{"v":1}`, `{"v":2,"longer":true}`, ``} {
+		if err := platform.WriteFileAtomic(path, []byte(content)); err != nil {
+			t.Fatal(err)
+		}
+		if got := readFile(t, path); got != content {
+			t.Fatalf("content = %q, want %q", got, content)
+		}
+		assertMode(t, path, 0o600)
+		assertOnlyNames(t, dir, "state.json")
+	}
+	// A symbolic link at the name is replaced, not written through.
+	target := filepath.Join(dir, "target")
+	writeFile(t, target, "untouched")
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := platform.WriteFileAtomic(link, []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, target); got != "untouched" {
+		t.Fatalf("WriteFileAtomic wrote through a symlink: target = %q", got)
+	}
+}
+
+func TestWriteFileAtomicCleansUpOnError(t *testing.T) {
+	dir := t.TempDir()
+	// The rename fails: a non-empty directory holds the name.
+	path := filepath.Join(dir, "busy")
+	if err := os.MkdirAll(filepath.Join(path, "child"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	err := platform.WriteFileAtomic(path, []byte("x"))
+	if err == nil || !strings.Contains(err.Error(), path) {
+		t.Fatalf("WriteFileAtomic over a directory = %v, want an error naming %s", err, path)
+	}
+	assertOnlyNames(t, dir, "busy")
+	if err := platform.WriteFileAtomic(filepath.Join(dir, "missing", "f"), nil); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("WriteFileAtomic in a missing dir = %v, want ErrNotExist", err)
+	}
+}
+
+func TestCreateExclusive(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "owner.lock")
+	data := []byte(`{"pid":1,"incarnation":"linux:5","createdAt":1}` + "\n")
+	lease, err := platform.CreateExclusive(path, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertMode(t, path, 0o600)
+	assertOnlyNames(t, dir, "owner.lock")
+	captured, err := platform.CaptureLease(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !lease.Equal(captured) || lease.Nlink != 1 || !bytes.Equal(lease.Content, data) {
+		t.Fatalf("lease from CreateExclusive %+v differs from CaptureLease %+v", lease, captured)
+	}
+
+	_, err = platform.CreateExclusive(path, []byte("other"))
+	if !errors.Is(err, platform.ErrExist) || !errors.Is(err, fs.ErrExist) {
+		t.Fatalf("CreateExclusive on a taken name = %v, want ErrExist", err)
+	}
+	if got := readFile(t, path); got != string(data) {
+		t.Fatalf("the loser changed the file: %q", got)
+	}
+	assertOnlyNames(t, dir, "owner.lock")
+
+	if _, err := platform.CreateExclusive(filepath.Join(dir, "big"), make([]byte, platform.MaxLeaseSize+1)); !errors.Is(err, platform.ErrTooLarge) {
+		t.Fatalf("CreateExclusive over the lease cap = %v, want ErrTooLarge", err)
+	}
+	// A dangling symbolic link also takes the name.
+	if err := os.Symlink(filepath.Join(dir, "nowhere"), filepath.Join(dir, "dangling")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := platform.CreateExclusive(filepath.Join(dir, "dangling"), data); !errors.Is(err, fs.ErrExist) {
+		t.Fatalf("CreateExclusive over a dangling symlink = %v, want ErrExist", err)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "nowhere")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal("CreateExclusive followed a dangling symlink")
+	}
+}
+
+func TestCaptureLeaseRefusesUnsafeFiles(t *testing.T) {
+	dir := t.TempDir()
+	regular := filepath.Join(dir, "regular")
+	writeFile(t, regular, "x")
+
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(regular, link); err != nil {
+		t.Fatal(err)
+	}
+	hard := filepath.Join(dir, "hard")
+	if err := os.Link(regular, hard); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big")
+	writeFile(t, big, strings.Repeat("x", platform.MaxLeaseSize+1))
+	for _, tc := range []struct {
+		path string
+		want error
+	}{
+		{link, platform.ErrUnsafeFile},
+		{hard, platform.ErrUnsafeFile}, // two links
+		{fifo, platform.ErrUnsafeFile}, // must not block either
+		{dir, platform.ErrUnsafeFile},  // a directory
+		{big, platform.ErrTooLarge},    // over 64 KiB
+		{filepath.Join(dir, "missing"), fs.ErrNotExist},
+	} {
+		if _, err := platform.CaptureLease(tc.path); !errors.Is(err, tc.want) {
+			t.Errorf("CaptureLease(%s) = %v, want %v", filepath.Base(tc.path), err, tc.want)
+		} else if !strings.Contains(err.Error(), tc.path) {
+			t.Errorf("CaptureLease(%s) error %q does not name the path", filepath.Base(tc.path), err)
+		}
+	}
+	exact := filepath.Join(dir, "exact")
+	writeFile(t, exact, strings.Repeat("y", platform.MaxLeaseSize))
+	if l, err := platform.CaptureLease(exact); err != nil || l.Size != platform.MaxLeaseSize {
+		t.Errorf("CaptureLease of exactly %d bytes = %v, %v", platform.MaxLeaseSize, l.Size, err)
+	}
+}
+
+func TestReadFileCapped(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "secret")
+	writeFile(t, path, "0123456789")
+	if b, err := platform.ReadFileCapped(path, 10); err != nil || string(b) != "0123456789" {
+		t.Fatalf("ReadFileCapped at the cap = %q, %v", b, err)
+	}
+	if _, err := platform.ReadFileCapped(path, 9); !errors.Is(err, platform.ErrTooLarge) {
+		t.Fatalf("ReadFileCapped over the cap = %v, want ErrTooLarge", err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(path, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := platform.ReadFileCapped(link, 100); !errors.Is(err, platform.ErrUnsafeFile) {
+		t.Fatalf("ReadFileCapped(symlink) = %v, want ErrUnsafeFile", err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := platform.ReadFileCapped(fifo, 100); !errors.Is(err, platform.ErrUnsafeFile) {
+		t.Fatalf("ReadFileCapped(fifo) = %v, want ErrUnsafeFile", err)
+	}
+	if _, err := platform.ReadFileCapped(filepath.Join(dir, "missing"), 100); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("ReadFileCapped(missing) = %v, want ErrNotExist", err)
+	}
+	empty := filepath.Join(dir, "empty")
+	writeFile(t, empty, "")
+	if b, err := platform.ReadFileCapped(empty, 0); err != nil || len(b) != 0 {
+		t.Fatalf("ReadFileCapped(empty, 0) = %q, %v", b, err)
+	}
+}
+
+func TestCheckPrivateDir(t *testing.T) {
+	old := unix.Umask(0o022)
+	defer unix.Umask(old)
+	root := t.TempDir()
+	nested := filepath.Join(root, "agent", "sdk", "daemons", "discord")
+	if err := platform.CheckPrivateDir(nested); err != nil {
+		t.Fatal(err)
+	}
+	for p := nested; p != root; p = filepath.Dir(p) {
+		assertMode(t, p, fs.ModeDir|0o700)
+	}
+	if err := platform.CheckPrivateDir(nested); err != nil {
+		t.Fatalf("second CheckPrivateDir = %v", err)
+	}
+
+	open := filepath.Join(root, "open")
+	if err := os.Mkdir(open, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(open, 0o770); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(root, "link")
+	if err := os.Symlink(nested, link); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(root, "file")
+	writeFile(t, file, "")
+	for _, p := range []string{open, link, file} {
+		err := platform.CheckPrivateDir(p)
+		if !errors.Is(err, platform.ErrNotPrivate) || !strings.Contains(err.Error(), p) {
+			t.Errorf("CheckPrivateDir(%s) = %v, want ErrNotPrivate naming it", filepath.Base(p), err)
+		}
+	}
+	assertMode(t, open, fs.ModeDir|0o770) // refused, not repaired
+
+	if os.Geteuid() == 0 {
+		foreign := filepath.Join(root, "foreign")
+		if err := os.Mkdir(foreign, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(foreign, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+		if err := platform.CheckPrivateDir(foreign); !errors.Is(err, platform.ErrNotPrivate) {
+			t.Errorf("CheckPrivateDir(dir of another uid) = %v, want ErrNotPrivate", err)
+		}
+	}
+}
+
+func TestCheckPrivateDirUnderStrictUmask(t *testing.T) {
+	old := unix.Umask(0o277)
+	defer unix.Umask(old)
+	dir := filepath.Join(t.TempDir(), "a", "b")
+	if err := platform.CheckPrivateDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	assertMode(t, dir, fs.ModeDir|0o700)
+	assertMode(t, filepath.Dir(dir), fs.ModeDir|0o700)
+	path := filepath.Join(dir, "f")
+	if err := platform.WriteFileAtomic(path, []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	assertMode(t, path, 0o600)
+}
+
+func TestParseLeftover(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		target string
+		kind   platform.LeftoverKind
+		ok     bool
+	}{
+		{".owner.lock.tmp-0123456789abcdef", "owner.lock", platform.LeftoverTemp, true},
+		{".owner.lock.quarantine-0123456789abcdef", "owner.lock", platform.LeftoverQuarantine, true},
+		{".a.tmp-b.tmp-0123456789abcdef", "a.tmp-b", platform.LeftoverTemp, true},
+		{"owner.lock.tmp-0123456789abcdef", "", 0, false},
+		{".owner.lock.tmp-0123456789ABCDEF", "", 0, false},
+		{".owner.lock.tmp-0123456789abcde", "", 0, false},
+		{"..tmp-0123456789abcdef", "", 0, false},
+		{".owner.lock.bak-0123456789abcdef", "", 0, false},
+		{"owner.lock", "", 0, false},
+		{".", "", 0, false},
+	} {
+		target, kind, ok := platform.ParseLeftover(tc.name)
+		if target != tc.target || kind != tc.kind || ok != tc.ok {
+			t.Errorf("ParseLeftover(%q) = %q, %v, %v; want %q, %v, %v", tc.name, target, kind, ok, tc.target, tc.kind, tc.ok)
+		}
+	}
+}
+
+func readFile(t testing.TB, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func writeFile(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func assertMode(t testing.TB, path string, want fs.FileMode) {
+	t.Helper()
+	fi, err := os.Lstat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode() != want {
+		t.Errorf("mode of %s = %v, want %v", path, fi.Mode(), want)
+	}
+}
+
+// assertOnlyNames fails if dir holds anything but names, such as a temp or
+// quarantine file left behind.
+func assertOnlyNames(t testing.TB, dir string, names ...string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Name())
+	}
+	if strings.Join(got, ",") != strings.Join(names, ",") {
+		t.Fatalf("%s holds %q, want %q", dir, got, names)
+	}
+}
+
+func mustRemove(t testing.TB, path string) {
+	t.Helper()
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+}

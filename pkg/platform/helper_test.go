@@ -1,0 +1,198 @@
+package platform_test
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"gjc.dev/reconciler/pkg/platform"
+	"golang.org/x/sys/unix"
+)
+
+// The test binary doubles as the helper processes the tests need: re-executed
+// with helperEnv set, TestMain runs the named helper instead of the tests.
+const (
+	helperEnv    = "PLATFORM_TEST_HELPER"
+	helperPIDEnv = "PLATFORM_TEST_PID"
+	helperIDEnv  = "PLATFORM_TEST_ID"
+)
+
+// ioTimeout bounds every wait on a helper, so a stuck helper fails the test
+// instead of hanging it.
+const ioTimeout = 20 * time.Second
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(helperEnv); mode != "" {
+		os.Exit(runHelper(mode))
+	}
+	os.Exit(m.Run())
+}
+
+func runHelper(mode string) int {
+	switch mode {
+	case "block":
+		// Live until the test closes our stdin (or dies): no orphans.
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		return 0
+	case "alive":
+		pid, err := strconv.Atoi(os.Getenv(helperPIDEnv))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		alive, err := platform.Alive(pid)
+		fmt.Printf("alive=%t err=%v kill=%v\n", alive, err, unix.Kill(pid, 0))
+		return 0
+	case "creator":
+		// One CreateExclusive per path read from stdin, one answer line
+		// per path: long-lived, so a race round costs no process spawn.
+		id := os.Getenv(helperIDEnv)
+		in := bufio.NewScanner(os.Stdin)
+		for in.Scan() {
+			_, err := platform.CreateExclusive(in.Text(), []byte(id))
+			switch {
+			case err == nil:
+				fmt.Println("win")
+			case errors.Is(err, platform.ErrExist):
+				fmt.Println("exist")
+			default:
+				fmt.Println("error", strings.ReplaceAll(err.Error(), "\n", " "))
+			}
+		}
+		return 0
+	}
+	fmt.Fprintf(os.Stderr, "unknown helper mode %q\n", mode)
+	return 2
+}
+
+// helper is a running helper process with line-oriented pipes whose reads
+// are bounded by ioTimeout.
+type helper struct {
+	cmd *exec.Cmd
+	in  *os.File
+	out *os.File
+	r   *bufio.Reader
+}
+
+type helperOpt func(*exec.Cmd)
+
+func withEnv(kv ...string) helperOpt {
+	return func(c *exec.Cmd) { c.Env = append(c.Env, kv...) }
+}
+
+// startHelper starts the test binary (or exe, if not empty) in mode. It is
+// stopped, by closing its stdin, when the test ends.
+func startHelper(t testing.TB, exe, mode string, opts ...helperOpt) *helper {
+	t.Helper()
+	if exe == "" {
+		exe = testBinary(t)
+	}
+	cmd := exec.Command(exe)
+	// Under -race a process sleeps a second at exit by default: not ours.
+	cmd.Env = append(os.Environ(), helperEnv+"="+mode, "GORACE="+os.Getenv("GORACE")+" atexit_sleep_ms=0")
+	for _, o := range opts {
+		o(cmd)
+	}
+	return startCmd(t, cmd)
+}
+
+// startCmd starts cmd with pipes for stdin and stdout and reaps it at the
+// end of the test.
+func startCmd(t testing.TB, cmd *exec.Cmd) *helper {
+	t.Helper()
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", cmd.Path, err)
+	}
+	inR.Close()
+	outW.Close()
+	h := &helper{cmd: cmd, in: inW, out: outR, r: bufio.NewReader(outR)}
+	t.Cleanup(func() {
+		h.in.Close()
+		_ = h.cmd.Process.Kill() // idempotent if it already exited
+		_ = h.cmd.Wait()
+		h.out.Close()
+	})
+	return h
+}
+
+func (h *helper) send(t testing.TB, line string) {
+	t.Helper()
+	_ = h.in.SetWriteDeadline(time.Now().Add(ioTimeout))
+	if _, err := io.WriteString(h.in, line+"\n"); err != nil {
+		t.Fatalf("helper %d: write: %v", h.cmd.Process.Pid, err)
+	}
+}
+
+func (h *helper) recv(t testing.TB) string {
+	t.Helper()
+	_ = h.out.SetReadDeadline(time.Now().Add(ioTimeout))
+	line, err := h.r.ReadString('\n')
+	if err != nil {
+		t.Fatalf("helper %d: read: %v", h.cmd.Process.Pid, err)
+	}
+	return strings.TrimSuffix(line, "\n")
+}
+
+func testBinary(t testing.TB) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exe
+}
+
+// spawner is a long-lived sh whose background jobs are processes that are
+// not our children: what the reconciler sees of a daemon it did not start.
+type spawner struct{ sh *helper }
+
+func newSpawner(t testing.TB) *spawner {
+	t.Helper()
+	return &spawner{sh: startCmd(t, exec.Command("/bin/sh", "-s"))}
+}
+
+// spawn starts a grandchild `sleep` and returns its PID.
+func (s *spawner) spawn(t testing.TB) int {
+	t.Helper()
+	s.sh.send(t, "sleep 120 </dev/null >/dev/null 2>&1 & echo $!")
+	pid, err := strconv.Atoi(s.sh.recv(t))
+	if err != nil {
+		t.Fatalf("spawner: %v", err)
+	}
+	return pid
+}
+
+// reap has sh collect the exited grandchild, so no zombie keeps its PID.
+func (s *spawner) reap(t testing.TB, pid int) {
+	t.Helper()
+	s.sh.send(t, "wait "+strconv.Itoa(pid)+" 2>/dev/null")
+}
+
+func openPID(t testing.TB, pid int) *platform.Process {
+	t.Helper()
+	inc, err := platform.Incarnation(pid)
+	if err != nil {
+		t.Fatalf("Incarnation(%d): %v", pid, err)
+	}
+	p, err := platform.OpenProcess(pid, inc)
+	if err != nil {
+		t.Fatalf("OpenProcess(%d, %s): %v", pid, inc, err)
+	}
+	return p
+}
