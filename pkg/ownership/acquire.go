@@ -1,0 +1,192 @@
+package ownership
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"gjc.dev/reconciler/pkg/platform"
+)
+
+// AcquireRequest is what a daemon claims ownership as.
+type AcquireRequest struct {
+	Kind       string // the provider; a known kind
+	OwnerID    string // unique per spawn: "<reconciler pid>-<uuid>"
+	Identity   string // the identity fingerprint of the config it runs
+	Generation int64  // >= 0
+}
+
+func (r AcquireRequest) validate() error {
+	switch {
+	case !KnownKind(r.Kind):
+		return fmt.Errorf("%w: kind %q is not one of %q", ErrInvalidRequest, r.Kind, kinds)
+	case r.OwnerID == "" || !utf8.ValidString(r.OwnerID):
+		return fmt.Errorf("%w: ownerId must be non-empty UTF-8", ErrInvalidRequest)
+	case r.Identity == "" || !utf8.ValidString(r.Identity):
+		return fmt.Errorf("%w: identity must be non-empty UTF-8", ErrInvalidRequest)
+	case r.Generation < 0 || r.Generation > maxSafeInteger:
+		return fmt.Errorf("%w: generation %d is not a safe integer >= 0", ErrInvalidRequest, r.Generation)
+	}
+	return nil
+}
+
+// Owner is a daemon's held ownership: its paths, the State it published
+// and the lease on the owner.lock it created. Its methods are safe for
+// concurrent use (the heartbeat and the exit path).
+type Owner struct {
+	paths Paths
+	env   env
+
+	mu    sync.Mutex
+	state State
+	raw   []byte // the bytes of our last write of state.json
+	// pending is a write that failed after it may have reached the disk;
+	// finding it there is not a loss of ownership.
+	pending     []byte
+	lease       platform.Lease
+	lost        error // once ownership is lost, it stays lost
+	released    bool
+	lockRemoved bool
+}
+
+// Acquire takes ownership of the daemon at p for this process (daemon
+// start). It refuses, creating nothing, when this process cannot prove its
+// own incarnation (ErrNoIncarnation). It refuses while the existing record
+// names a live process not proved to be another (*HeldError), and on a
+// record that cannot be trusted (*MalformedError). It creates owner.lock by
+// link(2); if the lock exists it is reclaimed only when both its creator
+// and the record's owner are proved gone (see Reclaim), otherwise the
+// *HeldError names the live holder. state.json (transportHealthy false,
+// this generation) is published only after re-checking the record and
+// while the lock's lease still holds, so a contender that published first
+// is never overwritten.
+func Acquire(p Paths, req AcquireRequest) (*Owner, error) {
+	return acquire(p, req, SystemProbe(), defaultEnv())
+}
+
+func acquire(p Paths, req AcquireRequest, probe Probe, e env) (*Owner, error) {
+	if err := req.validate(); err != nil {
+		return nil, err
+	}
+	if _, err := p.levels(); err != nil {
+		return nil, err
+	}
+	// Before anything is created: without a provable incarnation our
+	// record could never be told apart from a reused PID.
+	me, err := selfOf(e)
+	if err != nil {
+		return nil, err
+	}
+	if err := EnsureDir(p); err != nil {
+		return nil, fmt.Errorf("acquire %s: %w", p.Name(), err)
+	}
+	before := ReadState(p)
+	if err := successorAllowed(p, before, probe); err != nil {
+		return nil, fmt.Errorf("acquire %s: %w", p.Name(), err)
+	}
+	lease, err := lockOwner(p, probe, me, e)
+	if err != nil {
+		return nil, fmt.Errorf("acquire %s: %w", p.Name(), err)
+	}
+	if e.afterLink != nil {
+		e.afterLink()
+	}
+	if err := stillFree(p, before, lease, probe); err != nil {
+		_ = exactUnlinkIfOurs(p.Lock, lease)
+		return nil, fmt.Errorf("acquire %s: %w", p.Name(), err)
+	}
+	now := e.now().UnixMilli()
+	gen := req.Generation
+	st := State{
+		Version: RecordVersion, Kind: req.Kind, PID: me.pid, OwnerID: req.OwnerID,
+		Identity: req.Identity, Incarnation: me.incarnation,
+		StartedAt: now, HeartbeatAt: now, TransportHealthy: false, Generation: &gen,
+	}
+	data := st.Marshal()
+	if err := platform.WriteFileAtomic(p.State, data); err != nil {
+		_ = exactUnlinkIfOurs(p.Lock, lease)
+		return nil, fmt.Errorf("acquire %s: publish: %w", p.Name(), err)
+	}
+	return &Owner{paths: p, env: e, state: st, raw: data, lease: lease}, nil
+}
+
+// maxReclaimPoll caps the interval at which Acquire looks again while
+// another process reclaims.
+const maxReclaimPoll = 32 * time.Millisecond
+
+// lockOwner creates owner.lock, reclaiming a stale one. Another reclaimer
+// at work is waited for, briefly and boundedly, because it either frees the
+// name or names the winner.
+func lockOwner(p Paths, probe Probe, me self, e env) (platform.Lease, error) {
+	data := (&OwnerLock{PID: me.pid, Incarnation: me.incarnation, CreatedAt: e.now().UnixMilli()}).Marshal()
+	deadline := time.Now().Add(e.reclaimWait)
+	backoff := time.Millisecond
+	for {
+		lease, err := platform.CreateExclusive(p.Lock, data)
+		if err == nil {
+			return lease, nil
+		}
+		if !errors.Is(err, platform.ErrExist) {
+			return platform.Lease{}, fmt.Errorf("owner lock: %w", err)
+		}
+		err = reclaim(p, probe, me, e)
+		switch {
+		case err == nil, errors.Is(err, errLockGone):
+			// The name is free (or freed): create again. Each round needs
+			// a stale or vanished lock, so this cannot spin on a live one.
+			if time.Now().After(deadline) {
+				return platform.Lease{}, fmt.Errorf("owner lock: %s keeps changing hands", p.Lock)
+			}
+			continue
+		case (errors.Is(err, ErrReclaimBusy) || errors.Is(err, errLockInFlux)) && time.Now().Add(backoff).Before(deadline):
+			// A reclaim, or a lock's creation, takes a few fsyncs; poll,
+			// not spin, until it ends.
+			time.Sleep(backoff)
+			backoff = min(2*backoff, maxReclaimPoll)
+			continue
+		}
+		var held *HeldError
+		if errors.As(err, &held) && held.Source == LockFile {
+			// The lock names only a PID: say which owner, if the record
+			// shows it is the same process.
+			if rec := ReadState(p); rec.State != nil && rec.State.PID == held.PID && rec.State.Incarnation == held.Incarnation {
+				held.OwnerID = rec.State.OwnerID
+			}
+		}
+		return platform.Lease{}, err
+	}
+}
+
+// stillFree re-checks, with our lock linked, that nobody published meanwhile
+// and that the lock is still ours. A record that changed since it was
+// judged is judged again.
+func stillFree(p Paths, before Record, lease platform.Lease, probe Probe) error {
+	now := ReadState(p)
+	if now.Present != before.Present || !bytes.Equal(now.Raw, before.Raw) || (now.Malformed == nil) != (before.Malformed == nil) {
+		if err := successorAllowed(p, now, probe); err != nil {
+			return err
+		}
+	}
+	if err := platform.VerifyLease(p.Lock, lease); err != nil {
+		if h, rerr := readLock(p.Lock); rerr == nil {
+			if herr := judgeLock(h, LockFile, probe); herr != nil {
+				return herr
+			}
+		}
+		return &OwnershipLostError{What: LockFile, Err: err}
+	}
+	return nil
+}
+
+// State returns a copy of the record this owner last published.
+func (o *Owner) State() State {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.state.clone()
+}
+
+// Paths returns the paths of the daemon this owner holds.
+func (o *Owner) Paths() Paths { return o.paths }

@@ -1,0 +1,74 @@
+package ownership
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// Sixteen processes acquire the same name, round after round: exactly one
+// owns it each round, and every loser names the winner. Each round's
+// winner then leaves, alternately by releasing and exiting (the next round
+// races on a free name over a released record) and by being killed (the
+// next round races to reclaim a dead owner's lock and record). The helpers
+// are long-lived and driven over pipes; only a round's winner is replaced.
+func TestAcquireContention(t *testing.T) {
+	const contenders = 16
+	rounds := 200
+	if testing.Short() {
+		rounds = 20
+	}
+	agentDir := t.TempDir()
+	p := PathsFor(agentDir, "bot")
+	helpers := make([]*helper, contenders)
+	for i := range helpers {
+		helpers[i] = startHelper(t, "acquirer")
+	}
+	for round := range rounds {
+		for i, h := range helpers {
+			h.send(t, fmt.Sprintf("acquire %s bot owner-%d-%d", agentDir, round, i))
+		}
+		winner := -1
+		replies := make([]string, contenders)
+		for i, h := range helpers {
+			replies[i] = h.recv(t)
+			if replies[i] == "won" {
+				if winner >= 0 {
+					t.Fatalf("round %d: two owners, helpers %d and %d", round, winner, i)
+				}
+				winner = i
+			}
+		}
+		if winner < 0 {
+			t.Fatalf("round %d: no owner: %q", round, replies)
+		}
+		w := helpers[winner]
+		for i, r := range replies {
+			if i == winner {
+				continue
+			}
+			f := strings.Fields(r)
+			if len(f) != 3 || f[0] != "held" || f[1] != strconv.Itoa(w.pid()) ||
+				(f[2] != "-" && f[2] != fmt.Sprintf("owner-%d-%d", round, winner)) {
+				t.Fatalf("round %d: loser %d said %q; the owner is pid %d", round, i, r, w.pid())
+			}
+		}
+		st := ReadState(p).State
+		if st == nil || st.PID != w.pid() || st.OwnerID != fmt.Sprintf("owner-%d-%d", round, winner) {
+			t.Fatalf("round %d: record %+v, winner pid %d", round, st, w.pid())
+		}
+		if round%2 == 0 {
+			w.send(t, "release")
+			if got := w.recv(t); got != "released" {
+				t.Fatalf("round %d: release: %s", round, got)
+			}
+		} else {
+			_ = w.cmd.Process.Signal(syscall.SIGKILL)
+		}
+		w.stop() // exited and reaped: its PID is dead
+		helpers[winner] = startHelper(t, "acquirer")
+	}
+	assertNoLeftovers(t, p)
+}

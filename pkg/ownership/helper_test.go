@@ -1,0 +1,461 @@
+package ownership
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"gjc.dev/reconciler/pkg/platform"
+)
+
+// The test binary doubles as the helper processes the tests need: run with
+// helperEnv set, TestMain runs that helper instead of the tests.
+const helperEnv = "OWNERSHIP_TEST_HELPER"
+
+// ioTimeout bounds every wait on a helper, so a stuck helper fails the test
+// instead of hanging it.
+const ioTimeout = 20 * time.Second
+
+// markerSignal is a real-time signal the canary sends itself to flush its
+// report: Linux delivers pending signals lowest number first, so every
+// watched signal sent before it is seen before it.
+const markerSignal = syscall.Signal(42)
+
+// watchedSignals are the signals a canary records.
+var watchedSignals = []os.Signal{
+	syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT,
+	syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGCONT, syscall.SIGWINCH,
+}
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(helperEnv); mode != "" {
+		os.Exit(runHelper(mode))
+	}
+	os.Exit(m.Run())
+}
+
+func runHelper(mode string) int {
+	switch mode {
+	case "canary":
+		return runCanary()
+	case "acquirer":
+		return runAcquirer()
+	}
+	fmt.Fprintf(os.Stderr, "unknown helper mode %q\n", mode)
+	return 2
+}
+
+// runCanary records every watched signal it receives, by number. On
+// "report" it answers with the signals received since its last answer
+// ("none" if none); on "expect N" it first waits, boundedly, for signal N.
+// It is alive until its stdin closes.
+func runCanary() int {
+	sigs := make(chan os.Signal, 64)
+	signal.Notify(sigs, append(watchedSignals, markerSignal)...)
+	var got []string
+	record := func(s os.Signal) {
+		if s != markerSignal {
+			got = append(got, strconv.Itoa(int(s.(syscall.Signal))))
+		}
+	}
+	// flush takes in every signal sent before it: the marker is sent last
+	// and has the highest number, and Linux delivers lower numbers first.
+	flush := func() {
+		_ = syscall.Kill(os.Getpid(), markerSignal)
+		for s := range sigs {
+			if s == markerSignal {
+				return
+			}
+			record(s)
+		}
+	}
+	answer := func() {
+		if len(got) == 0 {
+			fmt.Println("none")
+		} else {
+			fmt.Println(strings.Join(got, ","))
+		}
+		got = nil
+	}
+	fmt.Println("ready")
+	in := bufio.NewScanner(os.Stdin)
+	for in.Scan() {
+		line := in.Text()
+		flush()
+		if want, ok := strings.CutPrefix(line, "expect "); ok {
+			deadline := time.After(ioTimeout / 2)
+		wait:
+			for !slices.Contains(got, want) {
+				select {
+				case s := <-sigs:
+					record(s)
+				case <-deadline:
+					break wait
+				}
+			}
+		}
+		answer()
+	}
+	return 0
+}
+
+// runAcquirer takes ownership on request, one line per command:
+//
+//	acquire <agentDir> <name> <ownerId> -> won | held <pid> <ownerId|-> | busy <pid> | err <reason> <message>
+//	release                             -> released | err ...
+func runAcquirer() int {
+	var owner *Owner
+	in := bufio.NewScanner(os.Stdin)
+	for in.Scan() {
+		f := strings.Fields(in.Text())
+		switch {
+		case len(f) == 4 && f[0] == "acquire":
+			o, err := Acquire(PathsFor(f[1], f[2]), AcquireRequest{Kind: "discord", OwnerID: f[3], Identity: testIdentity, Generation: 7})
+			var held *HeldError
+			var busy *ReclaimBusyError
+			switch {
+			case err == nil:
+				owner = o
+				fmt.Println("won")
+			case errors.As(err, &held):
+				fmt.Printf("held %d %s\n", held.PID, orDash(held.OwnerID))
+			case errors.As(err, &busy):
+				fmt.Printf("busy %d\n", busy.PID)
+			default:
+				fmt.Printf("err %s %s\n", Reason(err), errLine(err))
+			}
+		case len(f) == 1 && f[0] == "release":
+			if owner == nil {
+				fmt.Println("err none no owner")
+				continue
+			}
+			if err := owner.Release(nil); err != nil {
+				fmt.Printf("err %s %s\n", Reason(err), errLine(err))
+				continue
+			}
+			owner = nil
+			fmt.Println("released")
+		default:
+			fmt.Printf("err usage %q\n", in.Text())
+		}
+	}
+	return 0
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func errLine(err error) string { return oneLine(err.Error()) }
+
+// helper is a running helper process with line-oriented pipes whose reads
+// are bounded by ioTimeout.
+type helper struct {
+	cmd *exec.Cmd
+	in  *os.File
+	out *os.File
+	r   *bufio.Reader
+}
+
+// startHelper starts the test binary in mode; it is stopped when the test
+// ends, by closing its stdin, and reaped.
+func startHelper(t testing.TB, mode string) *helper {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe)
+	// Under -race a process sleeps a second at exit by default: not ours.
+	cmd.Env = append(os.Environ(), helperEnv+"="+mode, "GORACE="+os.Getenv("GORACE")+" atexit_sleep_ms=0")
+	return startCmd(t, cmd)
+}
+
+func startCmd(t testing.TB, cmd *exec.Cmd) *helper {
+	t.Helper()
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", cmd.Path, err)
+	}
+	inR.Close()
+	outW.Close()
+	h := &helper{cmd: cmd, in: inW, out: outR, r: bufio.NewReader(outR)}
+	t.Cleanup(h.stop)
+	return h
+}
+
+// stop ends the helper and reaps it; it may be called more than once.
+func (h *helper) stop() {
+	h.in.Close()
+	_ = h.cmd.Process.Kill()
+	_ = h.cmd.Wait()
+	h.out.Close()
+}
+
+func (h *helper) pid() int { return h.cmd.Process.Pid }
+
+func (h *helper) send(t testing.TB, line string) {
+	t.Helper()
+	_ = h.in.SetWriteDeadline(time.Now().Add(ioTimeout))
+	if _, err := io.WriteString(h.in, line+"\n"); err != nil {
+		t.Fatalf("helper %d: write: %v", h.pid(), err)
+	}
+}
+
+func (h *helper) recv(t testing.TB) string {
+	t.Helper()
+	_ = h.out.SetReadDeadline(time.Now().Add(ioTimeout))
+	line, err := h.r.ReadString('\n')
+	if err != nil {
+		t.Fatalf("helper %d: read: %v", h.pid(), err)
+	}
+	return strings.TrimSuffix(line, "\n")
+}
+
+// canary is a live process that records any signal sent to it.
+type canary struct {
+	*helper
+	incarnation string
+}
+
+func startCanary(t testing.TB) *canary {
+	t.Helper()
+	h := startHelper(t, "canary")
+	if got := h.recv(t); got != "ready" {
+		t.Fatalf("canary: %q", got)
+	}
+	c := &canary{helper: h, incarnation: incarnationOf(t, h.pid())}
+	// A signal that arrived too late for the question it was meant for
+	// still shows here.
+	t.Cleanup(func() {
+		if !t.Failed() {
+			c.assertUntouched(t)
+		}
+	})
+	return c
+}
+
+// signals returns the numbers of the signals the canary received since
+// the last question ("none" if none), and fails the test if it is no
+// longer alive.
+func (c *canary) signals(t testing.TB) string {
+	t.Helper()
+	return c.ask(t, "report")
+}
+
+// expect waits for the canary to receive sig and returns all it received.
+func (c *canary) expect(t testing.TB, sig syscall.Signal) string {
+	t.Helper()
+	return c.ask(t, "expect "+strconv.Itoa(int(sig)))
+}
+
+func (c *canary) ask(t testing.TB, q string) string {
+	t.Helper()
+	c.send(t, q)
+	got := c.recv(t)
+	if alive, err := platform.Alive(c.pid()); err != nil || !alive {
+		t.Fatalf("canary %d is not alive (%v)", c.pid(), err)
+	}
+	return got
+}
+
+// assertUntouched fails the test if the canary received any signal.
+func (c *canary) assertUntouched(t testing.TB) {
+	t.Helper()
+	if got := c.signals(t); got != "none" {
+		t.Fatalf("canary %d received signals %s", c.pid(), got)
+	}
+}
+
+func incarnationOf(t testing.TB, pid int) string {
+	t.Helper()
+	inc, err := platform.Incarnation(pid)
+	if err != nil {
+		t.Fatalf("Incarnation(%d): %v", pid, err)
+	}
+	return inc
+}
+
+// deadPID returns the PID of a process that has exited and been reaped.
+func deadPID(t testing.TB) int {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	if alive, err := platform.Alive(pid); err != nil || alive {
+		t.Fatalf("pid %d of an exited process is alive (%v)", pid, err)
+	}
+	return pid
+}
+
+// otherIncarnation is a valid incarnation that no live process has: what
+// a record of a process whose PID was reused holds.
+const otherIncarnation = "linux:1"
+
+const (
+	testIdentity = "7040273bec62d43f"
+	testOwnerID  = "4100-6f1c1c52-7a0e-4d0e-9b7e-1d2f3a4b5c6d"
+)
+
+func gen(g int64) *int64 { return &g }
+
+// stateOf returns a valid running record for pid/incarnation.
+func stateOf(pid int, incarnation string) State {
+	now := time.Now().UnixMilli()
+	return State{
+		Version: 1, Kind: "discord", PID: pid, OwnerID: testOwnerID, Identity: testIdentity,
+		Incarnation: incarnation, StartedAt: now - 1000, HeartbeatAt: now,
+		TransportHealthy: true, Generation: gen(7),
+	}
+}
+
+var desired = Desired{Kind: "discord", Identity: testIdentity, Generation: 7}
+
+// newPaths returns the paths of daemon "bot" in a fresh agent dir, with
+// its directory created.
+func newPaths(t testing.TB) Paths {
+	t.Helper()
+	p := PathsFor(t.TempDir(), "bot")
+	if err := EnsureDir(p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func writeFile(t testing.TB, path string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeState(t testing.TB, p Paths, s State) []byte {
+	t.Helper()
+	data := s.Marshal()
+	writeFile(t, p.State, data)
+	return data
+}
+
+func writeLock(t testing.TB, path string, pid int, incarnation string) []byte {
+	t.Helper()
+	data := (&OwnerLock{PID: pid, Incarnation: incarnation, CreatedAt: time.Now().UnixMilli()}).Marshal()
+	writeFile(t, path, data)
+	return data
+}
+
+// snapshot is everything in a directory tree: names, modes, inodes and
+// contents, to prove an operation changed nothing.
+type snapshot map[string]string
+
+func snap(t testing.TB, dir string) snapshot {
+	t.Helper()
+	s := snapshot{}
+	err := filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		st := info.Sys().(*syscall.Stat_t)
+		entry := fmt.Sprintf("mode=%v ino=%d", info.Mode(), st.Ino)
+		if info.Mode().IsRegular() {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			entry += " data=" + strconv.Quote(string(data))
+		}
+		if info.Mode()&os.ModeSymlink != 0 {
+			target, _ := os.Readlink(path)
+			entry += " link=" + target
+		}
+		s[rel] = entry
+		return nil
+	})
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func (s snapshot) diff(o snapshot) string {
+	var keys []string
+	for k := range s {
+		keys = append(keys, k)
+	}
+	for k := range o {
+		if _, ok := s[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var d []string
+	for _, k := range keys {
+		if s[k] != o[k] {
+			d = append(d, fmt.Sprintf("%s: %q -> %q", k, s[k], o[k]))
+		}
+	}
+	return strings.Join(d, "\n")
+}
+
+func assertSame(t testing.TB, before snapshot, dir, what string) {
+	t.Helper()
+	if d := before.diff(snap(t, dir)); d != "" {
+		t.Fatalf("%s changed files:\n%s", what, d)
+	}
+}
+
+// fakeProbe answers from tables; a PID not in alive is dead.
+type fakeProbe struct {
+	alive    map[int]bool
+	aliveErr map[int]error
+	inc      map[int]string
+	incErr   map[int]error
+	boot     time.Time
+	bootErr  error
+	now      time.Time
+}
+
+func (f *fakeProbe) Alive(pid int) (bool, error) {
+	if err := f.aliveErr[pid]; err != nil {
+		return false, err
+	}
+	return f.alive[pid], nil
+}
+
+func (f *fakeProbe) Incarnation(pid int) (string, error) {
+	if err := f.incErr[pid]; err != nil {
+		return "", err
+	}
+	if inc, ok := f.inc[pid]; ok {
+		return inc, nil
+	}
+	return "", fmt.Errorf("incarnation: %w", platform.ErrProcessGone)
+}
+
+func (f *fakeProbe) BootTime() (time.Time, error) { return f.boot, f.bootErr }
+func (f *fakeProbe) Now() time.Time               { return f.now }

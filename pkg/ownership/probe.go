@@ -1,0 +1,80 @@
+package ownership
+
+import (
+	"errors"
+	"time"
+
+	"gjc.dev/reconciler/pkg/platform"
+)
+
+// Probe is what classification asks of the machine. SystemProbe answers
+// from the kernel; tests answer from a table.
+type Probe interface {
+	// Alive: see platform.Alive. An error means liveness is unknown.
+	Alive(pid int) (bool, error)
+	// Incarnation: see platform.Incarnation.
+	Incarnation(pid int) (string, error)
+	BootTime() (time.Time, error)
+	Now() time.Time
+}
+
+// SystemProbe returns the Probe backed by pkg/platform and the wall clock.
+func SystemProbe() Probe { return systemProbe{} }
+
+type systemProbe struct{}
+
+func (systemProbe) Alive(pid int) (bool, error)         { return platform.Alive(pid) }
+func (systemProbe) Incarnation(pid int) (string, error) { return platform.Incarnation(pid) }
+func (systemProbe) BootTime() (time.Time, error)        { return platform.BootTime() }
+func (systemProbe) Now() time.Time                      { return time.Now() }
+
+// pidFacts is what the machine says about a recorded PID and incarnation.
+type pidFacts struct {
+	alive bool // live, or liveness unknown: never treated as dead
+	// differs: a live PID whose current incarnation is valid and not the
+	// recorded one, which is valid too. The recorded process is proved
+	// gone (PID reused). A recorded incarnation without authority
+	// ("unavailable") can never be proved different.
+	differs bool
+	// equal: a live PID whose current incarnation is the recorded one.
+	equal bool
+	// current is the PID's incarnation now, when read.
+	current string
+	err     error // why liveness or the incarnation is unknown, if it is
+}
+
+// dead reports whether the recorded process is proved gone.
+func (f pidFacts) dead() bool { return !f.alive || f.differs }
+
+// probePID establishes the facts about pid, failing closed: only a clear
+// answer proves death or reuse. A PID no process can have (above the
+// kernel's maximum) is dead, as kill(2) would say.
+func probePID(probe Probe, pid int, recorded string) pidFacts {
+	alive, err := probe.Alive(pid)
+	switch {
+	case errors.Is(err, platform.ErrInvalidPID):
+		return pidFacts{}
+	case err != nil:
+		return pidFacts{alive: true, err: err}
+	case !alive:
+		return pidFacts{}
+	}
+	cur, err := probe.Incarnation(pid)
+	if err != nil {
+		// Gone since Alive answered, or hidden from us (hidepid): ask
+		// again, and let only a clear "dead" decide.
+		if alive, aerr := probe.Alive(pid); aerr == nil && !alive {
+			return pidFacts{}
+		}
+		return pidFacts{alive: true, err: err}
+	}
+	if !platform.ValidIncarnation(cur) {
+		return pidFacts{alive: true, current: cur, err: platform.ErrInvalidIncarnation}
+	}
+	return pidFacts{
+		alive:   true,
+		current: cur,
+		equal:   cur == recorded,
+		differs: cur != recorded && platform.ValidIncarnation(recorded),
+	}
+}

@@ -1,0 +1,71 @@
+package ownership
+
+import (
+	"errors"
+	"path/filepath"
+
+	"gjc.dev/reconciler/pkg/platform"
+)
+
+// Reasons, CamelCase for status conditions. A Classification carries one,
+// and so does every refusal (see Reason).
+const (
+	// Classes.
+	ReasonNoOwner              = "NoOwner"               // absent
+	ReasonOwnerReleased        = "OwnerReleased"         // stopped: stoppedAt set
+	ReasonOwnerExited          = "OwnerExited"           // stopped: PID dead
+	ReasonPIDReused            = "PIDReused"             // stopped: live PID, proven other incarnation
+	ReasonPreviousBoot         = "OwnerFromPreviousBoot" // stopped: startedAt before boot
+	ReasonLegacyOwnerExited    = "LegacyOwnerExited"     // stopped: legacy record, PID dead
+	ReasonOwnerExiting         = "OwnerExiting"          // stopped, but its process still runs
+	ReasonMalformedOwnerRecord = "MalformedOwnerRecord"  // malformed
+	ReasonForeignOwner         = "ForeignOwner"          // foreign
+	ReasonIdentityDrift        = "IdentityDrift"         // drifted
+	ReasonGenerationBehind     = "GenerationBehind"      // replaceable
+	ReasonGenerationAhead      = "GenerationAhead"       // newer
+	ReasonOwnerHealthy         = "OwnerHealthy"          // compatible, healthy
+	ReasonOwnerStarting        = "OwnerStarting"         // compatible, not yet connected
+	ReasonOwnerHung            = "OwnerHung"             // compatible, heartbeat stale
+	ReasonTransportUnhealthy   = "TransportUnhealthy"    // compatible, reconnecting
+	ReasonOwnerUnverifiable    = "OwnerUnverifiable"     // live PID, incarnation unprovable
+
+	// Refusals and failures of operations.
+	ReasonUnsafeDirectory    = "UnsafeOwnerDirectory"
+	ReasonMalformedOwnerLock = "MalformedOwnerLock"
+	ReasonMalformedControl   = "MalformedControlRequest"
+	ReasonOwnerHeld          = "OwnerHeld"
+	ReasonReclaimBusy        = "ReclaimInProgress"
+	ReasonNoIncarnation      = "NoIncarnationAuthority"
+	ReasonOwnershipLost      = "OwnershipLost"
+	ReasonOwnerChanged       = "OwnerChanged"
+	ReasonControlChanged     = "ControlRequestChanged"
+	ReasonInvalidRequest     = "InvalidRequest"
+	ReasonOperationFailed    = "OwnershipOperationFailed" // an I/O error, not a refusal
+)
+
+// Reason returns the CamelCase reason for an error of this package (or a
+// platform error it passed through), ReasonOperationFailed for any other
+// error, and "" for nil.
+func Reason(err error) string {
+	if err == nil {
+		return ""
+	}
+	var r interface{ Reason() string }
+	switch {
+	case errors.As(err, &r):
+		return r.Reason()
+	case errors.Is(err, ErrNoIncarnation):
+		return ReasonNoIncarnation
+	case errors.Is(err, ErrBadPaths), errors.Is(err, ErrInvalidRequest):
+		return ReasonInvalidRequest
+	case errors.Is(err, platform.ErrNotPrivate):
+		return ReasonUnsafeDirectory
+	case errors.Is(err, platform.ErrIncarnationMismatch):
+		return ReasonPIDReused
+	case errors.Is(err, platform.ErrProcessGone):
+		return ReasonOwnerExited
+	}
+	return ReasonOperationFailed
+}
+
+func hasBase(path, base string) bool { return path != "" && filepath.Base(path) == base }

@@ -1,0 +1,136 @@
+package ownership
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"syscall"
+
+	"gjc.dev/reconciler/pkg/platform"
+)
+
+// SignalOwner sends sig to the owner the caller decided on, and to nothing
+// else. It re-reads the record and requires ownerId, pid, identity,
+// incarnation, generation and kind to equal decided's (else an
+// *OwnerChangedError naming the first that differs); with want set, it
+// refuses an owner of another kind (ForeignOwner) and one whose generation
+// is ahead of want's (ErrNewerOwner). want is nil for a name no source
+// declares (prune, stop of an unmanaged name). A record from a previous
+// boot, or a live PID whose incarnation cannot be proved, is refused
+// (*NotSignalableError). The signal goes through a stable process reference
+// (platform.OpenProcess, a pidfd on Linux) whose incarnation is re-proved,
+// to the process only, never its group.
+//
+// A release written by the owner between the decision and the signal does
+// not refuse it: the process is the same one, and a released owner stuck
+// in its exit must still be reachable by SIGKILL.
+//
+// An owner that has exited meanwhile (dead, or its PID reused) is reported
+// by an error matching platform.ErrProcessGone, so a caller waiting for its
+// death may take that as proof. Nothing is signalled on any error.
+func SignalOwner(p Paths, want *Desired, decided State, sig syscall.Signal, probe Probe) error {
+	proc, err := OpenOwner(p, want, decided, probe)
+	if err != nil {
+		return err
+	}
+	defer proc.Close()
+	if err := proc.Signal(sig); err != nil {
+		if errors.Is(err, platform.ErrProcessGone) {
+			return &OwnerGoneError{PID: decided.PID, Err: err}
+		}
+		return fmt.Errorf("signal owner %s: %w", decided.OwnerID, err)
+	}
+	return nil
+}
+
+// OpenOwner makes every check of SignalOwner and returns a stable reference
+// to the owner's process, to signal or to wait on; the caller closes it.
+func OpenOwner(p Paths, want *Desired, decided State, probe Probe) (*platform.Process, error) {
+	// Every level, not just the daemon directory ReadState judges: what is
+	// signalled must come from a record nobody else could have placed.
+	if _, err := checkDir(p); err != nil {
+		return nil, &MalformedError{Path: p.State, Err: err}
+	}
+	rec := ReadState(p)
+	switch {
+	case !rec.Present:
+		return nil, &OwnerChangedError{Field: StateFile, Want: "owner " + decided.OwnerID, Got: "no record"}
+	case rec.Legacy:
+		return nil, &MalformedError{Path: p.State, Field: "incarnation",
+			Err: fmt.Errorf("legacy %q record has no authority to be signalled", LegacyIncarnation)}
+	case rec.Malformed != nil:
+		return nil, rec.Malformed
+	case rec.State == nil:
+		return nil, &MalformedError{Path: p.State, Err: errors.New("no record")}
+	}
+	cur := rec.State
+	if d := decidedDiff(decided, *cur); d != nil {
+		return nil, &OwnerChangedError{Field: d.field, Want: d.want, Got: d.got}
+	}
+	if want != nil {
+		if cur.Kind != want.Kind {
+			return nil, &NotSignalableError{PID: cur.PID, Code: ReasonForeignOwner,
+				Detail: fmt.Sprintf("a %s daemon, desired %s", cur.Kind, want.Kind)}
+		}
+		if cur.Generation != nil && *cur.Generation > want.Generation {
+			return nil, &NotSignalableError{PID: cur.PID, Code: ReasonGenerationAhead,
+				Detail: fmt.Sprintf("generation %d is ahead of desired %d; never downgraded", *cur.Generation, want.Generation)}
+		}
+	}
+	boot, err := probe.BootTime()
+	if err != nil {
+		// The boot-time rule cannot be applied, so the incarnation (start
+		// time since boot) is not proof across a reboot: fail closed.
+		return nil, &NotSignalableError{PID: cur.PID, Code: ReasonOwnerUnverifiable, Detail: "boot time unknown", Err: err}
+	}
+	if cur.StartedAt < boot.Add(-bootSlack).UnixMilli() {
+		return nil, &NotSignalableError{PID: cur.PID, Code: ReasonPreviousBoot,
+			Detail: "the record's process started before this boot, so its incarnation proves nothing"}
+	}
+	f := probePID(probe, cur.PID, cur.Incarnation)
+	switch {
+	case !f.alive:
+		return nil, &OwnerGoneError{PID: cur.PID}
+	case f.differs:
+		return nil, &OwnerGoneError{PID: cur.PID, Reused: true,
+			Err: &platform.IncarnationMismatchError{PID: cur.PID, Want: cur.Incarnation, Got: f.current}}
+	case !f.equal:
+		return nil, &NotSignalableError{PID: cur.PID, Code: ReasonOwnerUnverifiable,
+			Detail: "live, but its incarnation cannot be proved", Err: f.err}
+	}
+	proc, err := platform.OpenProcess(cur.PID, cur.Incarnation)
+	switch {
+	case err == nil:
+		return proc, nil
+	case errors.Is(err, platform.ErrIncarnationMismatch):
+		return nil, &OwnerGoneError{PID: cur.PID, Reused: true, Err: err}
+	case errors.Is(err, platform.ErrProcessGone):
+		return nil, &OwnerGoneError{PID: cur.PID, Err: err}
+	}
+	return nil, &NotSignalableError{PID: cur.PID, Code: ReasonOwnerUnverifiable, Detail: "no stable process reference", Err: err}
+}
+
+// decidedDiff returns the first field that identifies the owner in which
+// the record now differs from the decision, or nil.
+func decidedDiff(decided, cur State) *fieldDiff {
+	for _, d := range []fieldDiff{
+		{"ownerId", decided.OwnerID, cur.OwnerID},
+		{"pid", strconv.Itoa(decided.PID), strconv.Itoa(cur.PID)},
+		{"identity", decided.Identity, cur.Identity},
+		{"incarnation", decided.Incarnation, cur.Incarnation},
+		{"generation", optGeneration(decided.Generation), optGeneration(cur.Generation)},
+		{"kind", decided.Kind, cur.Kind},
+	} {
+		if d.want != d.got {
+			return &d
+		}
+	}
+	return nil
+}
+
+func optGeneration(g *int64) string {
+	if g == nil {
+		return "(none: legacy)"
+	}
+	return strconv.FormatInt(*g, 10)
+}
