@@ -36,6 +36,20 @@ func TestLoaderDirectory(t *testing.T) {
 	}
 }
 
+// A file caught empty mid-write keeps its objects instead of removing them.
+func TestLoaderEmptyFileIsAFailedRead(t *testing.T) {
+	setTokens(t)
+	dir := t.TempDir()
+	p := writeFile(t, dir, "a.yaml", discordDoc("discord", ""))
+	l := NewLoader(p)
+	l.Load()
+	writeFile(t, dir, "a.yaml", "")
+	res := l.Load()
+	if res.Valid() || !slices.Equal(res.Names(), []string{"discord"}) || !strings.Contains(issueStrings(res.Errors), "file is empty") {
+		t.Errorf("empty file: valid=%v names=%v errors=%s", res.Valid(), res.Names(), issueStrings(res.Errors))
+	}
+}
+
 func TestLoaderMissingSource(t *testing.T) {
 	res := LoadOnce(filepath.Join(t.TempDir(), "daemons.yaml"))
 	if res.Valid() || !strings.Contains(issueStrings(res.Errors), "daemons.yaml: no such file or directory") {
@@ -102,7 +116,7 @@ func TestLoaderLastKnownGood(t *testing.T) {
 	}
 
 	// b is fixed and drops slack; a drops its copy: slack is removed by valid sources.
-	writeFile(t, dir, "b.yaml", "")
+	writeFile(t, dir, "b.yaml", "# nothing declared here\n")
 	writeFile(t, dir, "a.yaml", discordDoc("discord", ""))
 	res = l.Load()
 	if !res.Valid() || !slices.Equal(res.Names(), []string{"discord"}) {

@@ -63,6 +63,12 @@ func readSpecFile(path string) ([]byte, stamp, error) {
 	if len(data) > maxSpecFile {
 		return nil, stamp{}, fmt.Errorf("larger than %d bytes", maxSpecFile)
 	}
+	// An editor writing in place truncates first: a reader can catch the file
+	// empty. Taking that as "no daemons" would stop every one of them, so an
+	// empty file is a failed read; a file of comments declares nothing, validly.
+	if len(data) == 0 {
+		return nil, stamp{}, errors.New("file is empty (caught mid-write?); to declare no daemons, leave a comment in it")
+	}
 	return data, stampOf(fi), nil
 }
 
