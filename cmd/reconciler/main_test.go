@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -22,10 +23,18 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binary = filepath.Join(dir, "reconciler")
-	if out, err := exec.Command("go", "build", "-race", "-o", binary, ".").CombinedOutput(); err != nil {
+	// Tests run the race-enabled binary; benchmarks measure the real one.
+	flag.Parse()
+	build := []string{"build", "-race", "-o", binary, "."}
+	if b := flag.Lookup("test.bench"); b != nil && b.Value.String() != "" {
+		build = []string{"build", "-o", binary, "."}
+	}
+	if out, err := exec.Command("go", build...).CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building reconciler: %v\n%s", err, out)
 		os.Exit(1)
 	}
+	// Other users' runs of the binary (gc as nobody, for EPERM) need to reach it.
+	_ = os.Chmod(dir, 0o755)
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

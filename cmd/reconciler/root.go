@@ -68,6 +68,6 @@ bot, never a signal to a process it cannot prove is its own.`,
 	f.StringVar(&g.logFormat, "log-format", logging.FormatAuto, "log format: json or console (default console on a terminal, json otherwise)")
 	f.IntVarP(&g.verbosity, "v", "v", 0, "log verbosity (logr V-level)")
 
-	root.AddCommand(newValidateCommand(g), newVersionCommand())
+	root.AddCommand(newValidateCommand(g), newVersionCommand(), newDaemonCommand(g))
 	return root
 }

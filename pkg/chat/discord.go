@@ -1,0 +1,251 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/go-logr/logr"
+	"github.com/gorilla/websocket"
+
+	"gjc.dev/reconciler/pkg/spec"
+)
+
+// Discord's gateway heartbeat interval is about 41 s; an ACK older than this
+// window means the gateway stopped answering (discordgo itself gives up only
+// after five missed ACKs).
+const defaultAckWindow = 60 * time.Second
+
+// defaultHandshake bounds one gateway connect (GET /gateway, dial, HELLO,
+// IDENTIFY or RESUME, READY): discordgo's Open has no deadline of its own.
+const defaultHandshake = 15 * time.Second
+
+// DiscordOptions tunes the Discord transport; zero values take defaults.
+type DiscordOptions struct {
+	Log       logr.Logger
+	Handshake time.Duration
+	AckWindow time.Duration
+}
+
+type discordTransport struct {
+	cfg  *spec.DiscordConfig
+	opts DiscordOptions
+}
+
+// NewDiscord returns a transport for one Discord bot over the gateway.
+func NewDiscord(cfg *spec.DiscordConfig, opts DiscordOptions) Transport {
+	if opts.Handshake == 0 {
+		opts.Handshake = defaultHandshake
+	}
+	if opts.AckWindow == 0 {
+		opts.AckWindow = defaultAckWindow
+	}
+	return &discordTransport{cfg: cfg, opts: opts}
+}
+
+// Close codes after which reconnecting cannot succeed.
+var discordTerminalCodes = map[int]string{
+	4004: ReasonInvalidCredentials, // authentication failed
+	4010: ReasonGatewayRefused,     // invalid shard
+	4011: ReasonGatewayRefused,     // sharding required
+	4012: ReasonGatewayRefused,     // invalid API version
+	4013: ReasonDisallowedIntents,  // invalid intents
+	4014: ReasonDisallowedIntents,  // disallowed intents
+}
+
+func (d *discordTransport) Run(ctx context.Context, report func(Health)) error {
+	conns := &connTracker{}
+	s, err := d.session(conns)
+	if err != nil {
+		return &TerminalError{Reason: ReasonGatewayRefused, Message: err.Error()}
+	}
+	ready := make(chan struct{}, 1)
+	lost := make(chan struct{}, 1)
+	notify := func(c chan struct{}) {
+		select {
+		case c <- struct{}{}:
+		default:
+		}
+	}
+	s.AddHandler(func(*discordgo.Session, *discordgo.Ready) { notify(ready) })
+	s.AddHandler(func(*discordgo.Session, *discordgo.Resumed) { notify(ready) })
+	s.AddHandler(func(*discordgo.Session, *discordgo.Disconnect) { notify(lost) })
+
+	h := &healthReporter{report: report}
+	b := newBackoff(500*time.Millisecond, 30*time.Second)
+	for {
+		if err := d.connect(ctx, s, conns); err != nil {
+			var te *TerminalError
+			if errors.As(err, &te) {
+				return te
+			}
+			if ctx.Err() != nil {
+				return nil
+			}
+			h.set(Health{Err: err.Error()})
+			d.opts.Log.Info("discord connect failed; retrying", "err", err.Error())
+			if b.wait(ctx) != nil {
+				return nil
+			}
+			continue
+		}
+		b.reset()
+		if err := d.watch(ctx, s, h, ready, lost); err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			// Close sends close code 1000, so the gateway ends the session and
+			// no second owner can resume it.
+			_ = s.Close()
+			return nil
+		}
+		h.set(Health{Err: "gateway connection lost"})
+		d.opts.Log.Info("discord gateway connection lost; reconnecting")
+	}
+}
+
+// session builds a discordgo session that reconnects only when Run says so:
+// discordgo's own reconnect loop retries a rejected token forever.
+func (d *discordTransport) session(conns *connTracker) (*discordgo.Session, error) {
+	s, err := discordgo.New("Bot " + d.cfg.BotToken.Reveal())
+	if err != nil {
+		return nil, fmt.Errorf("creating discord session: %w", err)
+	}
+	s.ShouldReconnectOnError = false
+	s.StateEnabled = false
+	s.Identify.Intents = discordgo.IntentsGuilds | discordgo.IntentsGuildMessages
+	dialer := *websocket.DefaultDialer // a copy: the default is shared process-wide
+	dialer.HandshakeTimeout = d.opts.Handshake
+	dialer.NetDialContext = conns.dial
+	s.Dialer = &dialer
+	transport := http.DefaultTransport
+	if d.cfg.APIURL != "" {
+		if transport, err = newRewriteHost(d.cfg.APIURL, transport); err != nil {
+			return nil, err
+		}
+	}
+	s.Client = &http.Client{Timeout: d.opts.Handshake, Transport: transport}
+	return s, nil
+}
+
+// connect checks the token, then opens the gateway within the handshake bound.
+func (d *discordTransport) connect(ctx context.Context, s *discordgo.Session, conns *connTracker) error {
+	if _, err := s.User("@me", discordgo.WithContext(ctx)); err != nil {
+		var re *discordgo.RESTError
+		if errors.As(err, &re) && re.Response != nil && re.Response.StatusCode == http.StatusUnauthorized {
+			return &TerminalError{Reason: ReasonInvalidCredentials, Message: "discord rejected the bot token (401)"}
+		}
+		return fmt.Errorf("checking the bot token: %w", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Open() }()
+	timer := time.NewTimer(d.opts.Handshake)
+	defer timer.Stop()
+	var err error
+	select {
+	case err = <-done:
+	case <-timer.C:
+		err = d.abortOpen(s, conns, done, fmt.Errorf("gateway handshake took longer than %v", d.opts.Handshake))
+	case <-ctx.Done():
+		err = d.abortOpen(s, conns, done, ctx.Err())
+	}
+	if errors.Is(err, discordgo.ErrWSAlreadyOpen) {
+		return nil // a late Disconnect from an earlier socket; this one is up
+	}
+	if err == nil {
+		conns.forget()
+	}
+	var ce *websocket.CloseError
+	if errors.As(err, &ce) {
+		if reason, ok := discordTerminalCodes[ce.Code]; ok {
+			return &TerminalError{Reason: reason, Message: fmt.Sprintf("discord gateway closed with %d %s", ce.Code, ce.Text)}
+		}
+	}
+	return err
+}
+
+// abortOpen unblocks an Open stuck in its handshake by closing its socket.
+func (d *discordTransport) abortOpen(s *discordgo.Session, conns *connTracker, done <-chan error, why error) error {
+	conns.closeAll()
+	if err := <-done; err == nil {
+		_ = s.Close()
+	}
+	return why
+}
+
+// watch follows a connected session until it is lost or ctx is done, reporting
+// health: healthy once READY (or RESUMED) arrived and while heartbeats are ACKed.
+func (d *discordTransport) watch(ctx context.Context, s *discordgo.Session, h *healthReporter, ready, lost <-chan struct{}) error {
+	gotReady := false
+	tick := time.NewTicker(d.opts.AckWindow / 4)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-lost:
+			return nil
+		case <-ready:
+			gotReady = true
+		case <-tick.C:
+		}
+		switch ack, ok := lastAck(s); {
+		case !gotReady:
+			h.set(Health{}) // connected, READY not yet in: starting, not failing
+		case ok && time.Since(ack) > d.opts.AckWindow:
+			h.set(Health{Err: fmt.Sprintf("no heartbeat ACK for %v", time.Since(ack).Round(time.Second))})
+		default:
+			h.set(Health{Healthy: true})
+		}
+	}
+}
+
+// lastAck reads discordgo's last heartbeat ACK time without waiting on the
+// session lock, which Open holds for a whole handshake.
+func lastAck(s *discordgo.Session) (time.Time, bool) {
+	if !s.TryRLock() {
+		return time.Time{}, false
+	}
+	defer s.RUnlock()
+	return s.LastHeartbeatAck, true
+}
+
+// connTracker remembers the sockets discordgo dials so a stuck handshake can be
+// cut off from outside.
+type connTracker struct {
+	mu    sync.Mutex
+	conns []net.Conn
+}
+
+func (t *connTracker) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	t.conns = append(t.conns, c)
+	t.mu.Unlock()
+	return c, nil
+}
+
+// forget drops the sockets of a handshake that completed; discordgo owns them now.
+func (t *connTracker) forget() {
+	t.mu.Lock()
+	t.conns = nil
+	t.mu.Unlock()
+}
+
+func (t *connTracker) closeAll() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, c := range t.conns {
+		_ = c.Close()
+	}
+	t.conns = nil
+}

@@ -1,0 +1,136 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/socketmode"
+
+	"gjc.dev/reconciler/pkg/spec"
+)
+
+// SlackOptions tunes the Slack transport; zero values take defaults.
+type SlackOptions struct {
+	Log     logr.Logger
+	Timeout time.Duration // one Web API call
+}
+
+type slackTransport struct {
+	cfg  *spec.SlackConfig
+	opts SlackOptions
+}
+
+// NewSlack returns a transport for one Slack app over Socket Mode.
+func NewSlack(cfg *spec.SlackConfig, opts SlackOptions) Transport {
+	if opts.Timeout == 0 {
+		opts.Timeout = 15 * time.Second
+	}
+	return &slackTransport{cfg: cfg, opts: opts}
+}
+
+// Slack errors after which retrying with the same tokens cannot succeed.
+var slackTerminalErrors = map[string]bool{
+	"invalid_auth": true, "not_authed": true, "account_inactive": true,
+	"token_revoked": true, "token_expired": true, "not_allowed_token_type": true,
+}
+
+func (t *slackTransport) Run(ctx context.Context, report func(Health)) error {
+	options := []slack.Option{
+		slack.OptionAppLevelToken(t.cfg.AppToken.Reveal()),
+		slack.OptionHTTPClient(&http.Client{Timeout: t.opts.Timeout}),
+	}
+	if t.cfg.APIURL != "" {
+		// slack-go joins method names onto this URL, so it needs the trailing slash.
+		options = append(options, slack.OptionAPIURL(strings.TrimSuffix(t.cfg.APIURL, "/")+"/api/"))
+	}
+	api := slack.New(t.cfg.BotToken.Reveal(), options...)
+	h := &healthReporter{report: report}
+	b := newBackoff(500*time.Millisecond, 30*time.Second)
+	for {
+		err := t.session(ctx, api, h, b)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if te := slackTerminal(err); te != nil {
+			return te
+		}
+		h.set(Health{Err: err.Error()})
+		t.opts.Log.Info("slack connection failed; retrying", "err", err.Error())
+		if b.wait(ctx) != nil {
+			return nil
+		}
+	}
+}
+
+// session checks the bot token, then runs one socketmode client until it
+// fails or ctx is done. socketmode reconnects by itself when Slack asks it to
+// or pings stop; it returns only when a reconnect fails.
+func (t *slackTransport) session(ctx context.Context, api *slack.Client, h *healthReporter, b *backoff) error {
+	if _, err := api.AuthTestContext(ctx); err != nil {
+		return fmt.Errorf("checking the bot token: %w", err)
+	}
+	client := socketmode.New(api)
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() { errc <- client.RunContext(runCtx) }()
+	for {
+		select {
+		case err := <-errc:
+			if err == nil {
+				err = errors.New("socket mode stopped")
+			}
+			return err
+		case ev := <-client.Events:
+			switch ev.Type {
+			case socketmode.EventTypeConnecting:
+				h.set(Health{Err: "connecting to socket mode"})
+			case socketmode.EventTypeConnectionError, socketmode.EventTypeIncomingError, socketmode.EventTypeErrorWriteFailed:
+				h.set(Health{Err: fmt.Sprintf("socket mode: %s", ev.Type)})
+			case socketmode.EventTypeInvalidAuth:
+				cancel()
+				<-errc
+				return &TerminalError{Reason: ReasonInvalidCredentials, Message: "slack rejected the app token"}
+			case socketmode.EventTypeHello:
+				b.reset()
+				h.set(Health{Healthy: true})
+			case socketmode.EventTypeDisconnect:
+				h.set(Health{Err: "slack asked to reconnect"})
+			case socketmode.EventTypeEventsAPI:
+				// Acknowledge at once, or Slack redelivers; AckCtx because Ack
+				// blocks on a full queue while disconnected.
+				if ev.Request != nil {
+					_ = client.AckCtx(runCtx, ev.Request.EnvelopeID, nil)
+				}
+			}
+		}
+	}
+}
+
+func slackTerminal(err error) *TerminalError {
+	var te *TerminalError
+	if errors.As(err, &te) {
+		return te
+	}
+	var se slack.SlackErrorResponse
+	if errors.As(err, &se) && slackTerminalErrors[se.Err] {
+		return &TerminalError{Reason: ReasonInvalidCredentials, Message: "slack rejected a token: " + se.Err}
+	}
+	var sep *slack.SlackErrorResponse
+	if errors.As(err, &sep) && slackTerminalErrors[sep.Err] {
+		return &TerminalError{Reason: ReasonInvalidCredentials, Message: "slack rejected a token: " + sep.Err}
+	}
+	// Not every slack-go path wraps its error response; the code is in the text.
+	for code := range slackTerminalErrors {
+		if err != nil && strings.Contains(err.Error(), code) {
+			return &TerminalError{Reason: ReasonInvalidCredentials, Message: "slack rejected a token: " + code}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,93 @@
+package spec
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+)
+
+// maxWireConfig caps the config a daemon reads from its stdin.
+const maxWireConfig = 64 << 10
+
+// wireConfig is the resolved config as the reconciler hands it to a daemon on
+// stdin. It is the one place secrets are written out, and only to that pipe.
+type wireConfig struct {
+	Name            string         `json:"name"`
+	Provider        Provider       `json:"provider"`
+	Generation      int64          `json:"generation"`
+	ReadyTimeout    time.Duration  `json:"readyTimeout"`
+	GracefulTimeout time.Duration  `json:"gracefulTimeout"`
+	KillTimeout     time.Duration  `json:"killTimeout"`
+	Redact          bool           `json:"redact"`
+	Verbosity       Verbosity      `json:"verbosity"`
+	Discord         *wireDiscord   `json:"discord,omitempty"`
+	Slack           *wireSlackSpec `json:"slack,omitempty"`
+}
+
+type wireDiscord struct {
+	BotToken          string   `json:"botToken"`
+	ApplicationID     string   `json:"applicationId"`
+	GuildID           string   `json:"guildId"`
+	ParentChannelID   string   `json:"parentChannelId"`
+	AuthorizedUserIDs []string `json:"authorizedUserIds,omitempty"`
+	APIURL            string   `json:"apiURL,omitempty"`
+}
+
+type wireSlackSpec struct {
+	BotToken         string `json:"botToken"`
+	AppToken         string `json:"appToken"`
+	WorkspaceID      string `json:"workspaceId"`
+	ChannelID        string `json:"channelId"`
+	AuthorizedUserID string `json:"authorizedUserId,omitempty"`
+	APIURL           string `json:"apiURL,omitempty"`
+}
+
+// EncodeWire writes the config, secrets included, for a daemon's stdin.
+func EncodeWire(w io.Writer, c *Config) error {
+	wc := wireConfig{
+		Name: c.Name, Provider: c.Provider, Generation: c.Generation,
+		ReadyTimeout: c.ReadyTimeout, GracefulTimeout: c.GracefulTimeout, KillTimeout: c.KillTimeout,
+		Redact: c.Redact, Verbosity: c.Verbosity,
+	}
+	if d := c.Discord; d != nil {
+		wc.Discord = &wireDiscord{d.BotToken.Reveal(), d.ApplicationID, d.GuildID, d.ParentChannelID, slices.Clone(d.AuthorizedUserIDs), d.APIURL}
+	}
+	if s := c.Slack; s != nil {
+		wc.Slack = &wireSlackSpec{s.BotToken.Reveal(), s.AppToken.Reveal(), s.WorkspaceID, s.ChannelID, s.AuthorizedUserID, s.APIURL}
+	}
+	return json.NewEncoder(w).Encode(wc)
+}
+
+// DecodeWire reads a config written by EncodeWire. Errors never quote the
+// input: it holds tokens.
+func DecodeWire(r io.Reader) (*Config, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxWireConfig+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading config: %w", err)
+	}
+	if len(data) > maxWireConfig {
+		return nil, fmt.Errorf("config larger than %d bytes", maxWireConfig)
+	}
+	var wc wireConfig
+	if err := json.Unmarshal(data, &wc); err != nil {
+		return nil, fmt.Errorf("config is not the JSON the reconciler writes (%d bytes)", len(data))
+	}
+	c := &Config{
+		Name: wc.Name, Provider: wc.Provider, Generation: wc.Generation, State: StateRunning,
+		ReadyTimeout: wc.ReadyTimeout, GracefulTimeout: wc.GracefulTimeout, KillTimeout: wc.KillTimeout,
+		Redact: wc.Redact, Verbosity: wc.Verbosity,
+	}
+	switch {
+	case wc.Provider == ProviderDiscord && wc.Discord != nil && wc.Slack == nil && wc.Discord.BotToken != "":
+		d := wc.Discord
+		c.Discord = &DiscordConfig{NewSecret(d.BotToken), d.ApplicationID, d.GuildID, d.ParentChannelID, d.AuthorizedUserIDs, d.APIURL}
+	case wc.Provider == ProviderSlack && wc.Slack != nil && wc.Discord == nil && wc.Slack.BotToken != "" && wc.Slack.AppToken != "":
+		s := wc.Slack
+		c.Slack = &SlackConfig{NewSecret(s.BotToken), NewSecret(s.AppToken), s.WorkspaceID, s.ChannelID, s.AuthorizedUserID, s.APIURL}
+	default:
+		return nil, fmt.Errorf("config for provider %q lacks its block or its tokens", wc.Provider)
+	}
+	return c, nil
+}

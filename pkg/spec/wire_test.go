@@ -1,0 +1,45 @@
+package spec
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestWireRoundTrip(t *testing.T) {
+	for _, c := range []*Config{
+		{Name: "d", Provider: ProviderDiscord, Generation: 3, Verbosity: VerbosityLean, ReadyTimeout: DefaultReadyTimeout,
+			Discord: &DiscordConfig{BotToken: NewSecret("tok"), ApplicationID: "a", GuildID: "g", ParentChannelID: "p", AuthorizedUserIDs: []string{"u"}, APIURL: "http://127.0.0.1:1"}},
+		{Name: "s", Provider: ProviderSlack, Redact: true, Verbosity: VerbosityVerbose,
+			Slack: &SlackConfig{BotToken: NewSecret("xoxb"), AppToken: NewSecret("xapp"), WorkspaceID: "T", ChannelID: "C", AuthorizedUserID: "U"}},
+	} {
+		var buf bytes.Buffer
+		if err := EncodeWire(&buf, c); err != nil {
+			t.Fatal(err)
+		}
+		got, err := DecodeWire(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Identity() != c.Identity() || got.Name != c.Name || got.Generation != c.Generation || got.ReadyTimeout != c.ReadyTimeout {
+			t.Errorf("round trip changed the config: %+v -> %+v", c, got)
+		}
+	}
+}
+
+func TestWireRejectsWithoutQuoting(t *testing.T) {
+	for _, in := range []string{
+		`{"provider":"discord","discord":{"botToken":"SECRET-x"`,
+		`{"provider":"slack","discord":{"botToken":"SECRET-x"}}`,
+		`{"provider":"discord","discord":{"botToken":""}}`,
+	} {
+		_, err := DecodeWire(strings.NewReader(in))
+		if err == nil {
+			t.Errorf("accepted %q", in)
+			continue
+		}
+		if strings.Contains(err.Error(), "SECRET") {
+			t.Errorf("error quotes the input: %v", err)
+		}
+	}
+}
