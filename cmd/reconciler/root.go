@@ -39,14 +39,19 @@ func (g *globals) resolveSpec() (string, error) {
 
 func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 	g := &globals{}
+	lf := &loopFlags{}
 	root := &cobra.Command{
 		Use:   "reconciler",
 		Short: "Keep chat bot daemons running exactly as daemons.yaml says",
 		Long: `reconciler keeps chat bot daemons (Discord, Slack) running as the ChatDaemon
 objects in daemons.yaml say: at the right generation, never two owners of one
 bot, never a signal to a process it cannot prove is its own.`,
+		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runLoop(cmd, g, lf)
+		},
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			log, err := logging.New(stderr, g.logFormat, g.verbosity)
 			if err != nil {
@@ -68,6 +73,7 @@ bot, never a signal to a process it cannot prove is its own.`,
 	f.StringVar(&g.logFormat, "log-format", logging.FormatAuto, "log format: json or console (default console on a terminal, json otherwise)")
 	f.IntVarP(&g.verbosity, "v", "v", 0, "log verbosity (logr V-level)")
 
-	root.AddCommand(newValidateCommand(g), newVersionCommand(), newDaemonCommand(g))
+	addLoopFlags(root, lf)
+	root.AddCommand(newValidateCommand(g), newVersionCommand(), newDaemonCommand(g), newStatusCommand(g))
 	return root
 }

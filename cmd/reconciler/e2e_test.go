@@ -1,0 +1,208 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/platform"
+	"gjc.dev/reconciler/pkg/reconcile"
+)
+
+// e2e is one end-to-end test's world: fakes, an agent dir, a spec file, and
+// the environment the reconciler runs with (tokens included, as an operator's
+// shell would have them).
+type e2e struct {
+	t        testing.TB
+	f        *fakes
+	agentDir string
+	specPath string
+	env      []string
+	// production runs daemons at their real heartbeat, for figures.
+	production bool
+}
+
+func newE2E(t testing.TB) *e2e { return newE2EWith(t, startFakes(t)) }
+
+// newE2EWith shares fakes between several worlds (benchmark iterations).
+func newE2EWith(t testing.TB, f *fakes) *e2e {
+	t.Helper()
+	e := &e2e{t: t, f: f, agentDir: t.TempDir()}
+	e.specPath = filepath.Join(e.agentDir, "daemons.yaml")
+	e.env = append(os.Environ(), "GORACE=atexit_sleep_ms=0",
+		"E2E_DISCORD_TOKEN="+discordToken, "E2E_SLACK_BOT="+slackBot, "E2E_SLACK_APP="+slackApp)
+	t.Cleanup(e.killDaemons)
+	return e
+}
+
+// object describes one ChatDaemon for writeSpec.
+type object struct {
+	name, provider, state string
+	generation            int64
+	tokenEnv              string // discord: the bot token's variable (default E2E_DISCORD_TOKEN)
+	extra                 string // more spec lines, indented two spaces
+}
+
+func (e *e2e) writeSpec(objs ...object) {
+	e.t.Helper()
+	var docs []string
+	for _, o := range objs {
+		state := o.state
+		if state == "" {
+			state = "Running"
+		}
+		doc := fmt.Sprintf("apiVersion: reconciler.gjc.dev/v1alpha1\nkind: ChatDaemon\nmetadata:\n  name: %s\nspec:\n  provider: %s\n  generation: %d\n  state: %s\n  gracefulTimeout: 2s\n  killTimeout: 2s\n%s",
+			o.name, o.provider, o.generation, state, o.extra)
+		if o.provider == "discord" {
+			tok := o.tokenEnv
+			if tok == "" {
+				tok = "E2E_DISCORD_TOKEN"
+			}
+			doc += fmt.Sprintf("  discord:\n    botToken: {fromEnv: %s}\n    applicationId: app-1\n    guildId: %q\n    parentChannelId: chan-3\n    apiURL: %s\n", tok, e.f.discord.GuildID(), e.f.discord.URL())
+		} else {
+			doc += fmt.Sprintf("  slack:\n    botToken: {fromEnv: E2E_SLACK_BOT}\n    appToken: {fromEnv: E2E_SLACK_APP}\n    workspaceId: %s\n    channelId: C1\n    apiURL: %s\n", e.f.slack.TeamID(), e.f.slack.URL())
+		}
+		docs = append(docs, doc)
+	}
+	// Written by rename, as editors do, so a watching loop never reads half a file.
+	tmp := e.specPath + ".tmp"
+	if err := os.WriteFile(tmp, []byte(strings.Join(docs, "---\n")), 0o600); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.Rename(tmp, e.specPath); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func (e *e2e) args(extra ...string) []string {
+	args := []string{"--agent-dir", e.agentDir, "--log-format", "json"}
+	if !e.production {
+		args = append(args, "--daemon-heartbeat", testHeartbeat.String())
+	}
+	return append(args, extra...)
+}
+
+// once runs `reconciler --once` and returns its result.
+func (e *e2e) once(extra ...string) result {
+	e.t.Helper()
+	cmd := exec.Command(binary, e.args(append([]string{"--once"}, extra...)...)...)
+	cmd.Env = e.env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		e.t.Fatal(err)
+	}
+	return result{code, stdout.String(), stderr.String()}
+}
+
+// loopProc is a running `reconciler` loop.
+type loopProc struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+	logs *bytes.Buffer
+}
+
+func (e *e2e) startLoop(extra ...string) *loopProc {
+	e.t.Helper()
+	cmd := exec.Command(binary, e.args(extra...)...)
+	cmd.Env = e.env
+	p := &loopProc{cmd: cmd, done: make(chan struct{}), logs: &bytes.Buffer{}}
+	cmd.Stdout, cmd.Stderr = p.logs, p.logs
+	if err := cmd.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	go func() { _ = cmd.Wait(); close(p.done) }()
+	e.t.Cleanup(func() {
+		p.stop()
+		if e.t.Failed() {
+			e.t.Logf("loop output:\n%s", p.logs.String())
+		}
+	})
+	return p
+}
+
+// stop ends the loop with SIGTERM (daemons keep running) and waits for it.
+func (p *loopProc) stop() {
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(e2eDeadline):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+func (e *e2e) paths(name string) ownership.Paths { return ownership.PathsFor(e.agentDir, name) }
+
+func (e *e2e) state(name string) *ownership.State {
+	e.t.Helper()
+	rec := ownership.ReadState(e.paths(name))
+	if rec.State == nil {
+		e.t.Fatalf("%s: no valid state.json: %s", name, rec.Raw)
+	}
+	return rec.State
+}
+
+// waitStatus waits, woken by file events, until status.json satisfies cond.
+func (e *e2e) waitStatus(what string, cond func(*reconcile.Status) bool) *reconcile.Status {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), e2eDeadline)
+	defer cancel()
+	dir := filepath.Dir(reconcile.StatusPath(e.agentDir))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		e.t.Fatal(err)
+	}
+	var last *reconcile.Status
+	waitDirEvents(e.t, ctx, dir, func() bool {
+		st, err := reconcile.ReadStatus(e.agentDir)
+		if err == nil && cond(st) {
+			last = st
+			return true
+		}
+		return false
+	}, "status.json "+what)
+	return last
+}
+
+// daemonStatus finds one name in a status.
+func daemonStatus(st *reconcile.Status, name string) (reconcile.DaemonStatus, bool) {
+	for _, d := range st.Daemons {
+		if d.Name == name {
+			return d, true
+		}
+	}
+	return reconcile.DaemonStatus{}, false
+}
+
+// killDaemons ends every daemon a test left running, through a pidfd so a
+// reused PID is never hit.
+func (e *e2e) killDaemons() {
+	entries, _ := os.ReadDir(filepath.Join(e.agentDir, "sdk", "daemons"))
+	for _, ent := range entries {
+		rec := ownership.ReadState(e.paths(ent.Name()))
+		if rec.State == nil {
+			continue
+		}
+		proc, err := platform.OpenProcess(rec.State.PID, rec.State.Incarnation)
+		if err != nil {
+			continue
+		}
+		_ = proc.Signal(syscall.SIGKILL)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = proc.Wait(ctx)
+		cancel()
+		proc.Close()
+	}
+}

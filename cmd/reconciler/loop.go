@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"gjc.dev/reconciler/pkg/reconcile"
+	"gjc.dev/reconciler/pkg/service"
+	"gjc.dev/reconciler/pkg/spec"
+)
+
+// loopFlags are the root command's own flags.
+type loopFlags struct {
+	once        bool
+	resync      time.Duration
+	lockTimeout time.Duration
+	heartbeat   time.Duration
+}
+
+func addLoopFlags(cmd *cobra.Command, f *loopFlags) {
+	fl := cmd.Flags()
+	fl.BoolVar(&f.once, "once", false, "run one pass with its bounded waits and exit: 0 converged, 1 not, 2 invalid spec, 3 lock not had")
+	fl.DurationVar(&f.resync, "resync-period", 30*time.Second, "how often the loop looks at every name without a trigger")
+	fl.DurationVar(&f.lockTimeout, "lock-timeout", 30*time.Second, "how long to wait for another reconciler's pass to finish")
+	fl.DurationVar(&f.heartbeat, "daemon-heartbeat", 0, "heartbeat interval passed to spawned daemons (default: theirs, 5s)")
+	_ = fl.MarkHidden("daemon-heartbeat")
+}
+
+// runLoop is the root command: one pass (--once) or the continuous loop.
+func runLoop(cmd *cobra.Command, g *globals, f *loopFlags) error {
+	agentDir, err := g.resolveAgentDir()
+	if err != nil {
+		return &exitError{code: exitInvalid, err: err}
+	}
+	specPath, err := g.resolveSpec()
+	if err != nil {
+		return &exitError{code: exitInvalid, err: err}
+	}
+	if f.once {
+		return runOnce(cmd, g, f, agentDir, specPath)
+	}
+	r, err := reconcile.New(reconcile.Options{AgentDir: agentDir, Log: g.log, DaemonHeartbeat: f.heartbeat})
+	if err != nil {
+		return &exitError{code: exitNotDone, err: err}
+	}
+	defer r.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	notifier := service.NewNotifier(g.log)
+	go func() {
+		<-ctx.Done()
+		notifier.Stopping()
+	}()
+	loop := reconcile.NewLoop(r, reconcile.LoopOptions{
+		SpecPath: specPath, Resync: f.resync, LockTimeout: f.lockTimeout,
+		OnStatus:   func(p reconcile.PassResult) { notifier.Pass(p.Ready()) },
+		OnReloaded: notifier.Reloaded,
+		Watchdog:   notifier.WatchdogInterval(), OnWatchdog: notifier.Watchdog,
+	})
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	go func() {
+		for range hup {
+			g.log.Info("SIGHUP: re-reading the spec")
+			notifier.Reloading()
+			loop.Reload()
+		}
+	}()
+	g.log.Info("reconcile loop starting", "agentDir", agentDir, "spec", specPath, "resync", f.resync.String())
+	if err := loop.Run(ctx); err != nil {
+		if errors.Is(err, reconcile.ErrLockTimeout) {
+			return &exitError{code: exitLockTimeout, err: err}
+		}
+		return &exitError{code: exitNotDone, err: err}
+	}
+	g.log.Info("reconcile loop stopped; daemons keep running")
+	return nil
+}
+
+// runOnce is `--once`: an invalid spec touches nothing (there is no last
+// known good in a fresh process), then one pass under the lock.
+func runOnce(cmd *cobra.Command, g *globals, f *loopFlags, agentDir, specPath string) error {
+	out := cmd.OutOrStdout()
+	res := spec.LoadOnce(specPath)
+	if !res.Valid() {
+		for _, e := range res.Errors {
+			fmt.Fprintln(out, e)
+		}
+		return &exitError{code: exitInvalid, err: fmt.Errorf("invalid spec %s: nothing touched", specPath)}
+	}
+	r, err := reconcile.New(reconcile.Options{AgentDir: agentDir, Log: g.log, DaemonHeartbeat: f.heartbeat})
+	if err != nil {
+		return &exitError{code: exitNotDone, err: err}
+	}
+	defer r.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	release, err := reconcile.AcquireLock(ctx, agentDir, f.lockTimeout)
+	if err != nil {
+		if errors.Is(err, reconcile.ErrLockTimeout) {
+			return &exitError{code: exitLockTimeout, err: err}
+		}
+		return &exitError{code: exitNotDone, err: err}
+	}
+	defer release()
+	pass := r.Pass(ctx, res)
+	if pass.Converged {
+		fmt.Fprintf(out, "converged: %d daemons\n", len(res.Daemons))
+		return nil
+	}
+	for _, reason := range pass.Reasons {
+		fmt.Fprintln(out, "not converged:", reason)
+	}
+	return &exitError{code: exitNotDone}
+}

@@ -1,0 +1,442 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/platform"
+	"gjc.dev/reconciler/pkg/reconcile"
+)
+
+var bothBots = []object{{name: "discord", provider: "discord", generation: 1}, {name: "slack", provider: "slack", generation: 1}}
+
+func (e *e2e) mustConverge(extra ...string) {
+	e.t.Helper()
+	if r := e.once(extra...); r.code != 0 {
+		e.t.Fatalf("--once exit %d, want 0\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// 1. A fresh agent dir converges in one pass: both healthy, one connection each.
+func TestOnceFreshConverges(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t)
+	e.writeSpec(bothBots...)
+	e.mustConverge()
+	for _, name := range []string{"discord", "slack"} {
+		if rec := ownership.ReadState(e.paths(name)); !healthy(rec) {
+			t.Errorf("%s not healthy after --once: %s", name, rec.Raw)
+		}
+	}
+	for _, p := range providers {
+		if live, maxLive := e.f.liveSessions(p); live != 1 || maxLive != 1 {
+			t.Errorf("%s: %d live sessions (max %d), want exactly one", p, live, maxLive)
+		}
+	}
+	// A second pass attaches: same owners, nothing spawned.
+	before := e.state("discord").OwnerID
+	e.mustConverge()
+	if after := e.state("discord").OwnerID; after != before {
+		t.Errorf("a converged pass replaced the owner: %s -> %s", before, after)
+	}
+	assertNoTokenAnywhere(t, e)
+}
+
+// 2 and 3. A raised generation or a changed token replaces the daemon; the old
+// one is proven dead before the new one starts, and the service never sees two.
+func TestOnceReplacesOnGenerationAndIdentity(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t)
+	e.writeSpec(object{name: "discord", provider: "discord", generation: 1})
+	e.mustConverge()
+	old := e.state("discord")
+	oldExit := watchExit(t, old)
+
+	e.writeSpec(object{name: "discord", provider: "discord", generation: 2})
+	e.mustConverge()
+	cur := e.state("discord")
+	exitedAt := <-oldExit
+	if cur.OwnerID == old.OwnerID || *cur.Generation != 2 {
+		t.Fatalf("not replaced: %+v", cur)
+	}
+	if started := time.UnixMilli(cur.StartedAt); started.Before(exitedAt.Add(-time.Millisecond)) {
+		t.Errorf("new owner started at %v, before the old one exited at %v", started, exitedAt)
+	}
+	if _, maxLive := e.f.liveSessions("discord"); maxLive != 1 {
+		t.Errorf("the fake saw %d live sessions at once", maxLive)
+	}
+
+	// Identity drift: the same name with a different token.
+	e.env = append(e.env, "E2E_DISCORD_TOKEN_2="+discordToken)
+	prev := cur
+	prevExit := watchExit(t, prev)
+	e.writeSpec(object{name: "discord", provider: "discord", generation: 2, extra: "  redact: true\n"})
+	e.mustConverge()
+	cur = e.state("discord")
+	<-prevExit
+	if cur.OwnerID == prev.OwnerID || cur.Identity == prev.Identity {
+		t.Fatalf("identity drift not replaced: %+v", cur)
+	}
+}
+
+// watchExit reports when the process of a record exits, seen through its pidfd.
+func watchExit(t *testing.T, s *ownership.State) <-chan time.Time {
+	t.Helper()
+	proc, err := platform.OpenProcess(s.PID, s.Incarnation)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := make(chan time.Time, 1)
+	go func() {
+		defer proc.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*e2eDeadline)
+		defer cancel()
+		if proc.Wait(ctx) == nil {
+			ch <- time.Now()
+		}
+		close(ch)
+	}()
+	return ch
+}
+
+// 4. Stopped stops gracefully; removed is pruned; never managed is left alone.
+func TestOnceStopPruneUnmanaged(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t)
+	e.writeSpec(bothBots...)
+	e.mustConverge()
+
+	// A daemon dir this reconciler never managed, with a stopped record.
+	stranger := e.paths("stranger")
+	if err := os.MkdirAll(stranger.Dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	strangerRecord := []byte(`{"version":1,"kind":"discord","pid":999999,"ownerId":"x","identity":"y","incarnation":"linux:1","startedAt":1,"heartbeatAt":1,"transportHealthy":false,"generation":1,"stoppedAt":2}` + "\n")
+	if err := os.WriteFile(stranger.State, strangerRecord, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	e.writeSpec(object{name: "discord", provider: "discord", generation: 1, state: "Stopped"}, bothBots[1])
+	e.mustConverge()
+	st := e.state("discord")
+	if st.StoppedAt == nil || st.TransportHealthy {
+		t.Errorf("Stopped: record %+v, want stoppedAt set and transport false", st)
+	}
+	if _, err := os.Lstat(e.paths("discord").Lock); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("owner.lock left after a graceful stop: %v", err)
+	}
+
+	e.writeSpec(object{name: "discord", provider: "discord", generation: 1, state: "Stopped"})
+	slackOwner := e.state("slack")
+	slackExit := watchExit(t, slackOwner)
+	e.mustConverge()
+	<-slackExit
+	if st := e.state("slack"); st.StoppedAt == nil {
+		t.Errorf("removed object not pruned: %+v", st)
+	}
+	status, err := reconcile.ReadStatus(e.agentDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, ok := daemonStatus(status, "stranger"); !ok || d.Phase != reconcile.PhaseUnmanaged {
+		t.Errorf("stranger status = %+v, want Unmanaged", d)
+	}
+	if got, _ := os.ReadFile(stranger.State); !bytes.Equal(got, strangerRecord) {
+		t.Errorf("an unmanaged record was changed:\n%s", got)
+	}
+}
+
+// startCanary starts a process that must never be signalled; it reports
+// through a pipe if it gets SIGTERM.
+func startCanary(t *testing.T) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command("sleep", "300")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	return cmd
+}
+
+func canaryAlive(t *testing.T, cmd *exec.Cmd) bool {
+	t.Helper()
+	alive, err := platform.Alive(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return alive
+}
+
+func snapshotDir(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[e.Name()] = data
+	}
+	return out
+}
+
+// 5. A malformed record naming a live process: refused, nothing touched.
+func TestOnceMalformedRecordTouchesNothing(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t)
+	e.writeSpec(object{name: "discord", provider: "discord", generation: 1})
+	canary := startCanary(t)
+	inc, err := platform.Incarnation(canary.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := e.paths("discord")
+	if err := os.MkdirAll(p.Dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// generation is a string: malformed.
+	bad := []byte(`{"version":1,"kind":"discord","pid":` + itoa(canary.Process.Pid) + `,"ownerId":"o","identity":"i","incarnation":"` + inc + `","startedAt":` + itoa64(time.Now().UnixMilli()) + `,"heartbeatAt":` + itoa64(time.Now().UnixMilli()) + `,"transportHealthy":true,"generation":"1"}` + "\n")
+	if err := os.WriteFile(p.State, bad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshotDir(t, p.Dir)
+	r := e.once()
+	if r.code != 1 || !strings.Contains(r.stdout, "MalformedOwnerRecord") {
+		t.Errorf("exit %d, stdout %q; want 1 naming MalformedOwnerRecord", r.code, r.stdout)
+	}
+	if !canaryAlive(t, canary) {
+		t.Fatal("the canary was killed")
+	}
+	after := snapshotDir(t, p.Dir)
+	if len(after) != len(before) {
+		t.Errorf("files changed: before %v, after %v", keys(before), keys(after))
+	}
+	for name, data := range before {
+		if !bytes.Equal(after[name], data) {
+			t.Errorf("%s changed", name)
+		}
+	}
+	if live, _ := e.f.liveSessions("discord"); live != 0 {
+		t.Errorf("a daemon was started next to a record that cannot be proven")
+	}
+}
+
+// 6. A record whose PID is live but names another process (reused PID): the
+// process is untouched and a new daemon is spawned.
+func TestOnceReusedPIDIsStopped(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t)
+	e.writeSpec(object{name: "discord", provider: "discord", generation: 1})
+	canary := startCanary(t)
+	p := e.paths("discord")
+	if err := os.MkdirAll(p.Dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	now := itoa64(time.Now().UnixMilli())
+	rec := `{"version":1,"kind":"discord","pid":` + itoa(canary.Process.Pid) + `,"ownerId":"o","identity":"i","incarnation":"linux:1","startedAt":` + now + `,"heartbeatAt":` + now + `,"transportHealthy":true,"generation":1}` + "\n"
+	if err := os.WriteFile(p.State, []byte(rec), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.mustConverge()
+	if !canaryAlive(t, canary) {
+		t.Fatal("the process holding the reused PID was killed")
+	}
+	if st := e.state("discord"); st.PID == canary.Process.Pid {
+		t.Error("no new daemon was spawned")
+	}
+}
+
+// 7. A healthy owner at a newer generation is attached and never signalled.
+func TestOnceAttachesNewerGeneration(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t)
+	cfg := e.f.config("discord", "discord", 9)
+	d := startDaemon(t, e.agentDir, cfg, "newer-owner")
+	waitRecord(t, e.paths("discord"), "healthy", healthy)
+	e.writeSpec(object{name: "discord", provider: "discord", generation: 5})
+	e.mustConverge()
+	if st := e.state("discord"); st.OwnerID != "newer-owner" || st.StoppedAt != nil {
+		t.Errorf("newer owner replaced or stopped: %+v", st)
+	}
+	select {
+	case <-d.done:
+		t.Fatalf("the newer daemon exited: %s", d.output.String())
+	default:
+	}
+}
+
+// 8. A hung owner (SIGSTOPped: its heartbeat goes stale) is replaced through
+// SIGKILL after gracefulTimeout.
+func TestOnceReplacesHungOwner(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t)
+	e.writeSpec(object{name: "discord", provider: "discord", generation: 1})
+	e.mustConverge()
+	hung := e.state("discord")
+	if err := syscall.Kill(hung.PID, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	exited := watchExit(t, hung)
+	// Stale means older than the heartbeat TTL: wait for it, on a deadline.
+	stale := time.Until(time.UnixMilli(hung.HeartbeatAt).Add(ownership.HeartbeatTTL + 100*time.Millisecond))
+	select {
+	case <-exited:
+		t.Fatal("the stopped daemon exited on its own")
+	case <-time.After(stale):
+	}
+	start := time.Now()
+	e.mustConverge()
+	<-exited
+	took := time.Since(start)
+	if cur := e.state("discord"); cur.OwnerID == hung.OwnerID || !cur.TransportHealthy {
+		t.Errorf("hung owner not replaced: %+v", cur)
+	}
+	if took < 2*time.Second {
+		t.Errorf("replaced in %v: SIGKILL must wait for gracefulTimeout (2s)", took)
+	}
+}
+
+// 9. An invalid spec: --once exits 2 touching nothing; the loop keeps the
+// daemons running and reports SpecValid=False.
+func TestInvalidSpecKeepsDaemons(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t)
+	e.writeSpec(bothBots...)
+	loop := e.startLoop()
+	e.waitStatus("both ready", func(s *reconcile.Status) bool { return countReady(s) == 2 })
+	owner := e.state("discord").OwnerID
+
+	if err := os.WriteFile(e.specPath, []byte("apiVersion: reconciler.gjc.dev/v1alpha1\nkind: ChatDaemon\nmetadata: {name: discord}\nspec: {provider: discord, generation: -1}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.once(); r.code != 2 {
+		t.Errorf("--once on an invalid spec: exit %d, want 2 (stdout %q)", r.code, r.stdout)
+	}
+	st := e.waitStatus("SpecValid=False", func(s *reconcile.Status) bool { return !s.SpecValid })
+	if countReady(st) != 2 {
+		t.Errorf("daemons not kept while the spec is invalid: %+v", st.Daemons)
+	}
+	if cur := e.state("discord"); cur.OwnerID != owner || cur.StoppedAt != nil {
+		t.Errorf("a daemon was touched because of an invalid spec: %+v", cur)
+	}
+	_ = loop
+}
+
+func countReady(s *reconcile.Status) int {
+	n := 0
+	for _, d := range s.Daemons {
+		if d.Phase == reconcile.PhaseRunning && d.Converged {
+			n++
+		}
+	}
+	return n
+}
+
+// 10. Eight concurrent --once on one agent dir: all converge, one owner each.
+func TestConcurrentOnce(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t)
+	e.writeSpec(bothBots...)
+	var wg sync.WaitGroup
+	results := make([]result, 8)
+	for i := range results {
+		wg.Go(func() { results[i] = e.once() })
+	}
+	wg.Wait()
+	for i, r := range results {
+		if r.code != 0 {
+			t.Errorf("run %d: exit %d\n%s%s", i, r.code, r.stdout, r.stderr)
+		}
+	}
+	for _, p := range providers {
+		if live, maxLive := e.f.liveSessions(p); live != 1 || maxLive != 1 {
+			t.Errorf("%s: %d live sessions, max %d; want one owner", p, live, maxLive)
+		}
+	}
+}
+
+// 11. The loop respawns a SIGKILLed daemon at once, and backs off one that
+// keeps dying.
+func TestLoopRespawnsAndBacksOff(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t)
+	e.writeSpec(object{name: "discord", provider: "discord", generation: 1})
+	e.startLoop()
+	e.waitStatus("ready", func(s *reconcile.Status) bool { return countReady(s) == 1 })
+
+	kill := func() *ownership.State {
+		st := e.state("discord")
+		if err := syscall.Kill(st.PID, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	first := kill()
+	e.waitStatus("respawned", func(s *reconcile.Status) bool {
+		d, _ := daemonStatus(s, "discord")
+		return d.Converged && d.OwnerID != first.OwnerID && d.Restarts >= 1
+	})
+	second := kill()
+	killedAt := time.Now()
+	st := e.waitStatus("CrashLoopBackOff", func(s *reconcile.Status) bool {
+		d, _ := daemonStatus(s, "discord")
+		return d.Phase == reconcile.PhaseCrashLoopBackOff
+	})
+	if d, _ := daemonStatus(st, "discord"); d.Reason != reconcile.ReasonCrashLoopBackOff || !strings.Contains(d.Message, "next start in") {
+		t.Errorf("back-off status = %+v", d)
+	}
+	e.waitStatus("ready after the back-off", func(s *reconcile.Status) bool {
+		d, _ := daemonStatus(s, "discord")
+		return d.Converged && d.OwnerID != second.OwnerID && d.Restarts >= 2
+	})
+	if started := time.UnixMilli(e.state("discord").StartedAt); started.Sub(killedAt) < 900*time.Millisecond {
+		t.Errorf("respawned %v after the second crash, want the 1s back-off", started.Sub(killedAt))
+	}
+}
+
+// 12. No token in any daemon's argv, environment, log, record, or status.json.
+func assertNoTokenAnywhere(t *testing.T, e *e2e) {
+	t.Helper()
+	for _, name := range []string{"discord", "slack"} {
+		if st := ownership.ReadState(e.paths(name)).State; st != nil && st.StoppedAt == nil {
+			assertNoToken(t, e.agentDir, st.PID)
+		}
+	}
+}
+
+func keys(m map[string][]byte) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func itoa(n int) string     { return strconv.Itoa(n) }
+func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
+
+func canaryAlivePID(t *testing.T, pid int) bool {
+	t.Helper()
+	alive, err := platform.Alive(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return alive
+}
+
+func ownershipRecord(e *e2e, name string) ownership.Record { return ownership.ReadState(e.paths(name)) }

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"syscall"
+	"testing"
+
+	"gjc.dev/reconciler/pkg/reconcile"
+)
+
+func TestStatusCommand(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t)
+	e.writeSpec(bothBots...)
+	e.mustConverge()
+
+	r := runBinary(t, e.env, "status", "--agent-dir", e.agentDir)
+	if r.code != 0 {
+		t.Fatalf("status: exit %d, %s", r.code, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != 3 || strings.Join(strings.Fields(lines[0]), " ") != "NAME PROVIDER DESIRED PHASE GEN PID READY RESTARTS AGE REASON" {
+		t.Fatalf("table:\n%s", r.stdout)
+	}
+	for _, l := range lines[1:] {
+		f := strings.Fields(l)
+		if f[3] != "Running" || f[6] != "True" {
+			t.Errorf("row %q: want Running and READY True", l)
+		}
+	}
+
+	// Live: a daemon killed since the last pass shows as stopped, not Running.
+	st := e.state("slack")
+	exited := watchExit(t, st)
+	if err := syscall.Kill(st.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-exited
+	r = runBinary(t, e.env, "status", "slack", "-o", "json", "--agent-dir", e.agentDir)
+	var got reconcile.Status
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || len(got.Daemons) != 1 {
+		t.Fatalf("json output %q: %v", r.stdout, err)
+	}
+	if d := got.Daemons[0]; d.Name != "slack" || d.Phase != reconcile.PhaseStopped || d.PID != 0 {
+		t.Errorf("killed daemon shows as %+v", d)
+	}
+	if r := runBinary(t, e.env, "status", "-o", "xml", "--agent-dir", e.agentDir); r.code != 2 {
+		t.Errorf("-o xml: exit %d, want 2", r.code)
+	}
+}

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"gjc.dev/reconciler/pkg/ownership"
+)
+
+// notifyMsg is one datagram the loop sent to the fake systemd.
+type notifyMsg struct {
+	at   time.Time
+	text string
+}
+
+// listenNotify plays systemd's side of NOTIFY_SOCKET.
+func listenNotify(t *testing.T) (string, <-chan notifyMsg) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "notify.sock")
+	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: path, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	ch := make(chan notifyMsg, 1024)
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := conn.Read(buf)
+			if err != nil {
+				close(ch)
+				return
+			}
+			ch <- notifyMsg{time.Now(), string(buf[:n])}
+		}
+	}()
+	return path, ch
+}
+
+// next waits for a message containing want, returning it and what came before.
+func next(t *testing.T, ch <-chan notifyMsg, want string) (notifyMsg, []notifyMsg) {
+	t.Helper()
+	var skipped []notifyMsg
+	deadline := time.After(e2eDeadline)
+	for {
+		select {
+		case m, ok := <-ch:
+			if !ok {
+				t.Fatalf("notify socket closed before %q", want)
+			}
+			if strings.Contains(m.text, want) {
+				return m, skipped
+			}
+			skipped = append(skipped, m)
+		case <-deadline:
+			t.Fatalf("no %q from the loop within %v; got %v", want, e2eDeadline, skipped)
+		}
+	}
+}
+
+func TestSystemdNotify(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t)
+	e.writeSpec(bothBots...)
+	sock, msgs := listenNotify(t)
+	const watchdogUsec = 400_000
+	e.env = append(e.env, "NOTIFY_SOCKET="+sock, fmt.Sprintf("WATCHDOG_USEC=%d", watchdogUsec))
+	loop := e.startLoop()
+
+	t0 := time.Now()
+	ready, before := next(t, msgs, "READY=1")
+	t.Logf("READY after %v", time.Since(t0))
+	for _, m := range before {
+		if !strings.HasPrefix(m.text, "WATCHDOG=1") {
+			t.Errorf("sent %q before READY", m.text)
+		}
+	}
+	// READY comes after the first full pass: both daemons already healthy.
+	for _, n := range []string{"discord", "slack"} {
+		if rec := ownership.ReadState(e.paths(n)); !healthy(rec) {
+			t.Errorf("READY=1 before %s was healthy", n)
+		}
+	}
+	if !strings.Contains(ready.text, "STATUS=2/2 ready") {
+		t.Errorf("READY message %q lacks STATUS=2/2 ready", ready.text)
+	}
+
+	// Watchdog pings at half of WATCHDOG_USEC.
+	first, _ := next(t, msgs, "WATCHDOG=1")
+	pings := 1
+	var last notifyMsg
+	for pings < 6 {
+		last, _ = next(t, msgs, "WATCHDOG=1")
+		pings++
+	}
+	interval := last.at.Sub(first.at) / time.Duration(pings-1)
+	if want := watchdogUsec * time.Microsecond / 2; interval < want*7/10 || interval > want*13/10 {
+		t.Errorf("watchdog every %v, want about %v", interval, want)
+	}
+
+	if err := loop.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	reloading, _ := next(t, msgs, "RELOADING=1")
+	if !strings.Contains(reloading.text, "MONOTONIC_USEC=") {
+		t.Errorf("RELOADING without MONOTONIC_USEC: %q", reloading.text)
+	}
+	next(t, msgs, "READY=1")
+
+	// Children never inherit NOTIFY_SOCKET (nor the watchdog settings).
+	for _, n := range []string{"discord", "slack"} {
+		environ, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", e.state(n).PID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range []string{"NOTIFY_SOCKET=", "WATCHDOG_USEC="} {
+			if bytes.Contains(environ, []byte(v)) {
+				t.Errorf("%s inherited %s", n, v)
+			}
+		}
+	}
+
+	if err := loop.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	next(t, msgs, "STOPPING=1")
+	t1 := time.Now()
+	<-loop.done
+	t.Logf("loop exited %v after SIGTERM", time.Since(t1))
+	// Killing the loop never stops a daemon.
+	for _, n := range []string{"discord", "slack"} {
+		if rec := ownership.ReadState(e.paths(n)); rec.State == nil || rec.State.StoppedAt != nil {
+			t.Errorf("%s stopped with the loop: %s", n, rec.Raw)
+		}
+	}
+}

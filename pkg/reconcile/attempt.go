@@ -1,0 +1,356 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/spec"
+)
+
+// Reasons the reconciler itself gives (the ownership package names the rest).
+const (
+	ReasonReady            = "Ready"
+	ReasonStopped          = "Stopped"
+	ReasonUnmanaged        = "Unmanaged"
+	ReasonPruned           = "Pruned"
+	ReasonPruneDeferred    = "PruneDeferred"
+	ReasonCrashLoopBackOff = "CrashLoopBackOff"
+	ReasonNotReady         = "NotReady"
+	ReasonNotProvenDead    = "NotProvenDead"
+	ReasonSpawnFailed      = "SpawnFailed"
+	ReasonUnsafeDaemonDir  = "UnsafeDaemonDir"
+	ReasonGenerationAhead  = "GenerationAhead"
+	ReasonTransport        = "TransportUnhealthy"
+)
+
+// attempt is one Reconcile call's working state.
+type attempt struct {
+	r       *Reconciler
+	ctx     context.Context
+	name    string
+	d       *spec.Daemon
+	res     *spec.Result
+	st      *nameState
+	paths   ownership.Paths
+	status  DaemonStatus
+	requeue time.Duration
+	// progressing is set when this attempt spawned or stopped something.
+	progressing bool
+	degraded    bool
+	owner       *ownership.State
+}
+
+func (a *attempt) run() {
+	if a.d == nil {
+		a.notDesired()
+		return
+	}
+	if err := ownership.EnsureDir(a.paths); err != nil {
+		a.refuse(ReasonUnsafeDaemonDir, err.Error())
+		return
+	}
+	rec := ownership.ReadState(a.paths)
+	cls := ownership.Classify(rec, desiredOf(a.d), a.r.probe)
+	if cls.Reason == ownership.ReasonOwnerExiting {
+		// Released but not gone yet: give it the graceful timeout to exit,
+		// then judge again. It is never signalled: it is no longer an owner.
+		a.r.waitReleasedExit(a.ctx, rec.State, a.d.Config.GracefulTimeout)
+		rec = ownership.ReadState(a.paths)
+		cls = ownership.Classify(rec, desiredOf(a.d), a.r.probe)
+	}
+	a.observe(rec)
+	switch {
+	case cls.Class == ownership.ClassMalformed, cls.Class == ownership.ClassForeign, cls.AmbiguouslyLive:
+		a.refuse(cls.Reason, cls.Message)
+	case a.d.Config.State == spec.StateStopped:
+		a.ensureStopped(rec, cls)
+	default:
+		a.ensureRunning(rec, cls)
+	}
+}
+
+// notDesired handles a name no valid source declares: prune it if this
+// reconciler spawned it, else report it and touch nothing.
+func (a *attempt) notDesired() {
+	rec := ownership.ReadState(a.paths)
+	a.observe(rec)
+	if !a.r.inv.has(a.name) {
+		a.status.Phase, a.status.Reason = PhaseUnmanaged, ReasonUnmanaged
+		a.status.Message = "not in the spec and never started by this reconciler; left alone"
+		a.status.Converged = true
+		return
+	}
+	if !a.res.Valid() {
+		a.status.Phase, a.status.Reason = a.phaseOf(rec), ReasonPruneDeferred
+		a.status.Message = "not pruned while a spec source is invalid"
+		return
+	}
+	cls := ownership.Classify(rec, ownership.Desired{Kind: kindOf(rec), Identity: identityOf(rec), Generation: generationOf(rec)}, a.r.probe)
+	if cls.Class == ownership.ClassMalformed || cls.AmbiguouslyLive {
+		a.refuse(cls.Reason, cls.Message)
+		return
+	}
+	if cls.Signalable {
+		if !a.stop(rec.State, "stop", spec.DefaultGracefulTimeout, spec.DefaultKillTimeout) {
+			return
+		}
+	}
+	if err := a.r.inv.remove(a.name); err != nil {
+		a.fail(ReasonPruned, err)
+		return
+	}
+	a.status.Phase, a.status.Reason, a.status.Converged = PhaseStopped, ReasonPruned, true
+	a.status.Message = "removed from the spec; stopped"
+}
+
+func (a *attempt) ensureStopped(rec ownership.Record, cls ownership.Classification) {
+	a.st.expecting = ""
+	switch {
+	case cls.Class == ownership.ClassNewer:
+		a.status.Phase, a.status.Reason = PhaseRunning, ReasonGenerationAhead
+		a.status.Message = "a newer generation owns it; it is never signalled or downgraded"
+	case cls.Signalable:
+		if a.stop(rec.State, "stop", a.d.Config.GracefulTimeout, a.d.Config.KillTimeout) {
+			a.status.Phase, a.status.Reason, a.status.Converged = PhaseStopped, ReasonStopped, true
+			a.status.Message = "stopped as the spec says"
+		}
+	default:
+		a.status.Phase, a.status.Reason, a.status.Converged = PhaseStopped, ReasonStopped, true
+		a.status.Message = "not running, as the spec says"
+	}
+}
+
+func (a *attempt) ensureRunning(rec ownership.Record, cls ownership.Classification) {
+	switch cls.Class {
+	case ownership.ClassAbsent, ownership.ClassStopped:
+		a.replaceAbsent(rec)
+	case ownership.ClassDrifted, ownership.ClassReplaceable:
+		a.status.Phase = PhaseReplacing
+		if a.stop(rec.State, "reload", a.d.Config.GracefulTimeout, a.d.Config.KillTimeout) {
+			a.startAndWait(cls.Reason)
+		}
+	case ownership.ClassCompatible, ownership.ClassNewer:
+		a.attach(rec, cls)
+	default:
+		a.refuse(cls.Reason, cls.Message)
+	}
+}
+
+// replaceAbsent spawns where no owner runs, unless the last owner ended with a
+// terminal refusal for this very config, or the crash loop says wait.
+func (a *attempt) replaceAbsent(rec ownership.Record) {
+	now := a.r.now()
+	if a.st.expecting != "" {
+		// The owner we saw running is gone without being asked to go.
+		a.st.expecting = ""
+		a.st.restarts++
+		a.st.crash.exited(now)
+	}
+	if s := rec.State; s != nil && s.Terminated != nil && s.Terminated.Reason == "InvalidCredentials" &&
+		s.Identity == a.d.Identity && s.Generation != nil && *s.Generation == a.d.Config.Generation {
+		a.refuse(s.Terminated.Reason, "the service refused the credentials: "+s.Terminated.Message+"; not retried until the token or generation changes")
+		return
+	}
+	if wait := a.st.crash.wait(now); wait > 0 {
+		a.status.Phase, a.status.Reason = PhaseCrashLoopBackOff, ReasonCrashLoopBackOff
+		a.status.Message = a.crashMessage(rec, wait)
+		a.degraded = true
+		a.requeue = wait
+		return
+	}
+	a.startAndWait(ReasonNotReady)
+}
+
+// attach keeps a matching owner: healthy is done, starting is waited for
+// (bounded), hung is replaced, transport down is reported and left to reconnect.
+func (a *attempt) attach(rec ownership.Record, cls ownership.Classification) {
+	s := rec.State
+	switch cls.Health {
+	case ownership.HealthHealthy:
+		a.running(rec, cls)
+	case ownership.HealthHung:
+		if cls.Class == ownership.ClassNewer {
+			a.refuse(ReasonGenerationAhead, "a newer generation owns it and is hung; it is never signalled")
+			return
+		}
+		a.status.Phase = PhaseReplacing
+		if a.stop(s, "reload", a.d.Config.GracefulTimeout, a.d.Config.KillTimeout) {
+			a.startAndWait(cls.Reason)
+		}
+	case ownership.HealthStarting:
+		a.status.Phase = PhaseStarting
+		rec, cls, err := a.r.waitOwnerHealthy(a.ctx, a.d, a.paths, s.OwnerID, nil)
+		a.observe(rec)
+		if err != nil {
+			a.notReady(ReasonNotReady, err.Error())
+			return
+		}
+		a.running(rec, cls)
+	default: // transport down: the daemon is reconnecting
+		a.st.expecting = s.OwnerID
+		a.status.Phase, a.status.Reason = PhaseRunning, ReasonTransport
+		a.status.Message = "the daemon is alive but its transport is down: " + s.TransportError
+		a.requeue = ownership.HeartbeatTTL
+	}
+}
+
+func (a *attempt) running(rec ownership.Record, cls ownership.Classification) {
+	now := a.r.now()
+	a.observe(rec)
+	a.st.expecting = rec.State.OwnerID
+	a.st.crash.healthy(now)
+	a.status.Phase, a.status.Reason, a.status.Converged = PhaseRunning, ReasonReady, true
+	a.status.Message = "healthy"
+	if cls.Class == ownership.ClassNewer {
+		a.status.Reason = ReasonGenerationAhead
+		a.status.Message = "healthy at a newer generation than the spec; attached, never downgraded"
+	}
+	// Look again when the heartbeat would go stale, so a hung daemon is
+	// caught on time without polling.
+	a.requeue = max(time.UnixMilli(rec.State.HeartbeatAt).Add(ownership.HeartbeatTTL).Sub(now), time.Second)
+}
+
+// startAndWait spawns and waits for the new owner to be healthy.
+func (a *attempt) startAndWait(why string) {
+	a.progressing = true
+	c, err := a.r.spawn(a.d, a.paths)
+	if err != nil {
+		a.fail(ReasonSpawnFailed, err)
+		return
+	}
+	a.st.child = c
+	a.st.expecting = c.ownerID
+	a.status.Phase = PhaseStarting
+	rec, cls, err := a.r.waitOwnerHealthy(a.ctx, a.d, a.paths, c.ownerID, c)
+	a.observe(rec)
+	if err == nil {
+		a.running(rec, cls)
+		return
+	}
+	select {
+	case <-c.done:
+		// Died before healthy: that is a crash, however it ended.
+		a.st.expecting = ""
+		a.st.restarts++
+		next := a.st.crash.exited(a.r.now())
+		a.requeue = max(next.Sub(a.r.now()), 0)
+		a.status.Phase, a.status.Reason = PhaseCrashLoopBackOff, ReasonCrashLoopBackOff
+		if rec.State != nil && rec.State.Terminated != nil && rec.State.Terminated.Reason == "InvalidCredentials" {
+			a.refuse(rec.State.Terminated.Reason, "the service refused the credentials: "+rec.State.Terminated.Message+"; not retried until the token or generation changes")
+			return
+		}
+		a.status.Message = a.crashMessage(rec, a.requeue)
+		a.degraded = a.st.crash.crashes >= 2
+		if !a.degraded {
+			a.status.Phase, a.status.Reason = PhaseStarting, ReasonNotReady
+			a.status.Message = err.Error() + "; respawning at once"
+		}
+	default:
+		a.notReady(why, err.Error())
+	}
+}
+
+func (a *attempt) notReady(reason, msg string) {
+	a.status.Phase, a.status.Reason, a.status.Message = PhaseStarting, reason, msg
+	a.requeue = time.Second
+}
+
+// stop runs the fenced stop sequence; false (and Degraded) if the owner could
+// not be proven dead, in which case nothing may be spawned.
+func (a *attempt) stop(s *ownership.State, action string, graceful, kill time.Duration) bool {
+	a.progressing = true
+	if s == nil {
+		return true
+	}
+	a.st.expecting = ""
+	var want *ownership.Desired
+	if a.d != nil {
+		d := desiredOf(a.d)
+		want = &d
+	}
+	err := a.r.stopOwner(a.ctx, a.paths, want, *s, action, graceful, kill, true)
+	if err == nil {
+		return true
+	}
+	reason := ReasonNotProvenDead
+	if !errors.Is(err, ErrNotProvenDead) {
+		reason = "StopFailed"
+	}
+	a.refuse(reason, err.Error())
+	return false
+}
+
+func (a *attempt) refuse(reason, msg string) {
+	a.status.Phase, a.status.Reason, a.status.Message = PhaseRefused, reason, msg
+	a.degraded = true
+}
+
+func (a *attempt) fail(reason string, err error) {
+	a.status.Reason, a.status.Message = reason, err.Error()
+	if a.status.Phase == "" {
+		a.status.Phase = PhaseStopped
+	}
+	a.degraded = true
+	a.requeue = time.Second
+}
+
+// observe copies what the record says into the status.
+func (a *attempt) observe(rec ownership.Record) {
+	if rec.State == nil {
+		return
+	}
+	s := rec.State
+	a.status.PID, a.status.OwnerID, a.status.Generation = s.PID, s.OwnerID, s.Generation
+	t := metav1.NewTime(time.UnixMilli(s.StartedAt))
+	a.status.StartedAt = &t
+	if s.StoppedAt != nil {
+		a.status.PID = 0
+		a.owner = nil
+	} else {
+		a.owner = s
+	}
+}
+
+func (a *attempt) phaseOf(rec ownership.Record) Phase {
+	if rec.State != nil && rec.State.StoppedAt == nil {
+		return PhaseRunning
+	}
+	return PhaseStopped
+}
+
+func (a *attempt) crashMessage(rec ownership.Record, wait time.Duration) string {
+	msg := fmt.Sprintf("exited %d times in a row; next start in %v", a.st.crash.crashes, wait.Round(time.Millisecond))
+	if rec.State != nil && rec.State.Terminated != nil {
+		msg += fmt.Sprintf("; last exit: %s: %s", rec.State.Terminated.Reason, rec.State.Terminated.Message)
+	}
+	if tail := logTail(a.paths.Dir, 3); tail != "" {
+		msg += "; daemon.log: " + tail
+	}
+	return msg
+}
+
+func kindOf(rec ownership.Record) string {
+	if rec.State == nil {
+		return ""
+	}
+	return rec.State.Kind
+}
+
+func identityOf(rec ownership.Record) string {
+	if rec.State == nil {
+		return ""
+	}
+	return rec.State.Identity
+}
+
+func generationOf(rec ownership.Record) int64 {
+	if rec.State == nil || rec.State.Generation == nil {
+		return 0
+	}
+	return *rec.State.Generation
+}

@@ -1,0 +1,38 @@
+package reconcile
+
+import (
+	"testing"
+	"time"
+)
+
+func TestCrashLoopBackoff(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	var c crashLoop
+	if next := c.exited(now); !next.Equal(now) {
+		t.Fatalf("first exit held off until %v, want at once", next)
+	}
+	for i, want := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second} {
+		if got := c.exited(now).Sub(now); got != want {
+			t.Errorf("exit %d: back off %v, want %v", i+2, got, want)
+		}
+	}
+	for range 20 {
+		c.exited(now)
+	}
+	if got := c.wait(now); got != crashBackoffMax {
+		t.Errorf("back off %v, want the %v cap", got, crashBackoffMax)
+	}
+
+	// Healthy for ten minutes forgives everything: the next exit respawns at once.
+	c.healthy(now)
+	c.healthy(now.Add(crashResetAfter))
+	later := now.Add(crashResetAfter + time.Second)
+	if next := c.exited(later); !next.Equal(later) {
+		t.Errorf("exit after ten healthy minutes held off until %v", next)
+	}
+	// An exit within 10 s of becoming healthy is a crash in a row.
+	c.healthy(later)
+	if got := c.exited(later.Add(5 * time.Second)).Sub(later.Add(5 * time.Second)); got != time.Second {
+		t.Errorf("exit 5s after healthy: back off %v, want 1s", got)
+	}
+}

@@ -1,0 +1,103 @@
+package reconcile
+
+import (
+	"path/filepath"
+	"sync"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// dirWatch is one inotify instance shared by every wait and by the loop: a
+// per-wait watcher would run into the per-user instance limit with many names.
+type dirWatch struct {
+	w    *fsnotify.Watcher
+	mu   sync.Mutex
+	subs map[string]map[chan struct{}]struct{} // dir -> subscribers
+	refs map[string]int
+}
+
+func newDirWatch() (*dirWatch, error) {
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, err
+	}
+	d := &dirWatch{w: w, subs: map[string]map[chan struct{}]struct{}{}, refs: map[string]int{}}
+	go d.run()
+	return d, nil
+}
+
+func (d *dirWatch) run() {
+	for {
+		select {
+		case ev, ok := <-d.w.Events:
+			if !ok {
+				return
+			}
+			d.notify(filepath.Dir(ev.Name))
+		case _, ok := <-d.w.Errors:
+			if !ok {
+				return
+			}
+			// An overflow loses events: wake everyone, they re-read.
+			d.notifyAll()
+		}
+	}
+}
+
+func (d *dirWatch) notify(dir string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for ch := range d.subs[dir] {
+		poke(ch)
+	}
+}
+
+func (d *dirWatch) notifyAll() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, subs := range d.subs {
+		for ch := range subs {
+			poke(ch)
+		}
+	}
+}
+
+// subscribe returns a channel poked on every change in dir, and a cancel.
+// The watch is added before returning, so a caller that reads the files after
+// subscribing misses no change.
+func (d *dirWatch) subscribe(dir string) (<-chan struct{}, func(), error) {
+	ch := make(chan struct{}, 1)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.refs[dir] == 0 {
+		if err := d.w.Add(dir); err != nil {
+			return nil, nil, err
+		}
+		d.subs[dir] = map[chan struct{}]struct{}{}
+	}
+	d.refs[dir]++
+	d.subs[dir][ch] = struct{}{}
+	cancel := func() {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if _, ok := d.subs[dir][ch]; !ok {
+			return
+		}
+		delete(d.subs[dir], ch)
+		if d.refs[dir]--; d.refs[dir] == 0 {
+			delete(d.subs, dir)
+			delete(d.refs, dir)
+			_ = d.w.Remove(dir)
+		}
+	}
+	return ch, cancel, nil
+}
+
+func (d *dirWatch) close() error { return d.w.Close() }
+
+func poke(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}

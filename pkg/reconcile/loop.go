@@ -1,0 +1,381 @@
+package reconcile
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"maps"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/platform"
+	"gjc.dev/reconciler/pkg/spec"
+)
+
+// LoopOptions configure the continuous loop.
+type LoopOptions struct {
+	SpecPath    string
+	Resync      time.Duration
+	LockTimeout time.Duration
+	// OnStatus is called after every status.json write (service managers).
+	OnStatus func(PassResult)
+	// OnReloaded is called once a Reload has re-read the spec.
+	OnReloaded func()
+	// Watchdog, when positive, calls OnWatchdog at that interval from the
+	// loop's own goroutine, so a stuck loop stops calling it.
+	Watchdog   time.Duration
+	OnWatchdog func()
+}
+
+// Loop is the level-triggered reconcile loop. It wakes only on triggers: spec
+// source events, daemon dir events (state.json, control.json), the exit of an
+// observed owner, per-name requeue timers, the resync period and Reload.
+type Loop struct {
+	r      *Reconciler
+	opts   LoopOptions
+	loader *spec.Loader
+	lock   *sharedLock
+	q      *queue
+	ctx    context.Context
+
+	mu      sync.Mutex
+	res     *spec.Result
+	watched map[string]func()     // name -> cancel of its dir subscription
+	exits   map[string]*exitWatch // name -> watch on its live owner
+	reload  chan struct{}
+	dirty   chan struct{}
+	// wakes counts what woke the loop, by trigger, for status.json: an idle
+	// loop should show only heartbeat-driven dir events and resyncs.
+	wakes map[string]int64
+	// written is what status.json last said, less its timestamps and counters:
+	// a heartbeat that changes nothing does not rewrite (and fsync) the file.
+	written []byte
+}
+
+// specSettle is how long spec events must be quiet before the spec is read.
+const specSettle = 50 * time.Millisecond
+
+// Triggers of the loop, as counted in status.json.
+const (
+	TriggerSpec      = "spec"
+	TriggerDaemonDir = "daemonDir"
+	TriggerOwnerExit = "ownerExit"
+	TriggerChildExit = "childExit"
+	TriggerRequeue   = "requeue"
+	TriggerResync    = "resync"
+	TriggerReload    = "reload"
+)
+
+func (l *Loop) wake(trigger string) {
+	l.mu.Lock()
+	l.wakes[trigger]++
+	l.mu.Unlock()
+}
+
+type exitWatch struct {
+	ownerID string
+	cancel  context.CancelFunc
+}
+
+// NewLoop prepares a loop; Run starts it.
+func NewLoop(r *Reconciler, opts LoopOptions) *Loop {
+	if opts.Resync <= 0 {
+		opts.Resync = 30 * time.Second
+	}
+	l := &Loop{r: r, opts: opts, loader: spec.NewLoader(opts.SpecPath),
+		lock:    &sharedLock{path: LockPath(r.opts.AgentDir), timeout: opts.LockTimeout},
+		watched: map[string]func(){}, exits: map[string]*exitWatch{},
+		reload: make(chan struct{}, 1), dirty: make(chan struct{}, 1), wakes: map[string]int64{}}
+	l.q = newQueue(l.work)
+	r.opts.ChildExited = func(name string) {
+		l.wake(TriggerChildExit)
+		l.q.add(name)
+	}
+	return l
+}
+
+// Reload re-reads the spec and reconciles every name now (SIGHUP).
+func (l *Loop) Reload() { poke(l.reload) }
+
+// Run does a first full pass, then follows triggers until ctx is done.
+// Daemons keep running when it returns.
+func (l *Loop) Run(ctx context.Context) error {
+	l.ctx = ctx
+	defer l.stopWatches()
+	// Watch before the first read, so a change made while the first pass
+	// runs is not lost between the read and the watch.
+	specEvents, cancelSpec, err := l.r.watch.subscribe(specWatchDir(l.opts.SpecPath))
+	if err != nil {
+		l.r.log.Error(err, "watching the spec source; changes are picked up on resync and SIGHUP")
+	} else {
+		defer cancelSpec()
+	}
+	first, err := l.fullPass(ctx)
+	if err != nil {
+		return err
+	}
+	l.notify(first)
+
+	resync := time.NewTicker(l.opts.Resync)
+	defer resync.Stop()
+	settle := time.NewTimer(time.Hour)
+	settle.Stop()
+	defer settle.Stop()
+	var watchdog <-chan time.Time
+	if l.opts.Watchdog > 0 && l.opts.OnWatchdog != nil {
+		t := time.NewTicker(l.opts.Watchdog)
+		defer t.Stop()
+		watchdog = t.C
+		l.opts.OnWatchdog()
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			l.q.shutdown()
+			l.writeStatus(true)
+			return nil
+		case <-specEvents:
+			// Let a burst of writes settle before reading: an in-place write
+			// is several events, and reading between them sees half a file.
+			settle.Reset(specSettle)
+		case <-settle.C:
+			l.wake(TriggerSpec)
+			l.refresh(false)
+		case <-l.reload:
+			l.wake(TriggerReload)
+			l.refresh(true)
+			if l.opts.OnReloaded != nil {
+				l.opts.OnReloaded()
+			}
+		case <-watchdog:
+			l.opts.OnWatchdog()
+		case <-resync.C:
+			l.wake(TriggerResync)
+			l.refresh(true)
+		case <-l.dirty:
+			l.writeStatus(false)
+		}
+	}
+}
+
+// fullPass runs the first pass synchronously under the pass lock, so a
+// service manager hears READY only after the machine was looked at once.
+func (l *Loop) fullPass(ctx context.Context) (PassResult, error) {
+	res := l.loader.Load()
+	l.setResult(res)
+	if err := l.lock.acquire(ctx); err != nil {
+		return PassResult{}, err
+	}
+	defer l.lock.release()
+	out := l.r.Pass(ctx, res)
+	for name, o := range out.outcomes {
+		if o.RequeueAfter > 0 {
+			l.requeueAfter(name, o.RequeueAfter)
+		}
+		l.follow(name, o.Owner)
+	}
+	return out, nil
+}
+
+// refresh reloads the spec (cheap when nothing changed) and queues the names
+// that may need work: all of them on a change, a resync or a reload.
+func (l *Loop) refresh(all bool) {
+	res := l.loader.Load()
+	changed := l.setResult(res)
+	if !changed && !all {
+		return
+	}
+	if changed {
+		l.r.log.Info("spec changed", "valid", res.Valid(), "daemons", len(res.Daemons))
+		for _, e := range res.Errors {
+			l.r.log.Info("spec error; keeping the last known good objects of this source", "error", e.String())
+		}
+	}
+	for _, n := range l.r.Names(res) {
+		l.q.add(n)
+	}
+}
+
+func (l *Loop) setResult(res *spec.Result) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	changed := l.res != res
+	l.res = res
+	l.r.setDesired(res)
+	return changed
+}
+
+func (l *Loop) result() *spec.Result {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.res
+}
+
+// work reconciles one name under the shared pass lock.
+func (l *Loop) work(name string) {
+	if l.ctx.Err() != nil {
+		return
+	}
+	if err := l.lock.acquire(l.ctx); err != nil {
+		l.r.log.Error(err, "pass lock not had; retrying", "name", name)
+		l.requeueAfter(name, time.Second)
+		return
+	}
+	res := l.result()
+	out := l.r.Reconcile(l.ctx, name, desiredByName(res)[name], res)
+	l.lock.release()
+	if out.RequeueAfter > 0 {
+		l.requeueAfter(name, out.RequeueAfter)
+	}
+	l.follow(name, out.Owner)
+	poke(l.dirty)
+}
+
+// follow keeps a watch on the name's dir and on its live owner's exit.
+func (l *Loop) follow(name string, owner *ownership.State) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, ok := l.watched[name]; !ok {
+		dir := ownership.PathsFor(l.r.opts.AgentDir, name).Dir
+		if events, cancel, err := l.r.watch.subscribe(dir); err == nil {
+			l.watched[name] = cancel
+			// What changed between the last look and the watch is seen by
+			// one more look now.
+			l.q.add(name)
+			go func() {
+				for range events {
+					l.wake(TriggerDaemonDir)
+					l.q.add(name)
+				}
+			}()
+		}
+	}
+	cur := l.exits[name]
+	if owner == nil || (cur != nil && cur.ownerID == owner.OwnerID) {
+		return
+	}
+	if cur != nil {
+		cur.cancel()
+	}
+	proc, err := platform.OpenProcess(owner.PID, owner.Incarnation)
+	if err != nil {
+		l.q.add(name) // gone already, or not provable: look again
+		return
+	}
+	ctx, cancel := context.WithCancel(l.ctx)
+	l.exits[name] = &exitWatch{ownerID: owner.OwnerID, cancel: cancel}
+	go func() {
+		defer proc.Close()
+		if proc.Wait(ctx) == nil {
+			l.r.log.Info("owner exited", "name", name, "pid", owner.PID)
+			l.mu.Lock()
+			if w := l.exits[name]; w != nil && w.ownerID == owner.OwnerID {
+				delete(l.exits, name)
+			}
+			l.mu.Unlock()
+			l.wake(TriggerOwnerExit)
+			l.q.add(name)
+		}
+	}()
+}
+
+func (l *Loop) requeueAfter(name string, d time.Duration) {
+	l.q.addAfter(name, d, func() { l.wake(TriggerRequeue) })
+}
+
+func (l *Loop) stopWatches() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, w := range l.exits {
+		w.cancel()
+	}
+	for _, cancel := range l.watched {
+		cancel()
+	}
+}
+
+// writeStatus writes status.json if what it says changed, or when forced
+// (at exit, so the wake counters are on disk).
+func (l *Loop) writeStatus(force bool) {
+	res := l.result()
+	status := l.r.snapshot(res, l.r.Names(res))
+	summary := summarize(status)
+	key, _ := json.Marshal(struct {
+		V bool
+		E []string
+		D []DaemonStatus
+	}{status.SpecValid, status.SpecErrors, status.Daemons})
+	if !force && bytes.Equal(key, l.written) {
+		return
+	}
+	l.mu.Lock()
+	status.Wakes = maps.Clone(l.wakes)
+	l.mu.Unlock()
+	if err := writeStatus(l.r.opts.AgentDir, status); err != nil {
+		l.r.log.Error(err, "writing status.json")
+		return
+	}
+	l.written = key
+	l.notify(summary)
+}
+
+func (l *Loop) notify(p PassResult) {
+	if l.opts.OnStatus != nil {
+		l.opts.OnStatus(p)
+	}
+}
+
+// specWatchDir is the directory whose events can change the spec: the source
+// itself when it is a directory, else the file's parent (editors replace
+// files by rename, which a watch on the file itself would lose).
+func specWatchDir(path string) string {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return path
+	}
+	return filepath.Dir(path)
+}
+
+// sharedLock holds the cross-process flock while any worker of this process
+// needs it: flock conflicts between descriptors of one process too, so the
+// workers share one.
+type sharedLock struct {
+	path    string
+	timeout time.Duration
+
+	mu    sync.Mutex
+	users int
+	held  *passLock
+}
+
+func (s *sharedLock) acquire(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.users > 0 {
+		s.users++
+		return nil
+	}
+	lctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	l, err := acquirePassLock(lctx, s.path)
+	if err != nil {
+		return err
+	}
+	s.held, s.users = l, 1
+	return nil
+}
+
+func (s *sharedLock) release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.users--; s.users == 0 && s.held != nil {
+		s.held.release()
+		s.held = nil
+	}
+}
+
+// ErrLock reports whether err is a lock timeout.
+func ErrLock(err error) bool { return errors.Is(err, ErrLockTimeout) }

@@ -1,0 +1,104 @@
+package reconcile
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"gjc.dev/reconciler/pkg/spec"
+)
+
+// PassResult is what one full pass saw and did.
+type PassResult struct {
+	Status    *Status
+	Converged bool
+	// Reasons name every object that is not converged, one line each.
+	Reasons []string
+	// outcomes are the per-name results, for the loop to follow up on.
+	outcomes map[string]Outcome
+}
+
+// Pass reconciles every name once, concurrently (one name's ready wait never
+// delays another), then writes status.json. The caller holds the pass lock.
+func (r *Reconciler) Pass(ctx context.Context, res *spec.Result) PassResult {
+	r.setDesired(res)
+	desired := desiredByName(res)
+	names := r.Names(res)
+	outcomes := make([]Outcome, len(names))
+	var wg sync.WaitGroup
+	for i, n := range names {
+		wg.Go(func() { outcomes[i] = r.Reconcile(ctx, n, desired[n], res) })
+	}
+	wg.Wait()
+	status := r.snapshot(res, names)
+	if err := writeStatus(r.opts.AgentDir, status); err != nil {
+		r.log.Error(err, "writing status.json")
+	}
+	out := summarize(status)
+	out.outcomes = make(map[string]Outcome, len(names))
+	for i, n := range names {
+		out.outcomes[n] = outcomes[i]
+	}
+	return out
+}
+
+func desiredByName(res *spec.Result) map[string]*spec.Daemon {
+	m := make(map[string]*spec.Daemon, len(res.Daemons))
+	for _, d := range res.Daemons {
+		m[d.Name()] = d
+	}
+	return m
+}
+
+// snapshot assembles status.json from the latest status of each name.
+func (r *Reconciler) snapshot(res *spec.Result, names []string) *Status {
+	s := &Status{Version: 1, ObservedAt: metav1.NewTime(r.now()), SpecValid: res.Valid()}
+	for _, e := range res.Errors {
+		s.SpecErrors = append(s.SpecErrors, e.String())
+	}
+	slices.Sort(names)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, n := range names {
+		if st, ok := r.names[n]; ok && st.status.Phase != "" {
+			s.Daemons = append(s.Daemons, st.status)
+		}
+	}
+	return s
+}
+
+// summarize applies DESIGN section 7's "converged": every Running object has
+// a healthy owner at a generation >= desired, every Stopped object has none;
+// Unmanaged names do not count; an invalid spec never converges.
+func summarize(s *Status) PassResult {
+	out := PassResult{Status: s, Converged: s.SpecValid}
+	if !s.SpecValid {
+		out.Reasons = append(out.Reasons, "spec: SpecInvalid: "+fmt.Sprint(len(s.SpecErrors))+" error(s); run reconciler validate")
+	}
+	for _, d := range s.Daemons {
+		if d.Phase == PhaseUnmanaged || d.Converged {
+			continue
+		}
+		out.Converged = false
+		out.Reasons = append(out.Reasons, fmt.Sprintf("%s: %s: %s", d.Name, d.Reason, d.Message))
+	}
+	return out
+}
+
+// Ready counts the Running objects that have a healthy owner, and the
+// Running objects there are: systemd's STATUS=<ready>/<desired> ready.
+func (p PassResult) Ready() (ready, desired int) {
+	for _, d := range p.Status.Daemons {
+		if d.DesiredState != "Running" {
+			continue
+		}
+		desired++
+		if d.Converged && d.Phase == PhaseRunning {
+			ready++
+		}
+	}
+	return ready, desired
+}

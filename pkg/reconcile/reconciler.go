@@ -1,0 +1,200 @@
+package reconcile
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+
+	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/platform"
+	"gjc.dev/reconciler/pkg/spec"
+)
+
+// Options configure a Reconciler.
+type Options struct {
+	AgentDir string
+	// Executable is the reconciler binary that `daemon` runs from.
+	Executable string
+	Log        logr.Logger
+	// Probe answers liveness and incarnation; SystemProbe when nil.
+	Probe ownership.Probe
+	// DaemonHeartbeat, when set, is passed to spawned daemons (tests).
+	DaemonHeartbeat time.Duration
+	// ChildExited is called when a daemon this process spawned exits.
+	ChildExited func(name string)
+}
+
+// Reconciler observes, decides and acts for one name at a time. Reconcile
+// may run for different names concurrently, never twice for one name.
+type Reconciler struct {
+	opts  Options
+	log   logr.Logger
+	probe ownership.Probe
+	inv   *inventory
+	watch *dirWatch
+
+	mu      sync.Mutex
+	names   map[string]*nameState
+	secrets []string // every fromEnv variable of the current spec
+}
+
+// nameState is what the reconciler remembers of a name between passes.
+type nameState struct {
+	crash crashLoop
+	// expecting is set while a live owner is believed to run; a stopped record
+	// seen afterwards is an unexpected exit.
+	expecting string // ownerId
+	restarts  int
+	child     *child
+	status    DaemonStatus
+}
+
+// New prepares a reconciler for an agent dir, creating its private state dir.
+func New(opts Options) (*Reconciler, error) {
+	if opts.Probe == nil {
+		opts.Probe = ownership.SystemProbe()
+	}
+	if opts.Executable == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("finding the reconciler binary: %w", err)
+		}
+		opts.Executable = exe
+	}
+	if err := ensurePrivateTree(opts.AgentDir); err != nil {
+		return nil, err
+	}
+	inv, err := loadInventory(InventoryPath(opts.AgentDir))
+	if err != nil {
+		return nil, err
+	}
+	w, err := newDirWatch()
+	if err != nil {
+		return nil, fmt.Errorf("creating file watch: %w", err)
+	}
+	r := &Reconciler{opts: opts, log: opts.Log, probe: opts.Probe, inv: inv, watch: w, names: map[string]*nameState{}}
+	if prev, err := ReadStatus(opts.AgentDir); err == nil {
+		// Carry conditions over, so lastTransitionTime survives a restart.
+		for _, s := range prev.Daemons {
+			r.state(s.Name).status = s
+		}
+	}
+	return r, nil
+}
+
+// Close stops the file watch. Daemons keep running.
+func (r *Reconciler) Close() error { return r.watch.close() }
+
+func (r *Reconciler) state(name string) *nameState {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s, ok := r.names[name]
+	if !ok {
+		s = &nameState{}
+		r.names[name] = s
+	}
+	return s
+}
+
+func (r *Reconciler) now() time.Time { return r.probe.Now() }
+
+func (r *Reconciler) childExited(name string) {
+	if r.opts.ChildExited != nil {
+		r.opts.ChildExited(name)
+	}
+}
+
+func (r *Reconciler) secretVars() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.secrets
+}
+
+// setDesired records the secret variables of a spec, which no daemon inherits.
+func (r *Reconciler) setDesired(res *spec.Result) {
+	var vars []string
+	for _, d := range res.Daemons {
+		vars = append(vars, d.EnvNames...)
+	}
+	r.mu.Lock()
+	r.secrets = vars
+	r.mu.Unlock()
+}
+
+// Names is every name a pass looks at: desired, inventory, and every daemon
+// dir on disk (those become Unmanaged unless one of the others claims them).
+func (r *Reconciler) Names(res *spec.Result) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(n string) {
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	for _, d := range res.Daemons {
+		add(d.Name())
+	}
+	for _, n := range r.inv.list() {
+		add(n)
+	}
+	if entries, err := os.ReadDir(daemonsDir(r.opts.AgentDir)); err == nil {
+		for _, e := range entries {
+			if e.IsDir() && !isHidden(e.Name()) {
+				add(e.Name())
+			}
+		}
+	}
+	return out
+}
+
+func isHidden(name string) bool { return len(name) > 0 && name[0] == '.' }
+
+// ensurePrivateTree creates the reconciler's own dirs 0700, refusing ones
+// that are symlinks, foreign or group/world writable.
+func ensurePrivateTree(agentDir string) error {
+	for _, dir := range []string{agentDir, agentDir + "/sdk", controlDir(agentDir), daemonsDir(agentDir)} {
+		if err := platform.CheckPrivateDir(dir); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Outcome is the result of reconciling one name.
+type Outcome struct {
+	Status DaemonStatus
+	// Owner is the live owner last observed, if any: the loop watches its exit.
+	Owner *ownership.State
+	// RequeueAfter, when positive, asks for another look this much later.
+	RequeueAfter time.Duration
+}
+
+// Reconcile makes one name match its desired object (nil: not desired).
+func (r *Reconciler) Reconcile(ctx context.Context, name string, d *spec.Daemon, res *spec.Result) Outcome {
+	st := r.state(name)
+	a := &attempt{r: r, ctx: ctx, name: name, d: d, res: res, st: st, paths: ownership.PathsFor(r.opts.AgentDir, name)}
+	r.mu.Lock()
+	// A copy: SetStatusCondition edits in place, and snapshot reads the old one.
+	conditions := slices.Clone(st.status.Conditions)
+	r.mu.Unlock()
+	a.status = DaemonStatus{Name: name, Restarts: st.restarts, Conditions: conditions}
+	if d != nil {
+		a.status.Provider = string(d.Config.Provider)
+		a.status.DesiredState = string(d.Config.State)
+		g := d.Config.Generation
+		a.status.DesiredGeneration = &g
+	}
+	a.run()
+	a.status.Restarts = st.restarts
+	a.setConditions()
+	r.mu.Lock()
+	st.status = a.status
+	r.mu.Unlock()
+	return Outcome{Status: a.status, RequeueAfter: a.requeue, Owner: a.owner}
+}

@@ -1,0 +1,119 @@
+package reconcile
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/google/uuid"
+
+	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/spec"
+)
+
+// child is a daemon this process started. It is reaped by a goroutine, so it
+// never lingers as a zombie while the reconciler runs.
+type child struct {
+	ownerID  string
+	pid      int
+	done     chan struct{}
+	exitCode int
+	exitedAt time.Time
+}
+
+// spawn starts `reconciler daemon` for d, detached in its own session, with
+// its resolved config on stdin. The name goes into the inventory first.
+func (r *Reconciler) spawn(d *spec.Daemon, paths ownership.Paths) (*child, error) {
+	if err := r.inv.add(d.Name()); err != nil {
+		return nil, err
+	}
+	var stdin bytes.Buffer
+	if err := spec.EncodeWire(&stdin, &d.Config); err != nil {
+		return nil, fmt.Errorf("encoding config: %w", err)
+	}
+	logFile, err := os.OpenFile(filepath.Join(paths.Dir, "daemon.log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("opening daemon.log: %w", err)
+	}
+	defer logFile.Close()
+	ownerID := fmt.Sprintf("%d-%s", os.Getpid(), uuid.NewString())
+	args := []string{"daemon", "--agent-dir", r.opts.AgentDir, "--name", d.Name(), "--owner-id", ownerID,
+		"--generation", strconv.FormatInt(d.Config.Generation, 10)}
+	if r.opts.DaemonHeartbeat > 0 {
+		args = append(args, "--heartbeat-interval", r.opts.DaemonHeartbeat.String())
+	}
+	cmd := exec.Command(r.opts.Executable, args...)
+	cmd.Stdin = &stdin
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.Env = childEnv(r.secretVars())
+	cmd.Dir = "/"
+	// Its own session: a signal to the reconciler's process group or terminal
+	// never reaches a daemon, and the daemon outlives the reconciler.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting daemon: %w", err)
+	}
+	c := &child{ownerID: ownerID, pid: cmd.Process.Pid, done: make(chan struct{})}
+	go func() {
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		switch {
+		case err == nil:
+		case errors.As(err, &ee):
+			c.exitCode = ee.ExitCode()
+		default:
+			c.exitCode = -1
+		}
+		c.exitedAt = time.Now()
+		close(c.done)
+		r.childExited(d.Name())
+	}()
+	r.log.Info("spawned daemon", "name", d.Name(), "pid", c.pid, "ownerId", ownerID, "generation", d.Config.Generation)
+	return c, nil
+}
+
+// waitOwnerHealthy waits, bounded by the object's readyTimeout and woken by
+// file events in the daemon dir (not a poll), until ownerID's record is
+// healthy. c, when set, is the spawned process: its exit ends the wait.
+func (r *Reconciler) waitOwnerHealthy(ctx context.Context, d *spec.Daemon, paths ownership.Paths, ownerID string, c *child) (ownership.Record, ownership.Classification, error) {
+	events, cancel, err := r.watch.subscribe(paths.Dir)
+	if err != nil {
+		return ownership.Record{}, ownership.Classification{}, fmt.Errorf("watching %s: %w", paths.Dir, err)
+	}
+	defer cancel()
+	timeout := time.NewTimer(d.Config.ReadyTimeout)
+	defer timeout.Stop()
+	var exited <-chan struct{}
+	if c != nil {
+		exited = c.done
+	}
+	for {
+		rec := ownership.ReadState(paths)
+		cls := ownership.Classify(rec, desiredOf(d), r.probe)
+		if rec.State != nil && rec.State.OwnerID == ownerID && cls.Health == ownership.HealthHealthy &&
+			(cls.Class == ownership.ClassCompatible || cls.Class == ownership.ClassNewer) {
+			return rec, cls, nil
+		}
+		select {
+		case <-events:
+		case <-exited:
+			rec = ownership.ReadState(paths)
+			return rec, ownership.Classify(rec, desiredOf(d), r.probe), fmt.Errorf("daemon exited with code %d before it was healthy", c.exitCode)
+		case <-timeout.C:
+			return rec, cls, fmt.Errorf("not healthy within readyTimeout %v", d.Config.ReadyTimeout)
+		case <-ctx.Done():
+			return rec, cls, ctx.Err()
+		}
+	}
+}
+
+func desiredOf(d *spec.Daemon) ownership.Desired {
+	return ownership.Desired{Kind: string(d.Config.Provider), Identity: d.Identity, Generation: d.Config.Generation}
+}

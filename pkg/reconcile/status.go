@@ -1,0 +1,86 @@
+package reconcile
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"gjc.dev/reconciler/pkg/platform"
+)
+
+// Phase is a daemon's observed lifecycle phase.
+type Phase string
+
+const (
+	PhaseRunning          Phase = "Running"
+	PhaseStarting         Phase = "Starting"
+	PhaseReplacing        Phase = "Replacing"
+	PhaseStopped          Phase = "Stopped"
+	PhaseCrashLoopBackOff Phase = "CrashLoopBackOff"
+	PhaseRefused          Phase = "Refused"
+	PhaseUnmanaged        Phase = "Unmanaged"
+)
+
+// Condition types of every daemon's status.
+const (
+	ConditionReady       = "Ready"
+	ConditionProgressing = "Progressing"
+	ConditionDegraded    = "Degraded"
+	ConditionSpecValid   = "SpecValid"
+)
+
+// Status is status.json: what the last pass saw and did.
+type Status struct {
+	Version    int            `json:"version"`
+	ObservedAt metav1.Time    `json:"observedAt"`
+	SpecValid  bool           `json:"specValid"`
+	SpecErrors []string       `json:"specErrors,omitempty"`
+	Daemons    []DaemonStatus `json:"daemons"`
+	// Wakes counts what woke the loop since it started, by trigger.
+	Wakes map[string]int64 `json:"wakes,omitempty"`
+}
+
+// DaemonStatus is one name's observed state.
+type DaemonStatus struct {
+	Name              string             `json:"name"`
+	Provider          string             `json:"provider,omitempty"`
+	DesiredState      string             `json:"desiredState,omitempty"`
+	DesiredGeneration *int64             `json:"desiredGeneration,omitempty"`
+	Phase             Phase              `json:"phase"`
+	PID               int                `json:"pid,omitempty"`
+	OwnerID           string             `json:"ownerId,omitempty"`
+	Generation        *int64             `json:"generation,omitempty"`
+	StartedAt         *metav1.Time       `json:"startedAt,omitempty"`
+	Restarts          int                `json:"restarts"`
+	Converged         bool               `json:"converged"`
+	Reason            string             `json:"reason,omitempty"`
+	Message           string             `json:"message,omitempty"`
+	Conditions        []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// ReadStatus reads status.json; a missing file is an empty status.
+func ReadStatus(agentDir string) (*Status, error) {
+	data, err := platform.ReadFileCapped(StatusPath(agentDir), 16<<20)
+	if errors.Is(err, os.ErrNotExist) {
+		return &Status{Version: 1}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading status: %w", err)
+	}
+	var s Status
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("status %s is not valid JSON: %w", StatusPath(agentDir), err)
+	}
+	return &s, nil
+}
+
+func writeStatus(agentDir string, s *Status) error {
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	return platform.WriteFileAtomic(StatusPath(agentDir), append(data, '\n'))
+}

@@ -1,0 +1,88 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"syscall"
+	"time"
+
+	"github.com/google/uuid"
+
+	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/platform"
+)
+
+// ErrNotProvenDead: the owner was asked, signalled and killed, and still
+// cannot be proven dead. Nothing may be spawned in its place.
+var ErrNotProvenDead = errors.New("owner could not be proven dead")
+
+// ErrDidNotExit: the owner was asked and sent SIGTERM, did not exit within
+// the graceful timeout, and SIGKILL was not allowed.
+var ErrDidNotExit = errors.New("did not exit")
+
+// stopOwner runs the fenced stop sequence on the owner decided on: control
+// request -> SIGTERM -> wait graceful -> SIGKILL -> wait kill -> proven dead ->
+// clear the request. It returns nil only once the owner is proven dead.
+// want is the desired object (nil for a name no source declares).
+// Without escalate, it stops after SIGTERM with ErrDidNotExit.
+func (r *Reconciler) stopOwner(ctx context.Context, paths ownership.Paths, want *ownership.Desired, decided ownership.State, action string, graceful, kill time.Duration, escalate bool) error {
+	proc, err := platform.OpenProcess(decided.PID, decided.Incarnation)
+	switch {
+	case errors.Is(err, platform.ErrProcessGone), errors.Is(err, platform.ErrIncarnationMismatch):
+		return nil // already gone, or the PID now names another process
+	case err != nil:
+		return fmt.Errorf("opening owner pid %d: %w", decided.PID, err)
+	}
+	defer proc.Close()
+
+	req := ownership.ControlRequest{Version: 1, RequestID: uuid.NewString(), Action: action,
+		OwnerID: decided.OwnerID, PID: decided.PID, Incarnation: decided.Incarnation, CreatedAt: r.now().UnixMilli()}
+	if err := ownership.WriteControl(paths, req); err != nil {
+		return fmt.Errorf("writing control request: %w", err)
+	}
+	r.log.Info("stopping owner", "ownerId", decided.OwnerID, "pid", decided.PID, "action", action)
+	for _, step := range []struct {
+		sig  syscall.Signal
+		wait time.Duration
+	}{{syscall.SIGTERM, graceful}, {syscall.SIGKILL, kill}} {
+		if err := ownership.SignalOwner(paths, want, decided, step.sig, r.probe); err != nil && !errors.Is(err, platform.ErrProcessGone) {
+			// The record changed (a release writes stoppedAt) or cannot be
+			// proven: no signal, but the process may still be on its way out.
+			r.log.Info("not signalling", "pid", decided.PID, "signal", step.sig.String(), "why", err.Error())
+		}
+		if r.waitExit(ctx, proc, step.wait) {
+			if err := ownership.ClearControl(paths, req.RequestID); err != nil {
+				r.log.Error(err, "clearing control request", "requestId", req.RequestID)
+			}
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if !escalate {
+			// The request stays: the daemon stops when it gets to it.
+			return fmt.Errorf("%w within %v of SIGTERM", ErrDidNotExit, graceful)
+		}
+	}
+	return fmt.Errorf("%w: pid %d still alive after SIGTERM (%v) and SIGKILL (%v)", ErrNotProvenDead, decided.PID, graceful, kill)
+}
+
+// waitExit waits on the process reference itself (a pidfd), not on the record.
+func (r *Reconciler) waitExit(ctx context.Context, proc *platform.Process, d time.Duration) bool {
+	wctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	return proc.Wait(wctx) == nil
+}
+
+// waitReleasedExit waits, without signalling, for a process that released
+// its record to exit. A PID that no longer proves the recorded incarnation
+// has already exited.
+func (r *Reconciler) waitReleasedExit(ctx context.Context, s *ownership.State, d time.Duration) {
+	proc, err := platform.OpenProcess(s.PID, s.Incarnation)
+	if err != nil {
+		return
+	}
+	defer proc.Close()
+	r.waitExit(ctx, proc, d)
+}

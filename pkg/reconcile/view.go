@@ -1,0 +1,101 @@
+package reconcile
+
+import (
+	"os"
+	"slices"
+
+	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/spec"
+)
+
+// View is `reconciler status`: status.json merged with a live look at every
+// name's record, so a daemon that died since the last pass shows as such.
+// It reads only; it writes, creates and signals nothing.
+func View(agentDir string, res *spec.Result, only []string) (*Status, error) {
+	saved, err := ReadStatus(agentDir)
+	if err != nil {
+		return nil, err
+	}
+	byName := map[string]DaemonStatus{}
+	for _, d := range saved.Daemons {
+		byName[d.Name] = d
+	}
+	desired := desiredByName(res)
+	names := slices.Collect(func(yield func(string) bool) {
+		for n := range byName {
+			if !yield(n) {
+				return
+			}
+		}
+	})
+	for n := range desired {
+		names = append(names, n)
+	}
+	if entries, err := os.ReadDir(daemonsDir(agentDir)); err == nil {
+		for _, e := range entries {
+			if e.IsDir() && !isHidden(e.Name()) {
+				names = append(names, e.Name())
+			}
+		}
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	probe := ownership.SystemProbe()
+	out := &Status{Version: 1, ObservedAt: saved.ObservedAt, SpecValid: res.Valid()}
+	for _, e := range res.Errors {
+		out.SpecErrors = append(out.SpecErrors, e.String())
+	}
+	for _, n := range names {
+		if len(only) > 0 && !slices.Contains(only, n) {
+			continue
+		}
+		out.Daemons = append(out.Daemons, live(byName[n], n, desired[n], agentDir, probe))
+	}
+	return out, nil
+}
+
+// live refreshes one saved status with what the record and the kernel say now.
+func live(s DaemonStatus, name string, d *spec.Daemon, agentDir string, probe ownership.Probe) DaemonStatus {
+	s.Name = name
+	if d != nil {
+		s.Provider, s.DesiredState = string(d.Config.Provider), string(d.Config.State)
+		g := d.Config.Generation
+		s.DesiredGeneration = &g
+	}
+	rec := ownership.ReadState(ownership.PathsFor(agentDir, name))
+	if rec.State == nil {
+		if s.Phase == "" {
+			s.Phase = PhaseStopped
+		}
+		return s
+	}
+	st := rec.State
+	s.OwnerID, s.Generation = st.OwnerID, st.Generation
+	if s.Provider == "" {
+		s.Provider = st.Kind
+	}
+	desired := ownership.Desired{Kind: st.Kind, Identity: st.Identity, Generation: generationOf(rec)}
+	if d != nil {
+		desired = desiredOf(d)
+	}
+	cls := ownership.Classify(rec, desired, probe)
+	switch {
+	case cls.Class == ownership.ClassStopped || cls.Class == ownership.ClassAbsent:
+		s.PID = 0
+		if s.Phase == PhaseRunning || s.Phase == PhaseStarting || s.Phase == "" {
+			s.Phase, s.Reason, s.Message = PhaseStopped, cls.Reason, cls.Message
+		}
+	case cls.Health == ownership.HealthHealthy:
+		s.PID = st.PID
+	default:
+		s.PID = st.PID
+		if s.Phase == PhaseRunning {
+			s.Reason, s.Message = cls.Reason, cls.Message
+		}
+	}
+	if s.Phase == "" {
+		s.Phase = PhaseUnmanaged
+	}
+	s.Converged = s.Converged && cls.Health == ownership.HealthHealthy
+	return s
+}
