@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"gjc.dev/reconciler/pkg/demo"
+	"gjc.dev/reconciler/pkg/logging"
+	"gjc.dev/reconciler/pkg/reconcile"
+	"gjc.dev/reconciler/pkg/spec"
+)
+
+func newDemoCommand(g *globals) *cobra.Command {
+	var every time.Duration
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Run the whole loop against local fake Discord and Slack servers; no tokens needed",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			out := cmd.OutOrStdout()
+			env, err := demo.Setup()
+			if err != nil {
+				return &exitError{code: exitNotDone, err: err}
+			}
+			defer env.Close()
+			log := g.log
+			if g.logFormat == logging.FormatAuto {
+				// Console logs even when piped: the demo is for reading.
+				if log, err = logging.New(os.Stderr, logging.FormatConsole, g.verbosity); err != nil {
+					return err
+				}
+			}
+			fmt.Fprintf(out, "demo: fake Discord at %s, fake Slack at %s\ndemo: agent dir %s (edit %s while it runs)\ndemo: Ctrl-C stops the loop, the daemons and the fakes, and removes the agent dir\n\n",
+				env.Discord.URL(), env.Slack.URL(), env.AgentDir, env.SpecPath)
+			r, err := reconcile.New(reconcile.Options{AgentDir: env.AgentDir, Log: log})
+			if err != nil {
+				return &exitError{code: exitNotDone, err: err}
+			}
+			defer r.Close()
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			loop := reconcile.NewLoop(r, reconcile.LoopOptions{SpecPath: env.SpecPath, LockTimeout: 30 * time.Second})
+			go printEvery(ctx, out, env.AgentDir, env.SpecPath, every)
+			if err := loop.Run(ctx); err != nil {
+				return &exitError{code: exitNotDone, err: err}
+			}
+			fmt.Fprintln(out, "\ndemo: stopping the daemons")
+			res := spec.LoadOnce(env.SpecPath)
+			sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			names := r.Names(res)
+			results := make([]reconcile.OperateResult, len(names))
+			var wg sync.WaitGroup
+			for i, name := range names {
+				wg.Go(func() {
+					results[i] = r.Stop(sctx, name, nil, res, reconcile.StopOptions{Force: true, Graceful: spec.DefaultGracefulTimeout, Kill: spec.DefaultKillTimeout})
+				})
+			}
+			wg.Wait()
+			for _, o := range results {
+				fmt.Fprintf(out, "demo: %s\n", o.Message)
+			}
+			fmt.Fprintf(out, "demo: fakes stopped, %s removed\n", env.AgentDir)
+			return nil
+		},
+	}
+	cmd.Flags().DurationVar(&every, "print-every", 3*time.Second, "how often the status table is printed")
+	return cmd
+}
+
+func printEvery(ctx context.Context, out interface{ Write([]byte) (int, error) }, agentDir, specPath string, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			st, err := reconcile.View(agentDir, spec.LoadOnce(specPath), nil)
+			if err != nil {
+				continue
+			}
+			fmt.Fprintf(out, "\n%s\n", time.Now().Format("15:04:05"))
+			_ = printStatus(out, st, "table")
+		}
+	}
+}

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"gjc.dev/reconciler/pkg/gc"
+	"gjc.dev/reconciler/pkg/reconcile"
+	"gjc.dev/reconciler/pkg/spec"
+)
+
+func newGCCommand(g *globals) *cobra.Command {
+	var prune bool
+	var output string
+	cmd := &cobra.Command{
+		Use:   "gc",
+		Short: "List (or with --prune remove) what dead owners left behind; a dry run by default",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if output != "text" && output != "json" {
+				return &exitError{code: exitInvalid, err: fmt.Errorf("-o %q: must be text or json", output)}
+			}
+			agentDir, err := g.resolveAgentDir()
+			if err != nil {
+				return &exitError{code: exitInvalid, err: err}
+			}
+			specPath, err := g.resolveSpec()
+			if err != nil {
+				return &exitError{code: exitInvalid, err: err}
+			}
+			managed, err := reconcile.ReadInventory(agentDir)
+			if err != nil {
+				return &exitError{code: exitNotDone, err: err}
+			}
+			res := spec.LoadOnce(specPath)
+			managed = append(managed, res.Names()...)
+			opts := gc.Options{AgentDir: agentDir, Managed: managed, Prune: prune}
+			if !res.Valid() {
+				// A broken spec may declare any name: keep every record.
+				opts.KeepAllRecords = true
+			}
+			rep, err := gc.Run(opts)
+			if err != nil {
+				return &exitError{code: exitNotDone, err: err}
+			}
+			out := cmd.OutOrStdout()
+			if output == "json" {
+				data, err := json.MarshalIndent(rep, "", "  ")
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(out, "%s\n", data)
+			} else {
+				for _, it := range rep.Items {
+					fmt.Fprintf(out, "%-12s %-14s %s: %s\n", it.Action, it.Kind, it.Path, it.Reason)
+				}
+				fmt.Fprintln(out, rep.Line())
+			}
+			if rep.Summary.Failed > 0 {
+				return &exitError{code: exitNotDone}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&prune, "prune", false, "remove what is proven stale (default: only list it)")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "text or json")
+	return cmd
+}

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"gjc.dev/reconciler/pkg/reconcile"
+	"gjc.dev/reconciler/pkg/spec"
+)
+
+type operateFlags struct {
+	output      string
+	lockTimeout time.Duration
+}
+
+func (f *operateFlags) add(cmd *cobra.Command) {
+	cmd.Flags().StringVarP(&f.output, "output", "o", "text", "text or json")
+	cmd.Flags().DurationVar(&f.lockTimeout, "lock-timeout", 30*time.Second, "how long to wait for another reconciler's pass to finish")
+}
+
+func newStopCommand(g *globals) *cobra.Command {
+	f := &operateFlags{}
+	var o reconcile.StopOptions
+	cmd := &cobra.Command{
+		Use:   "stop NAME",
+		Short: "Stop one daemon now: control request and SIGTERM; SIGKILL only with --force",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return operate(cmd, g, f, args[0], func(ctx context.Context, r *reconcile.Reconciler, d *spec.Daemon, res *spec.Result) reconcile.OperateResult {
+				return r.Stop(ctx, args[0], d, res, o)
+			})
+		},
+	}
+	f.add(cmd)
+	cmd.Flags().BoolVar(&o.Force, "force", false, "SIGKILL a daemon that does not exit within --graceful-timeout")
+	cmd.Flags().DurationVar(&o.Graceful, "graceful-timeout", spec.DefaultGracefulTimeout, "SIGTERM -> exit bound")
+	cmd.Flags().DurationVar(&o.Kill, "kill-timeout", spec.DefaultKillTimeout, "SIGKILL -> exit bound (with --force)")
+	return cmd
+}
+
+func newRestartCommand(g *globals) *cobra.Command {
+	f := &operateFlags{}
+	cmd := &cobra.Command{
+		Use:   "restart NAME",
+		Short: "Stop-and-replace one daemon now, as the loop would for a drifted one",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return operate(cmd, g, f, args[0], func(ctx context.Context, r *reconcile.Reconciler, d *spec.Daemon, res *spec.Result) reconcile.OperateResult {
+				return r.Restart(ctx, args[0], d, res)
+			})
+		},
+	}
+	f.add(cmd)
+	return cmd
+}
+
+// operate runs one operator command under the pass lock and prints its result.
+func operate(cmd *cobra.Command, g *globals, f *operateFlags, name string,
+	op func(context.Context, *reconcile.Reconciler, *spec.Daemon, *spec.Result) reconcile.OperateResult) error {
+	if f.output != "text" && f.output != "json" {
+		return &exitError{code: exitInvalid, err: fmt.Errorf("-o %q: must be text or json", f.output)}
+	}
+	agentDir, err := g.resolveAgentDir()
+	if err != nil {
+		return &exitError{code: exitInvalid, err: err}
+	}
+	specPath, err := g.resolveSpec()
+	if err != nil {
+		return &exitError{code: exitInvalid, err: err}
+	}
+	// An invalid spec does not stop an operator: the name is judged by its
+	// record alone, as if no source declared it.
+	res := spec.LoadOnce(specPath)
+	var d *spec.Daemon
+	for _, x := range res.Daemons {
+		if x.Name() == name {
+			d = x
+		}
+	}
+	r, err := reconcile.New(reconcile.Options{AgentDir: agentDir, Log: g.log})
+	if err != nil {
+		return &exitError{code: exitNotDone, err: err}
+	}
+	defer r.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	release, err := reconcile.AcquireLock(ctx, agentDir, f.lockTimeout)
+	if err != nil {
+		if errors.Is(err, reconcile.ErrLockTimeout) {
+			return &exitError{code: exitLockTimeout, err: err}
+		}
+		return &exitError{code: exitNotDone, err: err}
+	}
+	result := op(ctx, r, d, res)
+	release()
+	out := cmd.OutOrStdout()
+	if f.output == "json" {
+		data, err := json.MarshalIndent(result, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "%s\n", data)
+	} else {
+		fmt.Fprintln(out, result.Message)
+		for _, w := range result.Warnings {
+			fmt.Fprintln(out, "warning:", w)
+		}
+	}
+	if !result.OK {
+		return &exitError{code: exitNotDone}
+	}
+	return nil
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func TestStopAndRestart(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t)
+	e.writeSpec(bothBots...)
+	e.mustConverge()
+	base := []string{"--agent-dir", e.agentDir}
+
+	// A cooperative daemon stops on SIGTERM; the spec says Running, so a warning.
+	slack := e.state("slack")
+	r := runBinary(t, e.env, append([]string{"stop", "slack", "-o", "json"}, base...)...)
+	if r.code != 0 {
+		t.Fatalf("stop: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	var res map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+		t.Fatalf("stop -o json: %v\n%s", err, r.stdout)
+	}
+	var keys []string
+	for k := range res {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	if strings.Join(keys, ",") != "action,after,before,message,name,ok,warnings" {
+		t.Errorf("json keys = %v", keys)
+	}
+	if res["ok"] != true || res["action"] != "stop" || res["name"] != "slack" || !strings.Contains(r.stdout, "loop will start it again") {
+		t.Errorf("stop result = %s", r.stdout)
+	}
+	if st := e.state("slack"); st.OwnerID != slack.OwnerID || st.StoppedAt == nil {
+		t.Errorf("after stop: %+v, want the same owner released", st)
+	}
+
+	// A daemon that ignores SIGTERM (stopped) is refused without --force...
+	discord := e.state("discord")
+	if err := syscall.Kill(discord.PID, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	r = runBinary(t, e.env, append([]string{"stop", "discord", "--graceful-timeout", "300ms"}, base...)...)
+	if r.code != 1 || !strings.Contains(r.stdout, "did not exit within 300ms; rerun with --force") {
+		t.Errorf("stop of a stuck daemon: exit %d, %q", r.code, r.stdout)
+	}
+	if alive := canaryAlivePID(t, discord.PID); !alive {
+		t.Fatal("killed without --force")
+	}
+	// ...and killed with it.
+	exited := watchExit(t, discord)
+	r = runBinary(t, e.env, append([]string{"stop", "discord", "--force", "--graceful-timeout", "300ms", "--kill-timeout", "2s"}, base...)...)
+	if r.code != 0 {
+		t.Errorf("stop --force: exit %d, %q", r.code, r.stdout)
+	}
+	<-exited
+
+	// restart brings it back, and a second stop finds nothing to stop.
+	r = runBinary(t, e.env, append([]string{"restart", "discord"}, base...)...)
+	if r.code != 0 || !strings.Contains(r.stdout, "restarted discord daemon") {
+		t.Errorf("restart: exit %d, %q %q", r.code, r.stdout, r.stderr)
+	}
+	if st := e.state("discord"); st.OwnerID == discord.OwnerID || !healthy(ownershipRecord(e, "discord")) {
+		t.Errorf("restart did not replace the owner: %+v", st)
+	}
+}
+
+func TestStopRefusesNewerOwner(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t)
+	cfg := e.f.config("discord", "discord", 9)
+	d := startDaemon(t, e.agentDir, cfg, "newer-owner")
+	waitRecord(t, e.paths("discord"), "healthy", healthy)
+	e.writeSpec(object{name: "discord", provider: "discord", generation: 5})
+	for _, cmd := range []string{"stop", "restart"} {
+		r := runBinary(t, e.env, cmd, "discord", "--agent-dir", e.agentDir)
+		if want := "discord daemon is newer than this controller; upgrade this controller before " + cmd; r.code != 1 || !strings.Contains(r.stdout, want) {
+			t.Errorf("%s: exit %d, %q; want 1 and %q", cmd, r.code, r.stdout, want)
+		}
+	}
+	select {
+	case <-d.done:
+		t.Fatal("the newer owner was stopped")
+	default:
+	}
+}

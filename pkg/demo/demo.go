@@ -1,0 +1,113 @@
+// Package demo sets up a world in which the whole reconciler runs with no
+// real tokens: the local fake Discord and Slack servers on 127.0.0.1, a
+// temporary agent dir, and a spec of one bot on each pointing at them.
+package demo
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"gjc.dev/reconciler/pkg/chat/fakediscord"
+	"gjc.dev/reconciler/pkg/chat/fakeslack"
+)
+
+// The demo's tokens are made up; the fakes accept exactly these. They reach
+// daemons the way real ones would: named by fromEnv in the spec.
+const (
+	discordToken = "demo-discord-bot-token"
+	slackBot     = "xoxb-demo-bot-token"
+	slackApp     = "xapp-demo-app-token"
+)
+
+// Env is a running demo world.
+type Env struct {
+	AgentDir string
+	SpecPath string
+	Discord  *fakediscord.Server
+	Slack    *fakeslack.Server
+}
+
+// Setup starts the fakes, writes the agent dir and spec, and sets the token
+// variables in this process's environment.
+func Setup() (*Env, error) {
+	e := &Env{}
+	var err error
+	if e.Discord, err = fakediscord.Start(fakediscord.Options{
+		Tokens: []string{discordToken}, Channels: []string{"100000000000000010"}, HeartbeatInterval: 5 * time.Second,
+	}); err != nil {
+		return nil, fmt.Errorf("starting the fake Discord: %w", err)
+	}
+	if e.Slack, err = fakeslack.Start(fakeslack.Options{
+		BotTokens: []string{slackBot}, AppTokens: []string{slackApp}, Channels: []string{"C0DEMO0001"}, PingInterval: 5 * time.Second,
+	}); err != nil {
+		e.Discord.Close()
+		return nil, fmt.Errorf("starting the fake Slack: %w", err)
+	}
+	if e.AgentDir, err = os.MkdirTemp("", "reconciler-demo-"); err != nil {
+		e.Close()
+		return nil, err
+	}
+	e.SpecPath = filepath.Join(e.AgentDir, "daemons.yaml")
+	for k, v := range map[string]string{"DEMO_DISCORD_TOKEN": discordToken, "DEMO_SLACK_BOT_TOKEN": slackBot, "DEMO_SLACK_APP_TOKEN": slackApp} {
+		if err := os.Setenv(k, v); err != nil {
+			e.Close()
+			return nil, err
+		}
+	}
+	if err := os.WriteFile(e.SpecPath, []byte(e.spec()), 0o600); err != nil {
+		e.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+func (e *Env) spec() string {
+	return fmt.Sprintf(`# The demo's spec: edit it while the demo runs (raise a generation, set
+# state: Stopped) and watch the loop converge.
+apiVersion: reconciler.gjc.dev/v1alpha1
+kind: ChatDaemon
+metadata:
+  name: discord
+spec:
+  provider: discord
+  generation: 1
+  discord:
+    botToken: {fromEnv: DEMO_DISCORD_TOKEN}
+    applicationId: "100000000000000020"
+    guildId: %q
+    parentChannelId: "100000000000000010"
+    apiURL: %s
+---
+apiVersion: reconciler.gjc.dev/v1alpha1
+kind: ChatDaemon
+metadata:
+  name: slack
+spec:
+  provider: slack
+  generation: 1
+  slack:
+    botToken: {fromEnv: DEMO_SLACK_BOT_TOKEN}
+    appToken: {fromEnv: DEMO_SLACK_APP_TOKEN}
+    workspaceId: %s
+    channelId: C0DEMO0001
+    apiURL: %s
+`, e.Discord.GuildID(), e.Discord.URL(), e.Slack.TeamID(), e.Slack.URL())
+}
+
+// Close stops the fakes and removes the agent dir. Stop the daemons first.
+func (e *Env) Close() error {
+	if e.Discord != nil {
+		e.Discord.Close()
+	}
+	if e.Slack != nil {
+		e.Slack.Close()
+	}
+	var err error
+	if e.AgentDir != "" {
+		err = os.RemoveAll(e.AgentDir)
+	}
+	return errors.Join(err)
+}

@@ -1,0 +1,135 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/spec"
+)
+
+// OperateResult is what `stop` and `restart` report; -o json prints it.
+type OperateResult struct {
+	Name     string        `json:"name"`
+	Action   string        `json:"action"`
+	OK       bool          `json:"ok"`
+	Message  string        `json:"message"`
+	Before   *DaemonStatus `json:"before"`
+	After    *DaemonStatus `json:"after"`
+	Warnings []string      `json:"warnings"`
+}
+
+// StopOptions bound a stop; Force allows SIGKILL after the graceful timeout.
+type StopOptions struct {
+	Force    bool
+	Graceful time.Duration
+	Kill     time.Duration
+}
+
+// Stop stops one daemon now, as the reference's operate() does: a fenced
+// SIGTERM with a control request, SIGKILL only when forced. d is the name's
+// desired object, nil when no source declares it. The caller holds the lock.
+func (r *Reconciler) Stop(ctx context.Context, name string, d *spec.Daemon, res *spec.Result, o StopOptions) OperateResult {
+	out := r.operation(name, "stop", d, res)
+	if d != nil && d.Config.State == spec.StateRunning {
+		out.Warnings = append(out.Warnings, "the spec says Running: a running reconcile loop will start it again; set state: Stopped to keep it stopped")
+	}
+	rec, cls, refusal := r.operable(name, "stop", d)
+	switch {
+	case refusal != "":
+		out.Message = refusal
+	case !cls.Signalable:
+		out.OK, out.Message = true, fmt.Sprintf("no running %s daemon", name)
+	default:
+		err := r.stopOwner(ctx, ownership.PathsFor(r.opts.AgentDir, name), wantOf(d), *rec.State, "stop", o.Graceful, o.Kill, o.Force)
+		switch {
+		case err == nil:
+			out.OK, out.Message = true, fmt.Sprintf("stopped %s daemon (pid %d)", name, rec.State.PID)
+		case errors.Is(err, ErrDidNotExit):
+			out.Message = fmt.Sprintf("%s daemon (pid %d) did not exit within %v; rerun with --force", name, rec.State.PID, o.Graceful)
+		default:
+			out.Message = fmt.Sprintf("%s daemon: %v", name, err)
+		}
+	}
+	after := r.view(name, d, res)
+	out.After = &after
+	return out
+}
+
+// Restart is stop-and-replace now: the loop's fenced sequence (SIGKILL after
+// the graceful timeout), then a spawn and a bounded wait for healthy.
+func (r *Reconciler) Restart(ctx context.Context, name string, d *spec.Daemon, res *spec.Result) OperateResult {
+	out := r.operation(name, "restart", d, res)
+	if d == nil {
+		out.Message = fmt.Sprintf("%s is not in the spec; nothing to restart it as", name)
+		return out
+	}
+	if d.Config.State == spec.StateStopped {
+		out.Message = fmt.Sprintf("the spec says %s is Stopped; set state: Running to start it", name)
+		return out
+	}
+	rec, cls, refusal := r.operable(name, "restart", d)
+	if refusal != "" {
+		out.Message = refusal
+		return out
+	}
+	if cls.Signalable {
+		paths := ownership.PathsFor(r.opts.AgentDir, name)
+		if err := r.stopOwner(ctx, paths, wantOf(d), *rec.State, "reload", d.Config.GracefulTimeout, d.Config.KillTimeout, true); err != nil {
+			out.Message = fmt.Sprintf("%s daemon: %v; not starting a second one", name, err)
+			return out
+		}
+	}
+	o := r.Reconcile(ctx, name, d, res)
+	out.After = &o.Status
+	out.OK = o.Status.Converged
+	out.Message = fmt.Sprintf("%s: %s", o.Status.Reason, o.Status.Message)
+	if out.OK {
+		out.Message = fmt.Sprintf("restarted %s daemon (pid %d)", name, o.Status.PID)
+	}
+	return out
+}
+
+func (r *Reconciler) operation(name, action string, d *spec.Daemon, res *spec.Result) OperateResult {
+	before := r.view(name, d, res)
+	return OperateResult{Name: name, Action: action, Before: &before, Warnings: []string{}}
+}
+
+func (r *Reconciler) view(name string, d *spec.Daemon, res *spec.Result) DaemonStatus {
+	r.mu.Lock()
+	saved := r.names[name]
+	r.mu.Unlock()
+	var s DaemonStatus
+	if saved != nil {
+		s = saved.status
+	}
+	return live(s, name, d, r.opts.AgentDir, r.probe)
+}
+
+// operable classifies a name's owner for an operator's command, with the
+// reference's refusals: a newer owner, or one that cannot be proven.
+func (r *Reconciler) operable(name, action string, d *spec.Daemon) (ownership.Record, ownership.Classification, string) {
+	rec := ownership.ReadState(ownership.PathsFor(r.opts.AgentDir, name))
+	desired := ownership.Desired{Kind: kindOf(rec), Identity: identityOf(rec), Generation: generationOf(rec)}
+	if d != nil {
+		desired = desiredOf(d)
+	}
+	cls := ownership.Classify(rec, desired, r.probe)
+	switch {
+	case cls.Class == ownership.ClassNewer:
+		return rec, cls, fmt.Sprintf("%s daemon is newer than this controller; upgrade this controller before %s", name, action)
+	case cls.Class == ownership.ClassMalformed, cls.Class == ownership.ClassForeign, cls.AmbiguouslyLive:
+		return rec, cls, fmt.Sprintf("%s daemon ownership changed; refusing to signal (%s)", name, cls.Message)
+	}
+	return rec, cls, ""
+}
+
+func wantOf(d *spec.Daemon) *ownership.Desired {
+	if d == nil {
+		return nil
+	}
+	w := desiredOf(d)
+	return &w
+}
