@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"github.com/fsnotify/fsnotify"
+
+	"gjc.dev/reconciler/pkg/ownership"
 )
 
 // dirWatch is one inotify instance shared by every wait and by the loop: a
@@ -12,7 +14,7 @@ import (
 type dirWatch struct {
 	w    *fsnotify.Watcher
 	mu   sync.Mutex
-	subs map[string]map[chan struct{}]struct{} // dir -> subscribers
+	subs map[string]map[chan struct{}]func(string) bool // dir -> subscribers and their filters
 	refs map[string]int
 }
 
@@ -21,7 +23,7 @@ func newDirWatch() (*dirWatch, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &dirWatch{w: w, subs: map[string]map[chan struct{}]struct{}{}, refs: map[string]int{}}
+	d := &dirWatch{w: w, subs: map[string]map[chan struct{}]func(string) bool{}, refs: map[string]int{}}
 	go d.run()
 	return d, nil
 }
@@ -33,7 +35,7 @@ func (d *dirWatch) run() {
 			if !ok {
 				return
 			}
-			d.notify(filepath.Dir(ev.Name))
+			d.notify(filepath.Dir(ev.Name), filepath.Base(ev.Name))
 		case _, ok := <-d.w.Errors:
 			if !ok {
 				return
@@ -44,11 +46,13 @@ func (d *dirWatch) run() {
 	}
 }
 
-func (d *dirWatch) notify(dir string) {
+func (d *dirWatch) notify(dir, base string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for ch := range d.subs[dir] {
-		poke(ch)
+	for ch, want := range d.subs[dir] {
+		if want == nil || want(base) {
+			poke(ch)
+		}
 	}
 }
 
@@ -62,10 +66,12 @@ func (d *dirWatch) notifyAll() {
 	}
 }
 
-// subscribe returns a channel poked on every change in dir, and a cancel.
-// The watch is added before returning, so a caller that reads the files after
-// subscribing misses no change.
-func (d *dirWatch) subscribe(dir string) (<-chan struct{}, func(), error) {
+// subscribe returns a channel poked on every change in dir to a file whose
+// base name want accepts (every file when want is nil), and a cancel. The
+// filter keeps a daemon's temp files from waking anyone: one heartbeat is one
+// wake. The watch is added before returning, so a caller that reads the files
+// after subscribing misses no change.
+func (d *dirWatch) subscribe(dir string, want func(base string) bool) (<-chan struct{}, func(), error) {
 	ch := make(chan struct{}, 1)
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -73,10 +79,10 @@ func (d *dirWatch) subscribe(dir string) (<-chan struct{}, func(), error) {
 		if err := d.w.Add(dir); err != nil {
 			return nil, nil, err
 		}
-		d.subs[dir] = map[chan struct{}]struct{}{}
+		d.subs[dir] = map[chan struct{}]func(string) bool{}
 	}
 	d.refs[dir]++
-	d.subs[dir][ch] = struct{}{}
+	d.subs[dir][ch] = want
 	cancel := func() {
 		d.mu.Lock()
 		defer d.mu.Unlock()
@@ -100,4 +106,9 @@ func poke(ch chan struct{}) {
 	case ch <- struct{}{}:
 	default:
 	}
+}
+
+// recordFiles accepts the files whose changes can change a decision.
+func recordFiles(base string) bool {
+	return base == ownership.StateFile || base == ownership.ControlFile
 }

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -108,7 +109,7 @@ func (l *Loop) Run(ctx context.Context) error {
 	defer l.stopWatches()
 	// Watch before the first read, so a change made while the first pass
 	// runs is not lost between the read and the watch.
-	specEvents, cancelSpec, err := l.r.watch.subscribe(specWatchDir(l.opts.SpecPath))
+	specEvents, cancelSpec, err := l.r.watch.subscribe(specWatchDir(l.opts.SpecPath), specFiles(l.opts.SpecPath))
 	if err != nil {
 		l.r.log.Error(err, "watching the spec source; changes are picked up on resync and SIGHUP")
 	} else {
@@ -241,7 +242,7 @@ func (l *Loop) follow(name string, owner *ownership.State) {
 	defer l.mu.Unlock()
 	if _, ok := l.watched[name]; !ok {
 		dir := ownership.PathsFor(l.r.opts.AgentDir, name).Dir
-		if events, cancel, err := l.r.watch.subscribe(dir); err == nil {
+		if events, cancel, err := l.r.watch.subscribe(dir, recordFiles); err == nil {
 			l.watched[name] = cancel
 			// What changed between the last look and the watch is seen by
 			// one more look now.
@@ -337,6 +338,17 @@ func specWatchDir(path string) string {
 		return path
 	}
 	return filepath.Dir(path)
+}
+
+// specFiles accepts the files whose changes can change the spec: the file
+// itself (a rename onto it is an event for its name), or any YAML file of a
+// directory source.
+func specFiles(path string) func(string) bool {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return func(base string) bool { return strings.HasSuffix(base, ".yaml") || strings.HasSuffix(base, ".yml") }
+	}
+	name := filepath.Base(path)
+	return func(base string) bool { return base == name }
 }
 
 // sharedLock holds the cross-process flock while any worker of this process
