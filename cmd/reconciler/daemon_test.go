@@ -381,3 +381,35 @@ func assertNoToken(t testing.TB, agentDir string, pid int) {
 		}
 	}
 }
+
+// A malformed control.json is ignored, left in place, and logged once: the
+// daemon's own log lives in the same dir, so logging on every event of the
+// dir would feed itself.
+func TestDaemonIgnoresMalformedControlQuietly(t *testing.T) {
+	f := startFakes(t)
+	dir := t.TempDir()
+	cfg := f.config(spec.ProviderSlack, "bot", 1)
+	paths := ownership.PathsFor(dir, cfg.Name)
+	p := startDaemon(t, dir, cfg, "owner-quiet")
+	st := waitRecord(t, paths, "healthy", healthy).State
+	if err := os.WriteFile(paths.Control, []byte(`{"version":1,"action":"stop"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Three heartbeats later it still runs, and said so once.
+	after := st.HeartbeatAt + 3*testHeartbeat.Milliseconds()
+	waitRecord(t, paths, "three more heartbeats", func(r ownership.Record) bool {
+		return r.State != nil && r.State.HeartbeatAt > after
+	})
+	select {
+	case <-p.done:
+		t.Fatalf("the daemon stopped on a malformed request: %s", p.output.String())
+	default:
+	}
+	log, err := os.ReadFile(filepath.Join(paths.Dir, "daemon.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(log), "ignoring an unreadable control request"); n != 1 {
+		t.Errorf("logged the malformed request %d times, want once (log is %d bytes)", n, len(log))
+	}
+}

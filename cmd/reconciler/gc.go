@@ -1,8 +1,13 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os/signal"
+	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -14,6 +19,7 @@ import (
 func newGCCommand(g *globals) *cobra.Command {
 	var prune bool
 	var output string
+	var lockTimeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "gc",
 		Short: "List (or with --prune remove) what dead owners left behind; a dry run by default",
@@ -41,7 +47,18 @@ func newGCCommand(g *globals) *cobra.Command {
 				// A broken spec may declare any name: keep every record.
 				opts.KeepAllRecords = true
 			}
+			// The pass lock keeps gc from judging files a pass is changing.
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+			defer stop()
+			release, err := reconcile.AcquireLock(ctx, agentDir, lockTimeout)
+			if err != nil {
+				if errors.Is(err, reconcile.ErrLockTimeout) {
+					return &exitError{code: exitLockTimeout, err: err}
+				}
+				return &exitError{code: exitNotDone, err: err}
+			}
 			rep, err := gc.Run(opts)
+			release()
 			if err != nil {
 				return &exitError{code: exitNotDone, err: err}
 			}
@@ -66,5 +83,6 @@ func newGCCommand(g *globals) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&prune, "prune", false, "remove what is proven stale (default: only list it)")
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "text or json")
+	cmd.Flags().DurationVar(&lockTimeout, "lock-timeout", 30*time.Second, "how long to wait for another reconciler's pass to finish")
 	return cmd
 }

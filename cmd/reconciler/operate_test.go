@@ -65,9 +65,12 @@ func TestStopAndRestart(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "restarted discord daemon") {
 		t.Errorf("restart: exit %d, %q %q", r.code, r.stdout, r.stderr)
 	}
-	if st := e.state("discord"); st.OwnerID == discord.OwnerID || !healthy(ownershipRecord(e, "discord")) {
+	st := e.state("discord")
+	if st.OwnerID == discord.OwnerID || !healthy(ownershipRecord(e, "discord")) {
 		t.Errorf("restart did not replace the owner: %+v", st)
 	}
+	// A daemon restarted from the command line inherits no token either.
+	assertNoToken(t, e.agentDir, st.PID)
 }
 
 func TestStopRefusesNewerOwner(t *testing.T) {

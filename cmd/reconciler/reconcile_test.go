@@ -440,3 +440,35 @@ func canaryAlivePID(t *testing.T, pid int) bool {
 }
 
 func ownershipRecord(e *e2e, name string) ownership.Record { return ownership.ReadState(e.paths(name)) }
+
+// A dead owner that never released (SIGKILLed) under a Stopped spec is
+// converged; the idle loop must not spin on it.
+func TestLoopIdleOnDeadUnreleasedOwner(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t)
+	e.writeSpec(object{name: "discord", provider: "discord", generation: 1})
+	e.mustConverge()
+	st := e.state("discord")
+	exited := watchExit(t, st)
+	if err := syscall.Kill(st.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-exited
+	e.writeSpec(object{name: "discord", provider: "discord", generation: 1, state: "Stopped"})
+	loop := e.startLoop()
+	e.waitStatus("converged Stopped", func(s *reconcile.Status) bool {
+		d, _ := daemonStatus(s, "discord")
+		return d.Phase == reconcile.PhaseStopped && d.Converged
+	})
+	// Two daemon heartbeat periods of nothing: the loop stays asleep.
+	idle := time.After(2 * testHeartbeat * 3)
+	<-idle // a measurement window, not a wait for an event
+	loop.stop()
+	final, err := reconcile.ReadStatus(e.agentDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if final.Reconciles > 10 {
+		t.Errorf("%d reconciles for one idle, converged name: the loop spins", final.Reconciles)
+	}
+}

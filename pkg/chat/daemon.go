@@ -93,30 +93,34 @@ func RunDaemon(ctx context.Context, opts DaemonOptions, tr Transport) (int, erro
 	tick := time.NewTicker(opts.Heartbeat)
 	defer tick.Stop()
 	var current Health
+	// A request may predate the watch: look once now, then on every change
+	// of control.json (not of other files: the daemon's own log lives here)
+	// and on every heartbeat.
+	check := true
 	for {
-		if d.stopRequested() {
+		if check && d.stopRequested() {
 			log.Info("stop requested through control.json")
 			return d.stop(closeTransport)
 		}
+		check = false
 		select {
 		case <-ctx.Done():
 			log.Info("stop requested by signal")
 			return d.stop(closeTransport)
 		case ev := <-watcherEvents(watcher):
-			if filepath.Base(ev.Name) != filepath.Base(paths.Control) {
-				continue
-			}
+			check = filepath.Base(ev.Name) == filepath.Base(paths.Control)
 		case werr := <-watcherErrors(watcher):
 			log.Error(werr, "file watch; control requests are still read on each heartbeat")
 		case <-d.health.ready:
 			current = d.health.take()
 			log.Info("transport health", "healthy", current.Healthy, "reason", current.Err)
-			if err := owner.Renew(current.Healthy, current.Err); err != nil {
-				return d.lost(closeTransport, err)
+			if code, done, err := d.renew(closeTransport, current); done {
+				return code, err
 			}
 		case <-tick.C:
-			if err := owner.Renew(current.Healthy, current.Err); err != nil {
-				return d.lost(closeTransport, err)
+			check = true
+			if code, done, err := d.renew(closeTransport, current); done {
+				return code, err
 			}
 		case err := <-trDone:
 			return d.ended(err)
@@ -124,11 +128,29 @@ func RunDaemon(ctx context.Context, opts DaemonOptions, tr Transport) (int, erro
 	}
 }
 
+// renew heartbeats. Lost ownership ends the daemon at once; any other failure
+// (a full disk, say) is logged and tried again next beat: the record goes
+// stale, and the reconciler replaces a hung owner on its own.
+func (d *daemon) renew(closeTransport func() error, h Health) (code int, done bool, err error) {
+	err = d.owner.Renew(h.Healthy, h.Err)
+	switch {
+	case err == nil:
+		return 0, false, nil
+	case errors.Is(err, ownership.ErrOwnershipLost):
+		code, err = d.lost(closeTransport, err)
+		return code, true, err
+	default:
+		d.log.Error(err, "heartbeat not written; retrying on the next beat")
+		return 0, false, nil
+	}
+}
+
 type daemon struct {
-	owner  *ownership.Owner
-	paths  ownership.Paths
-	log    logr.Logger
-	health *mailbox
+	owner      *ownership.Owner
+	paths      ownership.Paths
+	log        logr.Logger
+	health     *mailbox
+	controlErr string // the last control.json problem logged
 }
 
 // stopRequested reports whether control.json holds a request addressed to this
@@ -136,9 +158,14 @@ type daemon struct {
 func (d *daemon) stopRequested() bool {
 	req, err := ownership.ReadControl(d.paths)
 	if err != nil {
-		d.log.Error(err, "ignoring an unreadable control request")
+		// Said once per distinct problem, not on every heartbeat.
+		if msg := err.Error(); msg != d.controlErr {
+			d.controlErr = msg
+			d.log.Error(err, "ignoring an unreadable control request")
+		}
 		return false
 	}
+	d.controlErr = ""
 	return req != nil && d.owner.ControlAddressed(*req)
 }
 

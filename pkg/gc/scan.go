@@ -25,8 +25,9 @@ type scan struct {
 }
 
 func (s *scan) dir() {
-	s.lock(s.paths.Lock, KindOwnerLock)
+	// The reclaim lock first: reclaiming owner.lock takes (and cleans) it.
 	s.lock(s.paths.Reclaim, KindReclaimLock)
+	s.lock(s.paths.Lock, KindOwnerLock)
 	s.control()
 	s.state()
 	entries, err := os.ReadDir(s.paths.Dir)
@@ -69,7 +70,18 @@ func (s *scan) lock(path, kind string) {
 		s.keep(path, kind, why)
 		return
 	}
-	s.remove(path, kind, fmt.Sprintf("creator pid %d is gone", l.PID), lease)
+	why := fmt.Sprintf("creator pid %d is gone", l.PID)
+	if kind == KindOwnerLock && s.o.Prune {
+		// Through the ownership contract: under the reclaim lock, re-checked
+		// against the record, so a daemon acquiring right now is never cut off.
+		it := Item{Path: path, Kind: kind, Stale: true, Action: "removed", Reason: why}
+		if err := ownership.Reclaim(s.paths); err != nil {
+			it.Action, it.Reason = "failed", why+": "+err.Error()
+		}
+		s.rep.add(it)
+		return
+	}
+	s.remove(path, kind, why, lease)
 }
 
 // control judges control.json by its addressee.

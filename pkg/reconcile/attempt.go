@@ -65,6 +65,10 @@ func (a *attempt) run() {
 	}
 	a.observe(rec)
 	switch {
+	case cls.Reason == ownership.ReasonOwnerExiting:
+		a.refuse(cls.Reason, cls.Message)
+		a.owner = rec.State // its exit is what the loop waits for
+		a.requeue = time.Second
 	case cls.Class == ownership.ClassMalformed, cls.Class == ownership.ClassForeign, cls.AmbiguouslyLive:
 		a.refuse(cls.Reason, cls.Message)
 	case a.d.Config.State == spec.StateStopped:
@@ -79,6 +83,7 @@ func (a *attempt) run() {
 func (a *attempt) notDesired() {
 	rec := ownership.ReadState(a.paths)
 	a.observe(rec)
+	a.r.inv.refresh() // another process may have spawned it since
 	if !a.r.inv.has(a.name) {
 		a.status.Phase, a.status.Reason = PhaseUnmanaged, ReasonUnmanaged
 		a.status.Message = "not in the spec and never started by this reconciler; left alone"
@@ -145,15 +150,31 @@ func (a *attempt) ensureRunning(rec ownership.Record, cls ownership.Classificati
 // terminal refusal for this very config, or the crash loop says wait.
 func (a *attempt) replaceAbsent(rec ownership.Record) {
 	now := a.r.now()
+	if c := a.st.child; c != nil && !c.exited() && (rec.State == nil || rec.State.OwnerID != c.ownerID) {
+		// Our last spawn is still starting and has not published yet: wait
+		// for it rather than start a second one that would only exit 3.
+		a.status.Phase = PhaseStarting
+		rec, cls, err := a.r.waitOwnerHealthy(a.ctx, a.d, a.paths, c.ownerID, c)
+		a.observe(rec)
+		if err == nil {
+			a.running(rec, cls)
+		} else {
+			a.notReady(ReasonNotReady, err.Error())
+		}
+		return
+	}
 	if a.st.expecting != "" {
-		// The owner we saw running is gone without being asked to go.
+		// The owner we saw running is gone without being asked to go by us.
 		a.st.expecting = ""
 		a.st.restarts++
-		a.st.crash.exited(now)
+		if crashed(rec) {
+			a.st.crash.exited(now)
+		} else {
+			a.st.crash.newOwner() // released cleanly (an operator's stop): not a crash
+		}
 	}
-	if s := rec.State; s != nil && s.Terminated != nil && s.Terminated.Reason == "InvalidCredentials" &&
-		s.Identity == a.d.Identity && s.Generation != nil && *s.Generation == a.d.Config.Generation {
-		a.refuse(s.Terminated.Reason, "the service refused the credentials: "+s.Terminated.Message+"; not retried until the token or generation changes")
+	if s := rec.State; terminal(s) && s.Identity == a.d.Identity && s.Generation != nil && *s.Generation == a.d.Config.Generation {
+		a.refuse(s.Terminated.Reason, "the service refused this daemon for good: "+s.Terminated.Message+"; not retried until the token or generation changes")
 		return
 	}
 	if wait := a.st.crash.wait(now); wait > 0 {
@@ -166,10 +187,28 @@ func (a *attempt) replaceAbsent(rec ownership.Record) {
 	a.startAndWait(ReasonNotReady)
 }
 
+// terminal reports a record whose daemon exited on a refusal that retrying
+// cannot fix (exit 78): anything but an unexpected transport stop.
+func terminal(s *ownership.State) bool {
+	return s != nil && s.Terminated != nil && s.Terminated.Reason != chatTransportStopped
+}
+
+// chatTransportStopped is the daemon's reason for a transport that ended
+// without a refusal; such an exit is retried.
+const chatTransportStopped = "TransportStopped"
+
+// crashed tells an unexpected exit (no release, or a recorded failure) from a
+// clean release on request.
+func crashed(rec ownership.Record) bool {
+	s := rec.State
+	return s == nil || s.StoppedAt == nil || s.Terminated != nil
+}
+
 // attach keeps a matching owner: healthy is done, starting is waited for
 // (bounded), hung is replaced, transport down is reported and left to reconnect.
 func (a *attempt) attach(rec ownership.Record, cls ownership.Classification) {
 	s := rec.State
+	a.owner = s // signalable: alive with its incarnation proven
 	switch cls.Health {
 	case ownership.HealthHealthy:
 		a.running(rec, cls)
@@ -202,6 +241,7 @@ func (a *attempt) attach(rec ownership.Record, cls ownership.Classification) {
 func (a *attempt) running(rec ownership.Record, cls ownership.Classification) {
 	now := a.r.now()
 	a.observe(rec)
+	a.owner = rec.State
 	a.st.expecting = rec.State.OwnerID
 	a.st.crash.healthy(now)
 	a.status.Phase, a.status.Reason, a.status.Converged = PhaseRunning, ReasonReady, true
@@ -225,6 +265,7 @@ func (a *attempt) startAndWait(why string) {
 	}
 	a.st.child = c
 	a.st.expecting = c.ownerID
+	a.st.crash.newOwner()
 	a.status.Phase = PhaseStarting
 	rec, cls, err := a.r.waitOwnerHealthy(a.ctx, a.d, a.paths, c.ownerID, c)
 	a.observe(rec)
@@ -240,8 +281,8 @@ func (a *attempt) startAndWait(why string) {
 		next := a.st.crash.exited(a.r.now())
 		a.requeue = max(next.Sub(a.r.now()), 0)
 		a.status.Phase, a.status.Reason = PhaseCrashLoopBackOff, ReasonCrashLoopBackOff
-		if rec.State != nil && rec.State.Terminated != nil && rec.State.Terminated.Reason == "InvalidCredentials" {
-			a.refuse(rec.State.Terminated.Reason, "the service refused the credentials: "+rec.State.Terminated.Message+"; not retried until the token or generation changes")
+		if s := rec.State; terminal(s) && s.OwnerID == c.ownerID {
+			a.refuse(s.Terminated.Reason, "the service refused this daemon for good: "+s.Terminated.Message+"; not retried until the token or generation changes")
 			return
 		}
 		a.status.Message = a.crashMessage(rec, a.requeue)
@@ -282,6 +323,7 @@ func (a *attempt) stop(s *ownership.State, action string, graceful, kill time.Du
 		reason = "StopFailed"
 	}
 	a.refuse(reason, err.Error())
+	a.requeue = 5 * time.Second // a process in uninterruptible sleep may yet die
 	return false
 }
 
@@ -310,9 +352,6 @@ func (a *attempt) observe(rec ownership.Record) {
 	a.status.StartedAt = &t
 	if s.StoppedAt != nil {
 		a.status.PID = 0
-		a.owner = nil
-	} else {
-		a.owner = s
 	}
 }
 

@@ -5,7 +5,7 @@ import "time"
 // Crash-loop timing of DESIGN section 6.
 const (
 	crashWindow      = 10 * time.Second // an exit this soon after healthy counts as a crash
-	crashResetAfter  = 10 * time.Minute // this long healthy forgives past crashes
+	crashResetAfter  = 10 * time.Minute // this long healthy forgives past crashes while running
 	crashBackoffBase = time.Second
 	crashBackoffMax  = 5 * time.Minute
 )
@@ -31,14 +31,12 @@ func (c *crashLoop) healthy(now time.Time) {
 
 // exited records an unexpected exit and returns when the next spawn may happen.
 func (c *crashLoop) exited(now time.Time) time.Time {
-	early := c.healthySince.IsZero() || now.Sub(c.healthySince) < crashWindow
-	switch {
-	case early:
+	// An exit before healthy, or within crashWindow of it, continues the
+	// streak; one after a while of health starts a new one.
+	if c.healthySince.IsZero() || now.Sub(c.healthySince) < crashWindow {
 		c.crashes++
-	case now.Sub(c.healthySince) >= crashResetAfter:
+	} else {
 		c.crashes = 1
-	default:
-		c.crashes++
 	}
 	c.healthySince = time.Time{}
 	if c.crashes < 2 {
@@ -49,6 +47,10 @@ func (c *crashLoop) exited(now time.Time) time.Time {
 	c.notBefore = now.Add(min(delay, crashBackoffMax))
 	return c.notBefore
 }
+
+// newOwner forgets the health of the previous owner: a replacement's exit is
+// judged against its own.
+func (c *crashLoop) newOwner() { c.healthySince = time.Time{} }
 
 // wait is how long to hold off a spawn; zero when it may happen now.
 func (c *crashLoop) wait(now time.Time) time.Duration {

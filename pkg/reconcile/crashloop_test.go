@@ -35,4 +35,10 @@ func TestCrashLoopBackoff(t *testing.T) {
 	if got := c.exited(later.Add(5 * time.Second)).Sub(later.Add(5 * time.Second)); got != time.Second {
 		t.Errorf("exit 5s after healthy: back off %v, want 1s", got)
 	}
+	// One after a minute of health starts a new streak: respawned at once.
+	again := later.Add(time.Hour)
+	c.healthy(again)
+	if next := c.exited(again.Add(time.Minute)); !next.Equal(again.Add(time.Minute)) {
+		t.Errorf("exit a minute after healthy held off until %v", next)
+	}
 }

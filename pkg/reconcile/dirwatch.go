@@ -90,6 +90,7 @@ func (d *dirWatch) subscribe(dir string, want func(base string) bool) (<-chan st
 			return
 		}
 		delete(d.subs[dir], ch)
+		close(ch) // ends a goroutine ranging over it
 		if d.refs[dir]--; d.refs[dir] == 0 {
 			delete(d.subs, dir)
 			delete(d.refs, dir)

@@ -18,6 +18,9 @@ type inventory struct {
 	mu    sync.Mutex
 	path  string
 	names []string
+	// seen is the file as last read: other processes (--once, restart) add
+	// names too, so a changed file is read again before it is used.
+	seen os.FileInfo
 }
 
 type inventoryFile struct {
@@ -27,20 +30,54 @@ type inventoryFile struct {
 
 func loadInventory(path string) (*inventory, error) {
 	inv := &inventory{path: path}
-	data, err := platform.ReadFileCapped(path, platform.MaxLeaseSize)
+	if err := inv.read(); err != nil {
+		return nil, err
+	}
+	return inv, nil
+}
+
+// read loads the file; the caller holds mu (or owns inv alone).
+func (i *inventory) read() error {
+	fi, err := os.Stat(i.path)
 	if errors.Is(err, os.ErrNotExist) {
-		return inv, nil
+		i.names, i.seen = nil, nil
+		return nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading inventory %s: %w", path, err)
+		return fmt.Errorf("reading inventory %s: %w", i.path, err)
+	}
+	data, err := platform.ReadFileCapped(i.path, platform.MaxLeaseSize)
+	if err != nil {
+		return fmt.Errorf("reading inventory %s: %w", i.path, err)
 	}
 	var f inventoryFile
 	if err := json.Unmarshal(data, &f); err != nil || f.Version != 1 {
-		return nil, fmt.Errorf("inventory %s is not a version 1 inventory; move it aside to start over", path)
+		return fmt.Errorf("inventory %s is not a version 1 inventory; move it aside to start over", i.path)
 	}
-	inv.names = f.Names
-	slices.Sort(inv.names)
-	return inv, nil
+	i.names, i.seen = f.Names, fi
+	slices.Sort(i.names)
+	return nil
+}
+
+// refresh re-reads the file if another process changed it since.
+func (i *inventory) refresh() {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	i.refreshLocked()
+}
+
+func (i *inventory) refreshLocked() {
+	fi, err := os.Stat(i.path)
+	if err != nil && i.seen == nil {
+		return
+	}
+	if err == nil && i.seen != nil && os.SameFile(fi, i.seen) && fi.ModTime().Equal(i.seen.ModTime()) && fi.Size() == i.seen.Size() {
+		return
+	}
+	if err := i.read(); err != nil {
+		// Keep what we knew: an unreadable inventory must not un-manage names.
+		return
+	}
 }
 
 func (i *inventory) has(name string) bool {
@@ -61,6 +98,7 @@ func (i *inventory) list() []string {
 func (i *inventory) add(name string) error {
 	i.mu.Lock()
 	defer i.mu.Unlock()
+	i.refreshLocked()
 	at, ok := slices.BinarySearch(i.names, name)
 	if ok {
 		return nil
@@ -76,6 +114,7 @@ func (i *inventory) add(name string) error {
 func (i *inventory) remove(name string) error {
 	i.mu.Lock()
 	defer i.mu.Unlock()
+	i.refreshLocked()
 	at, ok := slices.BinarySearch(i.names, name)
 	if !ok {
 		return nil
@@ -95,6 +134,9 @@ func (i *inventory) write(names []string) error {
 	}
 	if err := platform.WriteFileAtomic(i.path, append(data, '\n')); err != nil {
 		return fmt.Errorf("writing inventory: %w", err)
+	}
+	if fi, err := os.Stat(i.path); err == nil {
+		i.seen = fi
 	}
 	return nil
 }

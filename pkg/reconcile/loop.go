@@ -8,8 +8,10 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"gjc.dev/reconciler/pkg/ownership"
@@ -51,7 +53,10 @@ type Loop struct {
 	dirty   chan struct{}
 	// wakes counts what woke the loop, by trigger, for status.json: an idle
 	// loop should show only heartbeat-driven dir events and resyncs.
-	wakes map[string]int64
+	wakes      map[string]int64
+	reconciles int64
+	// started is set once the first pass is done and the queue owns names.
+	started atomic.Bool
 	// written is what status.json last said, less its timestamps and counters:
 	// a heartbeat that changes nothing does not rewrite (and fsync) the file.
 	written []byte
@@ -93,8 +98,12 @@ func NewLoop(r *Reconciler, opts LoopOptions) *Loop {
 		reload: make(chan struct{}, 1), dirty: make(chan struct{}, 1), wakes: map[string]int64{}}
 	l.q = newQueue(l.work)
 	r.opts.ChildExited = func(name string) {
-		l.wake(TriggerChildExit)
-		l.q.add(name)
+		// During the first pass the name's reconcile is still running; the
+		// look that follows the pass (see follow) covers the exit.
+		if l.started.Load() {
+			l.wake(TriggerChildExit)
+			l.q.add(name)
+		}
 	}
 	return l
 }
@@ -173,6 +182,7 @@ func (l *Loop) fullPass(ctx context.Context) (PassResult, error) {
 	}
 	defer l.lock.release()
 	out := l.r.Pass(ctx, res)
+	l.started.Store(true)
 	for name, o := range out.outcomes {
 		if o.RequeueAfter > 0 {
 			l.requeueAfter(name, o.RequeueAfter)
@@ -196,8 +206,28 @@ func (l *Loop) refresh(all bool) {
 			l.r.log.Info("spec error; keeping the last known good objects of this source", "error", e.String())
 		}
 	}
-	for _, n := range l.r.Names(res) {
+	names := l.r.Names(res)
+	l.forgetOthers(names)
+	for _, n := range names {
 		l.q.add(n)
+	}
+}
+
+// forgetOthers drops the watches of names that no longer exist anywhere (not
+// desired, not in the inventory, no dir), so a loop that runs for weeks does
+// not accumulate them.
+func (l *Loop) forgetOthers(names []string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for name, cancel := range l.watched {
+		if !slices.Contains(names, name) {
+			cancel()
+			delete(l.watched, name)
+			if w := l.exits[name]; w != nil {
+				w.cancel()
+				delete(l.exits, name)
+			}
+		}
 	}
 }
 
@@ -229,6 +259,9 @@ func (l *Loop) work(name string) {
 	res := l.result()
 	out := l.r.Reconcile(l.ctx, name, desiredByName(res)[name], res)
 	l.lock.release()
+	l.mu.Lock()
+	l.reconciles++
+	l.mu.Unlock()
 	if out.RequeueAfter > 0 {
 		l.requeueAfter(name, out.RequeueAfter)
 	}
@@ -264,7 +297,9 @@ func (l *Loop) follow(name string, owner *ownership.State) {
 	}
 	proc, err := platform.OpenProcess(owner.PID, owner.Incarnation)
 	if err != nil {
-		l.q.add(name) // gone already, or not provable: look again
+		// Gone since it was observed: look again soon, not at once (the
+		// look may be the one running now).
+		l.requeueAfter(name, time.Second)
 		return
 	}
 	ctx, cancel := context.WithCancel(l.ctx)
@@ -315,6 +350,7 @@ func (l *Loop) writeStatus(force bool) {
 	}
 	l.mu.Lock()
 	status.Wakes = maps.Clone(l.wakes)
+	status.Reconciles = l.reconciles
 	l.mu.Unlock()
 	if err := writeStatus(l.r.opts.AgentDir, status); err != nil {
 		l.r.log.Error(err, "writing status.json")

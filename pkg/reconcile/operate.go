@@ -93,6 +93,8 @@ func (r *Reconciler) Restart(ctx context.Context, name string, d *spec.Daemon, r
 }
 
 func (r *Reconciler) operation(name, action string, d *spec.Daemon, res *spec.Result) OperateResult {
+	// A restart spawns: its daemon must not inherit the spec's secrets.
+	r.setDesired(res)
 	before := r.view(name, d, res)
 	return OperateResult{Name: name, Action: action, Before: &before, Warnings: []string{}}
 }

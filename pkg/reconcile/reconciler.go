@@ -140,6 +140,7 @@ func (r *Reconciler) Names(res *spec.Result) []string {
 	for _, d := range res.Daemons {
 		add(d.Name())
 	}
+	r.inv.refresh()
 	for _, n := range r.inv.list() {
 		add(n)
 	}

@@ -28,6 +28,15 @@ type child struct {
 	exitedAt time.Time
 }
 
+func (c *child) exited() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
 // spawn starts `reconciler daemon` for d, detached in its own session, with
 // its resolved config on stdin. The name goes into the inventory first.
 func (r *Reconciler) spawn(d *spec.Daemon, paths ownership.Paths) (*child, error) {

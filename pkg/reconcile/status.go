@@ -39,8 +39,11 @@ type Status struct {
 	SpecValid  bool           `json:"specValid"`
 	SpecErrors []string       `json:"specErrors,omitempty"`
 	Daemons    []DaemonStatus `json:"daemons"`
-	// Wakes counts what woke the loop since it started, by trigger.
-	Wakes map[string]int64 `json:"wakes,omitempty"`
+	// Wakes counts what woke the loop since it started, by trigger, and
+	// Reconciles how many single-name reconciles ran: an idle loop's counts
+	// grow with the daemons' heartbeats and nothing else.
+	Wakes      map[string]int64 `json:"wakes,omitempty"`
+	Reconciles int64            `json:"reconciles,omitempty"`
 }
 
 // DaemonStatus is one name's observed state.
