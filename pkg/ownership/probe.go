@@ -26,7 +26,17 @@ type systemProbe struct{}
 func (systemProbe) Alive(pid int) (bool, error)         { return platform.Alive(pid) }
 func (systemProbe) Incarnation(pid int) (string, error) { return platform.Incarnation(pid) }
 func (systemProbe) BootTime() (time.Time, error)        { return platform.BootTime() }
-func (systemProbe) Now() time.Time                      { return time.Now() }
+
+// Observe reads liveness and incarnation in one look (see observer).
+func (systemProbe) Observe(pid int) (bool, string, error) { return platform.Observe(pid) }
+
+// observer is a Probe that can answer Alive and Incarnation in one look;
+// probePID prefers it, since classification asks both for every record.
+type observer interface {
+	Observe(pid int) (alive bool, incarnation string, err error)
+}
+
+func (systemProbe) Now() time.Time { return time.Now() }
 
 // pidFacts is what the machine says about a recorded PID and incarnation.
 type pidFacts struct {
@@ -50,6 +60,9 @@ func (f pidFacts) dead() bool { return !f.alive || f.differs }
 // answer proves death or reuse. A PID no process can have (above the
 // kernel's maximum) is dead, as kill(2) would say.
 func probePID(probe Probe, pid int, recorded string) pidFacts {
+	if o, ok := probe.(observer); ok {
+		return observedFacts(o, pid, recorded)
+	}
 	alive, err := probe.Alive(pid)
 	switch {
 	case errors.Is(err, platform.ErrInvalidPID):
@@ -69,6 +82,28 @@ func probePID(probe Probe, pid int, recorded string) pidFacts {
 		return pidFacts{alive: true, err: err}
 	}
 	if !platform.ValidIncarnation(cur) {
+		return pidFacts{alive: true, current: cur, err: platform.ErrInvalidIncarnation}
+	}
+	return pidFacts{
+		alive:   true,
+		current: cur,
+		equal:   cur == recorded,
+		differs: cur != recorded && platform.ValidIncarnation(recorded),
+	}
+}
+
+// observedFacts is probePID through one Observe.
+func observedFacts(o observer, pid int, recorded string) pidFacts {
+	alive, cur, err := o.Observe(pid)
+	switch {
+	case errors.Is(err, platform.ErrInvalidPID):
+		return pidFacts{}
+	case err != nil:
+		// Exists, or liveness unknown: never treated as dead.
+		return pidFacts{alive: true, err: err}
+	case !alive:
+		return pidFacts{}
+	case !platform.ValidIncarnation(cur):
 		return pidFacts{alive: true, current: cur, err: platform.ErrInvalidIncarnation}
 	}
 	return pidFacts{

@@ -37,3 +37,12 @@ func isZombie(pid int) (bool, error) {
 	}
 	return kp.Proc.P_stat == darwinSZOMB, nil
 }
+
+// processFacts reads whether pid is a zombie and its incarnation in one look.
+func processFacts(pid int) (zombie bool, incarnation string, err error) {
+	kp, err := kinfoProc(pid)
+	if err != nil {
+		return false, "", err
+	}
+	return kp.Proc.P_stat == darwinSZOMB, kinfoIncarnation(kp), nil
+}

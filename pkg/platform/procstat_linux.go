@@ -121,3 +121,12 @@ func isZombie(pid int) (bool, error) {
 	}
 	return st.state == 'Z', nil
 }
+
+// processFacts reads whether pid is a zombie and its incarnation in one look.
+func processFacts(pid int) (zombie bool, incarnation string, err error) {
+	st, err := readProcStat(pid)
+	if err != nil {
+		return false, "", err
+	}
+	return st.state == 'Z', linuxIncarnationPrefix + st.startTicks, nil
+}
