@@ -472,3 +472,33 @@ func TestLoopIdleOnDeadUnreleasedOwner(t *testing.T) {
 		t.Errorf("%d reconciles for one idle, converged name: the loop spins", final.Reconciles)
 	}
 }
+
+// Another reconciler holding the pass lock past --lock-timeout: exit 3.
+func TestOnceLockTimeout(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t)
+	e.writeSpec(object{name: "discord", provider: "discord", generation: 1})
+	lock := filepath.Join(e.agentDir, "sdk", "reconciler", "lock")
+	if err := os.MkdirAll(filepath.Dir(lock), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(lock, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	r := e.once("--lock-timeout", "300ms")
+	if r.code != 3 || !strings.Contains(r.stderr, "another reconciler holds the lock") {
+		t.Errorf("exit %d, stderr %q; want 3", r.code, r.stderr)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("gave up after %v, want about the 300ms lock timeout", took)
+	}
+	if _, err := os.Stat(e.paths("discord").State); !os.IsNotExist(err) {
+		t.Errorf("something was spawned without the lock: %v", err)
+	}
+}
