@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os/signal"
 	"syscall"
@@ -28,13 +27,9 @@ func newGCCommand(g *globals) *cobra.Command {
 			if output != "text" && output != "json" {
 				return &exitError{code: exitInvalid, err: fmt.Errorf("-o %q: must be text or json", output)}
 			}
-			agentDir, err := g.resolveAgentDir()
+			agentDir, specPath, err := g.paths()
 			if err != nil {
-				return &exitError{code: exitInvalid, err: err}
-			}
-			specPath, err := g.resolveSpec()
-			if err != nil {
-				return &exitError{code: exitInvalid, err: err}
+				return err
 			}
 			managed, err := reconcile.ReadInventory(agentDir)
 			if err != nil {
@@ -50,12 +45,9 @@ func newGCCommand(g *globals) *cobra.Command {
 			// The pass lock keeps gc from judging files a pass is changing.
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
-			release, err := reconcile.AcquireLock(ctx, agentDir, lockTimeout)
+			release, err := passLock(ctx, agentDir, lockTimeout)
 			if err != nil {
-				if errors.Is(err, reconcile.ErrLockTimeout) {
-					return &exitError{code: exitLockTimeout, err: err}
-				}
-				return &exitError{code: exitNotDone, err: err}
+				return err
 			}
 			rep, err := gc.Run(opts)
 			release()

@@ -35,13 +35,9 @@ func addLoopFlags(cmd *cobra.Command, f *loopFlags) {
 
 // runLoop is the root command: one pass (--once) or the continuous loop.
 func runLoop(cmd *cobra.Command, g *globals, f *loopFlags) error {
-	agentDir, err := g.resolveAgentDir()
+	agentDir, specPath, err := g.paths()
 	if err != nil {
-		return &exitError{code: exitInvalid, err: err}
-	}
-	specPath, err := g.resolveSpec()
-	if err != nil {
-		return &exitError{code: exitInvalid, err: err}
+		return err
 	}
 	if f.once {
 		return runOnce(cmd, g, f, agentDir, specPath)
@@ -103,12 +99,9 @@ func runOnce(cmd *cobra.Command, g *globals, f *loopFlags, agentDir, specPath st
 	defer r.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	release, err := reconcile.AcquireLock(ctx, agentDir, f.lockTimeout)
+	release, err := passLock(ctx, agentDir, f.lockTimeout)
 	if err != nil {
-		if errors.Is(err, reconcile.ErrLockTimeout) {
-			return &exitError{code: exitLockTimeout, err: err}
-		}
-		return &exitError{code: exitNotDone, err: err}
+		return err
 	}
 	defer release()
 	pass := r.Pass(ctx, res)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os/signal"
 	"syscall"
@@ -67,13 +66,9 @@ func operate(cmd *cobra.Command, g *globals, f *operateFlags, name string,
 	if f.output != "text" && f.output != "json" {
 		return &exitError{code: exitInvalid, err: fmt.Errorf("-o %q: must be text or json", f.output)}
 	}
-	agentDir, err := g.resolveAgentDir()
+	agentDir, specPath, err := g.paths()
 	if err != nil {
-		return &exitError{code: exitInvalid, err: err}
-	}
-	specPath, err := g.resolveSpec()
-	if err != nil {
-		return &exitError{code: exitInvalid, err: err}
+		return err
 	}
 	// An invalid spec does not stop an operator: the name is judged by its
 	// record alone, as if no source declared it.
@@ -91,12 +86,9 @@ func operate(cmd *cobra.Command, g *globals, f *operateFlags, name string,
 	defer r.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	release, err := reconcile.AcquireLock(ctx, agentDir, f.lockTimeout)
+	release, err := passLock(ctx, agentDir, f.lockTimeout)
 	if err != nil {
-		if errors.Is(err, reconcile.ErrLockTimeout) {
-			return &exitError{code: exitLockTimeout, err: err}
-		}
-		return &exitError{code: exitNotDone, err: err}
+		return err
 	}
 	result := op(ctx, r, d, res)
 	release()

@@ -1,13 +1,17 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"io"
 	"os"
+	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 
 	"gjc.dev/reconciler/pkg/logging"
+	"gjc.dev/reconciler/pkg/reconcile"
 	"gjc.dev/reconciler/pkg/spec"
 )
 
@@ -35,6 +39,30 @@ func (g *globals) resolveSpec() (string, error) {
 		return "", err
 	}
 	return spec.DefaultSource(dir), nil
+}
+
+// paths resolves the agent dir and the spec source; failing is a usage error.
+func (g *globals) paths() (agentDir, specPath string, err error) {
+	if agentDir, err = g.resolveAgentDir(); err == nil {
+		specPath, err = g.resolveSpec()
+	}
+	if err != nil {
+		return "", "", &exitError{code: exitInvalid, err: err}
+	}
+	return agentDir, specPath, nil
+}
+
+// passLock takes the pass lock for a one-shot command; another reconciler
+// holding it past the timeout is exit 3.
+func passLock(ctx context.Context, agentDir string, timeout time.Duration) (release func(), err error) {
+	release, err = reconcile.AcquireLock(ctx, agentDir, timeout)
+	switch {
+	case errors.Is(err, reconcile.ErrLockTimeout):
+		return nil, &exitError{code: exitLockTimeout, err: err}
+	case err != nil:
+		return nil, &exitError{code: exitNotDone, err: err}
+	}
+	return release, nil
 }
 
 func newRootCommand(stdout, stderr io.Writer) *cobra.Command {

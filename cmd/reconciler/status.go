@@ -33,13 +33,9 @@ func newStatusCommand(g *globals) *cobra.Command {
 			default:
 				return &exitError{code: exitInvalid, err: fmt.Errorf("-o %q: must be table, json or yaml", output)}
 			}
-			agentDir, err := g.resolveAgentDir()
+			agentDir, specPath, err := g.paths()
 			if err != nil {
-				return &exitError{code: exitInvalid, err: err}
-			}
-			specPath, err := g.resolveSpec()
-			if err != nil {
-				return &exitError{code: exitInvalid, err: err}
+				return err
 			}
 			show := func() error {
 				st, err := reconcile.View(agentDir, spec.LoadOnce(specPath), names)

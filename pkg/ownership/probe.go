@@ -81,6 +81,11 @@ func probePID(probe Probe, pid int, recorded string) pidFacts {
 		}
 		return pidFacts{alive: true, err: err}
 	}
+	return liveFacts(cur, recorded)
+}
+
+// liveFacts compares a live PID's current incarnation with the recorded one.
+func liveFacts(cur, recorded string) pidFacts {
 	if !platform.ValidIncarnation(cur) {
 		return pidFacts{alive: true, current: cur, err: platform.ErrInvalidIncarnation}
 	}
@@ -103,13 +108,6 @@ func observedFacts(o observer, pid int, recorded string) pidFacts {
 		return pidFacts{alive: true, err: err}
 	case !alive:
 		return pidFacts{}
-	case !platform.ValidIncarnation(cur):
-		return pidFacts{alive: true, current: cur, err: platform.ErrInvalidIncarnation}
 	}
-	return pidFacts{
-		alive:   true,
-		current: cur,
-		equal:   cur == recorded,
-		differs: cur != recorded && platform.ValidIncarnation(recorded),
-	}
+	return liveFacts(cur, recorded)
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"gjc.dev/reconciler/pkg/chat/internal/peer"
 )
 
 const (
@@ -182,7 +184,7 @@ func (s *Server) endSession(c *conn) {
 
 func (s *Server) attachLocked(c *conn, sess *session) {
 	for o := range s.conns {
-		if o != c && o.sess != nil && o.token == c.token && peerGone(o.ws.NetConn()) {
+		if o != c && o.sess != nil && o.token == c.token && peer.Gone(o.ws.NetConn()) {
 			s.detachLocked(o)
 			o.closing = true
 		}

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"gjc.dev/reconciler/pkg/chat/internal/peer"
 )
 
 const (
@@ -166,7 +168,7 @@ func (s *Server) goneLocked(c *conn) {
 // sweepLocked stops counting the app's sockets whose peer has already gone.
 func (s *Server) sweepLocked(token string) {
 	for c := range s.conns {
-		if c.appToken == token && !c.closing && peerGone(c.ws.NetConn()) {
+		if c.appToken == token && !c.closing && peer.Gone(c.ws.NetConn()) {
 			s.goneLocked(c)
 		}
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package fakeslack
+package peer
 
 import (
 	"errors"
@@ -8,11 +8,11 @@ import (
 	"syscall"
 )
 
-// peerGone reports, without consuming anything, whether the peer has closed
+// Gone reports, without consuming anything, whether the peer has closed
 // or reset its end of a connection. A client that closes a socket and
 // reconnects at once can get its new connection served before the old one's
 // reader has seen the EOF; looking here keeps the live counts exact.
-func peerGone(c net.Conn) bool {
+func Gone(c net.Conn) bool {
 	sc, ok := c.(syscall.Conn)
 	if !ok {
 		return false

@@ -1,8 +1,0 @@
-//go:build !unix
-
-package fakediscord
-
-import "net"
-
-// peerGone cannot look without the socket API; the reader notices soon enough.
-func peerGone(net.Conn) bool { return false }

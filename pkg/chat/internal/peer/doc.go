@@ -1,0 +1,3 @@
+// Package peer holds what the fake servers share about their client
+// connections.
+package peer
