@@ -118,7 +118,15 @@ func (w *gcWorld) build() {
 		w.file("gone", ".state.json.tmp-0123456789abcdef", "partial", hour),
 		w.file("gone", ".owner.lock.quarantine-fedcba9876543210", lockJSON(dead, deadInc), hour),
 		w.file("gone", "daemon-2026-01-01T00-00-00.000.log", "old log\n", hour),
+		w.file("gone", "state.json.4242.0b6f1c3e-1d2a-4c5b-9e8f-7a6b5c4d3e2f.tmp", "partial", hour),
 	)
+	// A lock wedged by a creator that died between link(2) and removing its
+	// temp name: the temp name goes, the lock (now one link) is reclaimable.
+	wedged := w.file("wedged", ".owner.lock.tmp-aaaaaaaaaaaaaaaa", lockJSON(dead, deadInc), hour)
+	if err := os.Link(wedged, filepath.Join(filepath.Dir(wedged), "owner.lock")); err != nil {
+		t.Fatal(err)
+	}
+	w.stale = append(w.stale, wedged)
 	// Keepers: a live owner, a reused... no: a live process not ours (EPERM),
 	// an unverifiable incarnation, a fresh temp file, a managed stopped record.
 	w.keep[w.file("live", "owner.lock", lockJSON(livePID, liveInc), 0)] = gc.KeepAlive

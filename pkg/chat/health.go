@@ -11,6 +11,7 @@ type healthReporter struct {
 }
 
 func (h *healthReporter) set(v Health) {
+	v.Err = redactURLs(v.Err)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.last != nil && *h.last == v {

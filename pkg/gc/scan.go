@@ -1,10 +1,12 @@
 package gc
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -12,6 +14,10 @@ import (
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/platform"
 )
+
+// referenceTemp matches the temp names the reference system writes
+// (<file>.<pid>.<uuid>.tmp), which a crash can leave behind too.
+var referenceTemp = regexp.MustCompile(`^(state\.json|control\.json|owner\.lock|owner\.lock\.reclaim)\.\d+\.[0-9a-f-]{36}\.tmp$`)
 
 // scan judges the files of one daemon dir.
 type scan struct {
@@ -43,6 +49,10 @@ func (s *scan) dir() {
 				k = KindQuarantine
 			}
 			s.leftover(path, k)
+			continue
+		}
+		if referenceTemp.MatchString(name) {
+			s.leftover(path, KindTemp)
 			continue
 		}
 		if strings.HasPrefix(name, "daemon-") && strings.HasSuffix(name, ".log") {
@@ -132,6 +142,10 @@ func (s *scan) state() {
 			s.keep(s.paths.State, KindState, KeepUnverifiable+": "+err.Error())
 			return
 		}
+		if !bytes.Equal(lease.Content, rec.Raw) {
+			s.keep(s.paths.State, KindState, KeepUnverifiable+": the record changed while it was judged")
+			return
+		}
 		s.remove(s.paths.State, KindState, fmt.Sprintf("owner pid %d is gone and no spec or inventory names %s", st.PID, s.paths.Name()), lease)
 	}
 }
@@ -143,6 +157,14 @@ func (s *scan) leftover(path, kind string) {
 	}
 	if age := s.o.Now.Sub(fi.ModTime()); age < leftoverAge {
 		s.keep(path, kind, fmt.Sprintf("%s: %v old; a write may be in progress", KeepRecent, age.Round(1e9)))
+		return
+	}
+	if kind == KindTemp {
+		// A temp name promises nothing, and it may be the second link of a
+		// lock whose creator died between link(2) and removing the temp
+		// name: a lease refuses two links, so that lock stays wedged until
+		// this name goes. Unlinking a name never touches the other one.
+		s.removePlain(path, kind, "left by an interrupted write")
 		return
 	}
 	lease, err := platform.CaptureLease(path)
@@ -207,7 +229,13 @@ func (s *scan) keep(path, kind, why string) {
 func (s *scan) remove(path, kind, why string, lease platform.Lease) {
 	it := Item{Path: path, Kind: kind, Stale: true, Action: "would remove", Reason: why}
 	if s.o.Prune {
-		if err := platform.ExactUnlink(path, lease); err != nil {
+		// Checked first, so a file replaced since it was judged is never
+		// moved aside, not even for the moment a quarantine takes.
+		err := platform.VerifyLease(path, lease)
+		if err == nil {
+			err = platform.ExactUnlink(path, lease)
+		}
+		if err != nil {
 			it.Action, it.Reason = "failed", why+": "+err.Error()
 		} else {
 			it.Action = "removed"

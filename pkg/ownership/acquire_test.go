@@ -405,11 +405,17 @@ func TestDelayedReclaimerCannotDeleteSuccessor(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := reclaim(p, SystemProbe(), me, e); err != nil {
-			t.Fatalf("reclaim = %v", err)
+		// It no longer holds the reclaim lock, so it must not act on what
+		// it judged: the successor reclaims, not both.
+		lockBefore := mustRead(t, p.Lock)
+		if err := reclaim(p, SystemProbe(), me, e); !errors.Is(err, ErrReclaimBusy) {
+			t.Fatalf("reclaim = %v, want ErrReclaimBusy", err)
 		}
 		if !bytes.Equal(mustRead(t, p.Reclaim), successor) {
 			t.Fatal("successor's reclaim lock removed by the one it replaced")
+		}
+		if !bytes.Equal(mustRead(t, p.Lock), lockBefore) {
+			t.Fatal("owner.lock removed by a reclaimer that had lost its reclaim lock")
 		}
 	})
 	c.assertUntouched(t)

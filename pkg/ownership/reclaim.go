@@ -83,7 +83,12 @@ func reclaim(p Paths, probe Probe, me self, e env) error {
 	if e.beforeUnlink != nil {
 		e.beforeUnlink(p.Lock)
 	}
-	if err := platform.ExactUnlink(p.Lock, h.lease); err != nil {
+	// Still ours? A reclaimer that lost its reclaim lock to a stale-lock
+	// recovery must not act on what it judged under it.
+	if err := platform.VerifyLease(p.Reclaim, rl); err != nil {
+		return &ReclaimBusyError{}
+	}
+	if err := exactUnlinkIfOurs(p.Lock, h.lease); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return errLockGone
 		}
@@ -172,7 +177,7 @@ func takeReclaimLock(p Paths, probe Probe, me self, e env) (platform.Lease, erro
 		if e.beforeUnlink != nil {
 			e.beforeUnlink(p.Reclaim)
 		}
-		if err := platform.ExactUnlink(p.Reclaim, h.lease); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := exactUnlinkIfOurs(p.Reclaim, h.lease); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			// Replaced since judged: a new reclaimer holds it.
 			return platform.Lease{}, &ReclaimBusyError{}
 		}

@@ -15,7 +15,7 @@ const (
 // ValidIncarnation reports whether s is an incarnation in one of the formats
 // Incarnation produces: "linux:<ticks>" or "darwin:<sec>:<usec>", each number
 // canonical unsigned decimal (no sign, no leading zeros, fits in 64 bits;
-// usec below 1e6). Anything else, the legacy "unavailable" included, proves
+// darwin seconds above 0, usec below 1e6). Anything else, the legacy "unavailable" included, proves
 // nothing. Because the form is canonical, equal processes give equal strings
 // and callers may compare incarnations with ==.
 func ValidIncarnation(s string) bool {
@@ -28,9 +28,10 @@ func ValidIncarnation(s string) bool {
 		if !found {
 			return false
 		}
-		_, okSec := parseCanonicalUint(sec)
+		// Seconds of 0 (1970) are no start time; the reference refuses them too.
+		sec64, okSec := parseCanonicalUint(sec)
 		u, okUsec := parseCanonicalUint(usec)
-		return okSec && okUsec && u < 1e6
+		return okSec && sec64 > 0 && okUsec && u < 1e6
 	}
 	return false
 }

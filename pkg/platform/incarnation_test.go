@@ -18,7 +18,8 @@ func TestValidIncarnation(t *testing.T) {
 		{"linux:18446744073709551615", true},
 		{"darwin:1764450000:123456", true},
 		{"darwin:1764450000:0", true},
-		{"darwin:0:999999", true},
+		{"darwin:1:999999", true},
+		{"darwin:0:999999", false}, // the reference refuses a zero start second
 
 		{"unavailable", false},
 		{"", false},
