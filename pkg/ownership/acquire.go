@@ -104,6 +104,7 @@ func acquire(p Paths, req AcquireRequest, probe Probe, e env) (*Owner, error) {
 		Version: RecordVersion, Kind: req.Kind, PID: me.pid, OwnerID: req.OwnerID,
 		Identity: req.Identity, Incarnation: me.incarnation,
 		StartedAt: now, HeartbeatAt: now, TransportHealthy: false, Generation: &gen,
+		BootID: currentBootID(probe),
 	}
 	data := st.Marshal()
 	if err := platform.WriteFileAtomic(p.State, data); err != nil {

@@ -119,7 +119,7 @@ func Classify(rec Record, d Desired, probe Probe) Classification {
 	}
 	s := rec.State
 	f := probePID(probe, s.PID, s.Incarnation)
-	boot, prevBoot := startedBeforeBoot(probe, s.StartedAt)
+	boot, prevBoot := fromPreviousBoot(probe, s)
 	c := Classification{Signalable: s.StoppedAt == nil && !prevBoot && f.equal && s.Kind == d.Kind}
 	c.AmbiguouslyLive = f.alive && !f.differs && !c.Signalable
 	who := fmt.Sprintf("owner %s (pid %d)", s.OwnerID, s.PID)
@@ -263,17 +263,23 @@ func heartbeatAge(s *State, now time.Time) time.Duration {
 	return (time.Duration(now.UnixMilli()-s.HeartbeatAt) * time.Millisecond).Round(100 * time.Millisecond)
 }
 
-// startedBeforeBoot applies the boot-time rule: a record whose process
-// started before this boot is dead whatever its PID names now, since an
-// incarnation (start time since boot) is only unique within one boot. If
-// the boot time is unknown the rule cannot apply; liveness and incarnation
-// still decide.
-func startedBeforeBoot(probe Probe, startedAt int64) (time.Time, bool) {
+// fromPreviousBoot applies the boot rule: a record whose process started
+// before this boot is dead whatever its PID names now, since an incarnation
+// (start time since boot) is only unique within one boot. A record with a
+// boot ID is judged by it, which no clock step can move; one without is
+// judged by startedAt against the boot time. If neither can be read the
+// rule cannot apply; liveness and incarnation still decide.
+func fromPreviousBoot(probe Probe, s *State) (time.Time, bool) {
 	boot, err := probe.BootTime()
+	if s.BootID != "" {
+		if cur := currentBootID(probe); cur != "" {
+			return boot, s.BootID != cur
+		}
+	}
 	if err != nil {
 		return time.Time{}, false
 	}
-	return boot, startedAt < boot.Add(-bootSlack).UnixMilli()
+	return boot, s.StartedAt < boot.Add(-bootSlack).UnixMilli()
 }
 
 // malformedReason is MalformedOwnerRecord, or UnsafeOwnerDirectory when it

@@ -166,3 +166,42 @@ func TestClassAndHealthNames(t *testing.T) {
 		t.Error("health names")
 	}
 }
+
+// bootProbe is a fakeProbe that also knows the boot ID.
+type bootProbe struct {
+	*fakeProbe
+	id string
+}
+
+func (b bootProbe) BootID() (string, error) { return b.id, nil }
+
+// A boot ID decides the boot rule when the record has one: the wall clock
+// stepped forward after boot (no battery-backed clock) must not make a live
+// owner look like one from a previous boot, and a previous boot's record is
+// recognised whatever its times say.
+func TestClassifyBootID(t *testing.T) {
+	const pid, inc = 4242, "linux:98231"
+	now := time.UnixMilli(1764450010000)
+	boot := time.Unix(1764400000, 0) // as read after the clock was stepped
+	rec := func(bootID string, startedAt int64) Record {
+		s := stateOf(pid, inc)
+		s.BootID = bootID
+		s.StartedAt, s.HeartbeatAt = startedAt, now.UnixMilli()-3_000
+		return Record{Present: true, State: &s}
+	}
+	probe := bootProbe{&fakeProbe{alive: map[int]bool{pid: true}, inc: map[int]string{pid: inc}, boot: boot, now: now}, "boot-b"}
+	// Started "before boot" by the stepped clock, but in this boot.
+	stepped := rec("boot-b", boot.UnixMilli()-3_600_000)
+	if c := Classify(stepped, desired, probe); c.Class != ClassCompatible || !c.Signalable {
+		t.Errorf("same boot ID, startedAt before the stepped boot time: %+v, want a signalable compatible owner", c)
+	}
+	// A previous boot's record, with times that look like this boot's.
+	old := rec("boot-a", now.UnixMilli()-60_000)
+	if c := Classify(old, desired, probe); c.Class != ClassStopped || c.Reason != ReasonPreviousBoot || c.Signalable {
+		t.Errorf("other boot ID: %+v, want stopped, from a previous boot", c)
+	}
+	// Without a boot ID the time rule still applies.
+	if c := Classify(rec("", boot.UnixMilli()-3_600_000), desired, probe); c.Reason != ReasonPreviousBoot {
+		t.Errorf("no boot ID, started before boot: %+v, want previous boot", c)
+	}
+}

@@ -107,6 +107,7 @@ func ParseState(data []byte) (st *State, legacy bool, err error) {
 	s.Generation = f.generation()
 	s.TransportError = f.optionalString("transportError")
 	s.Terminated = f.terminated()
+	s.BootID = f.optionalString("bootId")
 	if f.err != nil {
 		return nil, false, f.err
 	}

@@ -27,6 +27,24 @@ func (systemProbe) Alive(pid int) (bool, error)         { return platform.Alive(
 func (systemProbe) Incarnation(pid int) (string, error) { return platform.Incarnation(pid) }
 func (systemProbe) BootTime() (time.Time, error)        { return platform.BootTime() }
 
+// BootID identifies this boot without the clock (see bootIdentifier).
+func (systemProbe) BootID() (string, error) { return platform.BootID() }
+
+// bootIdentifier is a Probe that knows the current boot's ID.
+type bootIdentifier interface {
+	BootID() (string, error)
+}
+
+// currentBootID is the boot ID to record, or "" when the probe has none.
+func currentBootID(probe Probe) string {
+	if b, ok := probe.(bootIdentifier); ok {
+		if id, err := b.BootID(); err == nil {
+			return id
+		}
+	}
+	return ""
+}
+
 // Observe reads liveness and incarnation in one look (see observer).
 func (systemProbe) Observe(pid int) (bool, string, error) { return platform.Observe(pid) }
 

@@ -77,13 +77,12 @@ func OpenOwner(p Paths, want *Desired, decided State, probe Probe) (*platform.Pr
 				Detail: fmt.Sprintf("generation %d is ahead of desired %d; never downgraded", *cur.Generation, want.Generation)}
 		}
 	}
-	boot, err := probe.BootTime()
-	if err != nil {
-		// The boot-time rule cannot be applied, so the incarnation (start
-		// time since boot) is not proof across a reboot: fail closed.
+	if _, err := probe.BootTime(); err != nil && (cur.BootID == "" || currentBootID(probe) == "") {
+		// The boot rule cannot be applied, so the incarnation (start time
+		// since boot) is not proof across a reboot: fail closed.
 		return nil, &NotSignalableError{PID: cur.PID, Code: ReasonOwnerUnverifiable, Detail: "boot time unknown", Err: err}
 	}
-	if cur.StartedAt < boot.Add(-bootSlack).UnixMilli() {
+	if _, prev := fromPreviousBoot(probe, cur); prev {
 		return nil, &NotSignalableError{PID: cur.PID, Code: ReasonPreviousBoot,
 			Detail: "the record's process started before this boot, so its incarnation proves nothing"}
 	}

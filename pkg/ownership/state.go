@@ -45,13 +45,18 @@ type State struct {
 	StoppedAt        *int64      `json:"stoppedAt,omitempty"`  // unix ms; set once released
 	TransportError   string      `json:"transportError,omitempty"`
 	Terminated       *Terminated `json:"terminated,omitempty"`
+	// BootID names the boot the owner started in (platform.BootID). It
+	// proves a record from a previous boot even when the wall clock was
+	// stepped since; records without it fall back to comparing startedAt
+	// with the boot time.
+	BootID string `json:"bootId,omitempty"`
 }
 
 // Marshal returns the record as the reference writes it: JSON.stringify
 // with the keys in the reference's order (version, kind, pid, ownerId,
 // identity, incarnation, startedAt, heartbeatAt, transportHealthy,
-// generation, stoppedAt), then this project's optional transportError and
-// terminated, then "\n". Absent optional fields are omitted, never null.
+// generation, stoppedAt), then this project's optional transportError,
+// terminated and bootId, then "\n". Absent optional fields are omitted, never null.
 func (s *State) Marshal() []byte {
 	var w jsWriter
 	w.b = make([]byte, 0, 320)
@@ -79,6 +84,9 @@ func (s *State) Marshal() []byte {
 		w.key("reason").str(s.Terminated.Reason)
 		w.key("message").str(s.Terminated.Message)
 		w.close()
+	}
+	if s.BootID != "" {
+		w.key("bootId").str(s.BootID)
 	}
 	w.close()
 	return append(w.b, '\n')
