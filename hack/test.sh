@@ -26,7 +26,7 @@ fi
 "$GOBIN/staticcheck" ./...
 
 step "gofmt"
-unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.tools/*'))
+unformatted=$(gofmt -l $(git ls-files --cached --others --exclude-standard '*.go' 2>/dev/null || find . -name '*.go' -not -path './.tools/*'))
 if [ -n "$unformatted" ]; then
 	echo "gofmt would change:" $unformatted >&2
 	exit 1

@@ -392,7 +392,13 @@ func TestDaemonIgnoresMalformedControlQuietly(t *testing.T) {
 	paths := ownership.PathsFor(dir, cfg.Name)
 	p := startDaemon(t, dir, cfg, "owner-quiet")
 	st := waitRecord(t, paths, "healthy", healthy).State
-	if err := os.WriteFile(paths.Control, []byte(`{"version":1,"action":"stop"}`), 0o600); err != nil {
+	// Written whole (by rename): a reader must not catch it half-written,
+	// which would be a second, different problem.
+	tmp := paths.Control + ".test"
+	if err := os.WriteFile(tmp, []byte(`{"version":1,"action":"stop"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, paths.Control); err != nil {
 		t.Fatal(err)
 	}
 	// Three heartbeats later it still runs, and said so once.
