@@ -43,9 +43,10 @@ type Owner struct {
 	mu    sync.Mutex
 	state State
 	raw   []byte // the bytes of our last write of state.json
-	// pending is a write that failed after it may have reached the disk;
-	// finding it there is not a loss of ownership.
-	pending     []byte
+	// pending are the writes that failed since the last one that did: any
+	// of them may have reached the disk before failing (a failed fsync of
+	// the directory, say). Bounded: see maxPending.
+	pending     [][]byte
 	lease       platform.Lease
 	lost        error // once ownership is lost, it stays lost
 	released    bool

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -74,7 +75,7 @@ func (o *Owner) verify() error {
 		return &OwnershipLostError{What: "directory", Err: err}
 	}
 	rec := ReadState(o.paths)
-	if rec.Present && (bytes.Equal(rec.Raw, o.raw) || (o.pending != nil && bytes.Equal(rec.Raw, o.pending))) {
+	if rec.Present && (bytes.Equal(rec.Raw, o.raw) || slices.ContainsFunc(o.pending, func(p []byte) bool { return bytes.Equal(rec.Raw, p) })) {
 		return nil
 	}
 	return o.recordDiff(rec)
@@ -102,13 +103,21 @@ func (o *Owner) publish(next State) error {
 	data := next.Marshal()
 	if err := platform.WriteFileAtomic(o.paths.State, data); err != nil {
 		// It may have reached the disk before failing (an fsync of the
-		// directory, say): the next verify accepts either version.
-		o.pending = data
+		// directory, say): the next verify accepts any such version.
+		o.pending = append(o.pending, data)
+		if len(o.pending) > maxPending {
+			o.pending = o.pending[len(o.pending)-maxPending:]
+		}
 		return fmt.Errorf("write %s: %w", o.paths.State, err)
 	}
 	o.state, o.raw, o.pending = next, data, nil
 	return nil
 }
+
+// maxPending bounds the failed writes remembered: a disk that keeps failing
+// must not grow a daemon's memory, and a write older than these is not what
+// the disk holds unless every later rename failed before it happened.
+const maxPending = 16
 
 // fieldDiff is a field in which a record differs from the expected one.
 type fieldDiff struct{ field, want, got string }
