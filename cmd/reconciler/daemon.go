@@ -12,18 +12,11 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
-	"gopkg.in/natefinch/lumberjack.v2"
 
 	"gjc.dev/reconciler/pkg/chat"
 	"gjc.dev/reconciler/pkg/logging"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/spec"
-)
-
-// daemon.log rotation: enough history to read a crash, bounded on disk.
-const (
-	daemonLogMaxMB   = 10
-	daemonLogBackups = 3
 )
 
 func newDaemonCommand(g *globals) *cobra.Command {
@@ -57,7 +50,7 @@ func newDaemonCommand(g *globals) *cobra.Command {
 			if err := ownership.EnsureDir(paths); err != nil {
 				return &exitError{code: chat.ExitFailed, err: err}
 			}
-			logFile := &lumberjack.Logger{Filename: filepath.Join(paths.Dir, "daemon.log"), MaxSize: daemonLogMaxMB, MaxBackups: daemonLogBackups}
+			logFile := chat.OpenLogFile(filepath.Join(paths.Dir, "daemon.log"))
 			defer logFile.Close()
 			log, err := logging.New(logFile, logging.FormatJSON, g.verbosity)
 			if err != nil {
