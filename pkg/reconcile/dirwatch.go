@@ -16,6 +16,9 @@ type dirWatch struct {
 	mu   sync.Mutex
 	subs map[string]map[chan struct{}]func(string) bool // dir -> subscribers and their filters
 	refs map[string]int
+	// lost are watched dirs that were removed: the kernel dropped their
+	// watch, so the next subscribe adds it again (the dir re-created).
+	lost map[string]bool
 }
 
 func newDirWatch() (*dirWatch, error) {
@@ -23,7 +26,7 @@ func newDirWatch() (*dirWatch, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &dirWatch{w: w, subs: map[string]map[chan struct{}]func(string) bool{}, refs: map[string]int{}}
+	d := &dirWatch{w: w, subs: map[string]map[chan struct{}]func(string) bool{}, refs: map[string]int{}, lost: map[string]bool{}}
 	go d.run()
 	return d, nil
 }
@@ -34,6 +37,9 @@ func (d *dirWatch) run() {
 		case ev, ok := <-d.w.Events:
 			if !ok {
 				return
+			}
+			if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+				d.dropped(ev.Name)
 			}
 			d.notify(filepath.Dir(ev.Name), filepath.Base(ev.Name))
 		case _, ok := <-d.w.Errors:
@@ -56,6 +62,20 @@ func (d *dirWatch) notify(dir, base string) {
 	}
 }
 
+// dropped notes that a watched dir itself went away, and wakes its
+// subscribers: what they watch is gone.
+func (d *dirWatch) dropped(path string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.refs[path] == 0 {
+		return
+	}
+	d.lost[path] = true
+	for ch := range d.subs[path] {
+		poke(ch)
+	}
+}
+
 func (d *dirWatch) notifyAll() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -75,10 +95,13 @@ func (d *dirWatch) subscribe(dir string, want func(base string) bool) (<-chan st
 	ch := make(chan struct{}, 1)
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.refs[dir] == 0 {
+	if d.refs[dir] == 0 || d.lost[dir] {
 		if err := d.w.Add(dir); err != nil {
 			return nil, nil, err
 		}
+		delete(d.lost, dir)
+	}
+	if d.subs[dir] == nil {
 		d.subs[dir] = map[chan struct{}]func(string) bool{}
 	}
 	d.refs[dir]++
@@ -94,6 +117,7 @@ func (d *dirWatch) subscribe(dir string, want func(base string) bool) (<-chan st
 		if d.refs[dir]--; d.refs[dir] == 0 {
 			delete(d.subs, dir)
 			delete(d.refs, dir)
+			delete(d.lost, dir)
 			_ = d.w.Remove(dir)
 		}
 	}
