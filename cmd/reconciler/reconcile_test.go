@@ -502,3 +502,28 @@ func TestOnceLockTimeout(t *testing.T) {
 		t.Errorf("something was spawned without the lock: %v", err)
 	}
 }
+
+// A daemon dir others can write to is refused: nothing is read as proof,
+// written, or spawned there.
+func TestOnceRefusesUnsafeDaemonDir(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t)
+	e.writeSpec(object{name: "discord", provider: "discord", generation: 1})
+	dir := e.paths("discord").Dir
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	r := e.once()
+	if r.code != 1 || !strings.Contains(r.stdout, "discord: UnsafeOwnerDirectory") {
+		t.Errorf("exit %d, stdout %q; want 1 naming UnsafeOwnerDirectory", r.code, r.stdout)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("files created in an unsafe dir: %v", entries)
+	}
+	if live, _ := e.f.liveSessions("discord"); live != 0 {
+		t.Error("a daemon was started in an unsafe dir")
+	}
+}

@@ -50,10 +50,9 @@ func (a *attempt) run() {
 		a.notDesired()
 		return
 	}
-	if err := ownership.EnsureDir(a.paths); err != nil {
-		a.refuse(ReasonUnsafeDaemonDir, err.Error())
-		return
-	}
+	// Reading checks the daemon dir itself (an unsafe one reads as a
+	// malformed record); the whole path is checked, and created, only
+	// before something is written or spawned there.
 	rec := ownership.ReadState(a.paths)
 	cls := ownership.Classify(rec, desiredOf(a.d), a.r.probe)
 	if cls.Reason == ownership.ReasonOwnerExiting {
@@ -258,6 +257,10 @@ func (a *attempt) running(rec ownership.Record, cls ownership.Classification) {
 // startAndWait spawns and waits for the new owner to be healthy.
 func (a *attempt) startAndWait(why string) {
 	a.progressing = true
+	if err := ownership.EnsureDir(a.paths); err != nil {
+		a.refuse(ReasonUnsafeDaemonDir, err.Error())
+		return
+	}
 	c, err := a.r.spawn(a.d, a.paths)
 	if err != nil {
 		a.fail(ReasonSpawnFailed, err)
