@@ -73,12 +73,7 @@ func operate(cmd *cobra.Command, g *globals, f *operateFlags, name string,
 	// An invalid spec does not stop an operator: the name is judged by its
 	// record alone, as if no source declared it.
 	res := spec.LoadOnce(specPath)
-	var d *spec.Daemon
-	for _, x := range res.Daemons {
-		if x.Name() == name {
-			d = x
-		}
-	}
+	d := res.Lookup(name)
 	r, err := reconcile.New(reconcile.Options{AgentDir: agentDir, Log: g.log})
 	if err != nil {
 		return &exitError{code: exitNotDone, err: err}

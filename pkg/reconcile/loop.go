@@ -257,7 +257,7 @@ func (l *Loop) work(name string) {
 		return
 	}
 	res := l.result()
-	out := l.r.Reconcile(l.ctx, name, desiredByName(res)[name], res)
+	out := l.r.Reconcile(l.ctx, name, res.Lookup(name), res)
 	l.lock.release()
 	l.mu.Lock()
 	l.reconciles++

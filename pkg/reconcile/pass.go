@@ -3,10 +3,7 @@ package reconcile
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"gjc.dev/reconciler/pkg/spec"
 )
@@ -25,12 +22,11 @@ type PassResult struct {
 // delays another), then writes status.json. The caller holds the pass lock.
 func (r *Reconciler) Pass(ctx context.Context, res *spec.Result) PassResult {
 	r.setDesired(res)
-	desired := desiredByName(res)
 	names := r.Names(res)
 	outcomes := make([]Outcome, len(names))
 	var wg sync.WaitGroup
 	for i, n := range names {
-		wg.Go(func() { outcomes[i] = r.Reconcile(ctx, n, desired[n], res) })
+		wg.Go(func() { outcomes[i] = r.Reconcile(ctx, n, res.Lookup(n), res) })
 	}
 	wg.Wait()
 	status := r.snapshot(res, names)
@@ -45,21 +41,10 @@ func (r *Reconciler) Pass(ctx context.Context, res *spec.Result) PassResult {
 	return out
 }
 
-func desiredByName(res *spec.Result) map[string]*spec.Daemon {
-	m := make(map[string]*spec.Daemon, len(res.Daemons))
-	for _, d := range res.Daemons {
-		m[d.Name()] = d
-	}
-	return m
-}
-
-// snapshot assembles status.json from the latest status of each name.
+// snapshot assembles status.json from the latest status of each name;
+// names come sorted, from Names.
 func (r *Reconciler) snapshot(res *spec.Result, names []string) *Status {
-	s := &Status{Version: 1, ObservedAt: metav1.NewTime(r.now()), SpecValid: res.Valid()}
-	for _, e := range res.Errors {
-		s.SpecErrors = append(s.SpecErrors, e.String())
-	}
-	slices.Sort(names)
+	s := newStatus(r.now(), res)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, n := range names {

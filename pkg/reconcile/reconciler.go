@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -129,32 +130,27 @@ func (r *Reconciler) setDesired(res *spec.Result) {
 // Names is every name a pass looks at: desired, inventory, and every daemon
 // dir on disk (those become Unmanaged unless one of the others claims them).
 func (r *Reconciler) Names(res *spec.Result) []string {
-	seen := map[string]bool{}
-	var out []string
-	add := func(n string) {
-		if !seen[n] {
-			seen[n] = true
-			out = append(out, n)
-		}
-	}
-	for _, d := range res.Daemons {
-		add(d.Name())
-	}
 	r.inv.refresh()
-	for _, n := range r.inv.list() {
-		add(n)
+	names := append(res.Names(), r.inv.list()...)
+	names = append(names, daemonDirNames(r.opts.AgentDir)...)
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+// daemonDirNames lists the names that have a daemon dir on disk.
+func daemonDirNames(agentDir string) []string {
+	entries, err := os.ReadDir(daemonsDir(agentDir))
+	if err != nil {
+		return nil
 	}
-	if entries, err := os.ReadDir(daemonsDir(r.opts.AgentDir)); err == nil {
-		for _, e := range entries {
-			if e.IsDir() && !isHidden(e.Name()) {
-				add(e.Name())
-			}
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			out = append(out, e.Name())
 		}
 	}
 	return out
 }
-
-func isHidden(name string) bool { return len(name) > 0 && name[0] == '.' }
 
 // ensurePrivateTree creates the reconciler's own dirs 0700, refusing ones
 // that are symlinks, foreign or group/world writable.

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"gjc.dev/reconciler/pkg/platform"
+	"gjc.dev/reconciler/pkg/spec"
 )
 
 // Phase is a daemon's observed lifecycle phase.
@@ -62,6 +64,15 @@ type DaemonStatus struct {
 	Reason            string             `json:"reason,omitempty"`
 	Message           string             `json:"message,omitempty"`
 	Conditions        []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// newStatus starts a status observed at t for a spec result.
+func newStatus(t time.Time, res *spec.Result) *Status {
+	s := &Status{Version: 1, ObservedAt: metav1.NewTime(t), SpecValid: res.Valid()}
+	for _, e := range res.Errors {
+		s.SpecErrors = append(s.SpecErrors, e.String())
+	}
+	return s
 }
 
 // ReadStatus reads status.json; a missing file is an empty status.

@@ -1,7 +1,7 @@
 package reconcile
 
 import (
-	"os"
+	"maps"
 	"slices"
 
 	"gjc.dev/reconciler/pkg/ownership"
@@ -20,36 +20,17 @@ func View(agentDir string, res *spec.Result, only []string) (*Status, error) {
 	for _, d := range saved.Daemons {
 		byName[d.Name] = d
 	}
-	desired := desiredByName(res)
-	names := slices.Collect(func(yield func(string) bool) {
-		for n := range byName {
-			if !yield(n) {
-				return
-			}
-		}
-	})
-	for n := range desired {
-		names = append(names, n)
-	}
-	if entries, err := os.ReadDir(daemonsDir(agentDir)); err == nil {
-		for _, e := range entries {
-			if e.IsDir() && !isHidden(e.Name()) {
-				names = append(names, e.Name())
-			}
-		}
-	}
+	names := append(slices.Collect(maps.Keys(byName)), res.Names()...)
+	names = append(names, daemonDirNames(agentDir)...)
 	slices.Sort(names)
 	names = slices.Compact(names)
 	probe := ownership.SystemProbe()
-	out := &Status{Version: 1, ObservedAt: saved.ObservedAt, SpecValid: res.Valid()}
-	for _, e := range res.Errors {
-		out.SpecErrors = append(out.SpecErrors, e.String())
-	}
+	out := newStatus(saved.ObservedAt.Time, res)
 	for _, n := range names {
 		if len(only) > 0 && !slices.Contains(only, n) {
 			continue
 		}
-		out.Daemons = append(out.Daemons, live(byName[n], n, desired[n], agentDir, probe))
+		out.Daemons = append(out.Daemons, live(byName[n], n, res.Lookup(n), agentDir, probe))
 	}
 	return out, nil
 }

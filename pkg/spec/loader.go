@@ -38,6 +38,16 @@ func (r *Result) Names() []string {
 	return out
 }
 
+// Lookup returns the desired daemon named name, or nil. Daemons is sorted
+// by name, so this is a binary search, cheap on every single-name reconcile.
+func (r *Result) Lookup(name string) *Daemon {
+	i, ok := slices.BinarySearchFunc(r.Daemons, name, func(d *Daemon, n string) int { return strings.Compare(d.Name(), n) })
+	if !ok {
+		return nil
+	}
+	return r.Daemons[i]
+}
+
 // SourceStatus says how one spec file contributes.
 type SourceStatus struct {
 	File  string

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"gjc.dev/reconciler/pkg/chat/internal/changes"
 )
 
 // DefaultHeartbeatInterval is the interval Discord usually announces in HELLO.
@@ -48,7 +50,7 @@ type Server struct {
 
 	mu          sync.Mutex
 	closed      bool
-	changed     chan struct{} // closed and replaced on every change, for WaitFor
+	changed     changes.Signal // for WaitFor
 	lastID      uint64
 	conns       map[*conn]struct{}
 	sessions    map[string]*session
@@ -75,7 +77,6 @@ func Start(opts Options) (*Server, error) {
 		opts:     opts,
 		base:     "http://" + ln.Addr().String(),
 		done:     make(chan struct{}),
-		changed:  make(chan struct{}),
 		conns:    map[*conn]struct{}{},
 		sessions: map[string]*session{},
 		stats:    map[string]*TokenStats{},

@@ -2,10 +2,11 @@ package fakediscord
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"slices"
 	"time"
+
+	"gjc.dev/reconciler/pkg/chat/internal/changes"
 )
 
 // TokenStats counts what one bot token did on the gateway.
@@ -59,22 +60,11 @@ func (s *Server) Snapshot() Snapshot {
 // server closes, and returns the last snapshot it looked at. cond runs
 // without the server's lock held and must not block.
 func (s *Server) WaitFor(ctx context.Context, cond func(Snapshot) bool) (Snapshot, error) {
-	for {
+	return changes.WaitFor(ctx, "fakediscord", ErrClosed, func() (Snapshot, <-chan struct{}, bool) {
 		s.mu.Lock()
-		snap, changed, closed := s.snapshotLocked(), s.changed, s.closed
-		s.mu.Unlock()
-		if cond(snap) {
-			return snap, nil
-		}
-		if closed {
-			return snap, ErrClosed
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return snap, fmt.Errorf("fakediscord: condition not met: %w", context.Cause(ctx))
-		}
-	}
+		defer s.mu.Unlock()
+		return s.snapshotLocked(), s.changed.C(), s.closed
+	}, cond)
 }
 
 func (s *Server) snapshotLocked() Snapshot {
@@ -91,7 +81,4 @@ func (s *Server) snapshotLocked() Snapshot {
 }
 
 // notifyLocked wakes every WaitFor.
-func (s *Server) notifyLocked() {
-	close(s.changed)
-	s.changed = make(chan struct{})
-}
+func (s *Server) notifyLocked() { s.changed.Notify() }

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"gjc.dev/reconciler/pkg/chat/internal/changes"
 )
 
 // DefaultPingInterval is how often the fake pings each socket unless told
@@ -52,8 +54,8 @@ type Server struct {
 
 	mu          sync.Mutex
 	closed      bool
-	changed     chan struct{} // closed and replaced on every change, for WaitFor
-	lastTS      int64         // microseconds of the newest ts handed out
+	changed     changes.Signal // for WaitFor
+	lastTS      int64          // microseconds of the newest ts handed out
 	conns       map[*conn]struct{}
 	tickets     map[string]string // single-use socket ticket -> app token
 	apps        map[string]*AppStats
@@ -83,7 +85,6 @@ func Start(opts Options) (*Server, error) {
 	s := &Server{
 		opts:    opts,
 		base:    "http://" + ln.Addr().String(),
-		changed: make(chan struct{}),
 		conns:   map[*conn]struct{}{},
 		tickets: map[string]string{},
 		apps:    map[string]*AppStats{},

@@ -2,8 +2,9 @@ package fakeslack
 
 import (
 	"context"
-	"fmt"
 	"slices"
+
+	"gjc.dev/reconciler/pkg/chat/internal/changes"
 )
 
 // AppStats counts one app token's Socket Mode connections.
@@ -52,22 +53,11 @@ func (s *Server) Snapshot() Snapshot {
 // server closes, and returns the last snapshot it looked at. cond runs
 // without the server's lock held and must not block.
 func (s *Server) WaitFor(ctx context.Context, cond func(Snapshot) bool) (Snapshot, error) {
-	for {
+	return changes.WaitFor(ctx, "fakeslack", ErrClosed, func() (Snapshot, <-chan struct{}, bool) {
 		s.mu.Lock()
-		snap, changed, closed := s.snapshotLocked(), s.changed, s.closed
-		s.mu.Unlock()
-		if cond(snap) {
-			return snap, nil
-		}
-		if closed {
-			return snap, ErrClosed
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return snap, fmt.Errorf("fakeslack: condition not met: %w", context.Cause(ctx))
-		}
-	}
+		defer s.mu.Unlock()
+		return s.snapshotLocked(), s.changed.C(), s.closed
+	}, cond)
 }
 
 func (s *Server) snapshotLocked() Snapshot {
@@ -87,7 +77,4 @@ func (s *Server) snapshotLocked() Snapshot {
 }
 
 // notifyLocked wakes every WaitFor.
-func (s *Server) notifyLocked() {
-	close(s.changed)
-	s.changed = make(chan struct{})
-}
+func (s *Server) notifyLocked() { s.changed.Notify() }
