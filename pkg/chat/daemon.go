@@ -68,14 +68,17 @@ func RunDaemon(ctx context.Context, opts DaemonOptions, tr Transport) (int, erro
 
 	// The watch makes a stop request take effect at once; the heartbeat tick
 	// re-reads control.json too, so a failed watch costs latency, not safety.
-	watcher, err := fsnotify.NewWatcher()
-	if err == nil {
-		if werr := watcher.Add(paths.Dir); werr != nil {
-			log.Error(werr, "watching the daemon dir; control requests are read on each heartbeat")
-		}
-		defer watcher.Close()
-	} else {
+	// Nil channels (no watch) never fire.
+	var events <-chan fsnotify.Event
+	var watchErrs <-chan error
+	if watcher, err := fsnotify.NewWatcher(); err != nil {
 		log.Error(err, "creating a file watcher; control requests are read on each heartbeat")
+	} else {
+		defer watcher.Close()
+		if err := watcher.Add(paths.Dir); err != nil {
+			log.Error(err, "watching the daemon dir; control requests are read on each heartbeat")
+		}
+		events, watchErrs = watcher.Events, watcher.Errors
 	}
 
 	d := &daemon{owner: owner, paths: paths, log: log, health: newMailbox()}
@@ -107,9 +110,9 @@ func RunDaemon(ctx context.Context, opts DaemonOptions, tr Transport) (int, erro
 		case <-ctx.Done():
 			log.Info("stop requested by signal")
 			return d.stop(closeTransport)
-		case ev := <-watcherEvents(watcher):
+		case ev := <-events:
 			check = filepath.Base(ev.Name) == filepath.Base(paths.Control)
-		case werr := <-watcherErrors(watcher):
+		case werr := <-watchErrs:
 			log.Error(werr, "file watch; control requests are still read on each heartbeat")
 		case <-d.health.ready:
 			current = d.health.take()
@@ -203,21 +206,6 @@ func (d *daemon) ended(err error) (int, error) {
 		return ExitFailed, fmt.Errorf("releasing after %v: %w", te, rerr)
 	}
 	return code, te
-}
-
-// watcherEvents is nil (blocks forever) without a watcher.
-func watcherEvents(w *fsnotify.Watcher) <-chan fsnotify.Event {
-	if w == nil {
-		return nil
-	}
-	return w.Events
-}
-
-func watcherErrors(w *fsnotify.Watcher) <-chan error {
-	if w == nil {
-		return nil
-	}
-	return w.Errors
 }
 
 // mailbox holds the latest health report: a transport never blocks on a slow
