@@ -81,14 +81,10 @@ func (s *scan) lock(path, kind string) {
 		return
 	}
 	why := fmt.Sprintf("creator pid %d is gone", l.PID)
-	if kind == KindOwnerLock && s.o.Prune {
+	if kind == KindOwnerLock {
 		// Through the ownership contract: under the reclaim lock, re-checked
 		// against the record, so a daemon acquiring right now is never cut off.
-		it := Item{Path: path, Kind: kind, Stale: true, Action: "removed", Reason: why}
-		if err := ownership.Reclaim(s.paths); err != nil {
-			it.Action, it.Reason = "failed", why+": "+err.Error()
-		}
-		s.rep.add(it)
+		s.drop(path, kind, why, func() error { return ownership.Reclaim(s.paths) })
 		return
 	}
 	s.remove(path, kind, why, lease)
@@ -226,28 +222,27 @@ func (s *scan) keep(path, kind, why string) {
 	s.rep.add(Item{Path: path, Kind: kind, Action: "keep", Reason: why})
 }
 
+// remove drops a judged file by exact unlink, checked first, so a file
+// replaced since it was judged is never moved aside, not even for the moment
+// a quarantine takes.
 func (s *scan) remove(path, kind, why string, lease platform.Lease) {
-	it := Item{Path: path, Kind: kind, Stale: true, Action: "would remove", Reason: why}
-	if s.o.Prune {
-		// Checked first, so a file replaced since it was judged is never
-		// moved aside, not even for the moment a quarantine takes.
-		err := platform.VerifyLease(path, lease)
-		if err == nil {
-			err = platform.ExactUnlink(path, lease)
+	s.drop(path, kind, why, func() error {
+		if err := platform.VerifyLease(path, lease); err != nil {
+			return err
 		}
-		if err != nil {
-			it.Action, it.Reason = "failed", why+": "+err.Error()
-		} else {
-			it.Action = "removed"
-		}
-	}
-	s.rep.add(it)
+		return platform.ExactUnlink(path, lease)
+	})
 }
 
 func (s *scan) removePlain(path, kind, why string) {
+	s.drop(path, kind, why, func() error { return os.Remove(path) })
+}
+
+// drop reports a stale item, and with Prune removes it by unlink.
+func (s *scan) drop(path, kind, why string, unlink func() error) {
 	it := Item{Path: path, Kind: kind, Stale: true, Action: "would remove", Reason: why}
 	if s.o.Prune {
-		if err := os.Remove(path); err != nil {
+		if err := unlink(); err != nil {
 			it.Action, it.Reason = "failed", why+": "+err.Error()
 		} else {
 			it.Action = "removed"
