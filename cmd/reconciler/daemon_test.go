@@ -226,15 +226,19 @@ func TestDaemonReportsTransportDrop(t *testing.T) {
 			paths := ownership.PathsFor(dir, cfg.Name)
 			startDaemon(t, dir, cfg, "owner-drop")
 			waitRecord(t, paths, "healthy", healthy)
+			// An outage, not a bare drop: the daemon coalesces health reports
+			// to the newest, so a reconnect faster than one state.json write
+			// would (rightly) never show as unhealthy.
+			outage := f.slack.SetUnavailable
 			if provider == spec.ProviderDiscord {
-				f.discord.DropConnections()
-			} else {
-				f.slack.DropConnections()
+				outage = f.discord.SetUnavailable
 			}
+			outage(true)
 			rec := waitRecord(t, paths, "unhealthy", unhealthy)
 			if rec.State.TransportError == "" {
 				t.Error("unhealthy record says nothing in transportError")
 			}
+			outage(false)
 			waitRecord(t, paths, "healthy again", healthy)
 		})
 	}

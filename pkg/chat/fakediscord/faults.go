@@ -4,11 +4,12 @@ import "time"
 
 // faults are the switches a test flips; guarded by Server.mu.
 type faults struct {
-	acks       bool            // answer heartbeats with op 11
-	rejected   map[string]bool // tokens treated as revoked
-	readyDelay time.Duration
-	limitN     int // how many more POSTs get a 429
-	limitAfter time.Duration
+	acks        bool            // answer heartbeats with op 11
+	rejected    map[string]bool // tokens treated as revoked
+	unavailable bool            // the socket endpoint answers 503
+	readyDelay  time.Duration
+	limitN      int // how many more POSTs get a 429
+	limitAfter  time.Duration
 }
 
 // DropConnections cuts every gateway connection without a close frame, as a
@@ -83,4 +84,17 @@ func (s *Server) takeRateLimitLocked() (time.Duration, bool) {
 	s.rateLimited++
 	s.notifyLocked()
 	return s.faults.limitAfter, true
+}
+
+// SetUnavailable starts or ends an outage of the socket endpoint. While it
+// lasts every live socket is cut and every new one is answered 503, so a
+// client stays disconnected, whatever its reconnect timing, until the test
+// ends the outage.
+func (s *Server) SetUnavailable(on bool) {
+	s.mu.Lock()
+	s.faults.unavailable = on
+	s.mu.Unlock()
+	if on {
+		s.DropConnections()
+	}
 }

@@ -74,6 +74,13 @@ type control struct {
 }
 
 func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	unavailable := s.faults.unavailable
+	s.mu.Unlock()
+	if unavailable {
+		http.Error(w, "service unavailable", http.StatusServiceUnavailable)
+		return
+	}
 	ws, err := upgrader.Upgrade(w, r, nil)
 	if err != nil {
 		return // Upgrade has answered the request
@@ -82,7 +89,8 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 	ws.SetReadLimit(maxPayload)
 
 	s.mu.Lock()
-	if s.closed {
+	// Checked again: an outage may have begun during the upgrade.
+	if s.closed || s.faults.unavailable {
 		s.mu.Unlock()
 		_ = ws.Close()
 		return

@@ -4,10 +4,11 @@ import "time"
 
 // faults are the switches a test flips; guarded by Server.mu (pings aside).
 type faults struct {
-	rejected   map[string]bool // tokens treated as revoked
-	helloDelay time.Duration
-	limitN     int // how many more chat.postMessage calls get a 429
-	limitAfter time.Duration
+	rejected    map[string]bool // tokens treated as revoked
+	unavailable bool            // the socket endpoint answers 503
+	helloDelay  time.Duration
+	limitN      int // how many more chat.postMessage calls get a 429
+	limitAfter  time.Duration
 }
 
 // DropConnections cuts every socket without a close frame, as a network
@@ -95,4 +96,17 @@ func (s *Server) SendDisconnect() int {
 		}
 	}
 	return n
+}
+
+// SetUnavailable starts or ends an outage of the socket endpoint. While it
+// lasts every live socket is cut and every new one is answered 503, so a
+// client stays disconnected, whatever its reconnect timing, until the test
+// ends the outage.
+func (s *Server) SetUnavailable(on bool) {
+	s.mu.Lock()
+	s.faults.unavailable = on
+	s.mu.Unlock()
+	if on {
+		s.DropConnections()
+	}
 }

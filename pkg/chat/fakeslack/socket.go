@@ -39,6 +39,13 @@ type conn struct {
 
 // serveSocket accepts a socket for a ticket from apps.connections.open.
 func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	unavailable := s.faults.unavailable
+	s.mu.Unlock()
+	if unavailable {
+		http.Error(w, "service unavailable", http.StatusServiceUnavailable)
+		return
+	}
 	ticket := r.URL.Query().Get("ticket")
 	s.mu.Lock()
 	token, ok := s.tickets[ticket]
@@ -56,7 +63,7 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 	c := &conn{ws: ws, out: make(chan []byte, outQueue), dead: make(chan struct{}), appToken: token}
 
 	s.mu.Lock()
-	if s.closed || s.faults.rejected[token] {
+	if s.closed || s.faults.rejected[token] || s.faults.unavailable {
 		s.mu.Unlock()
 		_ = ws.Close()
 		return
