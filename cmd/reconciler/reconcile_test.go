@@ -287,10 +287,12 @@ func TestOnceReplacesHungOwner(t *testing.T) {
 	e := newE2E(t)
 	e.writeSpec(object{name: "discord", provider: "discord", generation: 1})
 	e.mustConverge()
-	hung := e.state("discord")
-	if err := syscall.Kill(hung.PID, syscall.SIGSTOP); err != nil {
+	if err := syscall.Kill(e.state("discord").PID, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
+	// Read after the stop: a heartbeat written between an earlier read and
+	// SIGSTOP would make the stale deadline below too early.
+	hung := e.state("discord")
 	exited := watchExit(t, hung)
 	// Stale means older than the heartbeat TTL: wait for it, on a deadline.
 	stale := time.Until(time.UnixMilli(hung.HeartbeatAt).Add(ownership.HeartbeatTTL + 100*time.Millisecond))
