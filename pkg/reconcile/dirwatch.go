@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"os"
 	"path/filepath"
 	"sync"
 
@@ -17,8 +18,10 @@ type dirWatch struct {
 	subs map[string]map[chan struct{}]func(string) bool // dir -> subscribers and their filters
 	refs map[string]int
 	// lost are watched dirs that were removed: the kernel dropped their
-	// watch, so the next subscribe adds it again (the dir re-created).
-	lost map[string]bool
+	// watch. Their parents are watched (parents counts lost children) so
+	// that a re-created dir is watched again at once.
+	lost    map[string]bool
+	parents map[string]int
 }
 
 func newDirWatch() (*dirWatch, error) {
@@ -26,7 +29,7 @@ func newDirWatch() (*dirWatch, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &dirWatch{w: w, subs: map[string]map[chan struct{}]func(string) bool{}, refs: map[string]int{}, lost: map[string]bool{}}
+	d := &dirWatch{w: w, subs: map[string]map[chan struct{}]func(string) bool{}, refs: map[string]int{}, lost: map[string]bool{}, parents: map[string]int{}}
 	go d.run()
 	return d, nil
 }
@@ -40,6 +43,9 @@ func (d *dirWatch) run() {
 			}
 			if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
 				d.dropped(ev.Name)
+			}
+			if ev.Has(fsnotify.Create) {
+				d.recreated(ev.Name)
 			}
 			d.notify(filepath.Dir(ev.Name), filepath.Base(ev.Name))
 		case _, ok := <-d.w.Errors:
@@ -67,12 +73,54 @@ func (d *dirWatch) notify(dir, base string) {
 func (d *dirWatch) dropped(path string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.refs[path] == 0 {
+	if d.refs[path] == 0 || d.lost[path] {
 		return
 	}
 	d.lost[path] = true
+	parent := filepath.Dir(path)
+	if d.parents[parent] == 0 && d.refs[parent] == 0 {
+		// If the parent is gone too, the next subscribe re-adds the dir.
+		_ = d.w.Add(parent)
+	}
+	d.parents[parent]++
 	for ch := range d.subs[path] {
 		poke(ch)
+	}
+	// Re-created before the parent's watch began: its create event is lost.
+	if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
+		d.recreatedLocked(path)
+	}
+}
+
+// recreated watches a lost dir again as soon as it reappears, and wakes its
+// subscribers: files written before the watch was added are seen by their
+// next read.
+func (d *dirWatch) recreated(path string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.recreatedLocked(path)
+}
+
+func (d *dirWatch) recreatedLocked(path string) {
+	if !d.lost[path] || d.w.Add(path) != nil {
+		return
+	}
+	d.found(path)
+	for ch := range d.subs[path] {
+		poke(ch)
+	}
+}
+
+// found ends the watch for a lost dir's re-creation.
+func (d *dirWatch) found(path string) {
+	delete(d.lost, path)
+	parent := filepath.Dir(path)
+	if d.parents[parent]--; d.parents[parent] > 0 {
+		return
+	}
+	delete(d.parents, parent)
+	if d.refs[parent] == 0 {
+		_ = d.w.Remove(parent)
 	}
 }
 
@@ -99,7 +147,9 @@ func (d *dirWatch) subscribe(dir string, want func(base string) bool) (<-chan st
 		if err := d.w.Add(dir); err != nil {
 			return nil, nil, err
 		}
-		delete(d.lost, dir)
+		if d.lost[dir] {
+			d.found(dir)
+		}
 	}
 	if d.subs[dir] == nil {
 		d.subs[dir] = map[chan struct{}]func(string) bool{}
@@ -117,8 +167,12 @@ func (d *dirWatch) subscribe(dir string, want func(base string) bool) (<-chan st
 		if d.refs[dir]--; d.refs[dir] == 0 {
 			delete(d.subs, dir)
 			delete(d.refs, dir)
-			delete(d.lost, dir)
-			_ = d.w.Remove(dir)
+			if d.lost[dir] {
+				d.found(dir)
+			}
+			if d.parents[dir] == 0 {
+				_ = d.w.Remove(dir)
+			}
 		}
 	}
 	return ch, cancel, nil
