@@ -50,9 +50,17 @@ func runLoop(cmd *cobra.Command, g *globals, f *loopFlags) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	notifier := service.NewNotifier(g.log)
+	// STOPPING=1 goes out as soon as a signal arrives, while the last
+	// status is written; the process does not exit before it is sent.
+	stopped := make(chan struct{})
 	go func() {
+		defer close(stopped)
 		<-ctx.Done()
 		notifier.Stopping()
+	}()
+	defer func() {
+		stop()
+		<-stopped
 	}()
 	loop := reconcile.NewLoop(r, reconcile.LoopOptions{
 		SpecPath: specPath, Resync: f.resync, LockTimeout: f.lockTimeout,
