@@ -48,6 +48,7 @@ type object struct {
 	name, provider, state string
 	generation            int64
 	tokenEnv              string // discord: the bot token's variable (default E2E_DISCORD_TOKEN)
+	graceful              string // gracefulTimeout (default 10s)
 	extra                 string // more spec lines, indented two spaces
 }
 
@@ -59,8 +60,15 @@ func (e *e2e) writeSpec(objs ...object) {
 		if state == "" {
 			state = "Running"
 		}
-		doc := fmt.Sprintf("apiVersion: reconciler.gjc.dev/v1alpha1\nkind: ChatDaemon\nmetadata:\n  name: %s\nspec:\n  provider: %s\n  generation: %d\n  state: %s\n  gracefulTimeout: 2s\n  killTimeout: 2s\n%s",
-			o.name, o.provider, o.generation, state, o.extra)
+		// Generous bounds: a loaded CI machine running race-built daemons
+		// must not turn a graceful stop (discordgo alone sleeps 1 s in
+		// Close) into a SIGKILL, or a slow connect into a failed pass.
+		graceful := o.graceful
+		if graceful == "" {
+			graceful = "10s"
+		}
+		doc := fmt.Sprintf("apiVersion: reconciler.gjc.dev/v1alpha1\nkind: ChatDaemon\nmetadata:\n  name: %s\nspec:\n  provider: %s\n  generation: %d\n  state: %s\n  readyTimeout: 30s\n  gracefulTimeout: %s\n  killTimeout: 5s\n%s",
+			o.name, o.provider, o.generation, state, graceful, o.extra)
 		if o.provider == "discord" {
 			tok := o.tokenEnv
 			if tok == "" {

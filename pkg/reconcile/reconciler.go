@@ -191,7 +191,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, name string, d *spec.Daemon,
 	a.status.Restarts = st.restarts
 	a.setConditions()
 	r.mu.Lock()
+	prev := st.status
 	st.status = a.status
 	r.mu.Unlock()
+	if prev.Phase != a.status.Phase || prev.Reason != a.status.Reason {
+		// Transitions only: a steady name logs nothing, and an operator
+		// reading the journal sees every crash loop and refusal begin.
+		r.log.Info("daemon phase", "name", name, "phase", a.status.Phase, "was", prev.Phase,
+			"reason", a.status.Reason, "message", a.status.Message)
+	}
 	return Outcome{Status: a.status, RequeueAfter: a.requeue, Owner: a.owner}
 }
