@@ -183,12 +183,7 @@ func (s *Server) endSession(c *conn) {
 }
 
 func (s *Server) attachLocked(c *conn, sess *session) {
-	for o := range s.conns {
-		if o != c && o.sess != nil && o.token == c.token && peer.Gone(o.ws.NetConn()) {
-			s.detachLocked(o)
-			o.closing = true
-		}
-	}
+	s.sweepLocked(c)
 	c.sess = sess
 	sess.conn = c
 	st := s.statsLocked(c.token)
@@ -249,5 +244,18 @@ func (s *Server) broadcastLocked(event string, d any) {
 	}
 	for _, sess := range s.sessions {
 		s.dispatchLocked(sess, event, json.RawMessage(raw))
+	}
+}
+
+// sweepLocked takes off the air each connection other than except whose peer
+// has already gone: the live counts are exact at every look, not only once
+// each reader has seen its EOF.
+func (s *Server) sweepLocked(except *conn) {
+	for o := range s.conns {
+		if o != except && o.sess != nil && peer.Gone(o.ws.NetConn()) {
+			s.detachLocked(o)
+			o.closing = true
+			s.notifyLocked()
+		}
 	}
 }

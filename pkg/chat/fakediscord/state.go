@@ -68,6 +68,7 @@ func (s *Server) WaitFor(ctx context.Context, cond func(Snapshot) bool) (Snapsho
 }
 
 func (s *Server) snapshotLocked() Snapshot {
+	s.sweepLocked(nil)
 	snap := Snapshot{
 		Tokens:      make(map[string]TokenStats, len(s.stats)),
 		Messages:    slices.Clone(s.messages),

@@ -172,11 +172,14 @@ func (s *Server) goneLocked(c *conn) {
 	}
 }
 
-// sweepLocked stops counting the app's sockets whose peer has already gone.
+// sweepLocked stops counting the sockets whose peer has already gone (of
+// one app, or of all when token is empty): the counts are exact at every
+// look, not only once each reader has seen its EOF.
 func (s *Server) sweepLocked(token string) {
 	for c := range s.conns {
-		if c.appToken == token && !c.closing && peer.Gone(c.ws.NetConn()) {
+		if (token == "" || c.appToken == token) && !c.closing && peer.Gone(c.ws.NetConn()) {
 			s.goneLocked(c)
+			s.notifyLocked()
 		}
 	}
 }

@@ -61,6 +61,7 @@ func (s *Server) WaitFor(ctx context.Context, cond func(Snapshot) bool) (Snapsho
 }
 
 func (s *Server) snapshotLocked() Snapshot {
+	s.sweepLocked("")
 	snap := Snapshot{
 		Apps:        make(map[string]AppStats, len(s.apps)),
 		Messages:    slices.Clone(s.messages),
