@@ -19,6 +19,7 @@ import (
 	"gjc.dev/reconciler/pkg/chat/fakediscord"
 	"gjc.dev/reconciler/pkg/chat/fakeslack"
 	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/platform"
 	"gjc.dev/reconciler/pkg/spec"
 )
 
@@ -308,9 +309,15 @@ func TestDaemonExits4WhenOwnershipLost(t *testing.T) {
 			paths := ownership.PathsFor(dir, cfg.Name)
 			p := startDaemon(t, dir, cfg, "owner-lost")
 			rec := waitRecord(t, paths, "healthy", healthy)
+			// Steal just after a heartbeat: a write landing between a renew's
+			// check and its rename would be overwritten, which no test can
+			// tell from a daemon that ignored the usurper.
+			rec = waitRecord(t, paths, "the next heartbeat", func(r ownership.Record) bool {
+				return r.State != nil && r.State.HeartbeatAt > rec.State.HeartbeatAt
+			})
 			stolen := *rec.State
 			stolen.OwnerID = "usurper"
-			if err := os.WriteFile(paths.State, stolen.Marshal(), 0o600); err != nil {
+			if err := platform.WriteFileAtomic(paths.State, stolen.Marshal()); err != nil {
 				t.Fatal(err)
 			}
 			start := time.Now()

@@ -122,7 +122,7 @@ func runAcquirer() int {
 		f := strings.Fields(in.Text())
 		switch {
 		case len(f) == 4 && f[0] == "acquire":
-			o, err := Acquire(PathsFor(f[1], f[2]), AcquireRequest{Kind: "discord", OwnerID: f[3], Identity: testIdentity, Generation: 7})
+			o, err := acquireRetrying(PathsFor(f[1], f[2]), AcquireRequest{Kind: "discord", OwnerID: f[3], Identity: testIdentity, Generation: 7})
 			var held *HeldError
 			var busy *ReclaimBusyError
 			switch {
@@ -152,6 +152,20 @@ func runAcquirer() int {
 		}
 	}
 	return 0
+}
+
+// acquireRetrying retries the answers that mean "contended, ask again" as
+// the reconciler does by respawning: a loaded machine can stretch a reclaim
+// past Acquire's one-second wait, which says nothing about who owns the name.
+func acquireRetrying(p Paths, req AcquireRequest) (*Owner, error) {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		o, err := Acquire(p, req)
+		if err == nil || time.Now().After(deadline) ||
+			!(errors.Is(err, ErrReclaimBusy) || strings.Contains(err.Error(), "keeps changing hands")) {
+			return o, err
+		}
+	}
 }
 
 func orDash(s string) string {

@@ -67,8 +67,14 @@ func TestRenewLosesOwnership(t *testing.T) {
 		{"record malformed", StateFile, "", func(t *testing.T, o *Owner) { writeFile(t, o.paths.State, []byte("{}")) }},
 		{"lock gone", LockFile, "", func(t *testing.T, o *Owner) { mustRemove(t, o.paths.Lock) }},
 		{"lock replaced", LockFile, "", func(t *testing.T, o *Owner) {
-			mustRemove(t, o.paths.Lock)
-			writeLock(t, o.paths.Lock, o.state.PID, o.state.Incarnation) // same content, another inode
+			// Same owner, another inode: written beside the lock and renamed
+			// over it, because a file created after a removal can get the
+			// freed inode number back.
+			tmp := o.paths.Lock + ".replacement"
+			writeLock(t, tmp, o.state.PID, o.state.Incarnation)
+			if err := os.Rename(tmp, o.paths.Lock); err != nil {
+				t.Fatal(err)
+			}
 		}},
 		{"incarnation unprovable", "incarnation", "", func(t *testing.T, o *Owner) {
 			o.env.incarnation = func(int) (string, error) { return "", platform.ErrProcessGone }

@@ -19,7 +19,7 @@ const (
 
 func TestGatewayLifecycle(t *testing.T) {
 	t.Parallel()
-	f := start(t, fakediscord.Options{Tokens: []string{token}, Channels: []string{channel}, HeartbeatInterval: 100 * time.Millisecond})
+	f := start(t, fakediscord.Options{Tokens: []string{token}, Channels: []string{channel}, HeartbeatInterval: 250 * time.Millisecond})
 	s := newSession(t, f, token)
 	ready := make(chan *discordgo.Ready, 4)
 	s.AddHandler(func(_ *discordgo.Session, r *discordgo.Ready) { ready <- r })

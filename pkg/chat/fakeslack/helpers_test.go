@@ -23,7 +23,7 @@ func start(t *testing.T, opts fakeslack.Options) *fakeslack.Server {
 	t.Helper()
 	opts.Logf = t.Logf
 	if opts.PingInterval == 0 {
-		opts.PingInterval = 50 * time.Millisecond
+		opts.PingInterval = 200 * time.Millisecond
 	}
 	f, err := fakeslack.Start(opts)
 	if err != nil {
@@ -51,8 +51,9 @@ func run(t *testing.T, api *slack.Client) *client {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &client{
-		// A ping window ten times the fake's ping interval: short, not flaky.
-		sm:     socketmode.New(api, socketmode.OptionPingInterval(500*time.Millisecond)),
+		// A ping window ten times the fake's ping interval: a stalled test
+		// process must not look like a dead socket.
+		sm:     socketmode.New(api, socketmode.OptionPingInterval(2*time.Second)),
 		evs:    make(chan socketmode.Event, 1000),
 		done:   make(chan error, 1),
 		cancel: cancel,
