@@ -19,6 +19,7 @@ import (
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/platform"
 	"gjc.dev/reconciler/pkg/reconcile"
+	"gjc.dev/reconciler/pkg/spec"
 )
 
 var bothBots = []object{{name: "discord", provider: "discord", generation: 1}, {name: "slack", provider: "slack", generation: 1}}
@@ -549,5 +550,92 @@ func TestOnceRefusesUnsafeDaemonDir(t *testing.T) {
 	}
 	if live, _ := e.f.liveSessions("discord"); live != 0 {
 		t.Error("a daemon was started in an unsafe dir")
+	}
+}
+
+// An operator removes a running daemon's dir. The owner it held, attached
+// from an earlier pass rather than spawned by this loop, still runs until
+// it notices: the loop must not start a second connection for the bot
+// before that owner has exited, and then must start one.
+func TestLoopWaitsForOwnerWhoseRecordVanished(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t)
+	e.writeSpec(object{name: "slack", provider: "slack", generation: 1})
+	e.mustConverge()
+	old := e.state("slack")
+	exited := watchExit(t, old)
+	// The status --once wrote would say "attached" before the loop looked.
+	if err := os.Remove(reconcile.StatusPath(e.agentDir)); err != nil {
+		t.Fatal(err)
+	}
+	e.startLoop()
+	e.waitStatus("attached", func(s *reconcile.Status) bool {
+		d, _ := daemonStatus(s, "slack")
+		return d.Converged && d.OwnerID == old.OwnerID
+	})
+	if err := os.RemoveAll(e.paths("slack").Dir); err != nil {
+		t.Fatal(err)
+	}
+	e.waitStatus("a new owner ready", func(s *reconcile.Status) bool {
+		d, _ := daemonStatus(s, "slack")
+		return d.Converged && d.OwnerID != "" && d.OwnerID != old.OwnerID
+	})
+	lastAlive := <-exited
+	cur := e.state("slack")
+	if started := time.UnixMilli(cur.StartedAt); !started.Add(time.Millisecond).After(lastAlive) {
+		t.Errorf("new owner started at %v, while the old one was still alive at %v", started, lastAlive)
+	}
+	if live, maxLive := e.f.liveSessions(spec.ProviderSlack); live != 1 || maxLive != 1 {
+		t.Errorf("the fake saw %d live sessions now, %d at once; want 1 and 1", live, maxLive)
+	}
+}
+
+// The same, with an owner that cannot notice (SIGSTOPped): the loop reports
+// OwnerWithoutRecord, never signals it (no record to fence against) and
+// starts nothing until it has exited.
+func TestLoopNeverStartsBesideRecordlessOwner(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t)
+	e.writeSpec(object{name: "slack", provider: "slack", generation: 1, graceful: "1s"})
+	e.mustConverge()
+	old := e.state("slack")
+	exited := watchExit(t, old)
+	if err := os.Remove(reconcile.StatusPath(e.agentDir)); err != nil {
+		t.Fatal(err)
+	}
+	e.startLoop()
+	e.waitStatus("attached", func(s *reconcile.Status) bool {
+		d, _ := daemonStatus(s, "slack")
+		return d.Converged && d.OwnerID == old.OwnerID
+	})
+	if err := syscall.Kill(old.PID, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(e.paths("slack").Dir); err != nil {
+		t.Fatal(err)
+	}
+	st := e.waitStatus("OwnerWithoutRecord", func(s *reconcile.Status) bool {
+		d, _ := daemonStatus(s, "slack")
+		return d.Reason == reconcile.ReasonOwnerWithoutRecord
+	})
+	if d, _ := daemonStatus(st, "slack"); !strings.Contains(d.Message, strconv.Itoa(old.PID)) {
+		t.Errorf("the status does not name the owner's pid: %q", d.Message)
+	}
+	if rec := ownership.ReadState(e.paths("slack")); rec.State != nil {
+		t.Errorf("a second owner was started beside the stopped one: %s", rec.Raw)
+	}
+	if err := syscall.Kill(old.PID, syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	e.waitStatus("a new owner ready", func(s *reconcile.Status) bool {
+		d, _ := daemonStatus(s, "slack")
+		return d.Converged && d.OwnerID != "" && d.OwnerID != old.OwnerID
+	})
+	lastAlive := <-exited
+	if started := time.UnixMilli(e.state("slack").StartedAt); !started.Add(time.Millisecond).After(lastAlive) {
+		t.Errorf("new owner started at %v, while the old one was still alive at %v", started, lastAlive)
+	}
+	if _, maxLive := e.f.liveSessions(spec.ProviderSlack); maxLive != 1 {
+		t.Errorf("the fake saw %d live sessions at once", maxLive)
 	}
 }

@@ -162,6 +162,9 @@ func (a *attempt) replaceAbsent(rec ownership.Record) {
 		}
 		return
 	}
+	if !a.lastOwnerGone(rec) {
+		return
+	}
 	if a.st.expecting != "" {
 		// The owner we saw running is gone without being asked to go by us.
 		a.st.expecting = ""

@@ -52,6 +52,7 @@ type nameState struct {
 	expecting string // ownerId
 	restarts  int
 	child     *child
+	last      *lastOwner
 	status    DaemonStatus
 }
 
@@ -88,8 +89,16 @@ func New(opts Options) (*Reconciler, error) {
 	return r, nil
 }
 
-// Close stops the file watch. Daemons keep running.
-func (r *Reconciler) Close() error { return r.watch.close() }
+// Close stops the file watch and drops the process references it holds.
+// Daemons keep running.
+func (r *Reconciler) Close() error {
+	r.mu.Lock()
+	for _, st := range r.names {
+		st.forget()
+	}
+	r.mu.Unlock()
+	return r.watch.close()
+}
 
 func (r *Reconciler) state(name string) *nameState {
 	r.mu.Lock()
@@ -188,6 +197,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, name string, d *spec.Daemon,
 		a.status.DesiredGeneration = &g
 	}
 	a.run()
+	st.remember(a.owner)
+	st.dropExited()
 	a.status.Restarts = st.restarts
 	a.setConditions()
 	r.mu.Lock()

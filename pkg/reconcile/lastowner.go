@@ -1,0 +1,83 @@
+package reconcile
+
+import (
+	"fmt"
+
+	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/platform"
+)
+
+// ReasonOwnerWithoutRecord: the owner last proven for a name still runs
+// though its record is gone; no second owner is started until it exits.
+const ReasonOwnerWithoutRecord = "OwnerWithoutRecord"
+
+// lastOwner is the live owner a pass last proved for a name, held by a
+// process reference. A record can vanish while its owner runs on (an
+// operator's rm -rf, a restored backup), and the owner keeps its connection
+// until its next heartbeat finds the loss: the reference is how the
+// reconciler knows it must not start a second one meanwhile.
+type lastOwner struct {
+	state ownership.State
+	proc  *platform.Process
+	// waited: one pass has waited the graceful timeout for it already; later
+	// passes only look, so the pass lock is not held for as long as it runs.
+	waited bool
+}
+
+// remember holds a reference to a live owner the pass proved, replacing the
+// one held for an earlier owner. An owner that cannot be opened (exited, or
+// its PID reused) is not held: it runs nowhere.
+func (st *nameState) remember(s *ownership.State) {
+	if s == nil || s.StoppedAt != nil || (st.last != nil && st.last.state.OwnerID == s.OwnerID) {
+		return
+	}
+	st.forget()
+	proc, err := platform.OpenProcess(s.PID, s.Incarnation)
+	if err != nil {
+		return
+	}
+	st.last = &lastOwner{state: *s, proc: proc}
+}
+
+// dropExited lets go of a held owner that has exited: a name whose owner
+// stopped holds no reference.
+func (st *nameState) dropExited() {
+	if st.last != nil {
+		if exited, err := st.last.proc.Exited(); exited || err != nil {
+			st.forget()
+		}
+	}
+}
+
+func (st *nameState) forget() {
+	if st.last != nil {
+		_ = st.last.proc.Close()
+		st.last = nil
+	}
+}
+
+// lastOwnerGone reports whether the owner last proven for this name has
+// exited, waiting up to the graceful timeout for it: one that lost its
+// record exits at its next heartbeat. It is never signalled: with no record
+// there is nothing to fence a signal against.
+func (a *attempt) lastOwnerGone(rec ownership.Record) bool {
+	l := a.st.last
+	if l == nil {
+		return true
+	}
+	wait := a.d.Config.GracefulTimeout
+	if l.waited {
+		wait = 0
+	}
+	if a.r.waitExit(a.ctx, l.proc, wait) {
+		a.st.forget()
+		return true
+	}
+	l.waited = true
+	a.owner = &l.state // the loop wakes on its exit
+	a.refuse(ReasonOwnerWithoutRecord, fmt.Sprintf(
+		"the last owner (pid %d, ownerId %s) still runs though its record is gone; no second owner is started until it exits",
+		l.state.PID, l.state.OwnerID))
+	a.requeue = a.d.Config.GracefulTimeout // the loop's exit watch is sooner
+	return false
+}
