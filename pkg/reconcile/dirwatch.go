@@ -13,7 +13,18 @@ import (
 // dirWatch is one inotify instance shared by every wait and by the loop: a
 // per-wait watcher would run into the per-user instance limit with many names.
 type dirWatch struct {
-	w    *fsnotify.Watcher
+	w *fsnotify.Watcher
+
+	// fsnotify sends events and errors while holding its own lock, which Add
+	// and Remove take too. So receive only queues, under qmu, and never
+	// waits for anything that may be waiting for fsnotify; handle does the
+	// work, Add and Remove included.
+	qmu      sync.Mutex
+	queue    []fsnotify.Event
+	overflow bool
+	more     chan struct{}
+	done     chan struct{}
+
 	mu   sync.Mutex
 	subs map[string]map[chan struct{}]func(string) bool // dir -> subscribers and their filters
 	refs map[string]int
@@ -29,18 +40,51 @@ func newDirWatch() (*dirWatch, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &dirWatch{w: w, subs: map[string]map[chan struct{}]func(string) bool{}, refs: map[string]int{}, lost: map[string]bool{}, parents: map[string]int{}}
-	go d.run()
+	d := &dirWatch{
+		w: w, more: make(chan struct{}, 1), done: make(chan struct{}),
+		subs: map[string]map[chan struct{}]func(string) bool{}, refs: map[string]int{},
+		lost: map[string]bool{}, parents: map[string]int{},
+	}
+	go d.receive()
+	go d.handle()
 	return d, nil
 }
 
-func (d *dirWatch) run() {
+func (d *dirWatch) receive() {
+	defer close(d.done)
 	for {
 		select {
 		case ev, ok := <-d.w.Events:
 			if !ok {
 				return
 			}
+			d.qmu.Lock()
+			d.queue = append(d.queue, ev)
+			d.qmu.Unlock()
+		case _, ok := <-d.w.Errors:
+			if !ok {
+				return
+			}
+			d.qmu.Lock()
+			d.overflow = true
+			d.qmu.Unlock()
+		}
+		poke(d.more)
+	}
+}
+
+func (d *dirWatch) handle() {
+	for {
+		select {
+		case <-d.more:
+		case <-d.done:
+			return
+		}
+		d.qmu.Lock()
+		events, overflow := d.queue, d.overflow
+		d.queue, d.overflow = nil, false
+		d.qmu.Unlock()
+		for _, ev := range events {
 			if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
 				d.dropped(ev.Name)
 			}
@@ -48,11 +92,10 @@ func (d *dirWatch) run() {
 				d.recreated(ev.Name)
 			}
 			d.notify(filepath.Dir(ev.Name), filepath.Base(ev.Name))
-		case _, ok := <-d.w.Errors:
-			if !ok {
-				return
-			}
-			// An overflow loses events: wake everyone, they re-read.
+		}
+		if overflow {
+			// Events were lost (an overflow, a watch fsnotify could not
+			// drop): wake everyone, they re-read.
 			d.notifyAll()
 		}
 	}
@@ -78,18 +121,16 @@ func (d *dirWatch) dropped(path string) {
 	}
 	d.lost[path] = true
 	parent := filepath.Dir(path)
-	if d.parents[parent] == 0 && d.refs[parent] == 0 {
-		// If the parent is gone too, the next subscribe re-adds the dir.
-		_ = d.w.Add(parent)
-	}
+	// Added every time, not once per parent: a parent that was removed and
+	// re-created lost its own watch, and inotify merges a repeated one. If
+	// the parent is gone too, rewatch tries again later.
+	_ = d.w.Add(parent)
 	d.parents[parent]++
 	for ch := range d.subs[path] {
 		poke(ch)
 	}
 	// Re-created before the parent's watch began: its create event is lost.
-	if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
-		d.recreatedLocked(path)
-	}
+	d.recreatedLocked(path)
 }
 
 // recreated watches a lost dir again as soon as it reappears, and wakes its
@@ -102,13 +143,32 @@ func (d *dirWatch) recreated(path string) {
 }
 
 func (d *dirWatch) recreatedLocked(path string) {
-	if !d.lost[path] || d.w.Add(path) != nil {
+	if !d.lost[path] {
+		return
+	}
+	// Only a real dir: inotify follows a symlink planted at the path.
+	if fi, err := os.Lstat(path); err != nil || !fi.IsDir() || d.w.Add(path) != nil {
 		return
 	}
 	d.found(path)
 	for ch := range d.subs[path] {
 		poke(ch)
 	}
+}
+
+// rewatch retries a lost dir, and its parent's watch: a parent removed and
+// re-created sends no create event for the dirs made in it before it was
+// watched again. The loop calls it after each look at a name, so such a dir
+// is watched again at the latest on resync.
+func (d *dirWatch) rewatch(dir string) {
+	dir = filepath.Clean(dir)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.lost[dir] {
+		return
+	}
+	_ = d.w.Add(filepath.Dir(dir))
+	d.recreatedLocked(dir)
 }
 
 // found ends the watch for a lost dir's re-creation.
@@ -140,6 +200,8 @@ func (d *dirWatch) notifyAll() {
 // wake. The watch is added before returning, so a caller that reads the files
 // after subscribing misses no change.
 func (d *dirWatch) subscribe(dir string, want func(base string) bool) (<-chan struct{}, func(), error) {
+	// Events name clean paths ("specs/" arrives as "specs/x.yaml").
+	dir = filepath.Clean(dir)
 	ch := make(chan struct{}, 1)
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -119,4 +120,128 @@ func (d *dirWatch) isLost(dir string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.lost[dir]
+}
+
+// Watched dirs moved away and then deleted make fsnotify report an error
+// while holding its own lock, which Add and Remove need: handling events
+// must never wait for fsnotify while fsnotify waits to deliver. After each
+// round the watch must still answer.
+func TestDirWatchSurvivesMovedAndDeletedDirs(t *testing.T) {
+	rounds := 200
+	if testing.Short() {
+		rounds = 30
+	}
+	for round := range rounds {
+		w, err := newDirWatch()
+		if err != nil {
+			t.Fatal(err)
+		}
+		root := t.TempDir()
+		trash := filepath.Join(root, "trash")
+		if err := os.Mkdir(trash, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		var dirs []string
+		for j := range 8 {
+			dir := filepath.Join(root, fmt.Sprint("p", j), "bot")
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := w.subscribe(dir, recordFiles); err != nil {
+				t.Fatal(err)
+			}
+			dirs = append(dirs, dir)
+		}
+		for j, dir := range dirs {
+			if err := os.Rename(dir, filepath.Join(trash, fmt.Sprint(j))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.RemoveAll(trash); err != nil {
+			t.Fatal(err)
+		}
+		answered := make(chan struct{})
+		go func() {
+			defer close(answered)
+			// Takes the watch's lock and calls fsnotify, as a spawn wait does.
+			if _, cancel, err := w.subscribe(root, nil); err == nil {
+				cancel()
+			}
+		}()
+		select {
+		case <-answered:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("round %d: the watch stopped answering (deadlock)", round)
+		}
+		w.close()
+	}
+}
+
+// The daemons dir itself removed and re-created: no create event reaches a
+// lost child made before its parent is watched again; rewatch (the loop
+// calls it after each look) watches it again.
+func TestDirWatchRewatchAfterParentRecreated(t *testing.T) {
+	w, err := newDirWatch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.close()
+	root := filepath.Join(t.TempDir(), "daemons")
+	dir := filepath.Join(root, "bot")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	events, cancel, err := w.subscribe(dir, recordFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cancel()
+	if err := os.RemoveAll(root); err != nil {
+		t.Fatal(err)
+	}
+	for !w.isLost(dir) {
+		waitPoke(t, events, "the dir removed")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	w.rewatch(dir)
+	if w.isLost(dir) {
+		t.Fatal("rewatch did not watch the re-created dir again")
+	}
+	drain(events)
+	if err := os.WriteFile(filepath.Join(dir, "state.json"), []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitPoke(t, events, "state.json in the re-created dir")
+}
+
+// A dir given with a trailing slash (shell completion adds one to --spec)
+// hears its files: events name clean paths.
+func TestDirWatchTrailingSlash(t *testing.T) {
+	w, err := newDirWatch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.close()
+	dir := t.TempDir()
+	events, cancel, err := w.subscribe(dir+"/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cancel()
+	if err := os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitPoke(t, events, "a.yaml written")
+}
+
+func drain(ch <-chan struct{}) {
+	for {
+		select {
+		case <-ch:
+		default:
+			return
+		}
+	}
 }

@@ -273,20 +273,20 @@ func (l *Loop) work(name string) {
 func (l *Loop) follow(name string, owner *ownership.State) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if _, ok := l.watched[name]; !ok {
-		dir := ownership.PathsFor(l.r.opts.AgentDir, name).Dir
-		if events, cancel, err := l.r.watch.subscribe(dir, recordFiles); err == nil {
-			l.watched[name] = cancel
-			// What changed between the last look and the watch is seen by
-			// one more look now.
-			l.q.add(name)
-			go func() {
-				for range events {
-					l.wake(TriggerDaemonDir)
-					l.q.add(name)
-				}
-			}()
-		}
+	dir := ownership.PathsFor(l.r.opts.AgentDir, name).Dir
+	if _, ok := l.watched[name]; ok {
+		l.r.watch.rewatch(dir)
+	} else if events, cancel, err := l.r.watch.subscribe(dir, recordFiles); err == nil {
+		l.watched[name] = cancel
+		// What changed between the last look and the watch is seen by one
+		// more look now.
+		l.q.add(name)
+		go func() {
+			for range events {
+				l.wake(TriggerDaemonDir)
+				l.q.add(name)
+			}
+		}()
 	}
 	cur := l.exits[name]
 	if owner == nil || (cur != nil && cur.ownerID == owner.OwnerID) {
