@@ -590,16 +590,15 @@ func TestLoopWaitsForOwnerWhoseRecordVanished(t *testing.T) {
 	}
 }
 
-// The same, with an owner that cannot notice (SIGSTOPped): the loop reports
-// OwnerWithoutRecord, never signals it (no record to fence against) and
-// starts nothing until it has exited.
-func TestLoopNeverStartsBesideRecordlessOwner(t *testing.T) {
-	t.Parallel()
-	e := newE2E(t)
+// recordlessOwner makes the case of the two tests below: a slack owner the
+// loop has attached, SIGSTOPped so that it cannot notice, whose daemon dir
+// an operator then removed. SIGCONT lets it find the loss and exit.
+func recordlessOwner(t *testing.T) (e *e2e, old *ownership.State, exited <-chan time.Time) {
+	e = newE2E(t)
 	e.writeSpec(object{name: "slack", provider: "slack", generation: 1, graceful: "1s"})
 	e.mustConverge()
-	old := e.state("slack")
-	exited := watchExit(t, old)
+	old = e.state("slack")
+	exited = watchExit(t, old)
 	if err := os.Remove(reconcile.StatusPath(e.agentDir)); err != nil {
 		t.Fatal(err)
 	}
@@ -614,6 +613,15 @@ func TestLoopNeverStartsBesideRecordlessOwner(t *testing.T) {
 	if err := os.RemoveAll(e.paths("slack").Dir); err != nil {
 		t.Fatal(err)
 	}
+	return e, old, exited
+}
+
+// The owner cannot notice: the loop reports OwnerWithoutRecord, never
+// signals it (no record to fence against) and starts nothing until it has
+// exited.
+func TestLoopNeverStartsBesideRecordlessOwner(t *testing.T) {
+	t.Parallel()
+	e, old, exited := recordlessOwner(t)
 	st := e.waitStatus("OwnerWithoutRecord", func(s *reconcile.Status) bool {
 		d, _ := daemonStatus(s, "slack")
 		return d.Reason == reconcile.ReasonOwnerWithoutRecord
@@ -637,5 +645,31 @@ func TestLoopNeverStartsBesideRecordlessOwner(t *testing.T) {
 	}
 	if _, maxLive := e.f.liveSessions(spec.ProviderSlack); maxLive != 1 {
 		t.Errorf("the fake saw %d live sessions at once", maxLive)
+	}
+}
+
+// Stopped is not converged while a recordless owner still holds the bot's
+// connection.
+func TestLoopStoppedWaitsForRecordlessOwner(t *testing.T) {
+	t.Parallel()
+	e, old, exited := recordlessOwner(t)
+	e.writeSpec(object{name: "slack", provider: "slack", generation: 1, graceful: "1s", state: "Stopped"})
+	st := e.waitStatus("Stopped, waiting on the owner", func(s *reconcile.Status) bool {
+		d, _ := daemonStatus(s, "slack")
+		return d.DesiredState == "Stopped" && d.Reason == reconcile.ReasonOwnerWithoutRecord
+	})
+	if d, _ := daemonStatus(st, "slack"); d.Converged {
+		t.Errorf("converged while the owner still runs: %+v", d)
+	}
+	if err := syscall.Kill(old.PID, syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	<-exited
+	e.waitStatus("Stopped once it exited", func(s *reconcile.Status) bool {
+		d, _ := daemonStatus(s, "slack")
+		return d.Phase == reconcile.PhaseStopped && d.Converged
+	})
+	if rec := ownership.ReadState(e.paths("slack")); rec.State != nil {
+		t.Errorf("an owner was started for a Stopped name: %s", rec.Raw)
 	}
 }

@@ -103,6 +103,8 @@ func (a *attempt) notDesired() {
 		if !a.stop(rec.State, "stop", spec.DefaultGracefulTimeout, spec.DefaultKillTimeout) {
 			return
 		}
+	} else if !a.lastOwnerGone(spec.DefaultGracefulTimeout) {
+		return // pruned only once nothing of it runs
 	}
 	if err := a.r.inv.remove(a.name); err != nil {
 		a.fail(ReasonPruned, err)
@@ -124,6 +126,9 @@ func (a *attempt) ensureStopped(rec ownership.Record, cls ownership.Classificati
 			a.status.Message = "stopped as the spec says"
 		}
 	default:
+		if !a.lastOwnerGone(a.d.Config.GracefulTimeout) {
+			return // not stopped while it still holds the connection
+		}
 		a.status.Phase, a.status.Reason, a.status.Converged = PhaseStopped, ReasonStopped, true
 		a.status.Message = "not running, as the spec says"
 	}
@@ -162,7 +167,7 @@ func (a *attempt) replaceAbsent(rec ownership.Record) {
 		}
 		return
 	}
-	if !a.lastOwnerGone(rec) {
+	if !a.lastOwnerGone(a.d.Config.GracefulTimeout) {
 		return
 	}
 	if a.st.expecting != "" {

@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"fmt"
+	"time"
 
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/platform"
@@ -60,12 +61,12 @@ func (st *nameState) forget() {
 // exited, waiting up to the graceful timeout for it: one that lost its
 // record exits at its next heartbeat. It is never signalled: with no record
 // there is nothing to fence a signal against.
-func (a *attempt) lastOwnerGone(rec ownership.Record) bool {
+func (a *attempt) lastOwnerGone(graceful time.Duration) bool {
 	l := a.st.last
 	if l == nil {
 		return true
 	}
-	wait := a.d.Config.GracefulTimeout
+	wait := graceful
 	if l.waited {
 		wait = 0
 	}
@@ -78,6 +79,6 @@ func (a *attempt) lastOwnerGone(rec ownership.Record) bool {
 	a.refuse(ReasonOwnerWithoutRecord, fmt.Sprintf(
 		"the last owner (pid %d, ownerId %s) still runs though its record is gone; no second owner is started until it exits",
 		l.state.PID, l.state.OwnerID))
-	a.requeue = a.d.Config.GracefulTimeout // the loop's exit watch is sooner
+	a.requeue = graceful // the loop's exit watch is sooner
 	return false
 }

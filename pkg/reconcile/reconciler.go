@@ -90,7 +90,8 @@ func New(opts Options) (*Reconciler, error) {
 }
 
 // Close stops the file watch and drops the process references it holds.
-// Daemons keep running.
+// Daemons keep running. Call it only once every Reconcile has returned:
+// a name's state belongs to its running Reconcile.
 func (r *Reconciler) Close() error {
 	r.mu.Lock()
 	for _, st := range r.names {
