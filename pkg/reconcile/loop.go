@@ -128,7 +128,11 @@ func (l *Loop) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	l.notify(first)
+	if ctx.Err() == nil {
+		// A signal during the first pass has already said STOPPING=1;
+		// READY=1 after it would tell systemd the service is up.
+		l.notify(first)
+	}
 
 	resync := time.NewTicker(l.opts.Resync)
 	defer resync.Stop()
