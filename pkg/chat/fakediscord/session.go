@@ -175,9 +175,15 @@ func (ss *session) canReplayAfter(seq int64) bool {
 func (s *Server) endSession(c *conn) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if c.sess != nil {
+	switch {
+	case c.sess != nil:
 		delete(s.sessions, c.sess.id)
 		s.detachLocked(c)
+		s.notifyLocked()
+	case c.swept != nil && c.swept.conn == nil:
+		// A sweep saw the socket gone before its close frame was read: the
+		// close still ends the session, unless it was resumed meanwhile.
+		delete(s.sessions, c.swept.id)
 		s.notifyLocked()
 	}
 }
@@ -253,6 +259,7 @@ func (s *Server) broadcastLocked(event string, d any) {
 func (s *Server) sweepLocked(except *conn) {
 	for o := range s.conns {
 		if o != except && o.sess != nil && peer.Gone(o.ws.NetConn()) {
+			o.swept = o.sess
 			s.detachLocked(o)
 			o.closing = true
 			s.notifyLocked()
