@@ -127,7 +127,7 @@ func (d *dirWatch) isLost(dir string) bool {
 // must never wait for fsnotify while fsnotify waits to deliver. After each
 // round the watch must still answer.
 func TestDirWatchSurvivesMovedAndDeletedDirs(t *testing.T) {
-	rounds := 200
+	rounds := 100
 	if testing.Short() {
 		rounds = 30
 	}
