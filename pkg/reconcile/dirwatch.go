@@ -85,13 +85,15 @@ func (d *dirWatch) handle() {
 		d.queue, d.overflow = nil, false
 		d.qmu.Unlock()
 		for _, ev := range events {
+			// A watch on "." names its files "./x"; subscribers use clean paths.
+			name := filepath.Clean(ev.Name)
 			if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
-				d.dropped(ev.Name)
+				d.dropped(name)
 			}
 			if ev.Has(fsnotify.Create) {
-				d.recreated(ev.Name)
+				d.recreated(name)
 			}
-			d.notify(filepath.Dir(ev.Name), filepath.Base(ev.Name))
+			d.notify(filepath.Dir(name), filepath.Base(name))
 		}
 		if overflow {
 			// Events were lost (an overflow, a watch fsnotify could not
@@ -142,37 +144,51 @@ func (d *dirWatch) recreated(path string) {
 	d.recreatedLocked(path)
 }
 
+// recreatedLocked watches a subscribed dir that exists again. Not only a
+// lost one: fsnotify drops a dir's own delete event when its parent is
+// watched, so a dir removed just as its parent's watch began is never marked
+// lost. Adding an existing watch again is a no-op for inotify.
 func (d *dirWatch) recreatedLocked(path string) {
-	if !d.lost[path] {
+	if d.refs[path] == 0 {
 		return
 	}
 	// Only a real dir: inotify follows a symlink planted at the path.
 	if fi, err := os.Lstat(path); err != nil || !fi.IsDir() || d.w.Add(path) != nil {
 		return
 	}
-	d.found(path)
+	if d.lost[path] {
+		d.foundLocked(path)
+	}
 	for ch := range d.subs[path] {
 		poke(ch)
 	}
 }
 
-// rewatch retries a lost dir, and its parent's watch: a parent removed and
-// re-created sends no create event for the dirs made in it before it was
-// watched again. The loop calls it after each look at a name, so such a dir
-// is watched again at the latest on resync.
+// rewatch makes sure a subscribed dir that exists is watched, and a lost
+// one's parent too: a parent removed and re-created sends no create event for
+// the dirs made in it before it was watched again, and an overflow or a
+// dropped delete event can leave a dir unwatched without a word. The loop
+// calls it after each look at a name, so such a dir is watched again at the
+// latest on resync. It pokes the dir's subscribers only when it was lost.
 func (d *dirWatch) rewatch(dir string) {
 	dir = filepath.Clean(dir)
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.refs[dir] == 0 {
+		return
+	}
 	if !d.lost[dir] {
+		if fi, err := os.Lstat(dir); err == nil && fi.IsDir() {
+			_ = d.w.Add(dir)
+		}
 		return
 	}
 	_ = d.w.Add(filepath.Dir(dir))
 	d.recreatedLocked(dir)
 }
 
-// found ends the watch for a lost dir's re-creation.
-func (d *dirWatch) found(path string) {
+// foundLocked ends the watch for a lost dir's re-creation.
+func (d *dirWatch) foundLocked(path string) {
 	delete(d.lost, path)
 	parent := filepath.Dir(path)
 	if d.parents[parent]--; d.parents[parent] > 0 {
@@ -210,7 +226,10 @@ func (d *dirWatch) subscribe(dir string, want func(base string) bool) (<-chan st
 			return nil, nil, err
 		}
 		if d.lost[dir] {
-			d.found(dir)
+			d.foundLocked(dir)
+			for ch := range d.subs[dir] {
+				poke(ch) // what they watch is back
+			}
 		}
 	}
 	if d.subs[dir] == nil {
@@ -230,7 +249,7 @@ func (d *dirWatch) subscribe(dir string, want func(base string) bool) (<-chan st
 			delete(d.subs, dir)
 			delete(d.refs, dir)
 			if d.lost[dir] {
-				d.found(dir)
+				d.foundLocked(dir)
 			}
 			if d.parents[dir] == 0 {
 				_ = d.w.Remove(dir)

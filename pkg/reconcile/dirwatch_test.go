@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -244,4 +245,63 @@ func drain(ch <-chan struct{}) {
 			return
 		}
 	}
+}
+
+// fsnotify drops a dir's own delete event when its parent is watched, so a
+// subscribed dir can lose its watch without ever being marked lost (rm -rf
+// of two daemon dirs at once). Both ways back are tested: the create event
+// in the watched parent, and the loop's rewatch after a look.
+func TestDirWatchRecoversUnmarkedLostDir(t *testing.T) {
+	w, err := newDirWatch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.close()
+	root := t.TempDir()
+	dir := filepath.Join(root, "bot")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	events, cancel, err := w.subscribe(dir, recordFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cancel()
+	unwatch := func() {
+		// The state the dropped event leaves: no watch, nothing marked lost.
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if err := w.w.Remove(dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(what string) {
+		drain(events)
+		if err := os.WriteFile(filepath.Join(dir, "state.json"), []byte("{}"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		waitPoke(t, events, what)
+	}
+
+	unwatch()
+	w.rewatch(dir)
+	write("state.json after rewatch")
+
+	unwatch()
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	w.mu.Lock()
+	if err := w.w.Add(root); err != nil { // a lost sibling's parent watch
+		t.Fatal(err)
+	}
+	w.mu.Unlock()
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	waitPoke(t, events, "the dir re-created")
+	for !slices.Contains(w.w.WatchList(), dir) {
+		waitPoke(t, events, "the dir watched again")
+	}
+	write("state.json after the create event")
 }
