@@ -6,6 +6,7 @@ package service
 import (
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/coreos/go-systemd/v22/daemon"
@@ -13,11 +14,17 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Notifier sends state changes to systemd when NOTIFY_SOCKET is set.
+// Notifier sends state changes to systemd when NOTIFY_SOCKET is set. Its
+// methods are called from the loop and from signal handlers at once.
 type Notifier struct {
 	log     logr.Logger
 	enabled bool
-	ready   bool
+
+	// mu orders what is sent: once STOPPING=1 is out, no READY=1 may follow
+	// it, or systemd would take a stopping service for a started one.
+	mu       sync.Mutex
+	ready    bool
+	stopping bool
 }
 
 // NewNotifier reads NOTIFY_SOCKET. It never unsets it: the reconciler keeps
@@ -38,8 +45,10 @@ func (n *Notifier) send(state string) {
 // Pass reports a pass's outcome: READY=1 after the first full pass, and
 // STATUS=<ready>/<desired> ready after each.
 func (n *Notifier) Pass(ready, desired int) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
 	state := fmt.Sprintf("STATUS=%d/%d ready", ready, desired)
-	if !n.ready {
+	if !n.ready && !n.stopping {
 		n.ready = true
 		state = daemon.SdNotifyReady + "\n" + state
 	}
@@ -59,10 +68,21 @@ func (n *Notifier) Reloading() {
 }
 
 // Reloaded ends a reload.
-func (n *Notifier) Reloaded() { n.send(daemon.SdNotifyReady) }
+func (n *Notifier) Reloaded() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if !n.stopping {
+		n.send(daemon.SdNotifyReady)
+	}
+}
 
 // Stopping is sent when the loop begins to stop.
-func (n *Notifier) Stopping() { n.send(daemon.SdNotifyStopping) }
+func (n *Notifier) Stopping() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.stopping = true
+	n.send(daemon.SdNotifyStopping)
+}
 
 // WatchdogInterval is half of WATCHDOG_USEC (when the watchdog is on for this
 // process), the rate systemd recommends; zero when off.

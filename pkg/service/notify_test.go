@@ -76,3 +76,23 @@ func TestNotifierOff(t *testing.T) {
 		t.Errorf("watchdog interval %v without NOTIFY_SOCKET", got)
 	}
 }
+
+// A signal during the first pass: STOPPING=1 goes out, and nothing after it
+// says READY=1, or systemd would take a stopping service for a started one.
+func TestNotifierNoReadyAfterStopping(t *testing.T) {
+	c := fakeSystemd(t)
+	n := NewNotifier(logr.Discard())
+	n.Stopping()
+	if got := read(t, c); got != "STOPPING=1" {
+		t.Errorf("stopping sent %q", got)
+	}
+	n.Pass(0, 2)
+	if got := read(t, c); got != "STATUS=0/2 ready" {
+		t.Errorf("a pass after STOPPING sent %q, want STATUS only", got)
+	}
+	n.Reloaded() // sends nothing: the next read must be the ping below
+	n.Watchdog()
+	if got := read(t, c); got != "WATCHDOG=1" {
+		t.Errorf("a reload ending after STOPPING sent %q", got)
+	}
+}
