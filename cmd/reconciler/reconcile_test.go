@@ -593,7 +593,7 @@ func TestLoopWaitsForOwnerWhoseRecordVanished(t *testing.T) {
 // recordlessOwner makes the case of the two tests below: a slack owner the
 // loop has attached, SIGSTOPped so that it cannot notice, whose daemon dir
 // an operator then removed. SIGCONT lets it find the loss and exit.
-func recordlessOwner(t *testing.T) (e *e2e, old *ownership.State, exited <-chan time.Time) {
+func recordlessOwner(t *testing.T) (e *e2e, loop *loopProc, old *ownership.State, exited <-chan time.Time) {
 	e = newE2E(t)
 	e.writeSpec(object{name: "slack", provider: "slack", generation: 1, graceful: "1s"})
 	e.mustConverge()
@@ -602,7 +602,7 @@ func recordlessOwner(t *testing.T) (e *e2e, old *ownership.State, exited <-chan 
 	if err := os.Remove(reconcile.StatusPath(e.agentDir)); err != nil {
 		t.Fatal(err)
 	}
-	e.startLoop()
+	loop = e.startLoop()
 	e.waitStatus("attached", func(s *reconcile.Status) bool {
 		d, _ := daemonStatus(s, "slack")
 		return d.Converged && d.OwnerID == old.OwnerID
@@ -613,7 +613,7 @@ func recordlessOwner(t *testing.T) (e *e2e, old *ownership.State, exited <-chan 
 	if err := os.RemoveAll(e.paths("slack").Dir); err != nil {
 		t.Fatal(err)
 	}
-	return e, old, exited
+	return e, loop, old, exited
 }
 
 // The owner cannot notice: the loop reports OwnerWithoutRecord, never
@@ -621,7 +621,7 @@ func recordlessOwner(t *testing.T) (e *e2e, old *ownership.State, exited <-chan 
 // exited.
 func TestLoopNeverStartsBesideRecordlessOwner(t *testing.T) {
 	t.Parallel()
-	e, old, exited := recordlessOwner(t)
+	e, loop, old, exited := recordlessOwner(t)
 	st := e.waitStatus("OwnerWithoutRecord", func(s *reconcile.Status) bool {
 		d, _ := daemonStatus(s, "slack")
 		return d.Reason == reconcile.ReasonOwnerWithoutRecord
@@ -632,6 +632,21 @@ func TestLoopNeverStartsBesideRecordlessOwner(t *testing.T) {
 	if rec := ownership.ReadState(e.paths("slack")); rec.State != nil {
 		t.Errorf("a second owner was started beside the stopped one: %s", rec.Raw)
 	}
+
+	// The next reconciler knows of it through status.json: neither an
+	// operator's restart nor --once nor a new loop starts a second owner.
+	loop.stop()
+	if r := runBinary(t, e.env, "restart", "slack", "--agent-dir", e.agentDir); r.code != 1 || !strings.Contains(r.stdout+r.stderr, reconcile.ReasonOwnerWithoutRecord) {
+		t.Errorf("restart beside a recordless owner: exit %d, want 1 naming %s\n%s%s", r.code, reconcile.ReasonOwnerWithoutRecord, r.stdout, r.stderr)
+	}
+	if r := e.once(); r.code != 1 || !strings.Contains(r.stdout, reconcile.ReasonOwnerWithoutRecord) {
+		t.Errorf("--once beside a recordless owner: exit %d, want 1 naming %s\n%s%s", r.code, reconcile.ReasonOwnerWithoutRecord, r.stdout, r.stderr)
+	}
+	if rec := ownership.ReadState(e.paths("slack")); rec.State != nil {
+		t.Errorf("a new reconciler started a second owner beside the stopped one: %s", rec.Raw)
+	}
+	e.startLoop()
+
 	if err := syscall.Kill(old.PID, syscall.SIGCONT); err != nil {
 		t.Fatal(err)
 	}
@@ -652,7 +667,7 @@ func TestLoopNeverStartsBesideRecordlessOwner(t *testing.T) {
 // connection.
 func TestLoopStoppedWaitsForRecordlessOwner(t *testing.T) {
 	t.Parallel()
-	e, old, exited := recordlessOwner(t)
+	e, _, old, exited := recordlessOwner(t)
 	e.writeSpec(object{name: "slack", provider: "slack", generation: 1, graceful: "1s", state: "Stopped"})
 	st := e.waitStatus("Stopped, waiting on the owner", func(s *reconcile.Status) bool {
 		d, _ := daemonStatus(s, "slack")

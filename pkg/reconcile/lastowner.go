@@ -26,25 +26,25 @@ type lastOwner struct {
 }
 
 // remember holds a reference to a live owner the pass proved, replacing the
-// one held for an earlier owner. An owner that cannot be opened (exited, or
-// its PID reused) is not held: it runs nowhere.
+// one held for an earlier owner. An owner that cannot be opened (exited, its
+// PID reused, or no descriptor left) is not held, and the earlier reference
+// stays: it is let go only once that process has exited.
 func (st *nameState) remember(s *ownership.State) {
 	if s == nil || s.StoppedAt != nil || (st.last != nil && st.last.state.OwnerID == s.OwnerID) {
 		return
 	}
-	st.forget()
 	proc, err := platform.OpenProcess(s.PID, s.Incarnation)
 	if err != nil {
 		return
 	}
+	st.forget()
 	st.last = &lastOwner{state: *s, proc: proc}
 }
 
-// dropExited lets go of a held owner that has exited: a name whose owner
-// stopped holds no reference.
+// dropExited lets go of a held owner once it has provably exited.
 func (st *nameState) dropExited() {
 	if st.last != nil {
-		if exited, err := st.last.proc.Exited(); exited || err != nil {
+		if exited, err := st.last.proc.Exited(); exited && err == nil {
 			st.forget()
 		}
 	}
@@ -76,6 +76,9 @@ func (a *attempt) lastOwnerGone(graceful time.Duration) bool {
 	}
 	l.waited = true
 	a.owner = &l.state // the loop wakes on its exit
+	// Kept in status.json, so that the next reconciler (a restart, --once,
+	// the loop started again) knows of it too.
+	a.status.PID, a.status.OwnerID, a.status.Incarnation = l.state.PID, l.state.OwnerID, l.state.Incarnation
 	a.refuse(ReasonOwnerWithoutRecord, fmt.Sprintf(
 		"the last owner (pid %d, ownerId %s) still runs though its record is gone; no second owner is started until it exits",
 		l.state.PID, l.state.OwnerID))

@@ -81,9 +81,15 @@ func New(opts Options) (*Reconciler, error) {
 	}
 	r := &Reconciler{opts: opts, log: opts.Log, probe: opts.Probe, inv: inv, watch: w, names: map[string]*nameState{}}
 	if prev, err := ReadStatus(opts.AgentDir); err == nil {
-		// Carry conditions over, so lastTransitionTime survives a restart.
+		// Carry conditions over, so lastTransitionTime survives a restart,
+		// and hold the owners the last reconciler proved: one whose record
+		// vanished still keeps this one from starting a second.
 		for _, s := range prev.Daemons {
-			r.state(s.Name).status = s
+			st := r.state(s.Name)
+			st.status = s
+			if s.PID > 0 && s.Incarnation != "" && s.OwnerID != "" {
+				st.remember(&ownership.State{PID: s.PID, Incarnation: s.Incarnation, OwnerID: s.OwnerID})
+			}
 		}
 	}
 	return r, nil

@@ -56,6 +56,7 @@ type DaemonStatus struct {
 	DesiredGeneration *int64             `json:"desiredGeneration,omitempty"`
 	Phase             Phase              `json:"phase"`
 	PID               int                `json:"pid,omitempty"`
+	Incarnation       string             `json:"incarnation,omitempty"` // with PID, proves the process to the next reconciler
 	OwnerID           string             `json:"ownerId,omitempty"`
 	Generation        *int64             `json:"generation,omitempty"`
 	StartedAt         *metav1.Time       `json:"startedAt,omitempty"`
