@@ -52,11 +52,12 @@ type conn struct {
 	once sync.Once
 
 	// Guarded by Server.mu.
-	token       string   // set by IDENTIFY or RESUME
-	sess        *session // the session while it is live on this connection
-	swept       *session // the session a sweep took off this connection (its peer had gone)
-	identifying bool     // IDENTIFY accepted, READY pending
-	closing     bool     // a close frame is queued or the socket is cut: send nothing more
+	token       string    // set by IDENTIFY or RESUME
+	sess        *session  // the session while it is live on this connection
+	swept       *session  // the session a sweep took off this connection (its peer had gone)
+	sweptAt     time.Time // and when: the session's awaySince then
+	identifying bool      // IDENTIFY accepted, READY pending
+	closing     bool      // a close frame is queued or the socket is cut: send nothing more
 	readyTimer  *time.Timer
 }
 

@@ -180,9 +180,10 @@ func (s *Server) endSession(c *conn) {
 		delete(s.sessions, c.sess.id)
 		s.detachLocked(c)
 		s.notifyLocked()
-	case c.swept != nil && c.swept.conn == nil:
+	case c.swept != nil && c.swept.conn == nil && c.swept.awaySince.Equal(c.sweptAt):
 		// A sweep saw the socket gone before its close frame was read: the
-		// close still ends the session, unless it was resumed meanwhile.
+		// close still ends the session, unless it was resumed meanwhile
+		// (and maybe left again: then it is away since another time).
 		delete(s.sessions, c.swept.id)
 		s.notifyLocked()
 	}
@@ -261,6 +262,7 @@ func (s *Server) sweepLocked(except *conn) {
 		if o != except && o.sess != nil && peer.Gone(o.ws.NetConn()) {
 			o.swept = o.sess
 			s.detachLocked(o)
+			o.sweptAt = o.swept.awaySince
 			o.closing = true
 			s.notifyLocked()
 		}
