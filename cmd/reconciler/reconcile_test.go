@@ -607,7 +607,17 @@ func recordlessOwner(t *testing.T) (e *e2e, loop *loopProc, old *ownership.State
 		d, _ := daemonStatus(s, "slack")
 		return d.Converged && d.OwnerID == old.OwnerID
 	})
-	if err := syscall.Kill(old.PID, syscall.SIGSTOP); err != nil {
+	// With its record gone, the e2e cleanup cannot find it: a test that
+	// fails before SIGCONT must not leave it stopped for good.
+	proc, err := platform.OpenProcess(old.PID, old.Incarnation)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = proc.Signal(syscall.SIGKILL)
+		_ = proc.Close()
+	})
+	if err := proc.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.RemoveAll(e.paths("slack").Dir); err != nil {
