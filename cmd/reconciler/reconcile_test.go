@@ -698,3 +698,52 @@ func TestLoopStoppedWaitsForRecordlessOwner(t *testing.T) {
 		t.Errorf("an owner was started for a Stopped name: %s", rec.Raw)
 	}
 }
+
+// No loop runs: an operator's restart replaces the owner, and the next
+// reconciler must learn of the new one from status.json, or a record lost
+// afterwards lets --once start a second owner beside it.
+func TestRestartIsKnownToTheNextReconciler(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t)
+	e.writeSpec(object{name: "slack", provider: "slack", generation: 1, graceful: "1s"})
+	e.mustConverge()
+	// restart spawns with the production heartbeat (5 s): the owner notices
+	// its lost record within that after SIGCONT.
+	base := []string{"--agent-dir", e.agentDir}
+	if r := runBinary(t, e.env, append([]string{"restart", "slack"}, base...)...); r.code != 0 {
+		t.Fatalf("restart: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	cur := e.state("slack")
+	exited := watchExit(t, cur)
+	proc, err := platform.OpenProcess(cur.PID, cur.Incarnation)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = proc.Signal(syscall.SIGKILL)
+		_ = proc.Close()
+	})
+	if err := proc.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(e.paths("slack").Dir); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.once(); r.code != 1 || !strings.Contains(r.stdout, reconcile.ReasonOwnerWithoutRecord) {
+		t.Errorf("--once beside the restarted owner: exit %d, want 1 naming %s\n%s%s", r.code, reconcile.ReasonOwnerWithoutRecord, r.stdout, r.stderr)
+	}
+	if r := runBinary(t, e.env, append([]string{"stop", "slack"}, base...)...); r.code != 1 || !strings.Contains(r.stdout, reconcile.ReasonOwnerWithoutRecord) || !strings.Contains(r.stdout, strconv.Itoa(cur.PID)) {
+		t.Errorf("stop of a recordless owner: exit %d, want 1 naming %s and pid %d\n%s%s", r.code, reconcile.ReasonOwnerWithoutRecord, cur.PID, r.stdout, r.stderr)
+	}
+	if rec := ownership.ReadState(e.paths("slack")); rec.State != nil {
+		t.Errorf("a second owner was started beside the restarted one: %s", rec.Raw)
+	}
+	if err := proc.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	<-exited
+	e.mustConverge()
+	if _, maxLive := e.f.liveSessions(spec.ProviderSlack); maxLive != 1 {
+		t.Errorf("the fake saw %d live sessions at once", maxLive)
+	}
+}

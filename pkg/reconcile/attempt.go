@@ -359,11 +359,10 @@ func (a *attempt) observe(rec ownership.Record) {
 	}
 	s := rec.State
 	a.status.PID, a.status.OwnerID, a.status.Generation = s.PID, s.OwnerID, s.Generation
-	a.status.Incarnation = s.Incarnation
 	t := metav1.NewTime(time.UnixMilli(s.StartedAt))
 	a.status.StartedAt = &t
 	if s.StoppedAt != nil {
-		a.status.PID, a.status.Incarnation = 0, ""
+		a.status.PID = 0
 	}
 }
 

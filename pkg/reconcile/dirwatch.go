@@ -221,6 +221,8 @@ func (d *dirWatch) subscribe(dir string, want func(base string) bool) (<-chan st
 	ch := make(chan struct{}, 1)
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	// Added even when already watched: a watch can be gone without a word
+	// (a dropped delete event), and inotify merges a repeat.
 	if d.refs[dir] == 0 || d.lost[dir] {
 		if err := d.w.Add(dir); err != nil {
 			return nil, nil, err
@@ -231,6 +233,8 @@ func (d *dirWatch) subscribe(dir string, want func(base string) bool) (<-chan st
 				poke(ch) // what they watch is back
 			}
 		}
+	} else if fi, err := os.Lstat(dir); err == nil && fi.IsDir() {
+		_ = d.w.Add(dir)
 	}
 	if d.subs[dir] == nil {
 		d.subs[dir] = map[chan struct{}]func(string) bool{}

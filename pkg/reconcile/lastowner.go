@@ -76,12 +76,51 @@ func (a *attempt) lastOwnerGone(graceful time.Duration) bool {
 	}
 	l.waited = true
 	a.owner = &l.state // the loop wakes on its exit
-	// Kept in status.json, so that the next reconciler (a restart, --once,
-	// the loop started again) knows of it too.
-	a.status.PID, a.status.OwnerID, a.status.Incarnation = l.state.PID, l.state.OwnerID, l.state.Incarnation
+	a.status.PID, a.status.OwnerID = l.state.PID, l.state.OwnerID
 	a.refuse(ReasonOwnerWithoutRecord, fmt.Sprintf(
 		"the last owner (pid %d, ownerId %s) still runs though its record is gone; no second owner is started until it exits",
 		l.state.PID, l.state.OwnerID))
 	a.requeue = graceful // the loop's exit watch is sooner
 	return false
+}
+
+// held is the owner this name holds a reference to, for status.json.
+func (st *nameState) held() *HeldOwner {
+	if st.last == nil {
+		return nil
+	}
+	s := st.last.state
+	return &HeldOwner{PID: s.PID, Incarnation: s.Incarnation, OwnerID: s.OwnerID}
+}
+
+// seedHeld holds the owners that the reconciler which last wrote
+// status.json held, once, before this one decides anything: an owner whose
+// record vanished under that one keeps this one from starting a second.
+// It runs under the pass lock (every caller of Reconcile and of the operator
+// commands holds it), so the file is not older than the last pass.
+func (r *Reconciler) seedHeld() {
+	r.seed.Do(func() {
+		prev, err := ReadStatus(r.opts.AgentDir)
+		if err != nil {
+			return
+		}
+		for _, s := range prev.Daemons {
+			if h := s.HeldOwner; h != nil && h.PID > 0 && h.Incarnation != "" {
+				r.state(s.Name).remember(&ownership.State{PID: h.PID, Incarnation: h.Incarnation, OwnerID: h.OwnerID})
+			}
+		}
+	})
+}
+
+// heldAlive returns the owner a name holds a reference to if it is still
+// alive, for the operator commands.
+func (r *Reconciler) heldAlive(name string) *ownership.State {
+	st := r.state(name)
+	if st.last == nil {
+		return nil
+	}
+	if exited, err := st.last.proc.Exited(); exited && err == nil {
+		return nil
+	}
+	return &st.last.state
 }

@@ -32,6 +32,7 @@ type StopOptions struct {
 // SIGTERM with a control request, SIGKILL only when forced. d is the name's
 // desired object, nil when no source declares it. The caller holds the lock.
 func (r *Reconciler) Stop(ctx context.Context, name string, d *spec.Daemon, res *spec.Result, o StopOptions) OperateResult {
+	r.seedHeld()
 	out := r.operation(name, "stop", d, res)
 	if d != nil && d.Config.State == spec.StateRunning {
 		out.Warnings = append(out.Warnings, "the spec says Running: a running reconcile loop will start it again; set state: Stopped to keep it stopped")
@@ -41,6 +42,11 @@ func (r *Reconciler) Stop(ctx context.Context, name string, d *spec.Daemon, res 
 	case refusal != "":
 		out.Message = refusal
 	case !cls.Signalable:
+		if h := r.heldAlive(name); h != nil && (rec.State == nil || rec.State.OwnerID != h.OwnerID) {
+			// Alive without its record: nothing to fence a signal against.
+			out.Message = fmt.Sprintf("%s: %s daemon (pid %d) still runs though its record is gone; it exits at its next heartbeat, or end it yourself", ReasonOwnerWithoutRecord, name, h.PID)
+			break
+		}
 		out.OK, out.Message = true, fmt.Sprintf("no running %s daemon", name)
 	default:
 		err := r.stopOwner(ctx, ownership.PathsFor(r.opts.AgentDir, name), wantOf(d), *rec.State, "stop", o.Graceful, o.Kill, o.Force)
@@ -83,6 +89,11 @@ func (r *Reconciler) Restart(ctx context.Context, name string, d *spec.Daemon, r
 		}
 	}
 	o := r.Reconcile(ctx, name, d, res)
+	// The loop may not run: the next reconciler learns of the new owner
+	// (and the one it holds) from status.json.
+	if err := r.saveStatus(res, o.Status); err != nil {
+		r.log.Error(err, "writing status.json")
+	}
 	out.After = &o.Status
 	out.OK = o.Status.Converged
 	out.Message = fmt.Sprintf("%s: %s", o.Status.Reason, o.Status.Message)

@@ -3,7 +3,11 @@ package reconcile
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"gjc.dev/reconciler/pkg/spec"
 )
@@ -86,4 +90,22 @@ func (p PassResult) Ready() (ready, desired int) {
 		}
 	}
 	return ready, desired
+}
+
+// saveStatus puts one name's status into status.json, keeping the others:
+// an operator command reconciles one name, outside any pass. The caller
+// holds the pass lock.
+func (r *Reconciler) saveStatus(res *spec.Result, d DaemonStatus) error {
+	s, err := ReadStatus(r.opts.AgentDir)
+	if err != nil {
+		s = newStatus(r.now(), res)
+	}
+	s.ObservedAt = metav1.NewTime(r.now())
+	i, found := slices.BinarySearchFunc(s.Daemons, d.Name, func(e DaemonStatus, name string) int { return strings.Compare(e.Name, name) })
+	if found {
+		s.Daemons[i] = d
+	} else {
+		s.Daemons = slices.Insert(s.Daemons, i, d)
+	}
+	return writeStatus(r.opts.AgentDir, s)
 }

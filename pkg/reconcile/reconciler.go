@@ -39,6 +39,7 @@ type Reconciler struct {
 	inv   *inventory
 	watch *dirWatch
 
+	seed    sync.Once // the held owners of status.json, read under the pass lock
 	mu      sync.Mutex
 	names   map[string]*nameState
 	secrets []string // every fromEnv variable of the current spec
@@ -81,15 +82,9 @@ func New(opts Options) (*Reconciler, error) {
 	}
 	r := &Reconciler{opts: opts, log: opts.Log, probe: opts.Probe, inv: inv, watch: w, names: map[string]*nameState{}}
 	if prev, err := ReadStatus(opts.AgentDir); err == nil {
-		// Carry conditions over, so lastTransitionTime survives a restart,
-		// and hold the owners the last reconciler proved: one whose record
-		// vanished still keeps this one from starting a second.
+		// Carry conditions over, so lastTransitionTime survives a restart.
 		for _, s := range prev.Daemons {
-			st := r.state(s.Name)
-			st.status = s
-			if s.PID > 0 && s.Incarnation != "" && s.OwnerID != "" {
-				st.remember(&ownership.State{PID: s.PID, Incarnation: s.Incarnation, OwnerID: s.OwnerID})
-			}
+			r.state(s.Name).status = s
 		}
 	}
 	return r, nil
@@ -190,6 +185,7 @@ type Outcome struct {
 
 // Reconcile makes one name match its desired object (nil: not desired).
 func (r *Reconciler) Reconcile(ctx context.Context, name string, d *spec.Daemon, res *spec.Result) Outcome {
+	r.seedHeld()
 	st := r.state(name)
 	a := &attempt{r: r, ctx: ctx, name: name, d: d, res: res, st: st, paths: ownership.PathsFor(r.opts.AgentDir, name)}
 	r.mu.Lock()
@@ -206,6 +202,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, name string, d *spec.Daemon,
 	a.run()
 	st.remember(a.owner)
 	st.dropExited()
+	// Saved in status.json, so that the next reconciler (a restart, --once,
+	// the loop started again) holds it too.
+	a.status.HeldOwner = st.held()
 	a.status.Restarts = st.restarts
 	a.setConditions()
 	r.mu.Lock()

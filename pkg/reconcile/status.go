@@ -56,7 +56,6 @@ type DaemonStatus struct {
 	DesiredGeneration *int64             `json:"desiredGeneration,omitempty"`
 	Phase             Phase              `json:"phase"`
 	PID               int                `json:"pid,omitempty"`
-	Incarnation       string             `json:"incarnation,omitempty"` // with PID, proves the process to the next reconciler
 	OwnerID           string             `json:"ownerId,omitempty"`
 	Generation        *int64             `json:"generation,omitempty"`
 	StartedAt         *metav1.Time       `json:"startedAt,omitempty"`
@@ -65,6 +64,18 @@ type DaemonStatus struct {
 	Reason            string             `json:"reason,omitempty"`
 	Message           string             `json:"message,omitempty"`
 	Conditions        []metav1.Condition `json:"conditions,omitempty"`
+	// HeldOwner is the live owner the reconciler that wrote this last proved
+	// and held a process reference to, whether or not its record is still
+	// there: the next reconciler holds it too, and starts no second owner
+	// beside it. Not refreshed by `reconciler status`.
+	HeldOwner *HeldOwner `json:"heldOwner,omitempty"`
+}
+
+// HeldOwner names a process exactly: PID and incarnation.
+type HeldOwner struct {
+	PID         int    `json:"pid"`
+	Incarnation string `json:"incarnation"`
+	OwnerID     string `json:"ownerId"`
 }
 
 // newStatus starts a status observed at t for a spec result.

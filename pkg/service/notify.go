@@ -58,6 +58,11 @@ func (n *Notifier) Pass(ready, desired int) {
 // Reloading is sent when SIGHUP arrives, with the monotonic timestamp that
 // systemd (Type=notify-reload) uses to match it with the READY that follows.
 func (n *Notifier) Reloading() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.stopping {
+		return
+	}
 	var ts unix.Timespec
 	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
 		n.send(daemon.SdNotifyReloading)
