@@ -559,20 +559,7 @@ func TestOnceRefusesUnsafeDaemonDir(t *testing.T) {
 // before that owner has exited, and then must start one.
 func TestLoopWaitsForOwnerWhoseRecordVanished(t *testing.T) {
 	t.Parallel()
-	e := newE2E(t)
-	e.writeSpec(object{name: "slack", provider: "slack", generation: 1})
-	e.mustConverge()
-	old := e.state("slack")
-	exited := watchExit(t, old)
-	// The status --once wrote would say "attached" before the loop looked.
-	if err := os.Remove(reconcile.StatusPath(e.agentDir)); err != nil {
-		t.Fatal(err)
-	}
-	e.startLoop()
-	e.waitStatus("attached", func(s *reconcile.Status) bool {
-		d, _ := daemonStatus(s, "slack")
-		return d.Converged && d.OwnerID == old.OwnerID
-	})
+	e, _, old, exited := attachedByLoop(t)
 	if err := os.RemoveAll(e.paths("slack").Dir); err != nil {
 		t.Fatal(err)
 	}
@@ -590,26 +577,13 @@ func TestLoopWaitsForOwnerWhoseRecordVanished(t *testing.T) {
 	}
 }
 
-// recordlessOwner makes the case of the two tests below: a slack owner the
-// loop has attached, SIGSTOPped so that it cannot notice, whose daemon dir
-// an operator then removed. SIGCONT lets it find the loss and exit.
-func recordlessOwner(t *testing.T) (e *e2e, loop *loopProc, old *ownership.State, exited <-chan time.Time) {
-	e = newE2E(t)
-	e.writeSpec(object{name: "slack", provider: "slack", generation: 1, graceful: "1s"})
-	e.mustConverge()
-	old = e.state("slack")
-	exited = watchExit(t, old)
-	if err := os.Remove(reconcile.StatusPath(e.agentDir)); err != nil {
-		t.Fatal(err)
-	}
-	loop = e.startLoop()
-	e.waitStatus("attached", func(s *reconcile.Status) bool {
-		d, _ := daemonStatus(s, "slack")
-		return d.Converged && d.OwnerID == old.OwnerID
-	})
-	// With its record gone, the e2e cleanup cannot find it: a test that
-	// fails before SIGCONT must not leave it stopped for good.
-	proc, err := platform.OpenProcess(old.PID, old.Incarnation)
+// freeze SIGSTOPs a daemon through a process reference that the test keeps
+// and SIGKILLs at cleanup: once its record is gone, the e2e cleanup (which
+// kills daemons by their records) cannot find it, and a test that fails
+// before SIGCONT must not leave it stopped for good.
+func freeze(t *testing.T, s *ownership.State) *platform.Process {
+	t.Helper()
+	proc, err := platform.OpenProcess(s.PID, s.Incarnation)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -620,6 +594,35 @@ func recordlessOwner(t *testing.T) (e *e2e, loop *loopProc, old *ownership.State
 	if err := proc.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
+	return proc
+}
+
+// attachedByLoop starts a slack owner with --once, then a loop that attaches
+// it (never its child), and returns once the loop says so.
+func attachedByLoop(t *testing.T) (e *e2e, loop *loopProc, old *ownership.State, exited <-chan time.Time) {
+	e = newE2E(t)
+	e.writeSpec(object{name: "slack", provider: "slack", generation: 1, graceful: "1s"})
+	e.mustConverge()
+	old = e.state("slack")
+	exited = watchExit(t, old)
+	// The status --once wrote would say "attached" before the loop looked.
+	if err := os.Remove(reconcile.StatusPath(e.agentDir)); err != nil {
+		t.Fatal(err)
+	}
+	loop = e.startLoop()
+	e.waitStatus("attached", func(s *reconcile.Status) bool {
+		d, _ := daemonStatus(s, "slack")
+		return d.Converged && d.OwnerID == old.OwnerID
+	})
+	return e, loop, old, exited
+}
+
+// recordlessOwner makes the case of the tests below: an attached owner,
+// SIGSTOPped so that it cannot notice, whose daemon dir an operator then
+// removed. SIGCONT lets it find the loss and exit.
+func recordlessOwner(t *testing.T) (e *e2e, loop *loopProc, old *ownership.State, exited <-chan time.Time) {
+	e, loop, old, exited = attachedByLoop(t)
+	freeze(t, old)
 	if err := os.RemoveAll(e.paths("slack").Dir); err != nil {
 		t.Fatal(err)
 	}
@@ -715,17 +718,7 @@ func TestRestartIsKnownToTheNextReconciler(t *testing.T) {
 	}
 	cur := e.state("slack")
 	exited := watchExit(t, cur)
-	proc, err := platform.OpenProcess(cur.PID, cur.Incarnation)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = proc.Signal(syscall.SIGKILL)
-		_ = proc.Close()
-	})
-	if err := proc.Signal(syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
+	proc := freeze(t, cur)
 	if err := os.RemoveAll(e.paths("slack").Dir); err != nil {
 		t.Fatal(err)
 	}

@@ -21,20 +21,12 @@ func waitPoke(t *testing.T, ch <-chan struct{}, what string) {
 // A watched dir that is removed and re-created is watched again by the next
 // subscribe, and every subscriber of it hears its changes.
 func TestDirWatchSurvivesRecreatedDir(t *testing.T) {
-	w, err := newDirWatch()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.close()
+	w := newTestWatch(t)
 	dir := filepath.Join(t.TempDir(), "bot")
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	long, cancel, err := w.subscribe(dir, recordFiles)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cancel()
+	long := mustSubscribe(t, w, dir, recordFiles)
 	if err := os.WriteFile(filepath.Join(dir, "state.json"), []byte("{}"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -46,11 +38,7 @@ func TestDirWatchSurvivesRecreatedDir(t *testing.T) {
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	short, cancel2, err := w.subscribe(dir, recordFiles)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cancel2()
+	short := mustSubscribe(t, w, dir, recordFiles)
 	// Drain what the removal left, then a change must reach both.
 	for drained := false; !drained; {
 		select {
@@ -69,20 +57,12 @@ func TestDirWatchSurvivesRecreatedDir(t *testing.T) {
 // A removed dir is watched again as soon as it is re-created, with no new
 // subscribe: an operator's rm -rf and a daemon's mkdir leave no blind spot.
 func TestDirWatchRewatchesRecreatedDirAtOnce(t *testing.T) {
-	w, err := newDirWatch()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.close()
+	w := newTestWatch(t)
 	dir := filepath.Join(t.TempDir(), "bot")
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	events, cancel, err := w.subscribe(dir, recordFiles)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cancel()
+	events := mustSubscribe(t, w, dir, recordFiles)
 	for round := range 3 {
 		if err := os.RemoveAll(dir); err != nil {
 			t.Fatal(err)
@@ -182,21 +162,13 @@ func TestDirWatchSurvivesMovedAndDeletedDirs(t *testing.T) {
 // lost child made before its parent is watched again; rewatch (the loop
 // calls it after each look) watches it again.
 func TestDirWatchRewatchAfterParentRecreated(t *testing.T) {
-	w, err := newDirWatch()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.close()
+	w := newTestWatch(t)
 	root := filepath.Join(t.TempDir(), "daemons")
 	dir := filepath.Join(root, "bot")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	events, cancel, err := w.subscribe(dir, recordFiles)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cancel()
+	events := mustSubscribe(t, w, dir, recordFiles)
 	if err := os.RemoveAll(root); err != nil {
 		t.Fatal(err)
 	}
@@ -220,17 +192,9 @@ func TestDirWatchRewatchAfterParentRecreated(t *testing.T) {
 // A dir given with a trailing slash (shell completion adds one to --spec)
 // hears its files: events name clean paths.
 func TestDirWatchTrailingSlash(t *testing.T) {
-	w, err := newDirWatch()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.close()
+	w := newTestWatch(t)
 	dir := t.TempDir()
-	events, cancel, err := w.subscribe(dir+"/", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cancel()
+	events := mustSubscribe(t, w, dir+"/", nil)
 	if err := os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -252,21 +216,13 @@ func drain(ch <-chan struct{}) {
 // of two daemon dirs at once). Both ways back are tested: the create event
 // in the watched parent, and the loop's rewatch after a look.
 func TestDirWatchRecoversUnmarkedLostDir(t *testing.T) {
-	w, err := newDirWatch()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.close()
+	w := newTestWatch(t)
 	root := t.TempDir()
 	dir := filepath.Join(root, "bot")
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	events, cancel, err := w.subscribe(dir, recordFiles)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cancel()
+	events := mustSubscribe(t, w, dir, recordFiles)
 	unwatch := func() {
 		// The state the dropped event leaves: no watch, nothing marked lost.
 		w.mu.Lock()
@@ -304,4 +260,24 @@ func TestDirWatchRecoversUnmarkedLostDir(t *testing.T) {
 		waitPoke(t, events, "the dir watched again")
 	}
 	write("state.json after the create event")
+}
+
+func newTestWatch(t *testing.T) *dirWatch {
+	t.Helper()
+	w, err := newDirWatch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.close() })
+	return w
+}
+
+func mustSubscribe(t *testing.T, w *dirWatch, dir string, want func(string) bool) <-chan struct{} {
+	t.Helper()
+	events, cancel, err := w.subscribe(dir, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cancel)
+	return events
 }
