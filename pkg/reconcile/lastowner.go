@@ -90,7 +90,9 @@ func (st *nameState) held() *HeldOwner {
 		return nil
 	}
 	s := st.last.state
-	return &HeldOwner{PID: s.PID, Incarnation: s.Incarnation, OwnerID: s.OwnerID}
+	// A process held by a live reference runs in this boot.
+	boot, _ := platform.BootID()
+	return &HeldOwner{PID: s.PID, Incarnation: s.Incarnation, OwnerID: s.OwnerID, BootID: boot}
 }
 
 // seedHeld holds the owners that the reconciler which last wrote
@@ -104,8 +106,15 @@ func (r *Reconciler) seedHeld() {
 		if err != nil {
 			return
 		}
+		boot, err := platform.BootID()
+		if err != nil {
+			boot = ""
+		}
 		for _, s := range prev.Daemons {
-			if h := s.HeldOwner; h != nil && h.PID > 0 && h.Incarnation != "" {
+			// One held before a reboot is dead, whatever now has its pid and
+			// start ticks; one without a boot id is trusted only if the file
+			// was written in this boot.
+			if h := s.HeldOwner; h != nil && h.PID > 0 && h.Incarnation != "" && sameBoot(h.BootID, boot, prev.ObservedAt.Time) {
 				r.state(s.Name).remember(&ownership.State{PID: h.PID, Incarnation: h.Incarnation, OwnerID: h.OwnerID})
 			}
 		}
@@ -123,4 +132,14 @@ func (r *Reconciler) heldAlive(name string) *ownership.State {
 		return nil
 	}
 	return &st.last.state
+}
+
+// sameBoot tells whether something saved with boot id saved (at time at)
+// belongs to the current boot, whose id is current ("" when unknown).
+func sameBoot(saved, current string, at time.Time) bool {
+	if saved != "" && current != "" {
+		return saved == current
+	}
+	booted, err := platform.BootTime()
+	return err == nil && at.After(booted)
 }

@@ -71,11 +71,13 @@ type DaemonStatus struct {
 	HeldOwner *HeldOwner `json:"heldOwner,omitempty"`
 }
 
-// HeldOwner names a process exactly: PID and incarnation.
+// HeldOwner names a process exactly: PID and incarnation, within one boot
+// (Linux start ticks count from boot, and boot order repeats).
 type HeldOwner struct {
 	PID         int    `json:"pid"`
 	Incarnation string `json:"incarnation"`
 	OwnerID     string `json:"ownerId"`
+	BootID      string `json:"bootId,omitempty"`
 }
 
 // newStatus starts a status observed at t for a spec result.
