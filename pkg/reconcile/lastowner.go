@@ -99,7 +99,8 @@ func (st *nameState) held() *HeldOwner {
 // status.json held, once, before this one decides anything: an owner whose
 // record vanished under that one keeps this one from starting a second.
 // It runs under the pass lock (every caller of Reconcile and of the operator
-// commands holds it), so the file is not older than the last pass.
+// commands holds it), so no other one-shot reconciler is midway through its
+// pass; a running loop writes the file a moment after its reconciles.
 func (r *Reconciler) seedHeld() {
 	r.seed.Do(func() {
 		prev, err := ReadStatus(r.opts.AgentDir)
