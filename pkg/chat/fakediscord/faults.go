@@ -26,7 +26,7 @@ func (s *Server) DropConnections() int {
 	s.notifyLocked()
 	s.mu.Unlock()
 	for _, c := range conns {
-		c.abort()
+		c.Abort()
 	}
 	s.logf("dropped %d gateway connections", len(conns))
 	return len(conns)

@@ -4,10 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"gjc.dev/reconciler/pkg/chat/internal/peer"
 )
 
 // Gateway opcodes and close codes, as Discord numbers them.
@@ -46,10 +47,8 @@ var upgrader = websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return
 // conn is one gateway websocket. Its own goroutine reads; writeLoop is the
 // only writer of data frames, so nothing writes to the network under s.mu.
 type conn struct {
-	ws   *websocket.Conn
-	out  chan frame
-	dead chan struct{} // closed by abort
-	once sync.Once
+	*peer.Socket
+	out chan frame
 
 	// Guarded by Server.mu.
 	token       string    // set by IDENTIFY or RESUME
@@ -87,7 +86,7 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return // Upgrade has answered the request
 	}
-	c := &conn{ws: ws, out: make(chan frame, outQueue), dead: make(chan struct{})}
+	c := &conn{Socket: peer.NewSocket(ws), out: make(chan frame, outQueue)}
 	ws.SetReadLimit(maxPayload)
 
 	s.mu.Lock()
@@ -115,13 +114,13 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 	delete(s.conns, c)
 	s.notifyLocked()
 	s.mu.Unlock()
-	c.abort()
+	c.Abort()
 	<-wrote
 }
 
 func (s *Server) readLoop(c *conn) {
 	for {
-		_, data, err := c.ws.ReadMessage()
+		_, data, err := c.WS.ReadMessage()
 		if err != nil {
 			if ce, ok := errors.AsType[*websocket.CloseError](err); ok &&
 				(ce.Code == websocket.CloseNormalClosure || ce.Code == websocket.CloseGoingAway) {
@@ -192,7 +191,7 @@ func (s *Server) closeLocked(c *conn, code int, text string) {
 	select {
 	case c.out <- frame{code: code, text: text}:
 	default:
-		c.abort()
+		c.Abort()
 	}
 }
 
@@ -226,7 +225,7 @@ func (s *Server) sendRawLocked(c *conn, b []byte) {
 		s.logf("gateway client too slow, cutting it")
 		s.detachLocked(c)
 		c.closing = true
-		c.abort()
+		c.Abort()
 	}
 }
 
@@ -235,26 +234,18 @@ func (c *conn) writeLoop(done chan<- struct{}) {
 	for {
 		select {
 		case f := <-c.out:
-			_ = c.ws.SetWriteDeadline(time.Now().Add(writeTimeout))
+			_ = c.WS.SetWriteDeadline(time.Now().Add(writeTimeout))
 			if f.code != 0 {
-				_ = c.ws.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(f.code, f.text))
-				_ = c.ws.SetReadDeadline(time.Now().Add(closeGrace))
+				_ = c.WS.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(f.code, f.text))
+				_ = c.WS.SetReadDeadline(time.Now().Add(closeGrace))
 				return
 			}
-			if err := c.ws.WriteMessage(websocket.TextMessage, f.data); err != nil {
-				c.abort()
+			if err := c.WS.WriteMessage(websocket.TextMessage, f.data); err != nil {
+				c.Abort()
 				return
 			}
-		case <-c.dead:
+		case <-c.Dead():
 			return
 		}
 	}
-}
-
-// abort cuts the socket without a close frame.
-func (c *conn) abort() {
-	c.once.Do(func() {
-		close(c.dead)
-		_ = c.ws.Close()
-	})
 }

@@ -123,7 +123,7 @@ func (s *Server) Close() {
 
 	_ = s.http.Close()
 	for _, c := range conns {
-		c.abort()
+		c.Abort()
 	}
 	s.wg.Wait()
 }

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"gjc.dev/reconciler/pkg/chat/internal/peer"
 )
 
 const (
@@ -149,7 +147,7 @@ func (s *Server) resume(c *conn, raw json.RawMessage) {
 		// The client has moved on; the old socket is a zombie.
 		s.detachLocked(old)
 		old.closing = true
-		old.abort()
+		old.Abort()
 	}
 	s.attachLocked(c, sess)
 	s.statsLocked(token).Resumes++
@@ -259,7 +257,7 @@ func (s *Server) broadcastLocked(event string, d any) {
 // each reader has seen its EOF.
 func (s *Server) sweepLocked(except *conn) {
 	for o := range s.conns {
-		if o != except && o.sess != nil && peer.Gone(o.ws.NetConn()) {
+		if o != except && o.sess != nil && o.Gone() {
 			o.swept = o.sess
 			s.detachLocked(o)
 			o.sweptAt = o.swept.awaySince

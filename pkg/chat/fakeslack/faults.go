@@ -23,7 +23,7 @@ func (s *Server) DropConnections() int {
 	s.notifyLocked()
 	s.mu.Unlock()
 	for _, c := range conns {
-		c.abort()
+		c.Abort()
 	}
 	s.logf("dropped %d sockets", len(conns))
 	return len(conns)
@@ -59,7 +59,7 @@ func (s *Server) SetTokenRejected(token string, rejected bool) {
 	s.notifyLocked()
 	s.mu.Unlock()
 	for _, c := range cut {
-		c.abort()
+		c.Abort()
 	}
 }
 

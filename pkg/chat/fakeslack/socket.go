@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -24,10 +23,8 @@ var upgrader = websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return
 // conn is one Socket Mode websocket. Its own goroutine reads acks; writeLoop
 // is the only writer of data frames and pings, so nothing writes under s.mu.
 type conn struct {
-	ws   *websocket.Conn
-	out  chan []byte
-	dead chan struct{} // closed by abort
-	once sync.Once
+	*peer.Socket
+	out chan []byte
 
 	// Guarded by Server.mu.
 	id         int // order of arrival, to take turns in
@@ -60,7 +57,7 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 		return // Upgrade has answered the request
 	}
 	ws.SetReadLimit(maxPayload)
-	c := &conn{ws: ws, out: make(chan []byte, outQueue), dead: make(chan struct{}), appToken: token}
+	c := &conn{Socket: peer.NewSocket(ws), out: make(chan []byte, outQueue), appToken: token}
 
 	s.mu.Lock()
 	if s.closed || s.faults.rejected[token] || s.faults.unavailable {
@@ -103,7 +100,7 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 	delete(s.conns, c)
 	s.notifyLocked()
 	s.mu.Unlock()
-	c.abort()
+	c.Abort()
 	<-wrote
 }
 
@@ -132,7 +129,7 @@ func (s *Server) helloLocked(c *conn) {
 // readLoop records acks; a socket sends nothing else that matters.
 func (s *Server) readLoop(c *conn) {
 	for {
-		_, data, err := c.ws.ReadMessage()
+		_, data, err := c.WS.ReadMessage()
 		if err != nil {
 			return
 		}
@@ -177,7 +174,7 @@ func (s *Server) goneLocked(c *conn) {
 // look, not only once each reader has seen its EOF.
 func (s *Server) sweepLocked(token string) {
 	for c := range s.conns {
-		if (token == "" || c.appToken == token) && !c.closing && peer.Gone(c.ws.NetConn()) {
+		if (token == "" || c.appToken == token) && !c.closing && c.Gone() {
 			s.goneLocked(c)
 			s.notifyLocked()
 		}
@@ -198,7 +195,7 @@ func (s *Server) sendLocked(c *conn, v any) {
 	default:
 		s.logf("socket client too slow, cutting it")
 		s.goneLocked(c)
-		c.abort()
+		c.Abort()
 	}
 }
 
@@ -209,29 +206,21 @@ func (c *conn) writeLoop(done chan<- struct{}, s *Server) {
 	for {
 		select {
 		case b := <-c.out:
-			_ = c.ws.SetWriteDeadline(time.Now().Add(writeTimeout))
-			if err := c.ws.WriteMessage(websocket.TextMessage, b); err != nil {
-				c.abort()
+			_ = c.WS.SetWriteDeadline(time.Now().Add(writeTimeout))
+			if err := c.WS.WriteMessage(websocket.TextMessage, b); err != nil {
+				c.Abort()
 				return
 			}
 		case now := <-ping.C:
 			if !s.pings.Load() {
 				continue
 			}
-			if err := c.ws.WriteControl(websocket.PingMessage, []byte(now.Format(time.RFC3339Nano)), now.Add(writeTimeout)); err != nil {
-				c.abort()
+			if err := c.WS.WriteControl(websocket.PingMessage, []byte(now.Format(time.RFC3339Nano)), now.Add(writeTimeout)); err != nil {
+				c.Abort()
 				return
 			}
-		case <-c.dead:
+		case <-c.Dead():
 			return
 		}
 	}
-}
-
-// abort cuts the socket without a close frame.
-func (c *conn) abort() {
-	c.once.Do(func() {
-		close(c.dead)
-		_ = c.ws.Close()
-	})
 }
