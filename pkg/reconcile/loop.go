@@ -128,11 +128,7 @@ func (l *Loop) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if ctx.Err() == nil {
-		// A signal during the first pass has already said STOPPING=1;
-		// READY=1 after it would tell systemd the service is up.
-		l.notify(first)
-	}
+	l.notify(first)
 
 	resync := time.NewTicker(l.opts.Resync)
 	defer resync.Stop()
