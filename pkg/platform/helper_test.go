@@ -50,6 +50,21 @@ func runHelper(mode string) int {
 		alive, err := platform.Alive(pid)
 		fmt.Printf("alive=%t err=%v kill=%v\n", alive, err, unix.Kill(pid, 0))
 		return 0
+	case "namelock":
+		// Takes the name lock named on stdin and holds it until stdin closes.
+		in := bufio.NewScanner(os.Stdin)
+		if !in.Scan() {
+			return 2
+		}
+		l, err := platform.TakeNameLock(in.Text())
+		if err != nil {
+			fmt.Println("error", strings.ReplaceAll(err.Error(), "\n", " "))
+			return 1
+		}
+		defer l.Release()
+		fmt.Println("held")
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		return 0
 	case "creator":
 		// One CreateExclusive per path read from stdin, one answer line
 		// per path: long-lived, so a race round costs no process spawn.

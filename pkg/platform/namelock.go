@@ -1,0 +1,74 @@
+package platform
+
+import "fmt"
+
+// NameLock is a lock held by the kernel for this process: it is dropped
+// when the process exits, however it exits, and no file operation can
+// remove it or take it away. It is the guard that survives an `rm -rf` of
+// the state directory or the restore of an old backup, which no lock file
+// can.
+type NameLock struct {
+	key string
+	sys *nameLockSys
+}
+
+// NameHeldError reports a name lock held by another process. PID is the
+// holder, or 0 when the kernel could not name it.
+type NameHeldError struct {
+	Key string
+	PID int
+}
+
+func (e *NameHeldError) Error() string {
+	if e.PID == 0 {
+		return fmt.Sprintf("name lock %q is held by another process", e.Key)
+	}
+	return fmt.Sprintf("name lock %q is held by pid %d", e.Key, e.PID)
+}
+
+// TakeNameLock takes the name lock key for this process; it fails with a
+// *NameHeldError while another process holds it. Keys are at most
+// MaxNameLockKey bytes.
+func TakeNameLock(key string) (*NameLock, error) {
+	if err := checkNameLockKey(key); err != nil {
+		return nil, err
+	}
+	sys, err := takeNameLock(key)
+	if err != nil {
+		return nil, err
+	}
+	return &NameLock{key: key, sys: sys}, nil
+}
+
+// NameLockHolder reports the process holding the name lock key, if any:
+// held with its PID (0 if the kernel could not name it), or not held.
+func NameLockHolder(key string) (pid int, held bool, err error) {
+	if err := checkNameLockKey(key); err != nil {
+		return 0, false, err
+	}
+	return nameLockHolder(key)
+}
+
+// Release drops the lock; releasing twice does nothing.
+func (l *NameLock) Release() error {
+	if l == nil {
+		return nil
+	}
+	return l.sys.release()
+}
+
+// MaxNameLockKey is the longest key: an abstract unix socket name has at
+// most 107 bytes after its leading NUL.
+const MaxNameLockKey = 107
+
+func checkNameLockKey(key string) error {
+	if key == "" || len(key) > MaxNameLockKey {
+		return fmt.Errorf("name lock key %q: must be 1 to %d bytes", key, MaxNameLockKey)
+	}
+	for i := 0; i < len(key); i++ {
+		if key[i] < 0x21 || key[i] > 0x7e {
+			return fmt.Errorf("name lock key %q: only printable ASCII without spaces", key)
+		}
+	}
+	return nil
+}
