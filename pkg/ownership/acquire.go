@@ -51,6 +51,9 @@ type Owner struct {
 	lost        error // once ownership is lost, it stays lost
 	released    bool
 	lockRemoved bool
+	// name is the kernel-held name lock, taken before anything else and
+	// dropped by Release (or by the kernel at exit).
+	name *platform.NameLock
 }
 
 // Acquire takes ownership of the daemon at p for this process (daemon
@@ -81,6 +84,32 @@ func acquire(p Paths, req AcquireRequest, probe Probe, e env) (*Owner, error) {
 	if err != nil {
 		return nil, err
 	}
+	if e.filesOnly {
+		return acquireLocked(p, req, probe, e, me)
+	}
+	// First of all, the guard no file operation can remove: while another
+	// daemon of this name lives, nothing below is even looked at.
+	name, err := takeNameLock(p)
+	if err != nil {
+		var held *HeldError
+		if errors.As(err, &held) {
+			if rec := ReadState(p); rec.State != nil && rec.State.PID == held.PID {
+				held.OwnerID = rec.State.OwnerID
+			}
+		}
+		return nil, fmt.Errorf("acquire %s: %w", p.Name(), err)
+	}
+	o, err := acquireLocked(p, req, probe, e, me)
+	if err != nil {
+		_ = name.Release()
+		return nil, err
+	}
+	o.name = name
+	return o, nil
+}
+
+// acquireLocked is Acquire once the name lock is held.
+func acquireLocked(p Paths, req AcquireRequest, probe Probe, e env, me self) (*Owner, error) {
 	if err := EnsureDir(p); err != nil {
 		return nil, fmt.Errorf("acquire %s: %w", p.Name(), err)
 	}
@@ -174,7 +203,7 @@ func stillFree(p Paths, before Record, lease platform.Lease, probe Probe) error 
 	}
 	if err := platform.VerifyLease(p.Lock, lease); err != nil {
 		if h, rerr := readLock(p.Lock); rerr == nil {
-			if herr := judgeLock(h, LockFile, probe); herr != nil {
+			if herr := judgeLock(h, LockFile, probe, lockClaim(p)); herr != nil {
 				return herr
 			}
 		}

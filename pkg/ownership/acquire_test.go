@@ -49,7 +49,7 @@ func TestAcquirePublishes(t *testing.T) {
 		}
 	}
 	// The record is ours, live and compatible: a second owner is refused.
-	c := Classify(ReadState(p), desired, SystemProbe())
+	c := Classify(ReadState(p), desired, selfAsDaemon(p))
 	if c.Class != ClassCompatible || c.Health != HealthStarting || !c.Signalable {
 		t.Fatalf("Classify = %+v", c)
 	}
@@ -62,7 +62,7 @@ func TestAcquirePublishes(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Released, but this process has not exited: a successor still waits.
-	_, err = Acquire(p, AcquireRequest{Kind: "discord", OwnerID: "third", Identity: testIdentity, Generation: 7})
+	_, err = acquire(p, AcquireRequest{Kind: "discord", OwnerID: "third", Identity: testIdentity, Generation: 7}, selfAsDaemon(p), defaultEnv())
 	if !errors.As(err, &held) || !held.Released || Reason(err) != ReasonOwnerExiting {
 		t.Fatalf("Acquire after release, owner alive = %v", err)
 	}
@@ -202,9 +202,9 @@ func TestAcquireRespectsLiveLock(t *testing.T) {
 
 // The live lock holder is named with its owner id when the record is its.
 func TestAcquireNamesLockHolder(t *testing.T) {
-	h := startHelper(t, "acquirer")
 	agentDir := t.TempDir()
-	h.send(t, "acquire "+agentDir+" bot winner-1")
+	h := startAcquirer(t, agentDir, "bot", "winner-1")
+	h.send(t, "acquire")
 	if got := h.recv(t); got != "won" {
 		t.Fatalf("helper: %s", got)
 	}
@@ -223,16 +223,17 @@ func TestAcquireNamesLockHolder(t *testing.T) {
 // that published meanwhile (here after an old-style reclaimer deleted the
 // paused publisher's lock with a plain unlink).
 func TestAcquirePausedPublisherCannotOverwrite(t *testing.T) {
-	h := startHelper(t, "acquirer")
 	agentDir := t.TempDir()
+	h := startAcquirer(t, agentDir, "bot", "contender")
 	p := PathsFor(agentDir, "bot")
 	var contender []byte
 	e := defaultEnv()
+	e.filesOnly = true
 	e.afterLink = func() {
 		if err := os.Remove(p.Lock); err != nil {
 			t.Error(err)
 		}
-		h.send(t, "acquire "+agentDir+" bot contender")
+		h.send(t, "acquire files")
 		if got := h.recv(t); got != "won" {
 			t.Errorf("contender: %s", got)
 		}

@@ -118,10 +118,13 @@ func Classify(rec Record, d Desired, probe Probe) Classification {
 		}
 	}
 	s := rec.State
-	f := probePID(probe, s.PID, s.Incarnation)
+	// Proved the owner only if its command line says it is this name's
+	// daemon, running as this record's owner: a PID and incarnation alone
+	// are what a copied record or one naming any process would show too.
+	f := probeOwner(probe, s.PID, s.Incarnation, ClaimOf(rec.Paths, s.OwnerID))
 	boot, prevBoot := fromPreviousBoot(probe, s)
 	c := Classification{Signalable: s.StoppedAt == nil && !prevBoot && f.equal && s.Kind == d.Kind}
-	c.AmbiguouslyLive = f.alive && !f.differs && !c.Signalable
+	c.AmbiguouslyLive = !f.dead() && !c.Signalable
 	who := fmt.Sprintf("owner %s (pid %d)", s.OwnerID, s.PID)
 
 	if stopped := classifyStopped(s, f, boot, prevBoot, who, &c); stopped {
@@ -153,7 +156,11 @@ func Classify(rec Record, d Desired, probe Probe) Classification {
 		// Only an unprovable incarnation is left: the stopped and foreign
 		// cases returned above.
 		c.Reason = ReasonOwnerUnverifiable
-		c.Message = oneLine(c.Message + fmt.Sprintf("; pid %d is live but its incarnation cannot be proved (%v): refusing to signal or replace it", s.PID, f.err))
+		what := "its incarnation cannot be proved"
+		if f.unexaminable {
+			what = "it cannot be proved to be this daemon"
+		}
+		c.Message = oneLine(c.Message + fmt.Sprintf("; pid %d is live but %s (%v): refusing to signal or replace it", s.PID, what, f.err))
 		return c
 	}
 	c.Health = health(s, probe.Now())
@@ -214,6 +221,9 @@ func classifyStopped(s *State, f pidFacts, boot time.Time, prevBoot bool, who st
 	case f.differs:
 		c.Reason = ReasonPIDReused
 		c.Message = fmt.Sprintf("%s has exited; pid %d now names another process (incarnation %s, recorded %s)", who, s.PID, f.current, s.Incarnation)
+	case f.notDaemon != nil:
+		c.Reason = ReasonNotThisDaemon
+		c.Message = fmt.Sprintf("%s is gone: pid %d is live but %s; the record is stale and that process is never signalled", who, s.PID, f.notDaemon.Why)
 	case prevBoot:
 		c.Reason = ReasonPreviousBoot
 		c.Message = fmt.Sprintf("%s started at %s, before this boot at %s", who,

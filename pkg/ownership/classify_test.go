@@ -22,7 +22,7 @@ func TestClassify(t *testing.T) {
 	with := func(f func(*State)) Record {
 		s := base()
 		f(s)
-		return Record{Present: true, State: s}
+		return Record{Present: true, State: s, Paths: tablePaths}
 	}
 	live := func() *fakeProbe {
 		return &fakeProbe{alive: map[int]bool{pid: true}, inc: map[int]string{pid: inc}, boot: boot, now: now}
@@ -30,7 +30,7 @@ func TestClassify(t *testing.T) {
 	legacy := func() Record {
 		s := base()
 		s.Incarnation, s.Generation = LegacyIncarnation, nil
-		return Record{Present: true, State: s, Legacy: true}
+		return Record{Present: true, State: s, Legacy: true, Paths: tablePaths}
 	}
 	type want struct {
 		class      Class
@@ -187,7 +187,7 @@ func TestClassifyBootID(t *testing.T) {
 		s := stateOf(pid, inc)
 		s.BootID = bootID
 		s.StartedAt, s.HeartbeatAt = startedAt, now.UnixMilli()-3_000
-		return Record{Present: true, State: &s}
+		return Record{Present: true, State: &s, Paths: tablePaths}
 	}
 	probe := bootProbe{&fakeProbe{alive: map[int]bool{pid: true}, inc: map[int]string{pid: inc}, boot: boot, now: now}, "boot-b"}
 	// Started "before boot" by the stepped clock, but in this boot.

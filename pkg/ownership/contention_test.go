@@ -15,20 +15,31 @@ import (
 // next round races to reclaim a dead owner's lock and record). The helpers
 // are long-lived and driven over pipes; only a round's winner is replaced.
 func TestAcquireContention(t *testing.T) {
+	t.Run("name lock", func(t *testing.T) { testAcquireContention(t, "acquire") })
+	// As reference daemons would, with no name lock: the files alone fence.
+	t.Run("files only", func(t *testing.T) { testAcquireContention(t, "acquire files") })
+}
+
+func testAcquireContention(t *testing.T, command string) {
 	const contenders = 16
-	rounds := 200
+	rounds := 100
 	if testing.Short() {
 		rounds = 20
 	}
 	agentDir := t.TempDir()
 	p := PathsFor(agentDir, "bot")
 	helpers := make([]*helper, contenders)
+	owners := make([]string, contenders)
+	start := func(i, round int) {
+		owners[i] = fmt.Sprintf("owner-%d-%d", round, i)
+		helpers[i] = startAcquirer(t, agentDir, "bot", owners[i])
+	}
 	for i := range helpers {
-		helpers[i] = startHelper(t, "acquirer")
+		start(i, 0)
 	}
 	for round := range rounds {
-		for i, h := range helpers {
-			h.send(t, fmt.Sprintf("acquire %s bot owner-%d-%d", agentDir, round, i))
+		for _, h := range helpers {
+			h.send(t, command)
 		}
 		winner := -1
 		replies := make([]string, contenders)
@@ -51,12 +62,12 @@ func TestAcquireContention(t *testing.T) {
 			}
 			f := strings.Fields(r)
 			if len(f) != 3 || f[0] != "held" || f[1] != strconv.Itoa(w.pid()) ||
-				(f[2] != "-" && f[2] != fmt.Sprintf("owner-%d-%d", round, winner)) {
+				(f[2] != "-" && f[2] != owners[winner]) {
 				t.Fatalf("round %d: loser %d said %q; the owner is pid %d", round, i, r, w.pid())
 			}
 		}
 		st := ReadState(p).State
-		if st == nil || st.PID != w.pid() || st.OwnerID != fmt.Sprintf("owner-%d-%d", round, winner) {
+		if st == nil || st.PID != w.pid() || st.OwnerID != owners[winner] {
 			t.Fatalf("round %d: record %+v, winner pid %d", round, st, w.pid())
 		}
 		if round%2 == 0 {
@@ -68,7 +79,7 @@ func TestAcquireContention(t *testing.T) {
 			_ = w.cmd.Process.Signal(syscall.SIGKILL)
 		}
 		w.stop() // exited and reaped: its PID is dead
-		helpers[winner] = startHelper(t, "acquirer")
+		start(winner, round+1)
 	}
 	assertNoLeftovers(t, p)
 }

@@ -198,13 +198,20 @@ func (e *NotSignalableError) Reason() string { return e.Code }
 type OwnerGoneError struct {
 	PID    int
 	Reused bool
-	Err    error // the platform error that proved it, if any
+	// NotDaemon: the PID is live but proved not to be this name's daemon
+	// (Err is the *NotDaemonError): the record's owner is gone for this
+	// name, and that process is no business of ours.
+	NotDaemon bool
+	Err       error // the error that proved it, if any
 }
 
 func (e *OwnerGoneError) Error() string {
 	msg := fmt.Sprintf("owner pid %d has exited", e.PID)
-	if e.Reused {
+	switch {
+	case e.Reused:
 		msg += " (pid reused by another process)"
+	case e.NotDaemon:
+		msg = fmt.Sprintf("the record's owner is gone: pid %d is not this daemon", e.PID)
 	}
 	if e.Err != nil {
 		msg += ": " + e.Err.Error()
@@ -215,6 +222,9 @@ func (e *OwnerGoneError) Error() string {
 func (e *OwnerGoneError) Is(target error) bool { return target == platform.ErrProcessGone }
 func (e *OwnerGoneError) Unwrap() error        { return e.Err }
 func (e *OwnerGoneError) Reason() string {
+	if e.NotDaemon {
+		return ReasonNotThisDaemon
+	}
 	if e.Reused {
 		return ReasonPIDReused
 	}

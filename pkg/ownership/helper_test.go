@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -111,18 +112,30 @@ func runCanary() int {
 	return 0
 }
 
-// runAcquirer takes ownership on request, one line per command:
+// runAcquirer takes ownership on request as the daemon its command line
+// claims (see startAcquirer), one line per command:
 //
-//	acquire <agentDir> <name> <ownerId> -> won | held <pid> <ownerId|-> | busy <pid> | err <reason> <message>
-//	release                             -> released | err ...
+//	acquire [files] -> won | held <pid> <ownerId|-> | busy <pid> | err <reason> <message>
+//	release         -> released | err ...
+//
+// "files" acquires without the name lock, as a reference daemon would.
 func runAcquirer() int {
+	flags, err := daemonFlags(os.Args[1:])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "acquirer:", err)
+		return 2
+	}
+	p := PathsFor(flags[FlagAgentDir], flags[FlagName])
+	req := AcquireRequest{Kind: "discord", OwnerID: flags[FlagOwnerID], Identity: testIdentity, Generation: 7}
 	var owner *Owner
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
 		f := strings.Fields(in.Text())
 		switch {
-		case len(f) == 4 && f[0] == "acquire":
-			o, err := acquireRetrying(PathsFor(f[1], f[2]), AcquireRequest{Kind: "discord", OwnerID: f[3], Identity: testIdentity, Generation: 7})
+		case len(f) >= 1 && len(f) <= 2 && f[0] == "acquire":
+			e := defaultEnv()
+			e.filesOnly = len(f) == 2 && f[1] == "files"
+			o, err := acquireRetrying(p, req, e)
 			var held *HeldError
 			var busy *ReclaimBusyError
 			switch {
@@ -154,13 +167,20 @@ func runAcquirer() int {
 	return 0
 }
 
+// startAcquirer starts an acquirer whose command line is that of the
+// daemon name in agentDir running as ownerID.
+func startAcquirer(t testing.TB, agentDir, name, ownerID string) *helper {
+	t.Helper()
+	return startHelper(t, "acquirer", DaemonArgs(DaemonClaim{AgentDir: agentDir, Name: name, OwnerID: ownerID}, 7)...)
+}
+
 // acquireRetrying retries the answers that mean "contended, ask again" as
 // the reconciler does by respawning: a loaded machine can stretch a reclaim
 // past Acquire's one-second wait, which says nothing about who owns the name.
-func acquireRetrying(p Paths, req AcquireRequest) (*Owner, error) {
+func acquireRetrying(p Paths, req AcquireRequest, e env) (*Owner, error) {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		o, err := Acquire(p, req)
+		o, err := acquire(p, req, SystemProbe(), e)
 		if err == nil || time.Now().After(deadline) ||
 			!(errors.Is(err, ErrReclaimBusy) || strings.Contains(err.Error(), "keeps changing hands")) {
 			return o, err
@@ -188,13 +208,13 @@ type helper struct {
 
 // startHelper starts the test binary in mode; it is stopped when the test
 // ends, by closing its stdin, and reaped.
-func startHelper(t testing.TB, mode string) *helper {
+func startHelper(t testing.TB, mode string, args ...string) *helper {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(exe)
+	cmd := exec.Command(exe, args...)
 	// Under -race a process sleeps a second at exit by default: not ours.
 	cmd.Env = append(os.Environ(), helperEnv+"="+mode, "GORACE="+os.Getenv("GORACE")+" atexit_sleep_ms=0")
 	return startCmd(t, cmd)
@@ -255,9 +275,18 @@ type canary struct {
 	incarnation string
 }
 
+// startCanary starts a canary whose command line is that of the test's
+// daemon "bot" (see testPaths) running as testOwnerID: a process the
+// ownership checks take for that daemon's owner when a record names it.
 func startCanary(t testing.TB) *canary {
 	t.Helper()
-	h := startHelper(t, "canary")
+	return startCanaryAs(t, ClaimOf(testPaths(t), testOwnerID))
+}
+
+// startCanaryAs starts a canary whose command line claims c.
+func startCanaryAs(t testing.TB, claim DaemonClaim) *canary {
+	t.Helper()
+	h := startHelper(t, "canary", DaemonArgs(claim, 7)...)
 	if got := h.recv(t); got != "ready" {
 		t.Fatalf("canary: %q", got)
 	}
@@ -350,11 +379,26 @@ func stateOf(pid int, incarnation string) State {
 
 var desired = Desired{Kind: "discord", Identity: testIdentity, Generation: 7}
 
-// newPaths returns the paths of daemon "bot" in a fresh agent dir, with
-// its directory created.
+// testAgentDirs is each test's agent dir, made on first use.
+var testAgentDirs sync.Map // testing.TB -> dir
+
+// testPaths returns the paths of daemon "bot" in the test's own agent dir,
+// the same on every call of one test, so that a canary started before
+// them can claim them.
+func testPaths(t testing.TB) Paths {
+	t.Helper()
+	dir, ok := testAgentDirs.Load(t)
+	if !ok {
+		dir, _ = testAgentDirs.LoadOrStore(t, t.TempDir())
+		t.Cleanup(func() { testAgentDirs.Delete(t) })
+	}
+	return PathsFor(dir.(string), "bot")
+}
+
+// newPaths returns testPaths with the daemon's directory created.
 func newPaths(t testing.TB) Paths {
 	t.Helper()
-	p := PathsFor(t.TempDir(), "bot")
+	p := testPaths(t)
 	if err := EnsureDir(p); err != nil {
 		t.Fatal(err)
 	}
@@ -452,6 +496,56 @@ type fakeProbe struct {
 	boot     time.Time
 	bootErr  error
 	now      time.Time
+	// argv answers Argv; a live PID without an entry runs the daemon
+	// claim names (tableClaim if unset).
+	argv    map[int][]string
+	argvErr map[int]error
+	claim   DaemonClaim
+}
+
+// tablePaths are the paths the table tests' records claim.
+var tablePaths = PathsFor("/agent", "bot")
+
+// tableClaim is the daemon a fakeProbe's live PIDs run by default.
+var tableClaim = ClaimOf(tablePaths, testOwnerID)
+
+func (f *fakeProbe) Argv(pid int, incarnation string) ([]string, error) {
+	if err := f.argvErr[pid]; err != nil {
+		return nil, err
+	}
+	if inc, err := f.Incarnation(pid); err != nil {
+		return nil, err
+	} else if inc != incarnation {
+		return nil, &platform.IncarnationMismatchError{PID: pid, Want: incarnation, Got: inc}
+	}
+	if argv, ok := f.argv[pid]; ok {
+		return argv, nil
+	}
+	c := f.claim
+	if c == (DaemonClaim{}) {
+		c = tableClaim
+	}
+	return append([]string{"reconciler"}, DaemonArgs(c, 7)...), nil
+}
+
+// selfProbe is the system probe, except that this process (the test
+// binary, which cannot have a daemon's command line) runs as the daemon of
+// p with owner testOwnerID: for tests of records this process published.
+type selfProbe struct {
+	Probe
+	claim DaemonClaim
+}
+
+func selfAsDaemon(p Paths) Probe {
+	return selfProbe{Probe: SystemProbe(), claim: ClaimOf(p, testOwnerID)}
+}
+
+func (s selfProbe) Argv(pid int, incarnation string) ([]string, error) {
+	argv, err := s.Probe.Argv(pid, incarnation)
+	if err == nil && pid == os.Getpid() {
+		return append([]string{"reconciler"}, DaemonArgs(s.claim, 7)...), nil
+	}
+	return argv, err
 }
 
 func (f *fakeProbe) Alive(pid int) (bool, error) {

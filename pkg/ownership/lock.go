@@ -93,9 +93,16 @@ func readLock(path string) (heldLock, error) {
 // a recorded incarnation that has authority and is proved different now. A
 // live PID with an unprovable or "unavailable" incarnation keeps the lock.
 // It returns nil when the lock is stale, else the *HeldError naming the
-// live holder.
-func judgeLock(h heldLock, source string, probe Probe) error {
-	f := probePID(probe, h.lock.PID, h.lock.Incarnation)
+// live holder. With a claim (owner.lock, which only a daemon of this name
+// creates), a live creator that proves to be another process by its command
+// line is gone too: a lock copied from another daemon's dir holds nothing.
+func judgeLock(h heldLock, source string, probe Probe, claim *DaemonClaim) error {
+	var f pidFacts
+	if claim != nil {
+		f = probeOwner(probe, h.lock.PID, h.lock.Incarnation, *claim)
+	} else {
+		f = probePID(probe, h.lock.PID, h.lock.Incarnation)
+	}
 	if f.dead() {
 		return nil
 	}
@@ -132,4 +139,11 @@ func explainCaptureErr(path string, err error) error {
 		return &MalformedError{Path: path, Err: err}
 	}
 	return fmt.Errorf("read lock: %w", err)
+}
+
+// lockClaim is who may hold owner.lock: any owner of this name's daemon.
+// A reclaim lock has no claim: `reconciler gc` takes it too.
+func lockClaim(p Paths) *DaemonClaim {
+	c := ClaimOf(p, "")
+	return &c
 }

@@ -36,6 +36,9 @@ type Record struct {
 	Malformed error
 	// Raw is the bytes read, for byte-identical comparisons.
 	Raw []byte
+	// Paths is where it was read: the daemon its process must prove to be
+	// (see DaemonClaim). A Record without them proves no owner.
+	Paths Paths
 }
 
 // ReadState reads and parses p.State. The file is opened without following
@@ -45,11 +48,11 @@ func ReadState(p Paths) Record {
 	data, exists, err := readContractFile(p, p.State)
 	switch {
 	case err != nil:
-		return Record{Present: true, Malformed: &MalformedError{Path: p.State, Err: err}}
+		return Record{Present: true, Malformed: &MalformedError{Path: p.State, Err: err}, Paths: p}
 	case !exists:
-		return Record{}
+		return Record{Paths: p}
 	}
-	rec := Record{Present: true, Raw: data}
+	rec := Record{Present: true, Raw: data, Paths: p}
 	st, legacy, err := ParseState(data)
 	if err != nil {
 		var me *MalformedError

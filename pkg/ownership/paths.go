@@ -44,6 +44,12 @@ func PathsFor(agentDir, name string) Paths {
 // Name returns the daemon name, the last element of Dir.
 func (p Paths) Name() string { return filepath.Base(p.Dir) }
 
+// AgentDir returns the agent dir the paths are under: Dir less
+// sdk/daemons/<name>.
+func (p Paths) AgentDir() string {
+	return filepath.Dir(filepath.Dir(filepath.Dir(filepath.Clean(p.Dir))))
+}
+
 // levels returns the directories this package owns under the agent dir, top
 // down: <agentDir>/sdk, .../sdk/daemons, .../sdk/daemons/<name>. It refuses
 // Paths that PathsFor could not have made for a valid name, so a name like

@@ -2,6 +2,7 @@ package ownership
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"gjc.dev/reconciler/pkg/platform"
@@ -16,6 +17,9 @@ type Probe interface {
 	Incarnation(pid int) (string, error)
 	BootTime() (time.Time, error)
 	Now() time.Time
+	// Argv: see platform.ProcessArgv. It is how a live process is proved
+	// to be the daemon a record names, not just a process with its PID.
+	Argv(pid int, incarnation string) ([]string, error)
 }
 
 // SystemProbe returns the Probe backed by pkg/platform and the wall clock.
@@ -26,6 +30,9 @@ type systemProbe struct{}
 func (systemProbe) Alive(pid int) (bool, error)         { return platform.Alive(pid) }
 func (systemProbe) Incarnation(pid int) (string, error) { return platform.Incarnation(pid) }
 func (systemProbe) BootTime() (time.Time, error)        { return platform.BootTime() }
+func (systemProbe) Argv(pid int, incarnation string) ([]string, error) {
+	return platform.ProcessArgv(pid, incarnation)
+}
 
 // BootID identifies this boot without the clock (see bootIdentifier).
 func (systemProbe) BootID() (string, error) { return platform.BootID() }
@@ -69,10 +76,56 @@ type pidFacts struct {
 	// current is the PID's incarnation now, when read.
 	current string
 	err     error // why liveness or the incarnation is unknown, if it is
+	// notDaemon: the recorded process lives on, but its command line proves
+	// it is not the daemon the record or lock claims (a copied record, one
+	// naming any other process): as gone as a reused PID for this name.
+	notDaemon *NotDaemonError
+	// unexaminable: equal incarnation, but the command line could not be
+	// read, so it is neither proved this daemon nor another process.
+	unexaminable bool
 }
 
-// dead reports whether the recorded process is proved gone.
-func (f pidFacts) dead() bool { return !f.alive || f.differs }
+// dead reports whether the recorded process is proved gone, or proved not
+// to be the claimed daemon.
+func (f pidFacts) dead() bool { return !f.alive || f.differs || f.notDaemon != nil }
+
+// probeOwner is probePID for a record or lock that claims c: a live process
+// with the recorded incarnation is the owner (equal) only once its command
+// line proves it is c's daemon. One that proves another is notDaemon; one
+// that cannot be read is unexaminable, failing closed (equal false, alive).
+func probeOwner(probe Probe, pid int, recorded string, c DaemonClaim) pidFacts {
+	f := probePID(probe, pid, recorded)
+	if !f.equal {
+		return f
+	}
+	if c.AgentDir == "" || c.Name == "" {
+		f.equal, f.unexaminable = false, true
+		f.err = errors.New("no daemon is named to prove it against")
+		return f
+	}
+	argv, err := probe.Argv(pid, recorded)
+	switch {
+	case errors.Is(err, platform.ErrIncarnationMismatch):
+		// Exited between the looks, and the PID reused.
+		return pidFacts{alive: true, differs: true, err: err}
+	case errors.Is(err, platform.ErrProcessGone), errors.Is(err, platform.ErrInvalidPID):
+		return pidFacts{}
+	case errors.Is(err, platform.ErrArgvTooLong):
+		// Our daemons' command lines are a few hundred bytes.
+		f.equal = false
+		f.notDaemon = &NotDaemonError{PID: pid, Want: c, Why: "its command line is longer than any daemon's"}
+		return f
+	case err != nil:
+		f.equal, f.unexaminable = false, true
+		f.err = fmt.Errorf("its command line cannot be read: %w", err)
+		return f
+	}
+	if err := VerifyDaemonArgv(pid, argv, c); err != nil {
+		f.equal = false
+		f.notDaemon = err.(*NotDaemonError)
+	}
+	return f
+}
 
 // probePID establishes the facts about pid, failing closed: only a clear
 // answer proves death or reuse. A PID no process can have (above the

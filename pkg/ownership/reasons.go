@@ -15,6 +15,7 @@ const (
 	ReasonOwnerReleased        = "OwnerReleased"         // stopped: stoppedAt set
 	ReasonOwnerExited          = "OwnerExited"           // stopped: PID dead
 	ReasonPIDReused            = "PIDReused"             // stopped: live PID, proven other incarnation
+	ReasonNotThisDaemon        = "PIDNotThisDaemon"      // stopped: live PID, proven not this name's daemon
 	ReasonPreviousBoot         = "OwnerFromPreviousBoot" // stopped: startedAt before boot
 	ReasonLegacyOwnerExited    = "LegacyOwnerExited"     // stopped: legacy record, PID dead
 	ReasonOwnerExiting         = "OwnerExiting"          // stopped, but its process still runs
@@ -27,7 +28,7 @@ const (
 	ReasonOwnerStarting        = "OwnerStarting"         // compatible, not yet connected
 	ReasonOwnerHung            = "OwnerHung"             // compatible, heartbeat stale
 	ReasonTransportUnhealthy   = "TransportUnhealthy"    // compatible, reconnecting
-	ReasonOwnerUnverifiable    = "OwnerUnverifiable"     // live PID, incarnation unprovable
+	ReasonOwnerUnverifiable    = "OwnerUnverifiable"     // live PID, incarnation or command line unprovable
 
 	// Refusals and failures of operations.
 	ReasonUnsafeDirectory    = "UnsafeOwnerDirectory"

@@ -110,7 +110,7 @@ func reclaimable(p Paths, probe Probe) (heldLock, error) {
 	case err != nil:
 		return heldLock{}, err
 	}
-	if err := judgeLock(h, LockFile, probe); err != nil {
+	if err := judgeLock(h, LockFile, probe, lockClaim(p)); err != nil {
 		return heldLock{}, err
 	}
 	return h, nil
@@ -137,9 +137,9 @@ func successorAllowed(p Paths, rec Record, probe Probe) error {
 		return &MalformedError{Path: p.State, Err: errors.New("no record")}
 	}
 	s := rec.State
-	f := probePID(probe, s.PID, s.Incarnation)
+	f := probeOwner(probe, s.PID, s.Incarnation, ClaimOf(p, s.OwnerID))
 	if f.dead() {
-		return nil
+		return nil // gone, or proved not this name's daemon (a copied record)
 	}
 	return &HeldError{
 		PID: s.PID, OwnerID: s.OwnerID, Incarnation: s.Incarnation, Source: StateFile,
@@ -171,7 +171,7 @@ func takeReclaimLock(p Paths, probe Probe, me self, e env) (platform.Lease, erro
 			return platform.Lease{}, fmt.Errorf("reclaim lock: %w", err)
 		}
 		var held *HeldError
-		if err := judgeLock(h, ReclaimFile, probe); errors.As(err, &held) {
+		if err := judgeLock(h, ReclaimFile, probe, nil); errors.As(err, &held) {
 			return platform.Lease{}, &ReclaimBusyError{PID: held.PID, Incarnation: held.Incarnation}
 		}
 		if e.beforeUnlink != nil {
@@ -208,6 +208,9 @@ type env struct {
 	// which either frees the name or names the winner: long enough for a
 	// loaded machine's fsyncs, short against a daemon's ready timeout.
 	reclaimWait time.Duration
+	// filesOnly: take no name lock, as a daemon of the reference system
+	// does; the file fences must hold against it on their own.
+	filesOnly bool
 }
 
 func defaultEnv() env {

@@ -12,9 +12,13 @@ import (
 // be proved, it returns the *OwnershipLostError and touches nothing, so a
 // successor's record and lock are never touched. A second call after
 // success does nothing; one after a failed lock removal retries it.
+//
+// Whatever it returns, the name lock is dropped: this process no longer
+// acts as the owner, and the files decide who may follow it.
 func (o *Owner) Release(t *Terminated) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	defer func() { _ = o.name.Release() }()
 	if o.released {
 		return o.removeLock()
 	}

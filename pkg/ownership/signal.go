@@ -25,6 +25,11 @@ import (
 // not refuse it: the process is the same one, and a released owner stuck
 // in its exit must still be reachable by SIGKILL.
 //
+// The process must also prove to be this name's daemon by its command line
+// (VerifyDaemonArgv); one that proves another process is reported as gone
+// for this name (OwnerGoneError.NotDaemon) and never signalled, one that
+// cannot be examined is refused (OwnerUnverifiable).
+//
 // An owner that has exited meanwhile (dead, or its PID reused) is reported
 // by an error matching platform.ErrProcessGone, so a caller waiting for its
 // death may take that as proof. Nothing is signalled on any error.
@@ -86,13 +91,21 @@ func OpenOwner(p Paths, want *Desired, decided State, probe Probe) (*platform.Pr
 		return nil, &NotSignalableError{PID: cur.PID, Code: ReasonPreviousBoot,
 			Detail: "the record's process started before this boot, so its incarnation proves nothing"}
 	}
-	f := probePID(probe, cur.PID, cur.Incarnation)
+	// The process must prove, by its command line, to be this name's daemon
+	// running as this owner: a record that names any other live process (a
+	// copy from another daemon's dir, the loop, PID 1) gets nothing sent.
+	f := probeOwner(probe, cur.PID, cur.Incarnation, ClaimOf(p, cur.OwnerID))
 	switch {
 	case !f.alive:
 		return nil, &OwnerGoneError{PID: cur.PID}
 	case f.differs:
 		return nil, &OwnerGoneError{PID: cur.PID, Reused: true,
 			Err: &platform.IncarnationMismatchError{PID: cur.PID, Want: cur.Incarnation, Got: f.current}}
+	case f.notDaemon != nil:
+		return nil, &OwnerGoneError{PID: cur.PID, NotDaemon: true, Err: f.notDaemon}
+	case f.unexaminable:
+		return nil, &NotSignalableError{PID: cur.PID, Code: ReasonOwnerUnverifiable,
+			Detail: "live, but it cannot be proved to be this daemon", Err: f.err}
 	case !f.equal:
 		return nil, &NotSignalableError{PID: cur.PID, Code: ReasonOwnerUnverifiable,
 			Detail: "live, but its incarnation cannot be proved", Err: f.err}

@@ -89,6 +89,8 @@ func TestSignalOwnerRefusesChangedOwner(t *testing.T) {
 // signalled; newer and foreign never are.
 func TestSignalOwnerGenerationMatrix(t *testing.T) {
 	c := startCanary(t)
+	// One daemon dir for all cases: the canary's command line claims it.
+	p := newPaths(t)
 	for _, kind := range []string{"discord", "slack"} {
 		want := Desired{Kind: kind, Identity: testIdentity, Generation: 7}
 		for _, tc := range []struct {
@@ -103,7 +105,6 @@ func TestSignalOwnerGenerationMatrix(t *testing.T) {
 			{"newer", gen(8), ClassNewer, false},
 		} {
 			t.Run(kind+" "+tc.name, func(t *testing.T) {
-				p := newPaths(t)
 				s := stateOf(c.pid(), c.incarnation)
 				s.Kind, s.Generation = kind, tc.gen
 				writeState(t, p, s)
@@ -191,7 +192,7 @@ func TestSignalOwnerRefusals(t *testing.T) {
 		s := decided.clone()
 		s.Incarnation = otherIncarnation
 		writeState(t, p, s)
-		probe := &fakeProbe{alive: map[int]bool{c.pid(): true}, inc: map[int]string{c.pid(): otherIncarnation}}
+		probe := &fakeProbe{alive: map[int]bool{c.pid(): true}, inc: map[int]string{c.pid(): otherIncarnation}, claim: ClaimOf(p, testOwnerID)}
 		err := SignalOwner(p, &desired, s, syscall.SIGTERM, probe)
 		if !errors.Is(err, platform.ErrProcessGone) || !errors.Is(err, platform.ErrIncarnationMismatch) {
 			t.Fatalf("SignalOwner = %v", err)
@@ -204,7 +205,7 @@ func TestSignalOwnerRefusals(t *testing.T) {
 // platform.ErrProcessGone, whether the exit is seen before the pidfd is
 // opened or only when signalling through it.
 func TestSignalOwnerGone(t *testing.T) {
-	h := startHelper(t, "canary")
+	h := startHelper(t, "canary", DaemonArgs(ClaimOf(testPaths(t), testOwnerID), 7)...)
 	if h.recv(t) != "ready" {
 		t.Fatal("canary not ready")
 	}

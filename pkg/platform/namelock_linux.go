@@ -25,13 +25,23 @@ func abstractAddr(key string) *net.UnixAddr {
 }
 
 func takeNameLock(key string) (*nameLockSys, error) {
-	ln, err := net.ListenUnix("unix", abstractAddr(key))
-	if err != nil {
-		if errors.Is(err, syscall.EADDRINUSE) {
-			pid, _, _ := nameLockHolder(key)
+	var ln *net.UnixListener
+	for attempt := 0; ; attempt++ {
+		var err error
+		ln, err = net.ListenUnix("unix", abstractAddr(key))
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, syscall.EADDRINUSE) {
+			return nil, fmt.Errorf("name lock %q: %w", key, err)
+		}
+		pid, held, _ := nameLockHolder(key)
+		// Not held by the time we looked: its holder let go between the
+		// bind and the look. Bind again, a few times, rather than report
+		// a holder that is gone.
+		if held || attempt == 3 {
 			return nil, &NameHeldError{Key: key, PID: pid}
 		}
-		return nil, fmt.Errorf("name lock %q: %w", key, err)
 	}
 	s := &nameLockSys{ln: ln, done: make(chan struct{})}
 	// Answer lookups: a backlog left full would make them fail as if the

@@ -1,0 +1,223 @@
+package ownership
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"gjc.dev/reconciler/pkg/platform"
+)
+
+// A live process whose incarnation matches is an owner only if its command
+// line says it is this name's daemon running as this owner. Each way of
+// not being one makes the record stale; one that cannot be read leaves it
+// unverifiable, which touches nothing.
+func TestClassifyProvesTheProcess(t *testing.T) {
+	const pid, inc = 4242, "linux:98231"
+	now := time.Now()
+	rec := func() Record {
+		s := stateOf(pid, inc)
+		return Record{Present: true, State: &s, Paths: tablePaths}
+	}
+	daemonOf := func(c DaemonClaim) []string { return append([]string{"/usr/bin/reconciler"}, DaemonArgs(c, 7)...) }
+	other := tableClaim
+	other.Name = "d1"
+	otherOwner := tableClaim
+	otherOwner.OwnerID = "4100-someone-else"
+	otherDir := tableClaim
+	otherDir.AgentDir = "/elsewhere"
+	for _, tc := range []struct {
+		name    string
+		argv    []string
+		argvErr error
+		reason  string
+		class   Class
+		ambig   bool
+	}{
+		{"this daemon", daemonOf(tableClaim), nil, ReasonOwnerHealthy, ClassCompatible, false},
+		{"inline flags", []string{"reconciler", "daemon", "--agent-dir=/agent", "--name=bot", "--owner-id=" + testOwnerID}, nil, ReasonOwnerHealthy, ClassCompatible, false},
+		{"not a daemon", []string{"sleep", "300"}, nil, ReasonNotThisDaemon, ClassStopped, false},
+		{"the loop", []string{"reconciler", "--agent-dir", "/agent"}, nil, ReasonNotThisDaemon, ClassStopped, false},
+		{"empty (kernel thread)", nil, nil, ReasonNotThisDaemon, ClassStopped, false},
+		{"another name's daemon", daemonOf(other), nil, ReasonNotThisDaemon, ClassStopped, false},
+		{"another owner", daemonOf(otherOwner), nil, ReasonNotThisDaemon, ClassStopped, false},
+		{"another agent dir", daemonOf(otherDir), nil, ReasonNotThisDaemon, ClassStopped, false},
+		{"flag twice", append(daemonOf(tableClaim), "--name", "bot"), nil, ReasonNotThisDaemon, ClassStopped, false},
+		{"too long", nil, platform.ErrArgvTooLong, ReasonNotThisDaemon, ClassStopped, false},
+		{"unreadable", nil, os.ErrPermission, ReasonOwnerUnverifiable, ClassCompatible, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			probe := &fakeProbe{alive: map[int]bool{pid: true}, inc: map[int]string{pid: inc}, now: now,
+				argv: map[int][]string{pid: tc.argv}, argvErr: map[int]error{pid: tc.argvErr}}
+			c := Classify(rec(), desired, probe)
+			if c.Class != tc.class || c.Reason != tc.reason || c.AmbiguouslyLive != tc.ambig || c.Signalable != (tc.reason == ReasonOwnerHealthy) {
+				t.Fatalf("Classify = %+v", c)
+			}
+		})
+	}
+	t.Run("a record without paths proves nothing", func(t *testing.T) {
+		probe := &fakeProbe{alive: map[int]bool{pid: true}, inc: map[int]string{pid: inc}, now: now}
+		r := rec()
+		r.Paths = Paths{}
+		if c := Classify(r, desired, probe); c.Signalable || !c.AmbiguouslyLive || c.Reason != ReasonOwnerUnverifiable {
+			t.Fatalf("Classify = %+v", c)
+		}
+	})
+}
+
+// An operator copies d1's dir to set up d3 while d1's daemon runs. For d3
+// the copied record and lock name a live process that is d1's daemon, not
+// d3's: stale, never signalled, and d3's daemon may take the name.
+func TestCopiedDaemonDirIsNotItsOwner(t *testing.T) {
+	agentDir := t.TempDir()
+	d1, d3 := PathsFor(agentDir, "d1"), PathsFor(agentDir, "d3")
+	c := startCanaryAs(t, ClaimOf(d1, testOwnerID))
+	if err := EnsureDir(d1); err != nil {
+		t.Fatal(err)
+	}
+	s := stateOf(c.pid(), c.incarnation)
+	writeState(t, d1, s)
+	writeLock(t, d1.Lock, c.pid(), c.incarnation)
+	if out, err := exec.Command("cp", "-a", d1.Dir, d3.Dir).CombinedOutput(); err != nil {
+		t.Fatalf("cp -a: %v: %s", err, out)
+	}
+
+	if cl := Classify(ReadState(d1), desired, SystemProbe()); cl.Class != ClassCompatible || !cl.Signalable {
+		t.Fatalf("d1's own record: %+v", cl)
+	}
+	cl := Classify(ReadState(d3), desired, SystemProbe())
+	if cl.Class != ClassStopped || cl.Reason != ReasonNotThisDaemon || cl.Signalable || cl.AmbiguouslyLive {
+		t.Fatalf("d3's copied record: %+v", cl)
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+		err := SignalOwner(d3, &desired, s, sig, SystemProbe())
+		var gone *OwnerGoneError
+		if !errors.As(err, &gone) || !gone.NotDaemon || Reason(err) != ReasonNotThisDaemon {
+			t.Fatalf("SignalOwner(d3, %v) = %v, want a not-this-daemon refusal", sig, err)
+		}
+	}
+	o, err := Acquire(d3, AcquireRequest{Kind: "discord", OwnerID: "d3-owner", Identity: testIdentity, Generation: 7})
+	if err != nil {
+		t.Fatalf("Acquire d3 over d1's copied record and lock: %v", err)
+	}
+	if err := o.Release(nil); err != nil {
+		t.Fatal(err)
+	}
+	c.assertUntouched(t)
+	// d1 is untouched: still its own owner.
+	if cl := Classify(ReadState(d1), desired, SystemProbe()); cl.Class != ClassCompatible || !cl.Signalable {
+		t.Fatalf("d1 after d3's takeover: %+v", cl)
+	}
+}
+
+// A record naming any other live process of the user (a canary that is no
+// daemon, this test process, PID 1) is stale and gets no signal: the
+// refusal comes before any signal is sent.
+func TestRecordNamingAnyProcessIsNeverSignalled(t *testing.T) {
+	t.Run("a process of the user", func(t *testing.T) {
+		h := startHelper(t, "canary") // no daemon's command line
+		if got := h.recv(t); got != "ready" {
+			t.Fatalf("canary: %q", got)
+		}
+		c := &canary{helper: h, incarnation: incarnationOf(t, h.pid())}
+		p := newPaths(t)
+		s := stateOf(c.pid(), c.incarnation)
+		writeState(t, p, s)
+		writeLock(t, p.Lock, c.pid(), c.incarnation)
+		if cl := Classify(ReadState(p), desired, SystemProbe()); cl.Reason != ReasonNotThisDaemon || cl.Signalable {
+			t.Fatalf("Classify = %+v", cl)
+		}
+		for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGUSR1, syscall.SIGKILL} {
+			if err := SignalOwner(p, &desired, s, sig, SystemProbe()); Reason(err) != ReasonNotThisDaemon {
+				t.Fatalf("SignalOwner(%v) = %v", sig, err)
+			}
+		}
+		c.assertUntouched(t)
+		o, err := Acquire(p, AcquireRequest{Kind: "discord", OwnerID: "successor", Identity: testIdentity, Generation: 7})
+		if err != nil {
+			t.Fatalf("Acquire over a record naming a non-daemon: %v", err)
+		}
+		_ = o.Release(nil)
+		c.assertUntouched(t)
+	})
+	t.Run("this test process", func(t *testing.T) {
+		got := make(chan os.Signal, 1)
+		signal.Notify(got, syscall.SIGUSR2)
+		defer signal.Stop(got)
+		p := newPaths(t)
+		s := stateOf(os.Getpid(), incarnationOf(t, os.Getpid()))
+		writeState(t, p, s)
+		if err := SignalOwner(p, &desired, s, syscall.SIGUSR2, SystemProbe()); Reason(err) != ReasonNotThisDaemon {
+			t.Fatalf("SignalOwner(self) = %v", err)
+		}
+		// Any signal sent would be pending now; a marker sent after it
+		// arrives after it.
+		signal.Notify(got, syscall.SIGWINCH)
+		_ = syscall.Kill(os.Getpid(), syscall.SIGWINCH)
+		if sig := <-got; sig != syscall.SIGWINCH {
+			t.Fatalf("this process received %v", sig)
+		}
+	})
+	t.Run("PID 1", func(t *testing.T) {
+		inc, err := platform.Incarnation(1)
+		if err != nil {
+			t.Fatalf("Incarnation(1): %v", err)
+		}
+		p := newPaths(t)
+		s := stateOf(1, inc)
+		writeState(t, p, s)
+		// OpenOwner is every check SignalOwner makes before it signals;
+		// nothing is sent to init, whatever the outcome.
+		proc, err := OpenOwner(p, &desired, s, SystemProbe())
+		if err == nil {
+			proc.Close()
+			t.Fatal("OpenOwner(PID 1) succeeded: init would be signalled")
+		}
+		if Reason(err) != ReasonNotThisDaemon {
+			t.Fatalf("OpenOwner(PID 1) = %v", err)
+		}
+	})
+}
+
+// The name lock outlives every file: with sdk/ removed under a live owner,
+// a second Acquire is refused, naming the holder the kernel reports.
+func TestNameLockSurvivesRemovedState(t *testing.T) {
+	agentDir := t.TempDir()
+	p := PathsFor(agentDir, "bot")
+	h := startAcquirer(t, agentDir, "bot", "first")
+	h.send(t, "acquire")
+	if got := h.recv(t); got != "won" {
+		t.Fatalf("acquirer: %s", got)
+	}
+	if err := os.RemoveAll(filepath.Join(agentDir, "sdk")); err != nil {
+		t.Fatal(err)
+	}
+	pid, held, err := NameLockHolder(p)
+	if err != nil || !held || pid != h.pid() {
+		t.Fatalf("NameLockHolder = %d, %t, %v; want %d", pid, held, err, h.pid())
+	}
+	_, err = Acquire(p, AcquireRequest{Kind: "discord", OwnerID: "second", Identity: testIdentity, Generation: 7})
+	var heldErr *HeldError
+	if !errors.As(err, &heldErr) || heldErr.PID != h.pid() || heldErr.Source != NameLockFile || Reason(err) != ReasonOwnerHeld {
+		t.Fatalf("Acquire beside a live owner whose files are gone = %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(agentDir, "sdk")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a refused Acquire created files: %v", err)
+	}
+	// Its holder killed, the name is free at once.
+	_ = h.cmd.Process.Kill()
+	_ = h.cmd.Wait()
+	if _, held, err := NameLockHolder(p); held || err != nil {
+		t.Fatalf("after kill -9: held=%t err=%v", held, err)
+	}
+	o, err := Acquire(p, AcquireRequest{Kind: "discord", OwnerID: "second", Identity: testIdentity, Generation: 7})
+	if err != nil {
+		t.Fatalf("Acquire after the holder died: %v", err)
+	}
+	_ = o.Release(nil)
+}
