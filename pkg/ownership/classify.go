@@ -173,7 +173,11 @@ func Classify(rec Record, d Desired, probe Probe) Classification {
 	case HealthTransportDown:
 		c.Message += fmt.Sprintf("; reconnecting (%s), heartbeat %s ago", s.TransportError, age)
 	case HealthHung:
-		c.Message += fmt.Sprintf("; hung: last heartbeat %s ago, over %s", age, HeartbeatTTL)
+		if age < 0 {
+			c.Message += fmt.Sprintf("; hung: its heartbeat is %s in the future, more than the %s of clock skew allowed", -age, MaxClockSkew)
+		} else {
+			c.Message += fmt.Sprintf("; hung: last heartbeat %s ago, over %s", age, HeartbeatTTL)
+		}
 	}
 	if c.Class == ClassCompatible {
 		c.Reason = healthReasons[c.Health]
@@ -253,13 +257,20 @@ func classifyLegacy(s *State, probe Probe) Classification {
 	}
 }
 
+// MaxClockSkew is how far ahead of now a heartbeat may be and still count
+// as fresh: clocks of one machine agree far better, and a heartbeat from
+// further ahead (a year, say) would keep a hung owner "healthy" forever.
+const MaxClockSkew = time.Minute
+
 // health judges a signalable owner by its heartbeat and transport. A
-// heartbeat in the future counts as fresh, as in the reference. An owner
-// not connected yet is starting while it reports no transport error, and
-// reconnecting once it does.
+// heartbeat more than MaxClockSkew in the future is not fresh (the
+// reference took any future heartbeat as fresh). An owner not connected yet
+// is starting while it reports no transport error, and reconnecting once
+// it does.
 func health(s *State, now time.Time) Health {
 	switch {
-	case now.UnixMilli()-s.HeartbeatAt > HeartbeatTTL.Milliseconds():
+	case now.UnixMilli()-s.HeartbeatAt > HeartbeatTTL.Milliseconds(),
+		s.HeartbeatAt-now.UnixMilli() > MaxClockSkew.Milliseconds():
 		return HealthHung
 	case s.TransportHealthy:
 		return HealthHealthy

@@ -102,8 +102,12 @@ func TestClassify(t *testing.T) {
 		{"starting", with(func(s *State) { s.TransportHealthy = false }), nil, desired, want{ClassCompatible, HealthStarting, true, false, ReasonOwnerStarting}},
 		{"transport down", with(func(s *State) { s.TransportHealthy = false; s.TransportError = "gateway closed 1006" }), nil, desired,
 			want{ClassCompatible, HealthTransportDown, true, false, ReasonTransportUnhealthy}},
-		{"heartbeat in the future", with(func(s *State) { s.HeartbeatAt = now.UnixMilli() + 60_000 }), nil, desired,
+		{"heartbeat within the clock skew ahead", with(func(s *State) { s.HeartbeatAt = now.UnixMilli() + 60_000 }), nil, desired,
 			want{ClassCompatible, HealthHealthy, true, false, ReasonOwnerHealthy}},
+		{"heartbeat past the clock skew ahead", with(func(s *State) { s.HeartbeatAt = now.UnixMilli() + 60_001 }), nil, desired,
+			want{ClassCompatible, HealthHung, true, false, ReasonOwnerHung}},
+		{"heartbeat a year ahead", with(func(s *State) { s.HeartbeatAt = now.UnixMilli() + 365*24*3600_000 }), nil, desired,
+			want{ClassCompatible, HealthHung, true, false, ReasonOwnerHung}},
 		{"newer, hung", with(func(s *State) { s.Generation = gen(8); s.HeartbeatAt = 0 }), nil, desired, want{ClassNewer, HealthHung, true, false, ReasonGenerationAhead}},
 	}
 	// The generation matrix, for both providers.

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -220,4 +221,18 @@ func TestNameLockSurvivesRemovedState(t *testing.T) {
 		t.Fatalf("Acquire after the holder died: %v", err)
 	}
 	_ = o.Release(nil)
+}
+
+// A heartbeat from far ahead is not fresh: the owner is hung, and the
+// message says why.
+func TestHeartbeatFromTheFutureIsHung(t *testing.T) {
+	const pid, inc = 4242, "linux:98231"
+	now := time.Now()
+	s := stateOf(pid, inc)
+	s.HeartbeatAt = now.Add(365 * 24 * time.Hour).UnixMilli()
+	probe := &fakeProbe{alive: map[int]bool{pid: true}, inc: map[int]string{pid: inc}, now: now}
+	c := Classify(Record{Present: true, State: &s, Paths: tablePaths}, desired, probe)
+	if c.Health != HealthHung || c.Reason != ReasonOwnerHung || !strings.Contains(c.Message, "in the future") {
+		t.Fatalf("Classify = %+v", c)
+	}
 }

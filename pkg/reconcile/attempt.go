@@ -265,6 +265,17 @@ func (a *attempt) running(rec ownership.Record, cls ownership.Classification) {
 // startAndWait spawns and waits for the new owner to be healthy.
 func (a *attempt) startAndWait(why string) {
 	a.progressing = true
+	// The kernel knows of a live daemon of this name even when no file
+	// does (sdk/ removed or restored under it): start nothing beside it.
+	// The daemon's own take of the lock is the guard; this is the report.
+	if pid, held, err := ownership.NameLockHolder(a.paths); err != nil {
+		a.r.log.Error(err, "looking up the name lock", "name", a.name)
+	} else if held {
+		a.refuse(ReasonOwnerWithoutRecord, fmt.Sprintf(
+			"a daemon of %s (pid %d) still holds its name lock though no record proves it; no second owner is started until it exits", a.name, pid))
+		a.requeue = time.Second
+		return
+	}
 	if err := ownership.EnsureDir(a.paths); err != nil {
 		a.refuse(ReasonUnsafeDaemonDir, err.Error())
 		return

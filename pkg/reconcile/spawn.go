@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"syscall"
 	"time"
 
@@ -53,11 +52,13 @@ func (r *Reconciler) spawn(d *spec.Daemon, paths ownership.Paths) (*child, error
 	}
 	defer logFile.Close()
 	ownerID := fmt.Sprintf("%d-%s", os.Getpid(), uuid.NewString())
-	args := []string{"daemon", "--agent-dir", r.opts.AgentDir, "--name", d.Name(), "--owner-id", ownerID,
-		"--generation", strconv.FormatInt(d.Config.Generation, 10)}
+	// The command line is the daemon's proof of who it is (see
+	// ownership.VerifyDaemonArgv): built by the same package that checks it.
+	var extra []string
 	if r.opts.DaemonHeartbeat > 0 {
-		args = append(args, "--heartbeat-interval", r.opts.DaemonHeartbeat.String())
+		extra = append(extra, "--"+ownership.FlagHeartbeat, r.opts.DaemonHeartbeat.String())
 	}
+	args := ownership.DaemonArgs(ownership.ClaimOf(paths, ownerID), d.Config.Generation, extra...)
 	cmd := exec.Command(r.opts.Executable, args...)
 	cmd.Stdin = &stdin
 	cmd.Stdout, cmd.Stderr = logFile, logFile

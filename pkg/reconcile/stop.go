@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/google/uuid"
+	"golang.org/x/sys/unix"
 
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/platform"
@@ -23,34 +25,41 @@ var ErrDidNotExit = errors.New("did not exit")
 
 // stopOwner runs the fenced stop sequence on the owner decided on: control
 // request -> SIGTERM -> wait graceful -> SIGKILL -> wait kill -> proven dead ->
-// clear the request. It returns nil only once the owner is proven dead.
-// want is the desired object (nil for a name no source declares).
-// Without escalate, it stops after SIGTERM with ErrDidNotExit.
+// clear the request. It returns nil only once the owner is proven dead (or
+// proven never to have been this name's daemon). want is the desired object
+// (nil for a name no source declares). Without escalate, it stops after
+// SIGTERM with ErrDidNotExit. Its errors say what was sent and what was
+// refused, never more.
 func (r *Reconciler) stopOwner(ctx context.Context, paths ownership.Paths, want *ownership.Desired, decided ownership.State, action string, graceful, kill time.Duration, escalate bool) error {
-	proc, err := platform.OpenProcess(decided.PID, decided.Incarnation)
+	// Every check a signal needs, the process's command line included,
+	// before anything is written or sent.
+	proc, err := ownership.OpenOwner(paths, want, decided, r.probe)
 	switch {
-	case errors.Is(err, platform.ErrProcessGone), errors.Is(err, platform.ErrIncarnationMismatch):
-		return nil // already gone, or the PID now names another process
+	case errors.Is(err, platform.ErrProcessGone):
+		return nil // exited, its PID reused, or never this name's daemon
 	case err != nil:
-		return fmt.Errorf("opening owner pid %d: %w", decided.PID, err)
+		return fmt.Errorf("not stopping owner %s (pid %d); nothing was sent: %w", decided.OwnerID, decided.PID, err)
 	}
 	defer proc.Close()
 
 	req := ownership.ControlRequest{Version: 1, RequestID: uuid.NewString(), Action: action,
 		OwnerID: decided.OwnerID, PID: decided.PID, Incarnation: decided.Incarnation, CreatedAt: r.now().UnixMilli()}
 	if err := ownership.WriteControl(paths, req); err != nil {
-		return fmt.Errorf("writing control request: %w", err)
+		return fmt.Errorf("writing control request; nothing was sent: %w", err)
 	}
 	r.log.Info("stopping owner", "ownerId", decided.OwnerID, "pid", decided.PID, "action", action)
+	var done ladder
 	for _, step := range []struct {
 		sig  syscall.Signal
 		wait time.Duration
 	}{{syscall.SIGTERM, graceful}, {syscall.SIGKILL, kill}} {
-		if err := ownership.SignalOwner(paths, want, decided, step.sig, r.probe); err != nil && !errors.Is(err, platform.ErrProcessGone) {
+		err := ownership.SignalOwner(paths, want, decided, step.sig, r.probe)
+		if err != nil && !errors.Is(err, platform.ErrProcessGone) {
 			// The record changed (a release writes stoppedAt) or cannot be
 			// proven: no signal, but the process may still be on its way out.
 			r.log.Info("not signalling", "pid", decided.PID, "signal", step.sig.String(), "why", err.Error())
 		}
+		done.add(step.sig, step.wait, err)
 		if r.waitExit(ctx, proc, step.wait) {
 			if err := ownership.ClearControl(paths, req.RequestID); err != nil {
 				r.log.Error(err, "clearing control request", "requestId", req.RequestID)
@@ -62,11 +71,29 @@ func (r *Reconciler) stopOwner(ctx context.Context, paths ownership.Paths, want 
 		}
 		if !escalate {
 			// The request stays: the daemon stops when it gets to it.
-			return fmt.Errorf("%w within %v of SIGTERM", ErrDidNotExit, graceful)
+			return fmt.Errorf("%w: pid %d still alive after %s", ErrDidNotExit, decided.PID, done)
 		}
 	}
-	return fmt.Errorf("%w: pid %d still alive after SIGTERM (%v) and SIGKILL (%v)", ErrNotProvenDead, decided.PID, graceful, kill)
+	return fmt.Errorf("%w: pid %d still alive after %s", ErrNotProvenDead, decided.PID, done)
 }
+
+// ladder is what a stop did, step by step, for its message: a signal that
+// was refused is never reported as sent.
+type ladder []string
+
+func (l *ladder) add(sig syscall.Signal, waited time.Duration, err error) {
+	name := unix.SignalName(sig)
+	switch {
+	case err == nil:
+		*l = append(*l, fmt.Sprintf("%s (waited %v)", name, waited))
+	case errors.Is(err, platform.ErrProcessGone):
+		*l = append(*l, fmt.Sprintf("%s not sent: the owner had exited (waited %v)", name, waited))
+	default:
+		*l = append(*l, fmt.Sprintf("%s not sent: %v (waited %v)", name, err, waited))
+	}
+}
+
+func (l ladder) String() string { return strings.Join(l, "; ") }
 
 // waitExit waits on the process reference itself (a pidfd), not on the record.
 func (r *Reconciler) waitExit(ctx context.Context, proc *platform.Process, d time.Duration) bool {
