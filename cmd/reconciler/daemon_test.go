@@ -300,6 +300,36 @@ func TestSecondDaemonExits3WithoutConnecting(t *testing.T) {
 	}
 }
 
+// With every file of the first daemon removed (rm -rf sdk) while it runs
+// and before it can notice (stopped), a second daemon still exits 3
+// without connecting: the kernel-held name lock names the first.
+func TestSecondDaemonExits3WhenStateRemoved(t *testing.T) {
+	f := startFakes(t)
+	dir := t.TempDir()
+	cfg := f.config(spec.ProviderDiscord, "bot", 1)
+	paths := ownership.PathsFor(dir, cfg.Name)
+	first := startDaemon(t, dir, cfg, "owner-first")
+	waitRecord(t, paths, "healthy", healthy)
+	if err := first.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "sdk")); err != nil {
+		t.Fatal(err)
+	}
+	second := startDaemon(t, dir, cfg, "owner-second")
+	if code := second.waitExit(t, e2eDeadline); code != 3 {
+		t.Fatalf("second daemon exit %d, want 3; output:\n%s", code, second.output.String())
+	}
+	if want := fmt.Sprintf("owned by pid %d", first.cmd.Process.Pid); !strings.Contains(second.output.String(), want) {
+		t.Errorf("exit 3 without naming the holder (%q):\n%s", want, second.output.String())
+	}
+	st := f.discord.Snapshot().Tokens[discordToken]
+	if st.Identifies != 1 || st.MaxLive != 1 {
+		t.Errorf("fake saw %d IDENTIFYs, max %d live; want 1 and 1", st.Identifies, st.MaxLive)
+	}
+	_ = first.cmd.Process.Signal(syscall.SIGCONT)
+}
+
 func TestDaemonExits4WhenOwnershipLost(t *testing.T) {
 	f := startFakes(t)
 	for _, provider := range providers {
