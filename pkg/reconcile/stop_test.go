@@ -1,0 +1,102 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+
+	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/platform"
+)
+
+// helperEnv makes the test binary a stand-in daemon: started with a
+// daemon's command line, it lives until its stdin closes.
+const helperEnv = "RECONCILE_TEST_HELPER"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(helperEnv) != "" {
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// startStandIn starts a process whose command line is that of the daemon
+// of p running as ownerID, and returns its record.
+func startStandIn(t *testing.T, p ownership.Paths, ownerID string) ownership.State {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, ownership.DaemonArgs(ownership.ClaimOf(p, ownerID), 1)...)
+	cmd.Env = append(os.Environ(), helperEnv+"=1")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = stdin.Close(); _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	inc, err := platform.Incarnation(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := int64(1)
+	now := time.Now().UnixMilli()
+	return ownership.State{Version: 1, Kind: "slack", PID: cmd.Process.Pid, OwnerID: ownerID, Identity: "0123456789abcdef",
+		Incarnation: inc, StartedAt: now, HeartbeatAt: now, TransportHealthy: true, Generation: &g}
+}
+
+// The owner changed between the decision and the stop: nothing is sent,
+// and the error says so instead of "still alive after SIGTERM and SIGKILL".
+func TestStopOfChangedOwnerSendsNothingAndSaysSo(t *testing.T) {
+	agentDir := t.TempDir()
+	p := ownership.PathsFor(agentDir, "bot")
+	if err := ownership.EnsureDir(p); err != nil {
+		t.Fatal(err)
+	}
+	decided := startStandIn(t, p, "owner-decided")
+	now := decided
+	now.OwnerID = "owner-successor" // same process, another owner's record
+	if err := os.WriteFile(p.State, now.Marshal(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := New(Options{AgentDir: agentDir, Log: logr.Discard()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	err = r.stopOwner(context.Background(), p, nil, decided, "stop", 100*time.Millisecond, 100*time.Millisecond, true)
+	if err == nil {
+		t.Fatal("stop of a changed owner succeeded")
+	}
+	if msg := err.Error(); !strings.Contains(msg, "nothing was sent") || strings.Contains(msg, "after SIGTERM") || errors.Is(err, ErrNotProvenDead) {
+		t.Fatalf("stop error %q: must say nothing was sent", msg)
+	}
+	if alive, err := platform.Alive(decided.PID); err != nil || !alive {
+		t.Fatalf("the process was signalled: alive=%t (%v)", alive, err)
+	}
+	if _, err := os.Lstat(p.Control); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a control request was written for an owner not stopped: %v", err)
+	}
+}
+
+// The ladder's message names each step as sent or not sent.
+func TestLadderSaysWhatWasSent(t *testing.T) {
+	var l ladder
+	l.add(15, time.Second, nil)
+	l.add(9, time.Second, &ownership.OwnerChangedError{Field: "ownerId", Want: "a", Got: "b"})
+	got := l.String()
+	if !strings.Contains(got, "SIGTERM (waited 1s)") || !strings.Contains(got, "SIGKILL not sent") {
+		t.Fatalf("ladder = %q", got)
+	}
+}
