@@ -71,8 +71,13 @@ func acquirePassLock(ctx context.Context, agentDir string) (*passLock, error) {
 	}
 }
 
-// openLock opens the lock file, creating it.
+// openLock opens the lock file, creating it and first the private dirs it
+// lives in: after an operator's rm -rf of sdk/, a pass that could not make
+// them again would never run.
 func openLock(agentDir string) (*os.File, error) {
+	if err := ensurePrivateTree(agentDir); err != nil {
+		return nil, fmt.Errorf("pass lock: %w", err)
+	}
 	path := LockPath(agentDir)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
 	if err != nil {

@@ -188,3 +188,44 @@ func TestPassLockReplacedWhileWaited(t *testing.T) {
 	l.release()
 	mustAcquire(t, agentDir).release()
 }
+
+// A removed control dir is made again, private, by the next acquirer.
+func TestPassLockRecreatesItsDir(t *testing.T) {
+	agentDir := t.TempDir()
+	mustAcquire(t, agentDir).release()
+	if err := os.RemoveAll(filepath.Join(agentDir, "sdk")); err != nil {
+		t.Fatal(err)
+	}
+	l := mustAcquire(t, agentDir)
+	defer l.release()
+	assertNamed(t, agentDir, l)
+	for _, dir := range []string{filepath.Join(agentDir, "sdk"), controlDir(agentDir), daemonsDir(agentDir)} {
+		fi, err := os.Lstat(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !fi.IsDir() || fi.Mode().Perm() != 0o700 {
+			t.Errorf("%s: mode %v, want a 0700 dir", dir, fi.Mode())
+		}
+	}
+}
+
+// An unsafe control dir is refused, not used.
+func TestPassLockRefusesUnsafeDir(t *testing.T) {
+	agentDir := t.TempDir()
+	if err := os.MkdirAll(controlDir(agentDir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(controlDir(agentDir), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), lockWait)
+	defer cancel()
+	if l, err := acquirePassLock(ctx, agentDir); err == nil {
+		l.release()
+		t.Fatal("took the lock in a world-writable dir")
+	}
+	if _, err := os.Lstat(LockPath(agentDir)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a lock file was created in an unsafe dir: %v", err)
+	}
+}
