@@ -31,16 +31,6 @@ func acquireAsync(t *testing.T, agentDir string, timeout time.Duration) <-chan a
 	return ch
 }
 
-// privateAgentDir is an agent dir as New leaves it.
-func privateAgentDir(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := ensurePrivateTree(dir); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
 func mustAcquire(t *testing.T, agentDir string) *passLock {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), lockWait)

@@ -344,7 +344,8 @@ func (l *Loop) writeStatus(force bool) {
 		V bool
 		E []string
 		D []DaemonStatus
-	}{status.SpecValid, status.SpecErrors, status.Daemons})
+		P []Problem
+	}{status.SpecValid, status.SpecErrors, status.Daemons, status.Problems})
 	if !force && bytes.Equal(key, l.written) {
 		return
 	}
