@@ -83,3 +83,31 @@ func TestOnceIgnoresBadInventoryNames(t *testing.T) {
 		t.Errorf("inventory after the pass: %s (%v); the bad entries must stay", data, err)
 	}
 }
+
+// An operator's stop or restart of a name no spec could declare is a usage
+// error: "x/../d1" must not reach d1's dir, and neither may a daemon's
+// --name.
+func TestBadNameArgsTouchNothing(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t)
+	e.writeSpec(object{name: "d1", provider: "discord", generation: 1})
+	e.mustConverge()
+	before := e.state("d1")
+	for _, args := range [][]string{{"stop", "x/../d1", "--force"}, {"restart", "d1/"}} {
+		if r := runBinary(t, e.env, append(args, "--agent-dir", e.agentDir)...); r.code != 2 || !strings.Contains(r.stderr, "is not a daemon name") {
+			t.Errorf("%q: exit %d, want 2 naming the bad name\n%s%s", args, r.code, r.stdout, r.stderr)
+		}
+	}
+	if after := e.state("d1"); after.OwnerID != before.OwnerID || after.PID != before.PID || after.StoppedAt != nil {
+		t.Errorf("d1 was touched: pid %d ownerId %s -> pid %d ownerId %s", before.PID, before.OwnerID, after.PID, after.OwnerID)
+	}
+	cfg := e.f.config("discord", "d1", 1)
+	cfg.Name = "x/../d1"
+	d := startDaemon(t, e.agentDir, cfg, "intruder")
+	if code := d.waitExit(t, e2eDeadline); code != 2 {
+		t.Errorf("daemon --name x/../d1: exit %d, want 2\n%s", code, d.output.String())
+	}
+	if after := e.state("d1"); after.OwnerID != before.OwnerID {
+		t.Errorf("d1's record was taken over: ownerId %s", after.OwnerID)
+	}
+}
