@@ -29,6 +29,9 @@ func newDaemonCommand(g *globals) *cobra.Command {
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkNameArg(name); err != nil {
+				return err
+			}
 			if term.IsTerminal(int(os.Stdin.Fd())) {
 				return &exitError{code: exitInvalid, err: errors.New("the config comes as JSON on stdin from the reconciler; this command is not meant to be run by hand")}
 			}

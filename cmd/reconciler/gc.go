@@ -31,15 +31,16 @@ func newGCCommand(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			managed, err := reconcile.ReadInventory(agentDir)
+			managed, problems, err := reconcile.ReadInventory(agentDir, g.log)
 			if err != nil {
 				return &exitError{code: exitNotDone, err: err}
 			}
 			res := spec.LoadOnce(specPath)
 			managed = append(managed, res.Names()...)
 			opts := gc.Options{AgentDir: agentDir, Managed: managed, Prune: prune}
-			if !res.Valid() {
-				// A broken spec may declare any name: keep every record.
+			if !res.Valid() || len(problems) > 0 {
+				// A broken spec may declare any name, and a damaged
+				// inventory may have meant any: keep every record.
 				opts.KeepAllRecords = true
 			}
 			// The pass lock keeps gc from judging files a pass is changing.

@@ -262,3 +262,41 @@ func keys2(m map[string]string) []string {
 	}
 	return out
 }
+
+// An inventory entry that is not a valid name may be a damaged form of any
+// name: gc --prune then keeps every record, as for an invalid spec, and
+// logs the entry at error level.
+func TestGCKeepsRecordsBesideBadInventoryNames(t *testing.T) {
+	t.Parallel()
+	w := newGCWorld(t)
+	dead, deadInc := deadPID(t)
+	record := w.file("gone", "state.json", stateJSON(dead, deadInc, true), 0)
+	inv := filepath.Join(w.agentDir, "sdk", "reconciler", "inventory.json")
+	if err := os.MkdirAll(filepath.Dir(inv), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(inv, []byte(`{"version":1,"names":["x/../gone"]}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(w.agentDir, "daemons.yaml"), []byte("# no daemons\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if w.uid != os.Getuid() {
+		_ = filepath.Walk(w.agentDir, func(p string, _ os.FileInfo, err error) error {
+			if err == nil {
+				err = os.Lchown(p, w.uid, w.uid)
+			}
+			return err
+		})
+	}
+	r, rep := w.run("--prune")
+	if r.code != 0 {
+		t.Fatalf("gc --prune: exit %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Lstat(record); err != nil {
+		t.Errorf("the record was removed beside a damaged inventory: %v (%+v)", err, rep.Items)
+	}
+	if !strings.Contains(r.stderr, `"level":"error"`) || !strings.Contains(r.stderr, `"entry":"x/../gone"`) {
+		t.Errorf("the bad entry was not logged at error level:\n%s", r.stderr)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -66,6 +67,9 @@ func operate(cmd *cobra.Command, g *globals, f *operateFlags, name string,
 	if f.output != "text" && f.output != "json" {
 		return &exitError{code: exitInvalid, err: fmt.Errorf("-o %q: must be text or json", f.output)}
 	}
+	if err := checkNameArg(name); err != nil {
+		return err
+	}
 	agentDir, specPath, err := g.paths()
 	if err != nil {
 		return err
@@ -102,6 +106,15 @@ func operate(cmd *cobra.Command, g *globals, f *operateFlags, name string,
 	}
 	if !result.OK {
 		return &exitError{code: exitNotDone}
+	}
+	return nil
+}
+
+// checkNameArg refuses a name no spec could declare: joined into a path,
+// "x/../d1" or "d1/" would be d1's dir.
+func checkNameArg(name string) error {
+	if msgs := spec.NameErrors(name); len(msgs) > 0 {
+		return &exitError{code: exitInvalid, err: fmt.Errorf("%q is not a daemon name: %s", name, strings.Join(msgs, "; "))}
 	}
 	return nil
 }

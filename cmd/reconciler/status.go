@@ -114,7 +114,16 @@ func printStatus(w io.Writer, st *reconcile.Status, output string) error {
 	if !st.SpecValid {
 		fmt.Fprintf(tw, "\nspec invalid (last known good objects kept): %d error(s); run reconciler validate\n", len(st.SpecErrors))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	// After the table: tabwriter would align these with its columns.
+	for _, p := range st.Problems {
+		if _, err := fmt.Fprintln(w, "problem:", p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func dash(s string) string {

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/go-logr/logr"
+
 	"gjc.dev/reconciler/pkg/platform"
 )
 
@@ -17,7 +19,12 @@ import (
 type inventory struct {
 	mu    sync.Mutex
 	path  string
+	log   logr.Logger
 	names []string
+	// bad are the entries that are not valid names, as read: never acted
+	// on, and written back as they were, so the problem stays visible until
+	// a person fixes the file.
+	bad []string
 	// seen is the file as last read: other processes (--once, restart) add
 	// names too, so a changed file is read again before it is used.
 	seen os.FileInfo
@@ -28,8 +35,8 @@ type inventoryFile struct {
 	Names   []string `json:"names"`
 }
 
-func loadInventory(path string) (*inventory, error) {
-	inv := &inventory{path: path}
+func loadInventory(path string, log logr.Logger) (*inventory, error) {
+	inv := &inventory{path: path, log: log}
 	if err := inv.read(); err != nil {
 		return nil, err
 	}
@@ -40,7 +47,7 @@ func loadInventory(path string) (*inventory, error) {
 func (i *inventory) read() error {
 	fi, err := os.Stat(i.path)
 	if errors.Is(err, os.ErrNotExist) {
-		i.names, i.seen = nil, nil
+		i.names, i.bad, i.seen = nil, nil, nil
 		return nil
 	}
 	if err != nil {
@@ -54,9 +61,29 @@ func (i *inventory) read() error {
 	if err := json.Unmarshal(data, &f); err != nil || f.Version != 1 {
 		return fmt.Errorf("inventory %s is not a version 1 inventory; move it aside to start over", i.path)
 	}
-	i.names, i.seen = f.Names, fi
-	slices.Sort(i.names)
+	var names, bad []string
+	for _, n := range f.Names {
+		if p := badName(i.path, n); p != nil {
+			i.log.Error(errors.New(p.Message), "inventory entry ignored: it is never pruned, signalled or used as a path", "file", i.path, "entry", n)
+			bad = append(bad, n)
+			continue
+		}
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	i.names, i.bad, i.seen = slices.Compact(names), bad, fi
 	return nil
+}
+
+// problems are the inventory's entries that are not valid names.
+func (i *inventory) problems() []Problem {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	var out []Problem
+	for _, n := range i.bad {
+		out = append(out, *badName(i.path, n))
+	}
+	return out
 }
 
 // refresh re-reads the file if another process changed it since.
@@ -128,7 +155,7 @@ func (i *inventory) remove(name string) error {
 }
 
 func (i *inventory) write(names []string) error {
-	data, err := json.Marshal(inventoryFile{Version: 1, Names: append([]string{}, names...)})
+	data, err := json.Marshal(inventoryFile{Version: 1, Names: append(append([]string{}, names...), i.bad...)})
 	if err != nil {
 		return err
 	}
@@ -141,11 +168,12 @@ func (i *inventory) write(names []string) error {
 	return nil
 }
 
-// ReadInventory lists the names a reconciler of agentDir has spawned.
-func ReadInventory(agentDir string) ([]string, error) {
-	inv, err := loadInventory(InventoryPath(agentDir))
+// ReadInventory lists the names a reconciler of agentDir has spawned, and
+// the entries that are not valid names (left out of the list).
+func ReadInventory(agentDir string, log logr.Logger) ([]string, []Problem, error) {
+	inv, err := loadInventory(InventoryPath(agentDir), log)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return inv.list(), nil
+	return inv.list(), inv.problems(), nil
 }

@@ -103,7 +103,7 @@ func (st *nameState) held() *HeldOwner {
 // pass; a running loop writes the file a moment after its reconciles.
 func (r *Reconciler) seedHeld() {
 	r.seed.Do(func() {
-		prev, err := ReadStatus(r.opts.AgentDir)
+		prev, err := r.readStatus()
 		if err != nil {
 			return
 		}

@@ -18,34 +18,89 @@ var ErrLockTimeout = errors.New("another reconciler holds the lock")
 // --once, stop and restart all take it.
 type passLock struct{ f *os.File }
 
-// acquirePassLock waits up to ctx's deadline. flock has no timed form, so it
-// retries a non-blocking attempt with a growing pause; the wait is rare and
-// bounded, unlike a loop's idle.
-func acquirePassLock(ctx context.Context, path string) (*passLock, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("opening lock %s: %w", path, err)
-	}
+// acquirePassLock takes agentDir's pass lock, waiting up to ctx's deadline.
+// flock has no timed form, so it retries a non-blocking attempt with a
+// growing pause; the wait is rare and bounded, unlike a loop's idle.
+//
+// The flock is on an inode, and what other reconcilers find is a path: one
+// that waited on a file since removed or replaced would hold a lock no later
+// acquirer sees. So a lock counts only while the path still names the
+// locked file; if not, the file is let go and the path opened afresh.
+func acquirePassLock(ctx context.Context, agentDir string) (*passLock, error) {
+	path := LockPath(agentDir)
+	var f *os.File
+	defer func() {
+		if f != nil {
+			f.Close()
+		}
+	}()
 	pause := 5 * time.Millisecond
 	for {
-		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-		if err == nil {
-			return &passLock{f: f}, nil
+		if f == nil {
+			var err error
+			if f, err = openLock(agentDir); err != nil {
+				return nil, err
+			}
 		}
-		if !errors.Is(err, unix.EWOULDBLOCK) && !errors.Is(err, unix.EINTR) {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		switch {
+		case err == nil:
+			named, err := namesFile(path, f)
+			if err != nil {
+				return nil, err
+			}
+			if named {
+				l := &passLock{f: f}
+				f = nil
+				return l, nil
+			}
 			f.Close()
+			f = nil
+		case errors.Is(err, unix.EWOULDBLOCK), errors.Is(err, unix.EINTR):
+		default:
 			return nil, fmt.Errorf("locking %s: %w", path, err)
 		}
 		t := time.NewTimer(pause)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			f.Close()
 			return nil, fmt.Errorf("%w (%s)", ErrLockTimeout, path)
 		case <-t.C:
 		}
 		pause = min(pause*2, 200*time.Millisecond)
 	}
+}
+
+// openLock opens the lock file, creating it and first the private dirs it
+// lives in: after an operator's rm -rf of sdk/, a pass that could not make
+// them again would never run.
+func openLock(agentDir string) (*os.File, error) {
+	if err := ensurePrivateTree(agentDir); err != nil {
+		return nil, fmt.Errorf("pass lock: %w", err)
+	}
+	path := LockPath(agentDir)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("opening lock %s: %w", path, err)
+	}
+	return f, nil
+}
+
+// namesFile reports whether path still names the file f has open (same
+// device and inode); a path that is gone names nothing.
+func namesFile(path string, f *os.File) (bool, error) {
+	var held, named unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &held); err != nil {
+		return false, fmt.Errorf("stat of the locked %s: %w", path, err)
+	}
+	err := unix.Lstat(path, &named)
+	if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("stat of %s: %w", path, err)
+	}
+	return held.Dev == named.Dev && held.Ino == named.Ino, nil
 }
 
 // release unlocks by closing: the kernel drops the flock with the last descriptor.
@@ -56,7 +111,7 @@ func (l *passLock) release() { _ = l.f.Close() }
 func AcquireLock(ctx context.Context, agentDir string, timeout time.Duration) (release func(), err error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	l, err := acquirePassLock(ctx, LockPath(agentDir))
+	l, err := acquirePassLock(ctx, agentDir)
 	if err != nil {
 		return nil, err
 	}

@@ -93,7 +93,7 @@ func NewLoop(r *Reconciler, opts LoopOptions) *Loop {
 		opts.Resync = 30 * time.Second
 	}
 	l := &Loop{r: r, opts: opts, loader: spec.NewLoader(opts.SpecPath),
-		lock:    &sharedLock{path: LockPath(r.opts.AgentDir), timeout: opts.LockTimeout},
+		lock:    &sharedLock{agentDir: r.opts.AgentDir, timeout: opts.LockTimeout},
 		watched: map[string]func(){}, exits: map[string]*exitWatch{},
 		reload: make(chan struct{}, 1), dirty: make(chan struct{}, 1), wakes: map[string]int64{}}
 	l.q = newQueue(l.work)
@@ -344,7 +344,8 @@ func (l *Loop) writeStatus(force bool) {
 		V bool
 		E []string
 		D []DaemonStatus
-	}{status.SpecValid, status.SpecErrors, status.Daemons})
+		P []Problem
+	}{status.SpecValid, status.SpecErrors, status.Daemons, status.Problems})
 	if !force && bytes.Equal(key, l.written) {
 		return
 	}
@@ -391,8 +392,8 @@ func specFiles(path string) func(string) bool {
 // needs it: flock conflicts between descriptors of one process too, so the
 // workers share one.
 type sharedLock struct {
-	path    string
-	timeout time.Duration
+	agentDir string
+	timeout  time.Duration
 
 	mu    sync.Mutex
 	users int
@@ -408,7 +409,7 @@ func (s *sharedLock) acquire(ctx context.Context) error {
 	}
 	lctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	l, err := acquirePassLock(lctx, s.path)
+	l, err := acquirePassLock(lctx, s.agentDir)
 	if err != nil {
 		return err
 	}

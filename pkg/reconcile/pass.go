@@ -49,6 +49,7 @@ func (r *Reconciler) Pass(ctx context.Context, res *spec.Result) PassResult {
 // names come sorted, from Names.
 func (r *Reconciler) snapshot(res *spec.Result, names []string) *Status {
 	s := newStatus(r.now(), res)
+	s.Problems = r.takeProblems()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, n := range names {
@@ -66,6 +67,10 @@ func summarize(s *Status) PassResult {
 	out := PassResult{Status: s, Converged: s.SpecValid}
 	if !s.SpecValid {
 		out.Reasons = append(out.Reasons, "spec: SpecInvalid: "+fmt.Sprint(len(s.SpecErrors))+" error(s); run reconciler validate")
+	}
+	for _, p := range s.Problems {
+		out.Converged = false
+		out.Reasons = append(out.Reasons, p.String())
 	}
 	for _, d := range s.Daemons {
 		if d.Phase == PhaseUnmanaged || d.Converged {
@@ -96,11 +101,12 @@ func (p PassResult) Ready() (ready, desired int) {
 // an operator command reconciles one name, outside any pass. The caller
 // holds the pass lock.
 func (r *Reconciler) saveStatus(res *spec.Result, d DaemonStatus) error {
-	s, err := ReadStatus(r.opts.AgentDir)
+	s, err := r.readStatus()
 	if err != nil {
 		s = newStatus(r.now(), res)
 	}
 	s.ObservedAt = metav1.NewTime(r.now())
+	s.Problems = r.takeProblems()
 	i, found := slices.BinarySearchFunc(s.Daemons, d.Name, func(e DaemonStatus, name string) int { return strings.Compare(e.Name, name) })
 	if found {
 		s.Daemons[i] = d

@@ -43,6 +43,10 @@ type Reconciler struct {
 	mu      sync.Mutex
 	names   map[string]*nameState
 	secrets []string // every fromEnv variable of the current spec
+	// pending are the bad entries of status.json this reconciler read and
+	// has not reported yet; noted, every one it has logged.
+	pending []Problem
+	noted   map[Problem]bool
 }
 
 // nameState is what the reconciler remembers of a name between passes.
@@ -72,7 +76,7 @@ func New(opts Options) (*Reconciler, error) {
 	if err := ensurePrivateTree(opts.AgentDir); err != nil {
 		return nil, err
 	}
-	inv, err := loadInventory(InventoryPath(opts.AgentDir))
+	inv, err := loadInventory(InventoryPath(opts.AgentDir), opts.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -80,8 +84,9 @@ func New(opts Options) (*Reconciler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating file watch: %w", err)
 	}
-	r := &Reconciler{opts: opts, log: opts.Log, probe: opts.Probe, inv: inv, watch: w, names: map[string]*nameState{}}
-	if prev, err := ReadStatus(opts.AgentDir); err == nil {
+	r := &Reconciler{opts: opts, log: opts.Log, probe: opts.Probe, inv: inv, watch: w,
+		names: map[string]*nameState{}, noted: map[Problem]bool{}}
+	if prev, err := r.readStatus(); err == nil {
 		// Carry conditions over, so lastTransitionTime survives a restart.
 		for _, s := range prev.Daemons {
 			r.state(s.Name).status = s

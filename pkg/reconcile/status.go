@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -41,6 +42,10 @@ type Status struct {
 	SpecValid  bool           `json:"specValid"`
 	SpecErrors []string       `json:"specErrors,omitempty"`
 	Daemons    []DaemonStatus `json:"daemons"`
+	// Problems are entries of the files the reconciler read that it would
+	// not act on (names that cannot be a daemon's): each keeps the pass
+	// from converging until a person fixes the file.
+	Problems []Problem `json:"problems,omitempty"`
 	// Wakes counts what woke the loop since it started, by trigger, and
 	// Reconciles how many single-name reconciles ran: an idle loop's counts
 	// grow with the daemons' heartbeats and nothing else.
@@ -89,20 +94,41 @@ func newStatus(t time.Time, res *spec.Result) *Status {
 	return s
 }
 
-// ReadStatus reads status.json; a missing file is an empty status.
+// ReadStatus reads status.json; a missing file is an empty status. An
+// entry whose name is not valid is left out and added to Problems.
 func ReadStatus(agentDir string) (*Status, error) {
-	data, err := platform.ReadFileCapped(StatusPath(agentDir), 16<<20)
+	s, bad, err := readStatus(agentDir)
+	if err != nil {
+		return nil, err
+	}
+	s.Problems = sortProblems(append(s.Problems, bad...))
+	return s, nil
+}
+
+// readStatus reads status.json, leaving out the entries whose names are not
+// valid and returning them apart from the Problems the file itself reports.
+func readStatus(agentDir string) (*Status, []Problem, error) {
+	path := StatusPath(agentDir)
+	data, err := platform.ReadFileCapped(path, 16<<20)
 	if errors.Is(err, os.ErrNotExist) {
-		return &Status{Version: 1}, nil
+		return &Status{Version: 1}, nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading status: %w", err)
+		return nil, nil, fmt.Errorf("reading status: %w", err)
 	}
 	var s Status
 	if err := json.Unmarshal(data, &s); err != nil {
-		return nil, fmt.Errorf("status %s is not valid JSON: %w", StatusPath(agentDir), err)
+		return nil, nil, fmt.Errorf("status %s is not valid JSON: %w", path, err)
 	}
-	return &s, nil
+	var bad []Problem
+	s.Daemons = slices.DeleteFunc(s.Daemons, func(d DaemonStatus) bool {
+		if p := badName(path, d.Name); p != nil {
+			bad = append(bad, *p)
+			return true
+		}
+		return false
+	})
+	return &s, bad, nil
 }
 
 func writeStatus(agentDir string, s *Status) error {

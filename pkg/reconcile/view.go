@@ -26,6 +26,7 @@ func View(agentDir string, res *spec.Result, only []string) (*Status, error) {
 	names = slices.Compact(names)
 	probe := ownership.SystemProbe()
 	out := newStatus(saved.ObservedAt.Time, res)
+	out.Problems = saved.Problems
 	for _, n := range names {
 		if len(only) > 0 && !slices.Contains(only, n) {
 			continue

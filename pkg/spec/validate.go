@@ -6,7 +6,6 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -34,7 +33,7 @@ func validateMeta(m *metav1.ObjectMeta, p *field.Path) field.ErrorList {
 	if m.Name == "" {
 		errs = append(errs, field.Required(p.Child("name"), "the daemon's name (a DNS-1123 label, also its directory name)"))
 	} else {
-		for _, msg := range validation.IsDNS1123Label(m.Name) {
+		for _, msg := range NameErrors(m.Name) {
 			errs = append(errs, field.Invalid(p.Child("name"), m.Name, msg))
 		}
 	}
