@@ -6,6 +6,7 @@ import (
 	"net"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -24,9 +25,15 @@ func abstractAddr(key string) *net.UnixAddr {
 	return &net.UnixAddr{Net: "unix", Name: "@" + key}
 }
 
+// nameSettle bounds how long a taker that finds the name bound waits for
+// its holder to answer: a holder is between bind(2) and listen(2) for
+// microseconds, and one that just let go frees the name as fast.
+const nameSettle = 200 * time.Millisecond
+
 func takeNameLock(key string) (*nameLockSys, error) {
 	var ln *net.UnixListener
-	for attempt := 0; ; attempt++ {
+	deadline := time.Now().Add(nameSettle)
+	for {
 		var err error
 		ln, err = net.ListenUnix("unix", abstractAddr(key))
 		if err == nil {
@@ -36,12 +43,13 @@ func takeNameLock(key string) (*nameLockSys, error) {
 			return nil, fmt.Errorf("name lock %q: %w", key, err)
 		}
 		pid, held, _ := nameLockHolder(key)
-		// Not held by the time we looked: its holder let go between the
-		// bind and the look. Bind again, a few times, rather than report
-		// a holder that is gone.
-		if held || attempt == 3 {
+		// Bound but not answering: its holder has not called listen(2)
+		// yet, or has just let go. Look again, briefly, rather than report
+		// a holder the kernel cannot name.
+		if (held && pid > 0) || time.Now().After(deadline) {
 			return nil, &NameHeldError{Key: key, PID: pid}
 		}
+		time.Sleep(time.Millisecond)
 	}
 	s := &nameLockSys{ln: ln, done: make(chan struct{})}
 	// Answer lookups: a backlog left full would make them fail as if the
@@ -68,8 +76,21 @@ func (s *nameLockSys) release() error {
 	return err
 }
 
+// backlogRetries bounds how often a lookup asks again while the holder's
+// backlog is full (many lookups at once, a holder slow to accept): each
+// wait is a millisecond, and a full backlog still proves the name held.
+const backlogRetries = 200
+
 func nameLockHolder(key string) (int, bool, error) {
-	c, err := net.DialUnix("unix", nil, abstractAddr(key))
+	var c *net.UnixConn
+	var err error
+	for range backlogRetries {
+		c, err = net.DialUnix("unix", nil, abstractAddr(key))
+		if !errors.Is(err, syscall.EAGAIN) {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
 	switch {
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return 0, false, nil
