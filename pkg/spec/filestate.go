@@ -35,7 +35,8 @@ type docResult struct {
 // contributes may differ.
 func (fs *fileState) refresh(now time.Time, lookupEnv func(string) (string, bool)) bool {
 	if fs.readErr == "" && fs.content != nil && fs.secretsUnchanged() {
-		if fi, err := os.Stat(fs.path); err == nil && fs.stamp.unchanged(stampOf(fi), fs.readAt) {
+		// Lstat: a link swapped in for the file must look changed, to be refused.
+		if fi, err := os.Lstat(fs.path); err == nil && fs.stamp.unchanged(stampOf(fi), fs.readAt) {
 			return false
 		}
 	}
