@@ -20,7 +20,12 @@ type fileState struct {
 	// ever validated (an empty file contributes nothing, validly).
 	good    []*Daemon
 	hasGood bool
+	// goneSince is when the file was first found gone from its directory
+	// source; zero while it is listed.
+	goneSince time.Time
 }
+
+func (fs *fileState) gone() bool { return !fs.goneSince.IsZero() }
 
 // docResult is one evaluated document.
 type docResult struct {
