@@ -125,3 +125,34 @@ func TestSecretFromFIFO(t *testing.T) {
 		t.Errorf("errors %q, want %q", got, want)
 	}
 }
+
+// A link swapped in for a file the loader trusts unchanged is looked at
+// again and refused, even when it leads to that very inode: the reload's
+// quick look does not follow it either.
+func TestSpecFileSwappedForLinkToItself(t *testing.T) {
+	setTokens(t)
+	dir := t.TempDir()
+	p := writeFile(t, dir, "daemons.yaml", discordDoc("discord", ""))
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(p, old, old); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(dir, "real.yaml")
+	if err := os.Link(p, target); err != nil {
+		t.Fatal(err)
+	}
+	l := NewLoader(p)
+	if res := l.Load(); !res.Valid() {
+		t.Fatal(issueStrings(res.Errors))
+	}
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, p); err != nil {
+		t.Fatal(err)
+	}
+	want := p + ": not a regular file (a symbolic link)"
+	if res := l.Load(); res.Valid() || !strings.Contains(issueStrings(res.Errors), want) {
+		t.Errorf("valid=%v errors %q, want %q", res.Valid(), issueStrings(res.Errors), want)
+	}
+}
