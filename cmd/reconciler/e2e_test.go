@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -119,14 +121,67 @@ func (e *e2e) once(extra ...string) result {
 type loopProc struct {
 	cmd  *exec.Cmd
 	done chan struct{}
-	logs *bytes.Buffer
+	logs *logBuffer
+}
+
+// logBuffer collects a loop's output while it runs; tests read it meanwhile
+// and wait for lines in it.
+type logBuffer struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	wrote chan struct{}
+}
+
+func newLogBuffer() *logBuffer { return &logBuffer{wrote: make(chan struct{}, 1)} }
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	defer func() {
+		select {
+		case b.wrote <- struct{}{}:
+		default:
+		}
+	}()
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// logLines decodes the JSON log lines the loop wrote so far.
+func (b *logBuffer) logLines() []map[string]any {
+	var out []map[string]any
+	for line := range strings.Lines(b.String()) {
+		var m map[string]any
+		if json.Unmarshal([]byte(line), &m) == nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// waitLog waits, woken by each write, until cond holds for the lines so far.
+func (b *logBuffer) waitLog(t testing.TB, what string, cond func([]map[string]any) bool) {
+	t.Helper()
+	deadline := time.After(e2eDeadline)
+	for !cond(b.logLines()) {
+		select {
+		case <-b.wrote:
+		case <-deadline:
+			t.Fatalf("loop log: %s: not seen before the deadline", what)
+		}
+	}
 }
 
 func (e *e2e) startLoop(extra ...string) *loopProc {
 	e.t.Helper()
 	cmd := exec.Command(binary, e.args(extra...)...)
 	cmd.Env = e.env
-	p := &loopProc{cmd: cmd, done: make(chan struct{}), logs: &bytes.Buffer{}}
+	p := &loopProc{cmd: cmd, done: make(chan struct{}), logs: newLogBuffer()}
 	cmd.Stdout, cmd.Stderr = p.logs, p.logs
 	if err := cmd.Start(); err != nil {
 		e.t.Fatal(err)

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -423,9 +422,8 @@ func TestLoopRespawnsAndBacksOff(t *testing.T) {
 	// loaded test sees it there; the loop logs every phase change.
 	loop.stop()
 	var backoff map[string]any
-	for line := range strings.Lines(loop.logs.String()) {
-		var m map[string]any
-		if json.Unmarshal([]byte(line), &m) == nil && m["msg"] == "daemon phase" && m["phase"] == string(reconcile.PhaseCrashLoopBackOff) {
+	for _, m := range loop.logs.logLines() {
+		if m["msg"] == "daemon phase" && m["phase"] == string(reconcile.PhaseCrashLoopBackOff) {
 			backoff = m
 		}
 	}

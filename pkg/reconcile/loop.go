@@ -32,6 +32,9 @@ type LoopOptions struct {
 	// loop's own goroutine, so a stuck loop stops calling it.
 	Watchdog   time.Duration
 	OnWatchdog func()
+	// SpecRemoveGrace is how long a file gone from a spec dir keeps its
+	// objects desired (spec.DefaultRemoveGrace when zero).
+	SpecRemoveGrace time.Duration
 }
 
 // Loop is the level-triggered reconcile loop. It wakes only on triggers: spec
@@ -96,6 +99,9 @@ func NewLoop(r *Reconciler, opts LoopOptions) *Loop {
 		lock:    &sharedLock{agentDir: r.opts.AgentDir, timeout: opts.LockTimeout},
 		watched: map[string]func(){}, exits: map[string]*exitWatch{},
 		reload: make(chan struct{}, 1), dirty: make(chan struct{}, 1), wakes: map[string]int64{}}
+	if opts.SpecRemoveGrace > 0 {
+		l.loader.SetRemoveGrace(opts.SpecRemoveGrace)
+	}
 	l.q = newQueue(l.work)
 	r.opts.ChildExited = func(name string) {
 		// During the first pass the name's reconcile is still running; the
@@ -135,6 +141,12 @@ func (l *Loop) Run(ctx context.Context) error {
 	settle := time.NewTimer(time.Hour)
 	settle.Stop()
 	defer settle.Stop()
+	// A file gone from a spec dir is removed only by a look after its grace,
+	// which no file event may bring.
+	graceEnd := time.NewTimer(time.Hour)
+	graceEnd.Stop()
+	defer graceEnd.Stop()
+	l.armGraceEnd(graceEnd)
 	var watchdog <-chan time.Time
 	if l.opts.Watchdog > 0 && l.opts.OnWatchdog != nil {
 		t := time.NewTicker(l.opts.Watchdog)
@@ -155,9 +167,15 @@ func (l *Loop) Run(ctx context.Context) error {
 		case <-settle.C:
 			l.wake(TriggerSpec)
 			l.refresh(false)
+			l.armGraceEnd(graceEnd)
+		case <-graceEnd.C:
+			l.wake(TriggerSpec)
+			l.refresh(false)
+			l.armGraceEnd(graceEnd)
 		case <-l.reload:
 			l.wake(TriggerReload)
 			l.refresh(true)
+			l.armGraceEnd(graceEnd)
 			if l.opts.OnReloaded != nil {
 				l.opts.OnReloaded()
 			}
@@ -166,9 +184,17 @@ func (l *Loop) Run(ctx context.Context) error {
 		case <-resync.C:
 			l.wake(TriggerResync)
 			l.refresh(true)
+			l.armGraceEnd(graceEnd)
 		case <-l.dirty:
 			l.writeStatus(false)
 		}
+	}
+}
+
+// armGraceEnd sets t for the loader's next look, if one is due.
+func (l *Loop) armGraceEnd(t *time.Timer) {
+	if at := l.loader.NextLook(); !at.IsZero() {
+		t.Reset(time.Until(at))
 	}
 }
 

@@ -20,7 +20,12 @@ type fileState struct {
 	// ever validated (an empty file contributes nothing, validly).
 	good    []*Daemon
 	hasGood bool
+	// goneSince is when the file was first found gone from its directory
+	// source; zero while it is listed.
+	goneSince time.Time
 }
+
+func (fs *fileState) gone() bool { return !fs.goneSince.IsZero() }
 
 // docResult is one evaluated document.
 type docResult struct {
@@ -35,7 +40,8 @@ type docResult struct {
 // contributes may differ.
 func (fs *fileState) refresh(now time.Time, lookupEnv func(string) (string, bool)) bool {
 	if fs.readErr == "" && fs.content != nil && fs.secretsUnchanged() {
-		if fi, err := os.Stat(fs.path); err == nil && fs.stamp.unchanged(stampOf(fi), fs.readAt) {
+		// Lstat: a link swapped in for the file must look changed, to be refused.
+		if fi, err := os.Lstat(fs.path); err == nil && fs.stamp.unchanged(stampOf(fi), fs.readAt) {
 			return false
 		}
 	}

@@ -62,19 +62,28 @@ type SourceStatus struct {
 // changed, so calling Load on every event is cheap. Environment variables are
 // read when a file is (re)evaluated. A Loader is not safe for concurrent use.
 type Loader struct {
-	path      string
-	lookupEnv func(string) (string, bool)
-	now       func() time.Time
-	order     []string
-	files     map[string]*fileState
-	listErr   string
-	last      *Result
+	path        string
+	lookupEnv   func(string) (string, bool)
+	now         func() time.Time
+	removeGrace time.Duration
+	order       []string
+	files       map[string]*fileState
+	listErr     string
+	last        *Result
 }
+
+// DefaultRemoveGrace is how long a file gone from a directory source keeps
+// its objects: an editor that renames the old file to a backup before
+// writing the new one leaves a gap, and a save must never prune.
+const DefaultRemoveGrace = 2 * time.Second
 
 // NewLoader returns a loader for path, a file or a directory.
 func NewLoader(path string) *Loader {
-	return &Loader{path: path, lookupEnv: os.LookupEnv, now: time.Now, files: map[string]*fileState{}}
+	return &Loader{path: path, lookupEnv: os.LookupEnv, now: time.Now, removeGrace: DefaultRemoveGrace, files: map[string]*fileState{}}
 }
+
+// SetRemoveGrace changes DefaultRemoveGrace for this loader.
+func (l *Loader) SetRemoveGrace(d time.Duration) { l.removeGrace = d }
 
 // Load returns the desired state, re-reading what changed since the last call.
 func (l *Loader) Load() *Result {
@@ -85,7 +94,9 @@ func (l *Loader) Load() *Result {
 	if err != nil {
 		listErr = err.Error()
 	} else {
-		if !slices.Equal(paths, l.order) {
+		var wentGone bool
+		paths, wentGone = l.withGone(paths, now)
+		if wentGone || !slices.Equal(paths, l.order) {
 			changed = true
 			for p := range l.files {
 				if !slices.Contains(paths, p) {
@@ -109,6 +120,9 @@ func (l *Loader) Load() *Result {
 			fs = &fileState{path: p}
 			l.files[p] = fs
 		}
+		if fs.gone() {
+			continue
+		}
 		wg.Go(func() { refreshed[i] = fs.refresh(now, l.lookupEnv) })
 	}
 	wg.Wait()
@@ -118,6 +132,47 @@ func (l *Loader) Load() *Result {
 	}
 	l.last = l.merge()
 	return l.last
+}
+
+// withGone keeps, besides the listed files, those that were listed before and
+// are gone for less than the grace; they fail like an unreadable file, so
+// their last known good stays desired and nothing is pruned meanwhile. A file
+// counts as removed only when a load after the grace still finds it gone.
+// wentGone reports a file newly found gone.
+func (l *Loader) withGone(listed []string, now time.Time) (paths []string, wentGone bool) {
+	paths = listed
+	for _, p := range l.order {
+		fs := l.files[p]
+		if slices.Contains(listed, p) {
+			fs.goneSince = time.Time{}
+			continue
+		}
+		if !fs.gone() {
+			fs.goneSince = now
+			fs.readErr = fmt.Sprintf("gone from the directory; its objects stay desired until it has been gone for %v", l.removeGrace)
+			fs.content, fs.docs = nil, nil
+			wentGone = true
+		}
+		if now.Sub(fs.goneSince) < l.removeGrace {
+			paths = append(paths, p)
+		}
+	}
+	sort.Strings(paths)
+	return paths, wentGone
+}
+
+// NextLook is when a Load may change the result with no file event: the end
+// of a gone file's grace. It is zero when no grace is running.
+func (l *Loader) NextLook() time.Time {
+	var next time.Time
+	for _, p := range l.order {
+		if fs := l.files[p]; fs.gone() {
+			if at := fs.goneSince.Add(l.removeGrace); next.IsZero() || at.Before(next) {
+				next = at
+			}
+		}
+	}
+	return next
 }
 
 // list names the source's files, sorted. A directory contributes its

@@ -123,7 +123,8 @@ func TestLoaderLastKnownGood(t *testing.T) {
 		t.Fatalf("fixed: valid=%v names=%v errors=%s", res.Valid(), res.Names(), issueStrings(res.Errors))
 	}
 
-	// A removed file in a directory source removes its objects.
+	// A removed file in a directory source removes its objects, once it has
+	// stayed gone for the grace (see TestLoaderDirFileGoneGrace).
 	writeFile(t, dir, "b.yaml", slackDoc("slack"))
 	if got := l.Load().Names(); !slices.Equal(got, []string{"discord", "slack"}) {
 		t.Fatalf("re-added: %v", got)
@@ -131,6 +132,8 @@ func TestLoaderLastKnownGood(t *testing.T) {
 	if err := os.Remove(b); err != nil {
 		t.Fatal(err)
 	}
+	l.Load()
+	l.now = func() time.Time { return time.Now().Add(DefaultRemoveGrace) }
 	if got := l.Load().Names(); !slices.Equal(got, []string{"discord"}) {
 		t.Fatalf("b removed: %v", got)
 	}

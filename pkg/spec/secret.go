@@ -101,35 +101,33 @@ func (r *secretResolver) path(p string) string {
 	return filepath.Join(r.baseDir, p)
 }
 
-// readFile refuses what another user could have planted or can read.
-// Messages never include the content.
+// readFile refuses what another user could have planted or can read. Every
+// check is made on the opened descriptor (see openRegular), so a FIFO or a
+// link swapped in after a look can neither block the read nor pass for the
+// file. Messages never include the content.
 func (r *secretResolver) readFile(path string) (string, error) {
-	fi, err := os.Lstat(path)
+	f, fi, err := openRegular(path)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
+		var nr *notRegularError
+		switch {
+		case errors.Is(err, os.ErrNotExist):
 			return "", errors.New("file does not exist")
+		case errors.As(err, &nr) && nr.kind == kindSymlink:
+			return "", errors.New("is a symlink; point at the file itself")
+		case errors.As(err, &nr):
+			return "", fmt.Errorf("is %w", err)
 		}
-		return "", fmt.Errorf("cannot stat: %w", unwrapPathError(err))
+		return "", fmt.Errorf("cannot open: %w", err)
 	}
-	switch {
-	case fi.Mode()&os.ModeSymlink != 0:
-		return "", errors.New("is a symlink; point at the file itself")
-	case !fi.Mode().IsRegular():
-		return "", errors.New("is not a regular file")
-	case fi.Mode().Perm()&0o077 != 0:
-		return "", fmt.Errorf("mode %04o lets group or others read it; chmod 600", fi.Mode().Perm())
+	defer f.Close()
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		return "", fmt.Errorf("mode %04o lets group or others read it; chmod 600", perm)
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != r.uid {
 		return "", fmt.Errorf("owned by uid %d, not by uid %d", st.Uid, r.uid)
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
-	if err != nil {
-		return "", fmt.Errorf("cannot open: %w", unwrapPathError(err))
-	}
-	defer f.Close()
-	after, err := f.Stat()
-	if err != nil || !os.SameFile(fi, after) {
-		return "", errors.New("changed while being read; try again")
+	if fi.Size() > maxSecretFile {
+		return "", fmt.Errorf("larger than %d bytes; a token file holds one token", maxSecretFile)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxSecretFile+1))
 	if err != nil {

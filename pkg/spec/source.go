@@ -38,23 +38,21 @@ func (s stamp) unchanged(now stamp, readAt time.Time) bool {
 	return s == now && s.mtime.Before(readAt.Add(-racyWindow))
 }
 
-// readSpecFile reads a spec file, following symlinks (operators link configs
-// into place), refusing anything but a regular file and anything over the cap.
+// readSpecFile reads a spec file, refusing anything but a regular file
+// (a symbolic link included: --spec names the file itself) and anything over
+// the cap. It never blocks: the loop reloads the spec from its one goroutine,
+// and a FIFO planted in the spec dir must not freeze it.
 func readSpecFile(path string) ([]byte, stamp, error) {
-	f, err := os.Open(path)
+	f, fi, err := openRegular(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, stamp{}, errors.New("no such file")
 		}
-		return nil, stamp{}, unwrapPathError(err)
+		return nil, stamp{}, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, stamp{}, unwrapPathError(err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, stamp{}, errors.New("not a regular file")
+	if fi.Size() > maxSpecFile {
+		return nil, stamp{}, fmt.Errorf("larger than %d bytes", maxSpecFile)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxSpecFile+1))
 	if err != nil {
