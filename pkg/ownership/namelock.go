@@ -28,16 +28,35 @@ func nameLockKey(p Paths) (string, error) {
 	if _, err := p.levels(); err != nil {
 		return "", err
 	}
-	dir, err := filepath.Abs(p.AgentDir())
+	dir, err := agentDirKey(p.AgentDir())
 	if err != nil {
 		return "", fmt.Errorf("name lock of %s: %w", p.Name(), err)
 	}
+	return dir + "/" + p.Name(), nil
+}
+
+// PassLockKey names the kernel-held lock that serializes the reconciler
+// passes over agentDir: the name locks' scheme, with a last element no
+// daemon name can be (a DNS label never starts with a dot).
+func PassLockKey(agentDir string) (string, error) {
+	dir, err := agentDirKey(agentDir)
+	if err != nil {
+		return "", fmt.Errorf("pass lock: %w", err)
+	}
+	return dir + "/.pass", nil
+}
+
+func agentDirKey(agentDir string) (string, error) {
+	dir, err := filepath.Abs(agentDir)
+	if err != nil {
+		return "", err
+	}
 	real, err := realPath(dir)
 	if err != nil {
-		return "", fmt.Errorf("name lock of %s: agent dir: %w", p.Name(), err)
+		return "", fmt.Errorf("agent dir: %w", err)
 	}
 	sum := sha256.Sum256([]byte(real))
-	return "reconciler/" + hex.EncodeToString(sum[:12]) + "/" + p.Name(), nil
+	return "reconciler/" + hex.EncodeToString(sum[:12]), nil
 }
 
 // realPath resolves the links of dir's longest existing prefix: a daemon

@@ -9,14 +9,24 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/platform"
 )
 
 // ErrLockTimeout: another reconciler held the pass lock for the whole wait.
 var ErrLockTimeout = errors.New("another reconciler holds the lock")
 
-// passLock is the flock that serializes passes across processes: the loop,
-// --once, stop and restart all take it.
-type passLock struct{ f *os.File }
+// passLock serializes passes across processes: the loop, --once, stop and
+// restart all take it. It is two locks: the flock on the lock file, which
+// every version of this reconciler takes, and the kernel-held pass lock
+// (ownership.PassLockKey), which no file operation can remove: a file
+// removed under its holder leaves the next reconciler a new inode to flock,
+// but not the kernel's name.
+type passLock struct {
+	f      *os.File
+	kernel *platform.NameLock
+}
 
 // acquirePassLock takes agentDir's pass lock, waiting up to ctx's deadline.
 // flock has no timed form, so it retries a non-blocking attempt with a
@@ -50,9 +60,17 @@ func acquirePassLock(ctx context.Context, agentDir string) (*passLock, error) {
 				return nil, err
 			}
 			if named {
-				l := &passLock{f: f}
-				f = nil
-				return l, nil
+				kernel, err := takeKernelPassLock(agentDir)
+				if err == nil {
+					l := &passLock{f: f, kernel: kernel}
+					f = nil
+					return l, nil
+				}
+				if !errors.Is(err, errPassLockHeld) {
+					return nil, err
+				}
+				// Another pass runs on a file removed from under it. Let
+				// ours go while waiting, so no one waits on us meanwhile.
 			}
 			f.Close()
 			f = nil
@@ -103,8 +121,28 @@ func namesFile(path string, f *os.File) (bool, error) {
 	return held.Dev == named.Dev && held.Ino == named.Ino, nil
 }
 
-// release unlocks by closing: the kernel drops the flock with the last descriptor.
-func (l *passLock) release() { _ = l.f.Close() }
+// errPassLockHeld: the kernel-held pass lock is another process's.
+var errPassLockHeld = errors.New("pass lock held by another reconciler")
+
+func takeKernelPassLock(agentDir string) (*platform.NameLock, error) {
+	key, err := ownership.PassLockKey(agentDir)
+	if err != nil {
+		return nil, err
+	}
+	l, err := platform.TakeNameLock(key)
+	var held *platform.NameHeldError
+	if errors.As(err, &held) {
+		return nil, fmt.Errorf("%w (pid %d)", errPassLockHeld, held.PID)
+	}
+	return l, err
+}
+
+// release unlocks: the kernel lock first, then the flock, dropped by the
+// kernel with the last descriptor.
+func (l *passLock) release() {
+	_ = l.kernel.Release()
+	_ = l.f.Close()
+}
 
 // AcquireLock takes the pass lock for a one-shot command (--once, stop,
 // restart), waiting at most timeout. Call release when done.

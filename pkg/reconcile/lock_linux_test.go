@@ -136,10 +136,11 @@ func TestPassLockRemovedWhileWaited(t *testing.T) {
 	mustAcquire(t, agentDir).release()
 }
 
-// The lock file is replaced while a reconciler waits on the old one, and a
-// third takes the new one. When the holder of the old file finishes, the
-// waiter must not count the old file's flock as the lock: it waits for the
-// third at the path, and gets the lock only once the third is done.
+// The lock file is replaced while its holder runs and a second reconciler
+// waits on the old one. Nothing at the path says the first still holds the
+// old file, but the kernel-held pass lock does: a newcomer does not get
+// the lock, and the waiter gets it, at the path, only once the first is
+// done.
 func TestPassLockReplacedWhileWaited(t *testing.T) {
 	agentDir := privateAgentDir(t)
 	path := LockPath(agentDir)
@@ -155,28 +156,37 @@ func TestPassLockReplacedWhileWaited(t *testing.T) {
 	if err := os.Rename(tmp, path); err != nil {
 		t.Fatal(err)
 	}
-	// The first still holds the replaced file: nothing at the path tells a
-	// newcomer so. What the re-check guards is every acquirer that waited.
-	third := mustAcquire(t, agentDir)
-	reopened := opened(t, path)
-	first.release()
+	mustNotAcquire(t, agentDir, "the first holds the replaced file")
 	select {
 	case a := <-second:
 		if a.err == nil {
 			a.l.release()
 		}
-		t.Fatalf("the second reconciler returned (%v) while the third holds the lock at the path", a.err)
-	case <-reopened:
-		// It let the replaced file go and waits on the current one.
-	case <-time.After(lockWait):
-		t.Fatal("the second reconciler neither returned nor opened the current lock file")
+		t.Fatalf("the second reconciler returned (%v) while the first holds the lock", a.err)
+	default:
 	}
-	third.release()
-	l := waitAcquired(t, second, "the second reconciler, once the third is done")
+	first.release()
+	l := waitAcquired(t, second, "the second reconciler, once the first is done")
 	assertNamed(t, agentDir, l)
 	mustNotAcquire(t, agentDir, "the second reconciler holds it")
 	l.release()
 	mustAcquire(t, agentDir).release()
+}
+
+// An operator removes sdk/ (lock file and all) while a pass runs: the next
+// reconciler makes a new lock file and flocks it, but the kernel-held pass
+// lock keeps it out until the first is done.
+func TestPassLockRemovedWhileHeld(t *testing.T) {
+	agentDir := privateAgentDir(t)
+	first := mustAcquire(t, agentDir)
+	if err := os.RemoveAll(filepath.Join(agentDir, "sdk")); err != nil {
+		t.Fatal(err)
+	}
+	mustNotAcquire(t, agentDir, "the first holds the removed file")
+	first.release()
+	l := mustAcquire(t, agentDir)
+	assertNamed(t, agentDir, l)
+	l.release()
 }
 
 // A removed control dir is made again, private, by the next acquirer.
