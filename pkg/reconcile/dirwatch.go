@@ -1,6 +1,8 @@
 package reconcile
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -223,11 +225,23 @@ func (d *dirWatch) subscribe(dir string, want func(base string) bool) (<-chan st
 	defer d.mu.Unlock()
 	// Added even when already watched: a watch can be gone without a word
 	// (a dropped delete event), and inotify merges a repeat.
+	missing := false
 	if d.refs[dir] == 0 || d.lost[dir] {
 		if err := d.w.Add(dir); err != nil {
-			return nil, nil, err
-		}
-		if d.lost[dir] {
+			if !errors.Is(err, fs.ErrNotExist) {
+				return nil, nil, err
+			}
+			// Gone between the caller's look and now: watch for it as for
+			// a lost dir, through its parent, so its return wakes the
+			// subscriber rather than the next resync.
+			missing = true
+			if !d.lost[dir] {
+				d.lost[dir] = true
+				parent := filepath.Dir(dir)
+				_ = d.w.Add(parent)
+				d.parents[parent]++
+			}
+		} else if d.lost[dir] {
 			d.foundLocked(dir)
 			for ch := range d.subs[dir] {
 				poke(ch) // what they watch is back
@@ -241,6 +255,10 @@ func (d *dirWatch) subscribe(dir string, want func(base string) bool) (<-chan st
 	}
 	d.refs[dir]++
 	d.subs[dir][ch] = want
+	if missing {
+		// Created before the parent's watch began: no event will say so.
+		d.recreatedLocked(dir)
+	}
 	cancel := func() {
 		d.mu.Lock()
 		defer d.mu.Unlock()

@@ -281,3 +281,20 @@ func mustSubscribe(t *testing.T, w *dirWatch, dir string, want func(string) bool
 	t.Cleanup(cancel)
 	return events
 }
+
+// A dir that is missing when subscribed (removed between a look and the
+// subscribe) is watched through its parent: its creation and the files
+// written in it wake the subscriber, with no second subscribe.
+func TestDirWatchSubscribesMissingDir(t *testing.T) {
+	w := newTestWatch(t)
+	dir := filepath.Join(t.TempDir(), "bot")
+	ch := mustSubscribe(t, w, dir, recordFiles)
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	waitPoke(t, ch, "the dir created")
+	if err := os.WriteFile(filepath.Join(dir, "state.json"), []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitPoke(t, ch, "state.json in the created dir")
+}
