@@ -7,10 +7,12 @@ import (
 
 // BenchmarkClassifyHealthy is one observation of a healthy owner: read
 // state.json (with the directory checks), ask the kernel whether the PID
-// is alive and what its incarnation is, and classify.
+// is alive, what its incarnation is and what its command line says, and
+// classify.
 func BenchmarkClassifyHealthy(b *testing.B) {
+	c := startCanary(b)
 	p := newPaths(b)
-	s := stateOf(os.Getpid(), incarnationOf(b, os.Getpid()))
+	s := stateOf(c.pid(), c.incarnation)
 	writeState(b, p, s)
 	probe := SystemProbe()
 	b.ReportAllocs()

@@ -6,16 +6,23 @@ import (
 	"fmt"
 	"io/fs"
 	"strconv"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
+
+// argvBufs recycles read buffers: every classification of a live owner
+// reads its command line, and a fresh 64 KiB buffer each time would cost
+// more than the read.
+var argvBufs = sync.Pool{New: func() any { return new([MaxArgvSize]byte) }}
 
 // readArgv reads /proc/<pid>/cmdline. A zombie's (and a kernel thread's)
 // is empty.
 func readArgv(pid int) ([]string, error) {
 	path := "/proc/" + strconv.Itoa(pid) + "/cmdline"
-	buf := make([]byte, MaxArgvSize)
-	n, err := readSmallFile(path, buf)
+	buf := argvBufs.Get().(*[MaxArgvSize]byte)
+	defer argvBufs.Put(buf)
+	n, err := readSmallFile(path, buf[:])
 	switch {
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, unix.ESRCH):
 		return nil, fmt.Errorf("pid %d: %w", pid, ErrProcessGone)
