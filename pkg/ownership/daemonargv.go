@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -53,8 +54,9 @@ func DaemonArgs(c DaemonClaim, generation int64, extra ...string) []string {
 	return append(args, extra...)
 }
 
-// NotDaemonError says why a live process is not the daemon a claim names.
-// It never quotes the process's command line, which may hold anything.
+// NotDaemonError says why a live process is proved not to be the daemon a
+// claim names. It never quotes the process's command line, which may hold
+// anything: it says which part differs, not what it holds.
 type NotDaemonError struct {
 	PID  int
 	Want DaemonClaim
@@ -67,37 +69,104 @@ func (e *NotDaemonError) Error() string {
 
 func (e *NotDaemonError) Reason() string { return ReasonNotThisDaemon }
 
-// VerifyDaemonArgv checks that argv is the command line DaemonArgs makes
-// for c (the owner id only when c names one), else returns a
-// *NotDaemonError saying which part differs.
+// UnprovenDaemonError says why a live process's command line neither proves
+// it the claimed daemon nor proves it another process: it is fenced as if
+// it were the owner, and never signalled.
+type UnprovenDaemonError struct {
+	PID int
+	Why string
+}
+
+func (e *UnprovenDaemonError) Error() string {
+	return fmt.Sprintf("pid %d cannot be proved this daemon or another process: %s", e.PID, e.Why)
+}
+
+func (e *UnprovenDaemonError) Reason() string { return ReasonOwnerUnverifiable }
+
+// VerifyDaemonArgv judges argv against c. It returns nil when argv is the
+// claimed daemon's, in this reconciler's form (DaemonArgs) or in the
+// reference system's (`... daemon <name>-internal --owner-id O --agent-dir
+// D`, whose daemons this one must keep fencing); the owner id is checked
+// only when c names one. It returns a *NotDaemonError only on positive
+// evidence of another process, and an *UnprovenDaemonError when neither
+// can be proved: an empty command line (a process tearing itself down, or
+// a kernel thread), an agent dir that no longer exists or is relative (a
+// moved dir: the daemon may well be this one), or one that names this
+// owner in no form known here.
 func VerifyDaemonArgv(pid int, argv []string, c DaemonClaim) error {
-	fail := func(format string, a ...any) error {
-		return &NotDaemonError{PID: pid, Want: c, Why: fmt.Sprintf(format, a...)}
-	}
+	other := func(why string) error { return &NotDaemonError{PID: pid, Want: c, Why: why} }
+	unsure := func(why string) error { return &UnprovenDaemonError{PID: pid, Why: why} }
 	if c.AgentDir == "" || c.Name == "" {
-		return fail("the claim names no daemon")
+		return unsure("no daemon is named to prove it against")
 	}
-	if len(argv) < 2 || argv[1] != DaemonCommand {
-		return fail("its command line is not that of a reconciler daemon")
+	if len(argv) == 0 {
+		return unsure("its command line is empty (exiting, or a kernel thread)")
 	}
-	flags, err := daemonFlags(argv[2:])
-	if err != nil {
-		return fail("%v", err)
+	flags, form, ok := daemonForm(argv)
+	if !ok {
+		if c.OwnerID != "" && slices.Contains(flagValues(argv, FlagOwnerID), c.OwnerID) {
+			return unsure("it names this owner, in a command line of no known daemon form")
+		}
+		return other(form)
+	}
+	switch sameAgentDir(flags[FlagAgentDir], c.AgentDir) {
+	case dirOther:
+		return other("it runs for another agent dir")
+	case dirUnknown:
+		return unsure("its agent dir cannot be compared with this one (moved, removed or relative)")
 	}
 	switch {
-	case !sameAgentDir(flags[FlagAgentDir], c.AgentDir):
-		return fail("it runs for agent dir %q", flags[FlagAgentDir])
 	case flags[FlagName] != c.Name:
-		return fail("it is the daemon of %q", flags[FlagName])
+		return other("it is the daemon of another name")
 	case c.OwnerID != "" && flags[FlagOwnerID] != c.OwnerID:
-		return fail("it runs as owner %q, the record says %q", flags[FlagOwnerID], c.OwnerID)
+		return other("it runs as another owner than the record says")
 	}
 	return nil
 }
 
-// daemonFlags reads --flag value and --flag=value pairs; the claim's flags
-// must each appear exactly once.
-func daemonFlags(args []string) (map[string]string, error) {
+// daemonForm finds the daemon flags in argv, in this reconciler's form
+// (argv[1] is "daemon") or the reference's (some argv[i] is "daemon" and
+// argv[i+1] "<kind>-internal", where the kind is the dir name). Without a
+// known form, it says what argv is instead.
+func daemonForm(argv []string) (flags map[string]string, why string, ok bool) {
+	for i := 1; i+1 < len(argv); i++ {
+		kind, isRef := strings.CutSuffix(argv[i+1], "-internal")
+		if argv[i] != DaemonCommand || !isRef {
+			continue
+		}
+		flags, err := daemonFlags(argv[i+2:], FlagAgentDir, FlagOwnerID)
+		if err != nil {
+			return nil, err.Error(), false
+		}
+		flags[FlagName] = kind
+		return flags, "", true
+	}
+	if len(argv) >= 2 && argv[1] == DaemonCommand {
+		flags, err := daemonFlags(argv[2:], FlagAgentDir, FlagName, FlagOwnerID)
+		if err != nil {
+			return nil, err.Error(), false
+		}
+		return flags, "", true
+	}
+	return nil, "its command line is not that of a daemon", false
+}
+
+// flagValues returns every value argv gives flag, in either form.
+func flagValues(argv []string, flag string) []string {
+	var vals []string
+	for i, a := range argv {
+		if v, ok := strings.CutPrefix(a, "--"+flag+"="); ok {
+			vals = append(vals, v)
+		} else if a == "--"+flag && i+1 < len(argv) {
+			vals = append(vals, argv[i+1])
+		}
+	}
+	return vals
+}
+
+// daemonFlags reads --flag value and --flag=value pairs; each of want
+// must appear exactly once.
+func daemonFlags(args []string, want ...string) (map[string]string, error) {
 	got := map[string]string{}
 	seen := map[string]int{}
 	for i := 0; i < len(args); i++ {
@@ -106,19 +175,17 @@ func daemonFlags(args []string) (map[string]string, error) {
 			continue
 		}
 		name, value, inline := strings.Cut(a, "=")
+		if !slices.Contains(want, name) {
+			continue
+		}
 		if !inline && i+1 < len(args) {
 			value = args[i+1]
+			i++
 		}
-		switch name {
-		case FlagAgentDir, FlagName, FlagOwnerID:
-			if !inline {
-				i++
-			}
-			got[name] = value
-			seen[name]++
-		}
+		got[name] = value
+		seen[name]++
 	}
-	for _, f := range []string{FlagAgentDir, FlagName, FlagOwnerID} {
+	for _, f := range want {
 		if seen[f] != 1 {
 			return nil, fmt.Errorf("its command line has --%s %d times", f, seen[f])
 		}
@@ -126,23 +193,36 @@ func daemonFlags(args []string) (map[string]string, error) {
 	return got, nil
 }
 
-// sameAgentDir: the same path, or two absolute paths naming one directory.
-// A relative one is relative to the daemon's working dir, not ours, so it
-// is judged only by its text.
-func sameAgentDir(got, want string) bool {
-	if got == "" {
-		return false
-	}
-	if filepath.Clean(got) == filepath.Clean(want) {
-		return true
+// dirRelation is what can be proved about two agent dir paths.
+type dirRelation int
+
+const (
+	dirSame    dirRelation = iota
+	dirOther               // both exist and are different dirs
+	dirUnknown             // one cannot be looked at, or is relative
+)
+
+// sameAgentDir: the same path, or two absolute paths naming one directory,
+// is the same; two that exist and differ are other. A relative path is
+// relative to the daemon's working dir, not ours, and one that no longer
+// exists may be this dir moved: neither proves anything.
+func sameAgentDir(got, want string) dirRelation {
+	if got != "" && filepath.Clean(got) == filepath.Clean(want) {
+		return dirSame
 	}
 	if !filepath.IsAbs(got) || !filepath.IsAbs(want) {
-		return false
+		return dirUnknown
 	}
 	a, err := os.Stat(got)
 	if err != nil {
-		return false
+		return dirUnknown
 	}
 	b, err := os.Stat(want)
-	return err == nil && os.SameFile(a, b)
+	if err != nil {
+		return dirUnknown
+	}
+	if os.SameFile(a, b) {
+		return dirSame
+	}
+	return dirOther
 }

@@ -120,7 +120,7 @@ func runCanary() int {
 //
 // "files" acquires without the name lock, as a reference daemon would.
 func runAcquirer() int {
-	flags, err := daemonFlags(os.Args[1:])
+	flags, err := daemonFlags(os.Args[1:], FlagAgentDir, FlagName, FlagOwnerID)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "acquirer:", err)
 		return 2

@@ -98,11 +98,6 @@ func probeOwner(probe Probe, pid int, recorded string, c DaemonClaim) pidFacts {
 	if !f.equal {
 		return f
 	}
-	if c.AgentDir == "" || c.Name == "" {
-		f.equal, f.unexaminable = false, true
-		f.err = errors.New("no daemon is named to prove it against")
-		return f
-	}
 	argv, err := probe.Argv(pid, recorded)
 	switch {
 	case errors.Is(err, platform.ErrIncarnationMismatch):
@@ -120,9 +115,13 @@ func probeOwner(probe Probe, pid int, recorded string, c DaemonClaim) pidFacts {
 		f.err = fmt.Errorf("its command line cannot be read: %w", err)
 		return f
 	}
-	if err := VerifyDaemonArgv(pid, argv, c); err != nil {
+	var unproven *UnprovenDaemonError
+	switch err := VerifyDaemonArgv(pid, argv, c); {
+	case errors.As(err, &f.notDaemon):
 		f.equal = false
-		f.notDaemon = err.(*NotDaemonError)
+	case errors.As(err, &unproven):
+		f.equal, f.unexaminable = false, true
+		f.err = err
 	}
 	return f
 }

@@ -44,11 +44,17 @@ func TestClassifyProvesTheProcess(t *testing.T) {
 		{"inline flags", []string{"reconciler", "daemon", "--agent-dir=/agent", "--name=bot", "--owner-id=" + testOwnerID}, nil, ReasonOwnerHealthy, ClassCompatible, false},
 		{"not a daemon", []string{"sleep", "300"}, nil, ReasonNotThisDaemon, ClassStopped, false},
 		{"the loop", []string{"reconciler", "--agent-dir", "/agent"}, nil, ReasonNotThisDaemon, ClassStopped, false},
-		{"empty (kernel thread)", nil, nil, ReasonNotThisDaemon, ClassStopped, false},
+		{"empty: exiting, or a kernel thread", nil, nil, ReasonOwnerUnverifiable, ClassCompatible, true},
 		{"another name's daemon", daemonOf(other), nil, ReasonNotThisDaemon, ClassStopped, false},
 		{"another owner", daemonOf(otherOwner), nil, ReasonNotThisDaemon, ClassStopped, false},
-		{"another agent dir", daemonOf(otherDir), nil, ReasonNotThisDaemon, ClassStopped, false},
-		{"flag twice", append(daemonOf(tableClaim), "--name", "bot"), nil, ReasonNotThisDaemon, ClassStopped, false},
+		{"an agent dir that is gone (moved?)", daemonOf(otherDir), nil, ReasonOwnerUnverifiable, ClassCompatible, true},
+		{"a relative agent dir", []string{"reconciler", "daemon", "--agent-dir", "agent", "--name", "bot", "--owner-id", testOwnerID}, nil, ReasonOwnerUnverifiable, ClassCompatible, true},
+		{"the reference's daemon", []string{"/usr/bin/node", "/opt/gjc/cli.js", "daemon", "bot-internal", "--owner-id", testOwnerID, "--agent-dir", "/agent"}, nil, ReasonOwnerHealthy, ClassCompatible, false},
+		{"the reference's daemon, another owner", []string{"node", "daemon", "bot-internal", "--owner-id", "x", "--agent-dir", "/agent"}, nil, ReasonNotThisDaemon, ClassStopped, false},
+		{"the reference's daemon of another kind", []string{"node", "daemon", "slack-internal", "--owner-id", testOwnerID, "--agent-dir", "/agent"}, nil, ReasonNotThisDaemon, ClassStopped, false},
+		{"this owner in an unknown form", []string{"gjc", "serve", "--owner-id", testOwnerID}, nil, ReasonOwnerUnverifiable, ClassCompatible, true},
+		{"flag twice, naming this owner", append(daemonOf(tableClaim), "--name", "bot"), nil, ReasonOwnerUnverifiable, ClassCompatible, true},
+		{"flag twice", append(daemonOf(otherOwner), "--name", "bot"), nil, ReasonNotThisDaemon, ClassStopped, false},
 		{"too long", nil, platform.ErrArgvTooLong, ReasonNotThisDaemon, ClassStopped, false},
 		{"unreadable", nil, os.ErrPermission, ReasonOwnerUnverifiable, ClassCompatible, true},
 	} {
@@ -61,6 +67,19 @@ func TestClassifyProvesTheProcess(t *testing.T) {
 			}
 		})
 	}
+	t.Run("another agent dir that exists", func(t *testing.T) {
+		mine, theirs := PathsFor(t.TempDir(), "bot"), PathsFor(t.TempDir(), "bot")
+		probe := &fakeProbe{alive: map[int]bool{pid: true}, inc: map[int]string{pid: inc}, now: now, claim: ClaimOf(theirs, testOwnerID)}
+		r := rec()
+		r.Paths = mine
+		if c := Classify(r, desired, probe); c.Class != ClassStopped || c.Reason != ReasonNotThisDaemon {
+			t.Fatalf("Classify = %+v", c)
+		}
+		probe.claim = ClaimOf(mine, testOwnerID)
+		if c := Classify(r, desired, probe); c.Reason != ReasonOwnerHealthy {
+			t.Fatalf("Classify of its own daemon = %+v", c)
+		}
+	})
 	t.Run("a record without paths proves nothing", func(t *testing.T) {
 		probe := &fakeProbe{alive: map[int]bool{pid: true}, inc: map[int]string{pid: inc}, now: now}
 		r := rec()
@@ -235,4 +254,34 @@ func TestHeartbeatFromTheFutureIsHung(t *testing.T) {
 	if c.Health != HealthHung || c.Reason != ReasonOwnerHung || !strings.Contains(c.Message, "in the future") {
 		t.Fatalf("Classify = %+v", c)
 	}
+}
+
+// A live daemon of the reference system (`... daemon <kind>-internal
+// --owner-id O --agent-dir D`, in sdk/daemons/<kind>) takes no name lock:
+// the files must keep fencing it, so its record and lock prove an owner
+// and no successor may take over.
+func TestReferenceDaemonStaysFenced(t *testing.T) {
+	agentDir := t.TempDir()
+	p := PathsFor(agentDir, "discord")
+	h := startHelper(t, "canary", "daemon", "discord-internal", "--owner-id", testOwnerID, "--agent-dir", agentDir)
+	if got := h.recv(t); got != "ready" {
+		t.Fatalf("canary: %q", got)
+	}
+	c := &canary{helper: h, incarnation: incarnationOf(t, h.pid())}
+	if err := EnsureDir(p); err != nil {
+		t.Fatal(err)
+	}
+	writeState(t, p, stateOf(c.pid(), c.incarnation))
+	writeLock(t, p.Lock, c.pid(), c.incarnation)
+	if cl := Classify(ReadState(p), desired, SystemProbe()); cl.Class != ClassCompatible || !cl.Signalable {
+		t.Fatalf("Classify of the reference's live daemon = %+v", cl)
+	}
+	before := snap(t, p.Dir)
+	_, err := Acquire(p, AcquireRequest{Kind: "discord", OwnerID: "successor", Identity: testIdentity, Generation: 7})
+	var held *HeldError
+	if !errors.As(err, &held) || held.PID != c.pid() {
+		t.Fatalf("Acquire beside the reference's live daemon = %v, want HeldError naming %d", err, c.pid())
+	}
+	assertSame(t, before, p.Dir, "a refused Acquire")
+	c.assertUntouched(t)
 }
