@@ -51,9 +51,9 @@ type Owner struct {
 	lost        error // once ownership is lost, it stays lost
 	released    bool
 	lockRemoved bool
-	// name is the kernel-held name lock, taken before anything else and
+	// name are the kernel-held name locks, taken before anything else and
 	// dropped by Release (or by the kernel at exit).
-	name *platform.NameLock
+	name nameLocks
 }
 
 // Acquire takes ownership of the daemon at p for this process (daemon
@@ -89,7 +89,7 @@ func acquire(p Paths, req AcquireRequest, probe Probe, e env) (*Owner, error) {
 	}
 	// First of all, the guard no file operation can remove: while another
 	// daemon of this name lives, nothing below is even looked at.
-	name, err := takeNameLock(p)
+	name, err := takeNameLocks(p)
 	if err != nil {
 		var held *HeldError
 		if errors.As(err, &held) {
@@ -101,7 +101,7 @@ func acquire(p Paths, req AcquireRequest, probe Probe, e env) (*Owner, error) {
 	}
 	o, err := acquireLocked(p, req, probe, e, me)
 	if err != nil {
-		_ = name.Release()
+		name.release()
 		return nil, err
 	}
 	o.name = name

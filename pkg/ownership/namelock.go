@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 
 	"gjc.dev/reconciler/pkg/platform"
@@ -15,93 +16,129 @@ import (
 const NameLockFile = "name lock"
 
 // The name lock is the guard that no file operation can remove: each daemon
-// takes the kernel-held lock of (agent dir, name) before it reads or writes
-// anything of the contract, and the kernel drops it when the daemon exits.
-// An `rm -rf` of sdk/, or a restored backup, removes every file that says a
-// daemon runs, but not this; so a second daemon of one name can never
-// start beside a live one, whatever the files say.
+// takes the kernel-held locks of (agent dir, name) before it reads or writes
+// any file of the contract, and the kernel drops them when the daemon
+// exits. An `rm -rf` of sdk/, or a restored backup, removes every file that
+// says a daemon runs, but not these; so a second daemon of one name can
+// never start beside a live one, whatever the files say.
+//
+// There are two keys per name, and a taker needs both: one from the agent
+// dir's absolute path as written (a symlinked agent dir retargeted under a
+// live daemon keeps it), one from the dir's device and inode (two
+// spellings of one dir, or a dir moved under a live daemon, keep it).
 
-// nameLockKey names the lock of p's daemon: the agent dir by the hash of
-// its real path (so two spellings of one dir share a lock) and the name.
-// A daemon name is at most 63 bytes, so the key fits the kernel's 107.
-func nameLockKey(p Paths) (string, error) {
-	if _, err := p.levels(); err != nil {
-		return "", err
-	}
-	dir, err := agentDirKey(p.AgentDir())
-	if err != nil {
-		return "", fmt.Errorf("name lock of %s: %w", p.Name(), err)
-	}
-	return dir + "/" + p.Name(), nil
-}
-
-// PassLockKey names the kernel-held lock that serializes the reconciler
-// passes over agentDir: the name locks' scheme, with a last element no
-// daemon name can be (a DNS label never starts with a dot).
-func PassLockKey(agentDir string) (string, error) {
-	dir, err := agentDirKey(agentDir)
-	if err != nil {
-		return "", fmt.Errorf("pass lock: %w", err)
-	}
-	return dir + "/.pass", nil
-}
-
-func agentDirKey(agentDir string) (string, error) {
-	dir, err := filepath.Abs(agentDir)
-	if err != nil {
-		return "", err
-	}
-	real, err := realPath(dir)
-	if err != nil {
-		return "", fmt.Errorf("agent dir: %w", err)
-	}
-	sum := sha256.Sum256([]byte(real))
-	return "reconciler/" + hex.EncodeToString(sum[:12]), nil
-}
-
-// realPath resolves the links of dir's longest existing prefix: a daemon
-// may create a missing agent dir, and the key must not change when it does.
-func realPath(dir string) (string, error) {
-	real, err := filepath.EvalSymlinks(dir)
-	if err == nil || !errors.Is(err, fs.ErrNotExist) {
-		return real, err
-	}
-	parent := filepath.Dir(dir)
-	if parent == dir {
-		return "", err
-	}
-	realParent, err := realPath(parent)
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(realParent, filepath.Base(dir)), nil
-}
-
-// takeNameLock takes p's name lock for this process, or returns the
-// *HeldError naming the live holder (PID 0 if the kernel cannot say).
-func takeNameLock(p Paths) (*platform.NameLock, error) {
-	key, err := nameLockKey(p)
+// agentDirKeys returns the key prefixes of agentDir. With the dir missing
+// there is no inode key: no daemon can have taken one for a dir that does
+// not exist.
+func agentDirKeys(agentDir string) ([]string, error) {
+	abs, err := filepath.Abs(agentDir)
 	if err != nil {
 		return nil, err
 	}
-	l, err := platform.TakeNameLock(key)
-	if held, ok := err.(*platform.NameHeldError); ok {
-		return nil, &HeldError{PID: held.PID, Source: NameLockFile, Unproven: held.PID == 0}
+	sum := sha256.Sum256([]byte(abs))
+	keys := []string{"reconciler/p" + hex.EncodeToString(sum[:12])}
+	id, err := platform.DirID(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return keys, nil
+	case err != nil:
+		return nil, fmt.Errorf("agent dir: %w", err)
 	}
+	sum = sha256.Sum256([]byte(id))
+	return append(keys, "reconciler/i"+hex.EncodeToString(sum[:12])), nil
+}
+
+// nameLockKeys names the locks of p's daemon. A daemon name is at most 63
+// bytes, so each key fits the kernel's 107.
+func nameLockKeys(p Paths) ([]string, error) {
+	if _, err := p.levels(); err != nil {
+		return nil, err
+	}
+	keys, err := agentDirKeys(p.AgentDir())
 	if err != nil {
 		return nil, fmt.Errorf("name lock of %s: %w", p.Name(), err)
 	}
-	return l, nil
+	for i := range keys {
+		keys[i] += "/" + p.Name()
+	}
+	return keys, nil
 }
 
-// NameLockHolder reports the live process holding p's name lock: a daemon
-// of this name, found by the kernel, whatever its files say (pid 0 if the
-// kernel could not name it). Nothing may be started for the name while one
-// holds it.
-func NameLockHolder(p Paths) (pid int, held bool, err error) {
-	key, err := nameLockKey(p)
+// PassLockKeys name the kernel-held locks that serialize the reconciler
+// passes over agentDir: the name locks' scheme, with a last element no
+// daemon name can be (a DNS label never starts with a dot).
+func PassLockKeys(agentDir string) ([]string, error) {
+	keys, err := agentDirKeys(agentDir)
 	if err != nil {
-		return 0, false, err
+		return nil, fmt.Errorf("pass lock: %w", err)
 	}
-	return platform.NameLockHolder(key)
+	for i := range keys {
+		keys[i] += "/.pass"
+	}
+	return keys, nil
+}
+
+// nameLocks are the kernel-held locks a daemon holds.
+type nameLocks []*platform.NameLock
+
+func (ls nameLocks) release() {
+	for _, l := range ls {
+		_ = l.Release()
+	}
+}
+
+// takeNameLocks takes p's name locks for this process, creating a missing
+// agent dir first (0700) so that its inode key exists, or returns the
+// *HeldError naming the live holder (PID 0 if the kernel cannot say).
+func takeNameLocks(p Paths) (nameLocks, error) {
+	if err := os.Mkdir(p.AgentDir(), 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("name lock of %s: %w", p.Name(), err)
+	}
+	keys, err := nameLockKeys(p)
+	if err != nil {
+		return nil, err
+	}
+	var held nameLocks
+	for _, key := range keys {
+		l, err := platform.TakeNameLock(key)
+		if err != nil {
+			held.release()
+			var h *platform.NameHeldError
+			if errors.As(err, &h) {
+				return nil, heldByName(h.Holder)
+			}
+			return nil, fmt.Errorf("name lock of %s: %w", p.Name(), err)
+		}
+		held = append(held, l)
+	}
+	return held, nil
+}
+
+func heldByName(h platform.NameHolder) *HeldError {
+	e := &HeldError{PID: h.PID, Source: NameLockFile, Unproven: h.PID == 0}
+	if h.UID >= 0 && h.UID != os.Getuid() {
+		e.OtherUID = h.UID
+	}
+	return e
+}
+
+// NameLockHolder returns the *HeldError naming the live process that holds
+// one of p's name locks (a daemon of this name, found by the kernel,
+// whatever its files say), or nil if none does. Nothing may be started for
+// the name while one holds it.
+func NameLockHolder(p Paths) (*HeldError, error) {
+	keys, err := nameLockKeys(p)
+	if err != nil {
+		return nil, err
+	}
+	for _, key := range keys {
+		h, held, err := platform.NameLockHolder(key)
+		if err != nil {
+			return nil, err
+		}
+		if held {
+			return heldByName(h), nil
+		}
+	}
+	return nil, nil
 }

@@ -18,7 +18,7 @@ import (
 func (o *Owner) Release(t *Terminated) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	defer func() { _ = o.name.Release() }()
+	defer o.name.release()
 	if o.released {
 		return o.removeLock()
 	}

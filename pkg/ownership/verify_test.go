@@ -217,9 +217,9 @@ func TestNameLockSurvivesRemovedState(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(agentDir, "sdk")); err != nil {
 		t.Fatal(err)
 	}
-	pid, held, err := NameLockHolder(p)
-	if err != nil || !held || pid != h.pid() {
-		t.Fatalf("NameLockHolder = %d, %t, %v; want %d", pid, held, err, h.pid())
+	holder, err := NameLockHolder(p)
+	if err != nil || holder == nil || holder.PID != h.pid() || holder.OtherUID != 0 {
+		t.Fatalf("NameLockHolder = %v, %v; want pid %d", holder, err, h.pid())
 	}
 	_, err = Acquire(p, AcquireRequest{Kind: "discord", OwnerID: "second", Identity: testIdentity, Generation: 7})
 	var heldErr *HeldError
@@ -232,8 +232,8 @@ func TestNameLockSurvivesRemovedState(t *testing.T) {
 	// Its holder killed, the name is free at once.
 	_ = h.cmd.Process.Kill()
 	_ = h.cmd.Wait()
-	if _, held, err := NameLockHolder(p); held || err != nil {
-		t.Fatalf("after kill -9: held=%t err=%v", held, err)
+	if holder, err := NameLockHolder(p); holder != nil || err != nil {
+		t.Fatalf("after kill -9: %v, %v", holder, err)
 	}
 	o, err := Acquire(p, AcquireRequest{Kind: "discord", OwnerID: "second", Identity: testIdentity, Generation: 7})
 	if err != nil {
@@ -284,4 +284,81 @@ func TestReferenceDaemonStaysFenced(t *testing.T) {
 	}
 	assertSame(t, before, p.Dir, "a refused Acquire")
 	c.assertUntouched(t)
+}
+
+// The name lock follows the agent dir however it is named or moved under a
+// live daemon: by its path as written (a symlink retargeted), and by its
+// inode (another spelling of it, or the dir moved).
+func TestNameLockFollowsTheAgentDir(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// setup returns the agent dir the live daemon uses and, after
+		// change runs, the one a second daemon uses.
+		setup func(t *testing.T, root string) (first string, change func() string)
+	}{
+		{"another spelling (a symlink to it)", func(t *testing.T, root string) (string, func() string) {
+			real := filepath.Join(root, "agent")
+			mustMkdir(t, real)
+			link := filepath.Join(root, "link")
+			if err := os.Symlink(real, link); err != nil {
+				t.Fatal(err)
+			}
+			return link, func() string { return real }
+		}},
+		{"moved", func(t *testing.T, root string) (string, func() string) {
+			a := filepath.Join(root, "a")
+			mustMkdir(t, a)
+			return a, func() string {
+				b := filepath.Join(root, "b")
+				if err := os.Rename(a, b); err != nil {
+					t.Fatal(err)
+				}
+				return b
+			}
+		}},
+		{"a symlink retargeted", func(t *testing.T, root string) (string, func() string) {
+			v1, v2 := filepath.Join(root, "v1"), filepath.Join(root, "v2")
+			mustMkdir(t, v1)
+			mustMkdir(t, v2)
+			cur := filepath.Join(root, "current")
+			if err := os.Symlink(v1, cur); err != nil {
+				t.Fatal(err)
+			}
+			return cur, func() string {
+				tmp := filepath.Join(root, "current.new")
+				if err := os.Symlink(v2, tmp); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Rename(tmp, cur); err != nil {
+					t.Fatal(err)
+				}
+				return cur
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			first, change := tc.setup(t, t.TempDir())
+			h := startAcquirer(t, first, "bot", "first")
+			h.send(t, "acquire")
+			if got := h.recv(t); got != "won" {
+				t.Fatalf("acquirer: %s", got)
+			}
+			second := PathsFor(change(), "bot")
+			if holder, err := NameLockHolder(second); err != nil || holder == nil || holder.PID != h.pid() {
+				t.Fatalf("NameLockHolder(%s) = %v, %v; want pid %d", second.Dir, holder, err, h.pid())
+			}
+			_, err := acquire(second, AcquireRequest{Kind: "discord", OwnerID: "second", Identity: testIdentity, Generation: 7}, SystemProbe(), defaultEnv())
+			var held *HeldError
+			if !errors.As(err, &held) || held.PID != h.pid() || held.Source != NameLockFile {
+				t.Fatalf("Acquire beside the live daemon = %v, want the name lock held by %d", err, h.pid())
+			}
+		})
+	}
+}
+
+func mustMkdir(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
 }

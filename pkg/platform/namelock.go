@@ -12,19 +12,28 @@ type NameLock struct {
 	sys *nameLockSys
 }
 
-// NameHeldError reports a name lock held by another process. PID is the
-// holder, or 0 when the kernel could not name it.
-type NameHeldError struct {
-	Key string
+// NameHolder is the process holding a name lock, as the kernel names it:
+// PID 0 and UID -1 when it could not.
+type NameHolder struct {
 	PID int
+	UID int
+}
+
+// NameHeldError reports a name lock held by another process.
+type NameHeldError struct {
+	Key    string
+	Holder NameHolder
 }
 
 func (e *NameHeldError) Error() string {
-	if e.PID == 0 {
+	if e.Holder.PID == 0 {
 		return fmt.Sprintf("name lock %q is held by another process", e.Key)
 	}
-	return fmt.Sprintf("name lock %q is held by pid %d", e.Key, e.PID)
+	return fmt.Sprintf("name lock %q is held by pid %d (uid %d)", e.Key, e.Holder.PID, e.Holder.UID)
 }
+
+// unknownHolder is a holder the kernel could not name.
+var unknownHolder = NameHolder{UID: -1}
 
 // TakeNameLock takes the name lock key for this process; it fails with a
 // *NameHeldError while another process holds it. Keys are at most
@@ -40,11 +49,12 @@ func TakeNameLock(key string) (*NameLock, error) {
 	return &NameLock{key: key, sys: sys}, nil
 }
 
-// NameLockHolder reports the process holding the name lock key, if any:
-// held with its PID (0 if the kernel could not name it), or not held.
-func NameLockHolder(key string) (pid int, held bool, err error) {
+// NameLockHolder reports the process holding the name lock key, if any.
+// Any user can bind a name, so a holder of another UID is a squatter, not
+// a daemon of ours: callers say so.
+func NameLockHolder(key string) (h NameHolder, held bool, err error) {
 	if err := checkNameLockKey(key); err != nil {
-		return 0, false, err
+		return unknownHolder, false, err
 	}
 	return nameLockHolder(key)
 }

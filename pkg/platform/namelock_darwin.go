@@ -55,8 +55,8 @@ func takeNameLock(key string) (*nameLockSys, error) {
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		_ = f.Close()
 		if errors.Is(err, unix.EWOULDBLOCK) {
-			pid, _, _ := nameLockHolder(key)
-			return nil, &NameHeldError{Key: key, PID: pid}
+			h, _, _ := nameLockHolder(key)
+			return nil, &NameHeldError{Key: key, Holder: h}
 		}
 		return nil, fmt.Errorf("name lock %q: %w", key, err)
 	}
@@ -72,22 +72,23 @@ func (s *nameLockSys) release() error {
 	return err
 }
 
-func nameLockHolder(key string) (int, bool, error) {
+func nameLockHolder(key string) (NameHolder, bool, error) {
 	f, err := openNameLock(key)
 	if err != nil {
-		return 0, false, err
+		return unknownHolder, false, err
 	}
 	defer f.Close()
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB); err == nil {
-		return 0, false, nil
+		return unknownHolder, false, nil
 	} else if !errors.Is(err, unix.EWOULDBLOCK) {
-		return 0, false, fmt.Errorf("name lock %q: %w", key, err)
+		return unknownHolder, false, fmt.Errorf("name lock %q: %w", key, err)
 	}
+	// In the user's own cache dir, the holder is this user.
 	buf := make([]byte, 16)
 	n, _ := f.ReadAt(buf, 0)
 	pid, err := strconv.Atoi(strings.TrimSpace(string(buf[:n])))
 	if err != nil || pid <= 0 {
-		return 0, true, nil
+		return unknownHolder, true, nil
 	}
-	return pid, true, nil
+	return NameHolder{PID: pid, UID: os.Getuid()}, true, nil
 }

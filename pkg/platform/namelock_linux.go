@@ -42,12 +42,12 @@ func takeNameLock(key string) (*nameLockSys, error) {
 		if !errors.Is(err, syscall.EADDRINUSE) {
 			return nil, fmt.Errorf("name lock %q: %w", key, err)
 		}
-		pid, held, _ := nameLockHolder(key)
+		h, held, _ := nameLockHolder(key)
 		// Bound but not answering: its holder has not called listen(2)
 		// yet, or has just let go. Look again, briefly, rather than report
 		// a holder the kernel cannot name.
-		if (held && pid > 0) || time.Now().After(deadline) {
-			return nil, &NameHeldError{Key: key, PID: pid}
+		if (held && h.PID > 0) || time.Now().After(deadline) {
+			return nil, &NameHeldError{Key: key, Holder: h}
 		}
 		time.Sleep(time.Millisecond)
 	}
@@ -81,7 +81,7 @@ func (s *nameLockSys) release() error {
 // wait is a millisecond, and a full backlog still proves the name held.
 const backlogRetries = 200
 
-func nameLockHolder(key string) (int, bool, error) {
+func nameLockHolder(key string) (NameHolder, bool, error) {
 	var c *net.UnixConn
 	var err error
 	for range backlogRetries {
@@ -93,23 +93,23 @@ func nameLockHolder(key string) (int, bool, error) {
 	}
 	switch {
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return 0, false, nil
+		return unknownHolder, false, nil
 	case errors.Is(err, syscall.EAGAIN):
-		return 0, true, nil // bound, listening, backlog full: held
+		return unknownHolder, true, nil // bound, listening, backlog full: held
 	case err != nil:
-		return 0, false, fmt.Errorf("name lock %q: %w", key, err)
+		return unknownHolder, false, fmt.Errorf("name lock %q: %w", key, err)
 	}
 	defer c.Close()
 	rc, err := c.SyscallConn()
 	if err != nil {
-		return 0, true, nil
+		return unknownHolder, true, nil
 	}
 	var cred *unix.Ucred
 	var cerr error
 	if err := rc.Control(func(fd uintptr) {
 		cred, cerr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
 	}); err != nil || cerr != nil {
-		return 0, true, nil
+		return unknownHolder, true, nil
 	}
-	return int(cred.Pid), true, nil
+	return NameHolder{PID: int(cred.Pid), UID: int(cred.Uid)}, true, nil
 }

@@ -24,13 +24,13 @@ func TestNameLockHeldUntilHolderDies(t *testing.T) {
 	if got := h.recv(t); got != "held" {
 		t.Fatalf("helper: %q", got)
 	}
-	pid, held, err := platform.NameLockHolder(key)
-	if err != nil || !held || pid != h.cmd.Process.Pid {
-		t.Fatalf("NameLockHolder = %d, %t, %v; want %d, true", pid, held, err, h.cmd.Process.Pid)
+	holder, held, err := platform.NameLockHolder(key)
+	if err != nil || !held || holder.PID != h.cmd.Process.Pid || holder.UID != os.Getuid() {
+		t.Fatalf("NameLockHolder = %+v, %t, %v; want pid %d, uid %d", holder, held, err, h.cmd.Process.Pid, os.Getuid())
 	}
 	_, err = platform.TakeNameLock(key)
 	var heldErr *platform.NameHeldError
-	if !errors.As(err, &heldErr) || heldErr.PID != h.cmd.Process.Pid {
+	if !errors.As(err, &heldErr) || heldErr.Holder.PID != h.cmd.Process.Pid {
 		t.Fatalf("TakeNameLock beside a holder = %v, want a NameHeldError naming %d", err, h.cmd.Process.Pid)
 	}
 
@@ -65,8 +65,8 @@ func TestNameLockRelease(t *testing.T) {
 	}
 	// Lookups are answered however many there are (the backlog is drained).
 	for range 100 {
-		if pid, held, err := platform.NameLockHolder(key); err != nil || !held || pid != os.Getpid() {
-			t.Fatalf("NameLockHolder = %d, %t, %v", pid, held, err)
+		if holder, held, err := platform.NameLockHolder(key); err != nil || !held || holder.PID != os.Getpid() {
+			t.Fatalf("NameLockHolder = %+v, %t, %v", holder, held, err)
 		}
 	}
 	if err := l.Release(); err != nil {

@@ -268,11 +268,14 @@ func (a *attempt) startAndWait(why string) {
 	// The kernel knows of a live daemon of this name even when no file
 	// does (sdk/ removed or restored under it): start nothing beside it.
 	// The daemon's own take of the lock is the guard; this is the report.
-	if pid, held, err := ownership.NameLockHolder(a.paths); err != nil {
+	if holder, err := ownership.NameLockHolder(a.paths); err != nil {
 		a.r.log.Error(err, "looking up the name lock", "name", a.name)
-	} else if held {
-		a.refuse(ReasonOwnerWithoutRecord, fmt.Sprintf(
-			"a daemon of %s (pid %d) still holds its name lock though no record proves it; no second owner is started until it exits", a.name, pid))
+	} else if holder != nil {
+		msg := fmt.Sprintf("a daemon of %s (pid %d) still holds its name lock though no record proves it; no second owner is started until it exits", a.name, holder.PID)
+		if holder.OtherUID != 0 {
+			msg = fmt.Sprintf("pid %d of another user (uid %d) holds the name lock of %s: no second owner can start until it lets go", holder.PID, holder.OtherUID, a.name)
+		}
+		a.refuse(ReasonOwnerWithoutRecord, msg)
 		a.requeue = time.Second
 		return
 	}

@@ -20,12 +20,12 @@ var ErrLockTimeout = errors.New("another reconciler holds the lock")
 // passLock serializes passes across processes: the loop, --once, stop and
 // restart all take it. It is two locks: the flock on the lock file, which
 // every version of this reconciler takes, and the kernel-held pass lock
-// (ownership.PassLockKey), which no file operation can remove: a file
+// (ownership.PassLockKeys), which no file operation can remove: a file
 // removed under its holder leaves the next reconciler a new inode to flock,
 // but not the kernel's name.
 type passLock struct {
 	f      *os.File
-	kernel *platform.NameLock
+	kernel []*platform.NameLock
 }
 
 // acquirePassLock takes agentDir's pass lock, waiting up to ctx's deadline.
@@ -124,23 +124,35 @@ func namesFile(path string, f *os.File) (bool, error) {
 // errPassLockHeld: the kernel-held pass lock is another process's.
 var errPassLockHeld = errors.New("pass lock held by another reconciler")
 
-func takeKernelPassLock(agentDir string) (*platform.NameLock, error) {
-	key, err := ownership.PassLockKey(agentDir)
+func takeKernelPassLock(agentDir string) ([]*platform.NameLock, error) {
+	keys, err := ownership.PassLockKeys(agentDir)
 	if err != nil {
 		return nil, err
 	}
-	l, err := platform.TakeNameLock(key)
-	var held *platform.NameHeldError
-	if errors.As(err, &held) {
-		return nil, fmt.Errorf("%w (pid %d)", errPassLockHeld, held.PID)
+	var held []*platform.NameLock
+	for _, key := range keys {
+		l, err := platform.TakeNameLock(key)
+		if err != nil {
+			for _, h := range held {
+				_ = h.Release()
+			}
+			var h *platform.NameHeldError
+			if errors.As(err, &h) {
+				return nil, fmt.Errorf("%w (pid %d)", errPassLockHeld, h.Holder.PID)
+			}
+			return nil, err
+		}
+		held = append(held, l)
 	}
-	return l, err
+	return held, nil
 }
 
 // release unlocks: the kernel lock first, then the flock, dropped by the
 // kernel with the last descriptor.
 func (l *passLock) release() {
-	_ = l.kernel.Release()
+	for _, k := range l.kernel {
+		_ = k.Release()
+	}
 	_ = l.f.Close()
 }
 

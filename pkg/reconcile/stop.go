@@ -36,7 +36,13 @@ func (r *Reconciler) stopOwner(ctx context.Context, paths ownership.Paths, want 
 	proc, err := ownership.OpenOwner(paths, want, decided, r.probe)
 	switch {
 	case errors.Is(err, platform.ErrProcessGone):
-		return nil // exited, its PID reused, or never this name's daemon
+		// Exited, its PID reused, or proved never this name's daemon: the
+		// record's owner is gone, and that process is none of ours.
+		var gone *ownership.OwnerGoneError
+		if errors.As(err, &gone) && gone.NotDaemon {
+			r.log.Info("not stopping: the record names a process that is not this daemon", "pid", decided.PID, "why", err.Error())
+		}
+		return nil
 	case err != nil:
 		return fmt.Errorf("not stopping owner %s (pid %d); nothing was sent: %w", decided.OwnerID, decided.PID, err)
 	}
