@@ -42,3 +42,33 @@ func TestCrashLoopBackoff(t *testing.T) {
 		t.Errorf("exit a minute after healthy held off until %v", next)
 	}
 }
+
+// Ten healthy minutes forgive a streak even when the next exit comes from
+// a replacement that never got healthy (a restart, a generation roll): it
+// is the first crash of a new streak, respawned at once. Without the reset
+// the old streak would go on, backing off.
+func TestCrashLoopResetAfterTenHealthyMinutes(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	var c crashLoop
+	for range 6 {
+		c.exited(now)
+	}
+	c.healthy(now)
+	c.healthy(now.Add(crashResetAfter))
+	c.newOwner()
+	later := now.Add(crashResetAfter + time.Minute)
+	if next := c.exited(later); !next.Equal(later) {
+		t.Errorf("a replacement's first crash after ten healthy minutes is held off until %v, want at once", next)
+	}
+	// Nine minutes are not enough: the streak goes on.
+	var d crashLoop
+	for range 6 {
+		d.exited(now)
+	}
+	d.healthy(now)
+	d.healthy(now.Add(9 * time.Minute))
+	d.newOwner()
+	if got := d.exited(later).Sub(later); got <= 0 {
+		t.Errorf("after nine healthy minutes the streak was forgiven (back off %v)", got)
+	}
+}
