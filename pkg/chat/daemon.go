@@ -53,8 +53,11 @@ func RunDaemon(ctx context.Context, opts DaemonOptions, tr Transport) (int, erro
 		Kind: string(cfg.Provider), OwnerID: opts.OwnerID, Identity: cfg.Identity(), Generation: cfg.Generation,
 	})
 	if err != nil {
+		// Every "held by another" answer, a reclaim in progress included,
+		// is exit 3: the name is someone else's for now.
 		var held *ownership.HeldError
-		if errors.As(err, &held) {
+		var busy *ownership.ReclaimBusyError
+		if errors.As(err, &held) || errors.As(err, &busy) {
 			return ExitHeld, err
 		}
 		return ExitFailed, err

@@ -279,6 +279,9 @@ func (a *attempt) startAndWait(why string) {
 		a.requeue = time.Second
 		return
 	}
+	if a.spawnBlocked() {
+		return
+	}
 	if err := ownership.EnsureDir(a.paths); err != nil {
 		a.refuse(ReasonUnsafeDaemonDir, err.Error())
 		return
@@ -319,6 +322,29 @@ func (a *attempt) startAndWait(why string) {
 	default:
 		a.notReady(why, err.Error())
 	}
+}
+
+// spawnBlocked reports, and refuses, a lock file that would make the new
+// daemon's Acquire fail: spawning it would only add an exit, and exit after
+// exit a crash-loop back-off, over what only an operator or time can fix.
+func (a *attempt) spawnBlocked() bool {
+	err := ownership.SpawnObstacle(a.paths, a.r.probe)
+	var held *ownership.HeldError
+	var busy *ownership.ReclaimBusyError
+	switch {
+	case err == nil:
+		return false
+	case errors.As(err, &held):
+		a.refuse(ReasonOwnerWithoutRecord, fmt.Sprintf(
+			"owner.lock names live pid %d, which is or may be a daemon of %s, though no record proves it runs; no second owner is started until it exits", held.PID, a.name))
+		a.requeue = time.Second
+	case errors.As(err, &busy):
+		a.refuse(ownership.Reason(err), err.Error()+"; spawning once it ends")
+		a.requeue = time.Second
+	default:
+		a.refuse(ownership.Reason(err), err.Error()+"; nothing is spawned until it is fixed")
+	}
+	return true
 }
 
 func (a *attempt) notReady(reason, msg string) {
