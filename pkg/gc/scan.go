@@ -193,23 +193,20 @@ func (s *scan) rotatedLog(path string) {
 
 // gone proves a process gone (dead, or its PID reused), or says why not.
 func (s *scan) gone(pid int, incarnation string) (string, bool) {
-	alive, err := s.o.Probe.Alive(pid)
-	if err != nil {
+	alive, cur, err := s.o.Probe.Observe(pid)
+	switch {
+	case errors.Is(err, platform.ErrInvalidPID):
+		return "", true
+	case err != nil:
 		return KeepUnverifiable + ": " + err.Error(), false
-	}
-	if !alive {
+	case !alive:
 		return "", true
 	}
 	// kill(pid, 0) answering EPERM: the process exists and is another user's.
 	if errors.Is(unix.Kill(pid, 0), unix.EPERM) {
 		return fmt.Sprintf("%s: pid %d exists and is not ours to judge", KeepEPERM, pid), false
 	}
-	cur, err := s.o.Probe.Incarnation(pid)
 	switch {
-	case errors.Is(err, platform.ErrProcessGone):
-		return "", true
-	case err != nil:
-		return fmt.Sprintf("%s: pid %d: %v", KeepUnverifiable, pid, err), false
 	case !platform.ValidIncarnation(incarnation):
 		return fmt.Sprintf("%s: pid %d is alive and the recorded incarnation %q proves nothing", KeepUnverifiable, pid, incarnation), false
 	case cur != incarnation:

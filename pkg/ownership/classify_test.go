@@ -171,14 +171,6 @@ func TestClassAndHealthNames(t *testing.T) {
 	}
 }
 
-// bootProbe is a fakeProbe that also knows the boot ID.
-type bootProbe struct {
-	*fakeProbe
-	id string
-}
-
-func (b bootProbe) BootID() (string, error) { return b.id, nil }
-
 // A boot ID decides the boot rule when the record has one: the wall clock
 // stepped forward after boot (no battery-backed clock) must not make a live
 // owner look like one from a previous boot, and a previous boot's record is
@@ -193,7 +185,7 @@ func TestClassifyBootID(t *testing.T) {
 		s.StartedAt, s.HeartbeatAt = startedAt, now.UnixMilli()-3_000
 		return Record{Present: true, State: &s, Paths: tablePaths}
 	}
-	probe := bootProbe{&fakeProbe{alive: map[int]bool{pid: true}, inc: map[int]string{pid: inc}, boot: boot, now: now}, "boot-b"}
+	probe := &fakeProbe{alive: map[int]bool{pid: true}, inc: map[int]string{pid: inc}, boot: boot, now: now, bootID: "boot-b"}
 	// Started "before boot" by the stepped clock, but in this boot.
 	stepped := rec("boot-b", boot.UnixMilli()-3_600_000)
 	if c := Classify(stepped, desired, probe); c.Class != ClassCompatible || !c.Signalable {

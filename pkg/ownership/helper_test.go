@@ -495,6 +495,7 @@ type fakeProbe struct {
 	incErr   map[int]error
 	boot     time.Time
 	bootErr  error
+	bootID   string
 	now      time.Time
 	// argv answers Argv; a live PID without an entry runs the daemon
 	// claim names (tableClaim if unset).
@@ -563,6 +564,32 @@ func (f *fakeProbe) Incarnation(pid int) (string, error) {
 		return inc, nil
 	}
 	return "", fmt.Errorf("incarnation: %w", platform.ErrProcessGone)
+}
+
+// Observe answers as platform.Observe would from the tables: an Alive
+// error is liveness unknown; a live PID without a readable incarnation is
+// alive with an error.
+func (f *fakeProbe) Observe(pid int) (bool, string, error) {
+	alive, err := f.Alive(pid)
+	switch {
+	case err != nil:
+		return false, "", err
+	case !alive:
+		return false, "", nil
+	}
+	inc, err := f.Incarnation(pid)
+	if err != nil {
+		return true, "", err
+	}
+	return true, inc, nil
+}
+
+// BootID is bootID, or none (an error) when it is empty.
+func (f *fakeProbe) BootID() (string, error) {
+	if f.bootID == "" {
+		return "", errors.New("no boot id")
+	}
+	return f.bootID, nil
 }
 
 func (f *fakeProbe) BootTime() (time.Time, error) { return f.boot, f.bootErr }

@@ -8,18 +8,23 @@ import (
 	"gjc.dev/reconciler/pkg/platform"
 )
 
-// Probe is what classification asks of the machine. SystemProbe answers
-// from the kernel; tests answer from a table.
+// Probe is what classification asks of the machine: every fact a verdict
+// needs, as values. SystemProbe answers from the kernel; tests answer from
+// a table. One interface, implemented in full by both: no method is looked
+// for behind the caller's back.
 type Probe interface {
-	// Alive: see platform.Alive. An error means liveness is unknown.
-	Alive(pid int) (bool, error)
-	// Incarnation: see platform.Incarnation.
-	Incarnation(pid int) (string, error)
-	BootTime() (time.Time, error)
-	Now() time.Time
+	// Observe reads a PID's liveness and incarnation in one look (see
+	// platform.Observe). An error means liveness is unknown, never dead.
+	Observe(pid int) (alive bool, incarnation string, err error)
 	// Argv: see platform.ProcessArgv. It is how a live process is proved
 	// to be the daemon a record names, not just a process with its PID.
 	Argv(pid int, incarnation string) ([]string, error)
+	// BootTime and BootID identify this boot: an incarnation (a start time
+	// since boot) is only unique within one. BootID is "" with an error
+	// where the machine has none.
+	BootTime() (time.Time, error)
+	BootID() (string, error)
+	Now() time.Time
 }
 
 // SystemProbe returns the Probe backed by pkg/platform and the wall clock.
@@ -27,41 +32,21 @@ func SystemProbe() Probe { return systemProbe{} }
 
 type systemProbe struct{}
 
-func (systemProbe) Alive(pid int) (bool, error)         { return platform.Alive(pid) }
-func (systemProbe) Incarnation(pid int) (string, error) { return platform.Incarnation(pid) }
-func (systemProbe) BootTime() (time.Time, error)        { return platform.BootTime() }
+func (systemProbe) Observe(pid int) (bool, string, error) { return platform.Observe(pid) }
 func (systemProbe) Argv(pid int, incarnation string) ([]string, error) {
 	return platform.ProcessArgv(pid, incarnation)
 }
-
-// BootID identifies this boot without the clock (see bootIdentifier).
-func (systemProbe) BootID() (string, error) { return platform.BootID() }
-
-// bootIdentifier is a Probe that knows the current boot's ID.
-type bootIdentifier interface {
-	BootID() (string, error)
-}
+func (systemProbe) BootTime() (time.Time, error) { return platform.BootTime() }
+func (systemProbe) BootID() (string, error)      { return platform.BootID() }
+func (systemProbe) Now() time.Time               { return time.Now() }
 
 // currentBootID is the boot ID to record, or "" when the probe has none.
 func currentBootID(probe Probe) string {
-	if b, ok := probe.(bootIdentifier); ok {
-		if id, err := b.BootID(); err == nil {
-			return id
-		}
+	if id, err := probe.BootID(); err == nil {
+		return id
 	}
 	return ""
 }
-
-// Observe reads liveness and incarnation in one look (see observer).
-func (systemProbe) Observe(pid int) (bool, string, error) { return platform.Observe(pid) }
-
-// observer is a Probe that can answer Alive and Incarnation in one look;
-// probePID prefers it, since classification asks both for every record.
-type observer interface {
-	Observe(pid int) (alive bool, incarnation string, err error)
-}
-
-func (systemProbe) Now() time.Time { return time.Now() }
 
 // pidFacts is what the machine says about a recorded PID and incarnation.
 type pidFacts struct {
@@ -126,30 +111,19 @@ func probeOwner(probe Probe, pid int, recorded string, c DaemonClaim) pidFacts {
 	return f
 }
 
-// probePID establishes the facts about pid, failing closed: only a clear
-// answer proves death or reuse. A PID no process can have (above the
-// kernel's maximum) is dead, as kill(2) would say.
+// probePID establishes the facts about pid in one look, failing closed:
+// only a clear answer proves death or reuse. A PID no process can have
+// (above the kernel's maximum) is dead, as kill(2) would say.
 func probePID(probe Probe, pid int, recorded string) pidFacts {
-	if o, ok := probe.(observer); ok {
-		return observedFacts(o, pid, recorded)
-	}
-	alive, err := probe.Alive(pid)
+	alive, cur, err := probe.Observe(pid)
 	switch {
 	case errors.Is(err, platform.ErrInvalidPID):
 		return pidFacts{}
 	case err != nil:
+		// Exists, or liveness unknown: never treated as dead.
 		return pidFacts{alive: true, err: err}
 	case !alive:
 		return pidFacts{}
-	}
-	cur, err := probe.Incarnation(pid)
-	if err != nil {
-		// Gone since Alive answered, or hidden from us (hidepid): ask
-		// again, and let only a clear "dead" decide.
-		if alive, aerr := probe.Alive(pid); aerr == nil && !alive {
-			return pidFacts{}
-		}
-		return pidFacts{alive: true, err: err}
 	}
 	return liveFacts(cur, recorded)
 }
@@ -165,19 +139,4 @@ func liveFacts(cur, recorded string) pidFacts {
 		equal:   cur == recorded,
 		differs: cur != recorded && platform.ValidIncarnation(recorded),
 	}
-}
-
-// observedFacts is probePID through one Observe.
-func observedFacts(o observer, pid int, recorded string) pidFacts {
-	alive, cur, err := o.Observe(pid)
-	switch {
-	case errors.Is(err, platform.ErrInvalidPID):
-		return pidFacts{}
-	case err != nil:
-		// Exists, or liveness unknown: never treated as dead.
-		return pidFacts{alive: true, err: err}
-	case !alive:
-		return pidFacts{}
-	}
-	return liveFacts(cur, recorded)
 }
