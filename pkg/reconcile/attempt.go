@@ -141,7 +141,7 @@ func (a *attempt) ensureRunning(rec ownership.Record, cls ownership.Classificati
 	case ownership.ClassDrifted, ownership.ClassReplaceable:
 		a.status.Phase = PhaseReplacing
 		if a.stop(rec.State, "reload", a.d.Config.GracefulTimeout, a.d.Config.KillTimeout) {
-			a.startAndWait(cls.Reason)
+			a.replaceStopped(cls.Reason)
 		}
 	case ownership.ClassCompatible, ownership.ClassNewer:
 		a.attach(rec, cls)
@@ -226,7 +226,7 @@ func (a *attempt) attach(rec ownership.Record, cls ownership.Classification) {
 		}
 		a.status.Phase = PhaseReplacing
 		if a.stop(s, "reload", a.d.Config.GracefulTimeout, a.d.Config.KillTimeout) {
-			a.startAndWait(cls.Reason)
+			a.replaceStopped(cls.Reason)
 		}
 	case ownership.HealthStarting:
 		a.status.Phase = PhaseStarting
@@ -260,6 +260,22 @@ func (a *attempt) running(rec ownership.Record, cls ownership.Classification) {
 	// Look again when the heartbeat would go stale, so a hung daemon is
 	// caught on time without polling.
 	a.requeue = max(time.UnixMilli(rec.State.HeartbeatAt).Add(ownership.HeartbeatTTL).Sub(now), time.Second)
+}
+
+// replaceStopped follows a stop proven complete: the old owner may have
+// handed over on its way out, so the record is judged again, and a
+// successor that proves to be this name's daemon at the desired generation
+// (or a newer one) is attached to, never spawned beside.
+func (a *attempt) replaceStopped(why string) {
+	rec := ownership.ReadState(a.paths)
+	cls := ownership.Classify(rec, desiredOf(a.d), a.r.probe)
+	if cls.Signalable && (cls.Class == ownership.ClassCompatible || cls.Class == ownership.ClassNewer) {
+		a.r.log.Info("attaching to the successor the old owner handed over to", "name", a.name, "ownerId", rec.State.OwnerID, "pid", rec.State.PID)
+		a.observe(rec)
+		a.attach(rec, cls)
+		return
+	}
+	a.startAndWait(why)
 }
 
 // startAndWait spawns and waits for the new owner to be healthy.

@@ -21,11 +21,17 @@ import (
 const helperEnv = "RECONCILE_TEST_HELPER"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(helperEnv) != "" {
+	switch os.Getenv(helperEnv) {
+	case "":
+		os.Exit(m.Run())
+	case "handover":
+		os.Exit(runHandover())
+	case "forever":
+		select {} // until killed: a successor outlives its predecessor
+	default:
 		_, _ = io.Copy(io.Discard, os.Stdin)
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
 }
 
 // startStandIn starts a process whose command line is that of the daemon
