@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 	"syscall"
 	"time"
@@ -53,6 +54,16 @@ func (r *Reconciler) stopOwner(ctx context.Context, paths ownership.Paths, want 
 	if err := ownership.WriteControl(paths, req); err != nil {
 		return fmt.Errorf("writing control request; nothing was sent: %w", err)
 	}
+	// A request never outlives the stop that wrote it, whatever its end
+	// (as in the reference): a stop that gave up must not leave the owner
+	// to find, minutes later, a request its operator saw fail. Cleared by
+	// request id only, so a later stop's request is left alone.
+	defer func() {
+		var changed *ownership.ControlChangedError
+		if err := ownership.ClearControl(paths, req.RequestID); err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.As(err, &changed) {
+			r.log.Error(err, "clearing control request", "requestId", req.RequestID)
+		}
+	}()
 	r.log.Info("stopping owner", "ownerId", decided.OwnerID, "pid", decided.PID, "action", action)
 	var done ladder
 	for _, step := range []struct {
@@ -67,16 +78,12 @@ func (r *Reconciler) stopOwner(ctx context.Context, paths ownership.Paths, want 
 		}
 		done.add(step.sig, step.wait, err)
 		if r.waitExit(ctx, proc, step.wait) {
-			if err := ownership.ClearControl(paths, req.RequestID); err != nil {
-				r.log.Error(err, "clearing control request", "requestId", req.RequestID)
-			}
 			return nil
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		if !escalate {
-			// The request stays: the daemon stops when it gets to it.
 			return fmt.Errorf("%w: pid %d still alive after %s", ErrDidNotExit, decided.PID, done)
 		}
 	}

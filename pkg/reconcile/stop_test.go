@@ -3,10 +3,13 @@ package reconcile
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -28,6 +31,11 @@ func TestMain(m *testing.M) {
 		os.Exit(runHandover())
 	case "forever":
 		select {} // until killed: a successor outlives its predecessor
+	case "stubborn":
+		signal.Ignore(syscall.SIGTERM)
+		fmt.Println("ready")
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		os.Exit(0)
 	default:
 		_, _ = io.Copy(io.Discard, os.Stdin)
 		os.Exit(0)
@@ -38,13 +46,23 @@ func TestMain(m *testing.M) {
 // of p running as ownerID, and returns its record.
 func startStandIn(t *testing.T, p ownership.Paths, ownerID string) ownership.State {
 	t.Helper()
+	return startStandInAs(t, p, ownerID, "1")
+}
+
+// startStandInAs is startStandIn in the given helper mode.
+func startStandInAs(t *testing.T, p ownership.Paths, ownerID, mode string) ownership.State {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(exe, ownership.DaemonArgs(ownership.ClaimOf(p, ownerID), 1)...)
-	cmd.Env = append(os.Environ(), helperEnv+"=1")
+	cmd.Env = append(os.Environ(), helperEnv+"="+mode)
 	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,6 +70,12 @@ func startStandIn(t *testing.T, p ownership.Paths, ownerID string) ownership.Sta
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = stdin.Close(); _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	if mode == "stubborn" {
+		// Ready once it ignores SIGTERM.
+		if _, err := fmt.Fscanln(stdout, new(string)); err != nil {
+			t.Fatalf("stand-in not ready: %v", err)
+		}
+	}
 	inc, err := platform.Incarnation(cmd.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
@@ -104,5 +128,32 @@ func TestLadderSaysWhatWasSent(t *testing.T) {
 	got := l.String()
 	if !strings.Contains(got, "SIGTERM (waited 1s)") || !strings.Contains(got, "SIGKILL not sent") {
 		t.Fatalf("ladder = %q", got)
+	}
+}
+
+// A stop that gives up (SIGTERM ignored past the graceful timeout, no
+// SIGKILL allowed) clears its control request: the owner must not find it
+// later, after its operator saw the stop fail.
+func TestFailedStopClearsItsControlRequest(t *testing.T) {
+	agentDir := t.TempDir()
+	p := ownership.PathsFor(agentDir, "bot")
+	if err := ownership.EnsureDir(p); err != nil {
+		t.Fatal(err)
+	}
+	decided := startStandInAs(t, p, "owner-1", "stubborn")
+	if err := os.WriteFile(p.State, decided.Marshal(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := New(Options{AgentDir: agentDir, Log: logr.Discard()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	err = r.stopOwner(context.Background(), p, nil, decided, "stop", 300*time.Millisecond, time.Second, false)
+	if !errors.Is(err, ErrDidNotExit) {
+		t.Fatalf("stop of an owner ignoring SIGTERM = %v, want ErrDidNotExit", err)
+	}
+	if _, err := os.Lstat(p.Control); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("control.json left behind by a failed stop: %v", err)
 	}
 }
