@@ -1,0 +1,178 @@
+// Command mutants removes, one at a time, each safety rule of the
+// ownership and reconcile code, runs the tests that guard it, and reports
+// which removals the tests caught. A rule whose removal survives has no
+// test that can fail: that is a bug in the tests.
+//
+// Run it from the repository root: go run ./hack/mutants [-run REGEXP]
+// The tree is restored after each mutant, also on Ctrl-C.
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// mutant is one rule removed: old (which must occur exactly once in file)
+// replaced by new, caught if `go test -run tests pkg` fails.
+type mutant struct {
+	name, file, old, new, pkg, tests string
+}
+
+var mutants = []mutant{
+	{"argv proof in probeOwner", "pkg/ownership/probe.go",
+		"\tif !f.equal {\n\t\treturn f\n\t}\n\targv, err := probe.Argv(pid, recorded)",
+		"\treturn f\n\targv, err := probe.Argv(pid, recorded)",
+		"./pkg/ownership", "ProvesTheProcess|CopiedDaemonDir|RecordNamingAny"},
+	{"argv proof in OpenOwner (the signal path)", "pkg/ownership/signal.go",
+		"f := probeOwner(probe, cur.PID, cur.Incarnation, ClaimOf(p, cur.OwnerID))",
+		"f := probePID(probe, cur.PID, cur.Incarnation)",
+		"./pkg/ownership", "CopiedDaemonDir|RecordNamingAny"},
+	{"argv proof in the successor check", "pkg/ownership/reclaim.go",
+		"f := probeOwner(probe, s.PID, s.Incarnation, ClaimOf(p, s.OwnerID))",
+		"f := probePID(probe, s.PID, s.Incarnation)",
+		"./pkg/ownership", "CopiedDaemonDir|RecordNamingAny"},
+	{"reference daemons recognised", "pkg/ownership/daemonargv.go",
+		"if argv[i] != DaemonCommand || !isRef {",
+		"if _ = isRef; true {",
+		"./pkg/ownership", "ReferenceDaemon"},
+	{"an unknown agent dir is unproven, not another", "pkg/ownership/daemonargv.go",
+		"return unsure(\"its agent dir cannot be compared with this one (moved, removed or relative)\")",
+		"return other(\"x\")",
+		"./pkg/ownership", "ProvesTheProcess"},
+	{"liveness unknown is never dead", "pkg/ownership/probe.go",
+		"\t\t// Exists, or liveness unknown: never treated as dead.\n\t\treturn pidFacts{alive: true, err: err}",
+		"\t\treturn pidFacts{}",
+		"./pkg/ownership", "Classify|SignalOwner"},
+	{"name lock in Acquire", "pkg/ownership/acquire.go",
+		"\tif e.filesOnly {\n\t\treturn acquireLocked",
+		"\tif true {\n\t\treturn acquireLocked",
+		"./pkg/ownership", "NameLock"},
+	{"name lock by the dir's identity", "pkg/ownership/namelock.go",
+		"return append(keys, \"reconciler/i\"+hex.EncodeToString(sum[:12])), nil",
+		"return keys, nil",
+		"./pkg/ownership", "NameLockFollowsTheAgentDir"},
+	{"name lock by the dir's path", "pkg/ownership/namelock.go",
+		"return append(keys, \"reconciler/i\"+hex.EncodeToString(sum[:12])), nil",
+		"return []string{\"reconciler/i\" + hex.EncodeToString(sum[:12])}, nil",
+		"./pkg/ownership", "NameLockFollowsTheAgentDir"},
+	{"heartbeat from the future is not fresh", "pkg/ownership/classify.go",
+		"\t\ts.HeartbeatAt-now.UnixMilli() > MaxClockSkew.Milliseconds():",
+		"\t\tfalse:",
+		"./pkg/ownership", "Classify$|HeartbeatFromTheFuture"},
+	{"kernel pass lock", "pkg/reconcile/lock.go",
+		"\tl, err := platform.TakeNameLock(key)\n\t\tif err != nil {",
+		"\tl, err := platform.TakeNameLock(key + fmt.Sprint(time.Now().UnixNano()))\n\t\tif err != nil {",
+		"./pkg/reconcile", "PassLock"},
+	{"pass lock inode re-check", "pkg/reconcile/lock.go",
+		"\t\t\tif named {\n",
+		"\t\t\tif named || true {\n",
+		"./pkg/reconcile", "PassLock"},
+	{"crash loop reset after ten healthy minutes", "pkg/reconcile/crashloop.go",
+		"\tif now.Sub(c.healthySince) >= crashResetAfter {",
+		"\tif false {",
+		"./pkg/reconcile", "CrashLoop"},
+	{"attach to a successor after a stop", "pkg/reconcile/attempt.go",
+		"\tif cls.Signalable && (cls.Class == ownership.ClassCompatible || cls.Class == ownership.ClassNewer) {",
+		"\tif false {",
+		"./pkg/reconcile", "ReplaceAttachesToSuccessor"},
+	{"a failed stop clears its request", "pkg/reconcile/stop.go",
+		"\t\tif err := ownership.ClearControl(paths, req.RequestID); err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.As(err, &changed) {",
+		"\t\tif err := error(nil); err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.As(err, &changed) {",
+		"./pkg/reconcile", "FailedStopClears"},
+	{"a stop opens the owner through every check", "pkg/reconcile/stop.go",
+		"\tproc, err := ownership.OpenOwner(paths, want, decided, r.probe)",
+		"\tproc, err := platform.OpenProcess(decided.PID, decided.Incarnation)",
+		"./pkg/reconcile", "StopOfChangedOwner"},
+	{"lock trouble reported before a spawn", "pkg/reconcile/attempt.go",
+		"\terr := ownership.SpawnObstacle(a.paths, a.r.probe)\n",
+		"\terr := ownership.SpawnObstacle(a.paths, a.r.probe)\n\terr = nil\n",
+		"./cmd/reconciler", "LockTroubleIsReportedBeforeSpawning"},
+	{"name lock looked up before a spawn", "pkg/reconcile/attempt.go",
+		"\t} else if holder != nil {",
+		"\t} else if holder != nil && false {",
+		"./cmd/reconciler", "RemovedStateNeverRunsTwoOwners"},
+}
+
+func main() {
+	only := flag.String("run", "", "only the mutants whose name matches this regexp")
+	flag.Parse()
+	var filter *regexp.Regexp
+	if *only != "" {
+		filter = regexp.MustCompile(*only)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var caught, survived, broken int
+	for _, m := range mutants {
+		if filter != nil && !filter.MatchString(m.name) {
+			continue
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		verdict, err := try(ctx, m)
+		switch {
+		case err != nil:
+			broken++
+			fmt.Printf("BROKEN    %s: %v\n", m.name, err)
+		case verdict:
+			caught++
+			fmt.Printf("caught    %s\n", m.name)
+		default:
+			survived++
+			fmt.Printf("SURVIVED  %s (%s -run '%s')\n", m.name, m.pkg, m.tests)
+		}
+	}
+	total := caught + survived
+	fmt.Printf("\n%d of %d mutants caught", caught, total)
+	if total > 0 {
+		fmt.Printf(" (%.0f%%)", 100*float64(caught)/float64(total))
+	}
+	if broken > 0 {
+		fmt.Printf("; %d could not be applied (the code moved: update the table)", broken)
+	}
+	fmt.Println()
+	if survived > 0 || broken > 0 {
+		os.Exit(1)
+	}
+}
+
+// try applies m, runs its tests and restores the file; true if they failed.
+func try(ctx context.Context, m mutant) (bool, error) {
+	orig, err := os.ReadFile(m.file)
+	if err != nil {
+		return false, err
+	}
+	if n := bytes.Count(orig, []byte(m.old)); n != 1 {
+		return false, fmt.Errorf("%s: the rule's code occurs %d times, want once", m.file, n)
+	}
+	mutated := bytes.Replace(orig, []byte(m.old), []byte(m.new), 1)
+	if err := os.WriteFile(m.file, mutated, 0o644); err != nil {
+		return false, err
+	}
+	defer func() {
+		if err := os.WriteFile(m.file, orig, 0o644); err != nil {
+			fmt.Fprintf(os.Stderr, "RESTORE %s FAILED: %v; run git checkout -- %s\n", m.file, err, m.file)
+		}
+	}()
+	tctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(tctx, "go", "test", "-count=1", "-run", m.tests, m.pkg)
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		return false, ctx.Err()
+	}
+	if err != nil && strings.Contains(string(out), "[build failed]") {
+		return false, fmt.Errorf("the mutant does not build:\n%s", out)
+	}
+	return err != nil, nil
+}
