@@ -202,7 +202,7 @@ func (d *daemon) ended(err error) (int, error) {
 	if !errors.As(err, &te) {
 		// Not a refusal: record why, and let the reconciler retry.
 		code = ExitFailed
-		te = &TerminalError{Reason: "TransportStopped", Message: redactURLs(fmt.Sprint("transport returned unexpectedly: ", err))}
+		te = &TerminalError{Reason: ownership.ReasonTransportStopped, Message: redactURLs(fmt.Sprint("transport returned unexpectedly: ", err))}
 	}
 	d.log.Error(te, "transport ended; releasing")
 	if rerr := d.owner.Release(&ownership.Terminated{Reason: te.Reason, Message: te.Message}); rerr != nil {

@@ -197,12 +197,8 @@ func (a *attempt) replaceAbsent(rec ownership.Record) {
 // terminal reports a record whose daemon exited on a refusal that retrying
 // cannot fix (exit 78): anything but an unexpected transport stop.
 func terminal(s *ownership.State) bool {
-	return s != nil && s.Terminated != nil && s.Terminated.Reason != chatTransportStopped
+	return s != nil && s.Terminated != nil && s.Terminated.Reason != ownership.ReasonTransportStopped
 }
-
-// chatTransportStopped is the daemon's reason for a transport that ended
-// without a refusal; such an exit is retried.
-const chatTransportStopped = "TransportStopped"
 
 // crashed tells an unexpected exit (no release, or a recorded failure) from a
 // clean release on request.
