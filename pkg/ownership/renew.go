@@ -143,6 +143,8 @@ func diffStates(want, got State) []fieldDiff {
 	add("transportHealthy", strconv.FormatBool(want.TransportHealthy), strconv.FormatBool(got.TransportHealthy))
 	add("transportError", want.TransportError, got.TransportError)
 	add("terminated", optTerminated(want.Terminated), optTerminated(got.Terminated))
+	add("bootId", want.BootID, got.BootID)
+	add("version", strconv.Itoa(want.Version), strconv.Itoa(got.Version))
 	return d
 }
 
