@@ -1,7 +1,9 @@
 package reconcile
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"gjc.dev/reconciler/pkg/ownership"
@@ -84,7 +86,7 @@ func (a *attempt) lastOwnerGone(graceful time.Duration) bool {
 	return false
 }
 
-// held is the owner this name holds a reference to, for status.json.
+// held is the owner this name holds a reference to, for held.json.
 func (st *nameState) held() *HeldOwner {
 	if st.last == nil {
 		return nil
@@ -95,31 +97,68 @@ func (st *nameState) held() *HeldOwner {
 	return &HeldOwner{PID: s.PID, Incarnation: s.Incarnation, OwnerID: s.OwnerID, BootID: boot}
 }
 
-// seedHeld holds the owners that the reconciler which last wrote
-// status.json held, once, before this one decides anything: an owner whose
-// record vanished under that one keeps this one from starting a second.
-// It runs under the pass lock (every caller of Reconcile and of the operator
-// commands holds it), so no other one-shot reconciler is midway through its
-// pass; a running loop writes the file a moment after its reconciles.
+// seedHeld holds the owners that the last reconciler held (held.json),
+// once, before this one decides anything: an owner whose record vanished
+// under that one keeps this one from starting a second. Without a
+// held.json (a reconciler from before it existed), status.json's heldOwner
+// entries are read instead. It runs under the pass lock (every caller of
+// Reconcile and of the operator commands holds it), so no other one-shot
+// reconciler is midway through its pass.
 func (r *Reconciler) seedHeld() {
 	r.seed.Do(func() {
-		prev, err := r.readStatus()
+		owners, savedAt, err := r.readHeld()
 		if err != nil {
+			if !errors.Is(err, os.ErrNotExist) {
+				// Unreadable safety state: nothing is trusted from it, and
+				// the kernel-held name locks still keep out a second owner.
+				r.log.Error(err, "held owners not read")
+			}
 			return
 		}
 		boot, err := platform.BootID()
 		if err != nil {
 			boot = ""
 		}
-		for _, s := range prev.Daemons {
+		for name, h := range owners {
 			// One held before a reboot is dead, whatever now has its pid and
 			// start ticks; one without a boot id is trusted only if the file
 			// was written in this boot.
-			if h := s.HeldOwner; h != nil && h.PID > 0 && h.Incarnation != "" && sameBoot(h.BootID, boot, prev.ObservedAt.Time) {
-				r.state(s.Name).remember(&ownership.State{PID: h.PID, Incarnation: h.Incarnation, OwnerID: h.OwnerID})
+			if h.PID > 0 && h.Incarnation != "" && sameBoot(h.BootID, boot, savedAt) {
+				st := r.state(name)
+				st.remember(&ownership.State{PID: h.PID, Incarnation: h.Incarnation, OwnerID: h.OwnerID})
+				if held := st.held(); held != nil {
+					r.heldMu.Lock()
+					r.held[name] = *held
+					r.heldMu.Unlock()
+				}
 			}
 		}
 	})
+}
+
+// readHeld reads held.json, or, without one, the heldOwner entries of
+// status.json that reconcilers before held.json wrote; bad names are
+// reported as problems.
+func (r *Reconciler) readHeld() (map[string]HeldOwner, time.Time, error) {
+	owners, savedAt, bad, err := readHeld(r.opts.AgentDir)
+	if errors.Is(err, os.ErrNotExist) {
+		prev, serr := r.readStatus()
+		if serr != nil {
+			return nil, time.Time{}, serr
+		}
+		owners = map[string]HeldOwner{}
+		for _, s := range prev.Daemons {
+			if s.HeldOwner != nil {
+				owners[s.Name] = *s.HeldOwner
+			}
+		}
+		return owners, prev.ObservedAt.Time, nil
+	}
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	r.report(bad)
+	return owners, savedAt, nil
 }
 
 // heldAlive returns the owner a name holds a reference to if it is still

@@ -1,11 +1,13 @@
 package reconcile
 
 import (
+	"os"
 	"os/exec"
 	"testing"
 
 	"github.com/go-logr/logr"
 
+	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/platform"
 )
 
@@ -51,5 +53,43 @@ func TestSeedHeldOnlyFromThisBoot(t *testing.T) {
 			t.Errorf("boot id %q: held = %v, want %v", tc.bootID, got, tc.held)
 		}
 		r.Close()
+	}
+}
+
+// The held owners live in held.json, not in the report: a reconciler that
+// held one saves it, and the next one holds it too though status.json was
+// deleted in between.
+func TestHeldOwnersSurviveDeletedStatus(t *testing.T) {
+	cmd := exec.Command("sleep", "600")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	inc, err := platform.Incarnation(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	agentDir := t.TempDir()
+	first, err := New(Options{AgentDir: agentDir, Log: logr.Discard()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.seedHeld()
+	st := first.state("bot")
+	st.remember(&ownership.State{PID: cmd.Process.Pid, Incarnation: inc, OwnerID: "o-1"})
+	first.saveHeld("bot", st.held())
+	first.Close()
+	if err := os.Remove(StatusPath(agentDir)); err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+
+	next, err := New(Options{AgentDir: agentDir, Log: logr.Discard()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer next.Close()
+	next.seedHeld()
+	if h := next.heldAlive("bot"); h == nil || h.PID != cmd.Process.Pid || h.OwnerID != "o-1" {
+		t.Fatalf("held after status.json was deleted: %+v", h)
 	}
 }

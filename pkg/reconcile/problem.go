@@ -56,6 +56,13 @@ func (r *Reconciler) readStatus() (*Status, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.report(bad)
+	return s, nil
+}
+
+// report logs, once each, entries of a file that were left out for their
+// names, and keeps them for the next status.
+func (r *Reconciler) report(bad []Problem) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, p := range bad {
@@ -64,9 +71,8 @@ func (r *Reconciler) readStatus() (*Status, error) {
 		}
 		r.noted[p] = true
 		r.pending = append(r.pending, p)
-		r.log.Error(errors.New(p.Message), "status.json entry ignored: it is never signalled or used as a path", "file", p.File, "entry", p.Entry)
+		r.log.Error(errors.New(p.Message), "entry ignored: it is never signalled or used as a path", "file", p.File, "entry", p.Entry)
 	}
-	return s, nil
 }
 
 // takeProblems is what the next status reports: the inventory's bad

@@ -47,6 +47,11 @@ type Reconciler struct {
 	// has not reported yet; noted, every one it has logged.
 	pending []Problem
 	noted   map[Problem]bool
+
+	heldMu    sync.Mutex           // guards held, savedHeld, heldSaved; serializes saves
+	held      map[string]HeldOwner // by name, as each name's worker last reported
+	savedHeld map[string]HeldOwner // what the last save wrote
+	heldSaved bool
 }
 
 // nameState is what the reconciler remembers of a name between passes.
@@ -85,7 +90,7 @@ func New(opts Options) (*Reconciler, error) {
 		return nil, fmt.Errorf("creating file watch: %w", err)
 	}
 	r := &Reconciler{opts: opts, log: opts.Log, probe: opts.Probe, inv: inv, watch: w,
-		names: map[string]*nameState{}, noted: map[Problem]bool{}}
+		names: map[string]*nameState{}, noted: map[Problem]bool{}, held: map[string]HeldOwner{}}
 	if prev, err := r.readStatus(); err == nil {
 		// Carry conditions over, so lastTransitionTime survives a restart.
 		for _, s := range prev.Daemons {
@@ -210,6 +215,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, name string, d *spec.Daemon,
 	// Saved in status.json, so that the next reconciler (a restart, --once,
 	// the loop started again) holds it too.
 	a.status.HeldOwner = st.held()
+	r.saveHeld(name, a.status.HeldOwner)
 	a.status.Restarts = st.restarts
 	a.setConditions()
 	r.mu.Lock()

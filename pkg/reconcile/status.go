@@ -71,8 +71,9 @@ type DaemonStatus struct {
 	Conditions        []metav1.Condition `json:"conditions,omitempty"`
 	// HeldOwner is the live owner the reconciler that wrote this last proved
 	// and held a process reference to, whether or not its record is still
-	// there: the next reconciler holds it too, and starts no second owner
-	// beside it. Not refreshed by `reconciler status`.
+	// there. A report: the next reconciler learns of it from held.json
+	// (HeldPath), which deleting status.json does not touch. Not refreshed
+	// by `reconciler status`.
 	HeldOwner *HeldOwner `json:"heldOwner,omitempty"`
 }
 
