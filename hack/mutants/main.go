@@ -57,12 +57,16 @@ var mutants = []mutant{
 		"\tif true {\n\t\treturn acquireLocked",
 		"./pkg/ownership", "NameLock"},
 	{"name lock by the dir's identity", "pkg/ownership/namelock.go",
-		"return append(keys, \"reconciler/i\"+hex.EncodeToString(sum[:12])), nil",
-		"return keys, nil",
+		"return append(keys, hash(\"i\", id)), nil",
+		"_ = id\n\treturn keys, nil",
 		"./pkg/ownership", "NameLockFollowsTheAgentDir"},
-	{"name lock by the dir's path", "pkg/ownership/namelock.go",
-		"return append(keys, \"reconciler/i\"+hex.EncodeToString(sum[:12])), nil",
-		"return []string{\"reconciler/i\" + hex.EncodeToString(sum[:12])}, nil",
+	{"name lock by the dir's path as written", "pkg/ownership/namelock.go",
+		"keys := []string{hash(\"p\", abs)}",
+		"keys := []string{}",
+		"./pkg/ownership", "NameLockFollowsTheAgentDir"},
+	{"name lock by the dir's real path", "pkg/ownership/namelock.go",
+		"keys = append(keys, hash(\"r\", real))",
+		"_ = real",
 		"./pkg/ownership", "NameLockFollowsTheAgentDir"},
 	{"heartbeat from the future is not fresh", "pkg/ownership/classify.go",
 		"\t\ts.HeartbeatAt-now.UnixMilli() > MaxClockSkew.Milliseconds():",
@@ -85,15 +89,19 @@ var mutants = []mutant{
 		"\tif false {",
 		"./pkg/reconcile", "ReplaceAttachesToSuccessor"},
 	{"a failed stop clears its request", "pkg/reconcile/stop.go",
-		"\t\tif err := ownership.ClearControl(paths, req.RequestID); err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.As(err, &changed) {",
-		"\t\tif err := error(nil); err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.As(err, &changed) {",
+		"\t\tif cerr := ownership.ClearControl(paths, req.RequestID); cerr != nil",
+		"\t\tif cerr := error(nil); cerr != nil",
 		"./pkg/reconcile", "FailedStopClears"},
+	{"a stop that sent nothing keeps its request", "pkg/reconcile/stop.go",
+		"\t\tif err != nil && !done.sentAny() {",
+		"\t\tif false {",
+		"./pkg/reconcile", "StopThatSentNothing"},
 	{"a stop opens the owner through every check", "pkg/reconcile/stop.go",
 		"\tproc, err := ownership.OpenOwner(paths, want, decided, r.probe)",
 		"\tproc, err := platform.OpenProcess(decided.PID, decided.Incarnation)",
 		"./pkg/reconcile", "StopOfChangedOwner"},
 	{"held owners saved in their own file", "pkg/reconcile/heldfile.go",
-		"\tif r.heldSaved && maps.Equal(r.held, r.savedHeld) {",
+		"\tif r.heldBroken || (r.heldSaved && maps.Equal(r.held, r.savedHeld)) {",
 		"\tif true {",
 		"./pkg/reconcile", "HeldOwnersSurviveDeletedStatus"},
 	{"lock trouble reported before a spawn", "pkg/reconcile/attempt.go",
@@ -175,8 +183,13 @@ func try(ctx context.Context, m mutant) (bool, error) {
 	if ctx.Err() != nil {
 		return false, ctx.Err()
 	}
-	if err != nil && strings.Contains(string(out), "[build failed]") {
-		return false, fmt.Errorf("the mutant does not build:\n%s", out)
+	switch {
+	case tctx.Err() != nil:
+		return false, fmt.Errorf("the tests did not finish: %w", tctx.Err())
+	case err != nil && (strings.Contains(string(out), "[build failed]") || strings.Contains(string(out), "\nvet: ")):
+		// Not caught by a test: the mutant does not compile, or vet
+		// (which go test runs) refused it.
+		return false, fmt.Errorf("the mutant does not build or vet:\n%s", out)
 	}
 	return err != nil, nil
 }

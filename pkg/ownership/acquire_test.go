@@ -24,6 +24,7 @@ func TestAcquirePublishes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = o.Release(nil) }) // drops its name lock, whatever the test did to it
 	st := o.State()
 	if st.PID != os.Getpid() || st.Incarnation != incarnationOf(t, os.Getpid()) || st.OwnerID != testOwnerID ||
 		st.Kind != "discord" || st.Identity != testIdentity || *st.Generation != 7 || st.TransportHealthy ||
@@ -151,6 +152,7 @@ func TestAcquireRecoversDeadOwner(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(func() { _ = o.Release(nil) }) // drops its name lock, whatever the test did to it
 		if bytes.Equal(mustRead(t, p.Lock), old) {
 			t.Fatal("dead lock not replaced")
 		}
@@ -173,6 +175,7 @@ func TestAcquireRecoversUnpublishedDeadLock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = o.Release(nil) }) // drops its name lock, whatever the test did to it
 	defer o.Release(nil)
 	assertNoLeftovers(t, p)
 }
@@ -293,6 +296,7 @@ func TestAcquireRecoversCrashedReclaimerWithReusedPID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = o.Release(nil) }) // drops its name lock, whatever the test did to it
 	defer o.Release(nil)
 	if _, err := os.Lstat(p.Reclaim); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("reclaim lock left: %v", err)

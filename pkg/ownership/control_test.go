@@ -141,6 +141,7 @@ func TestControlAddressed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = o.Release(nil) }) // drops its name lock, whatever the test did to it
 	defer o.Release(nil)
 	mine := NewControlRequest(ActionStop, o.State())
 	if !o.ControlAddressed(mine) {

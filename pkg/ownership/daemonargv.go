@@ -104,8 +104,13 @@ func VerifyDaemonArgv(pid int, argv []string, c DaemonClaim) error {
 	}
 	flags, form, ok := daemonForm(argv)
 	if !ok {
-		if c.OwnerID != "" && slices.Contains(flagValues(argv, FlagOwnerID), c.OwnerID) {
+		switch {
+		case c.OwnerID != "" && slices.Contains(flagValues(argv, FlagOwnerID), c.OwnerID):
 			return unsure("it names this owner, in a command line of no known daemon form")
+		case c.OwnerID == "" && slices.Contains(argv[1:], DaemonCommand):
+			// A lock names no owner: any daemon-like command line may be
+			// its creator's.
+			return unsure("it runs a daemon, in a command line of no known form")
 		}
 		return other(form)
 	}

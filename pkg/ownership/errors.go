@@ -83,10 +83,11 @@ type HeldError struct {
 	// Unproven: the PID is live and its incarnation could not be read, so
 	// it is not proved to be another process.
 	Unproven bool
-	// OtherUID: the name lock is held by a process of another user (the
-	// kernel's namespace of names has no permissions): a squatter, not a
-	// daemon of ours, and still nothing can start beside it. 0 if not.
-	OtherUID int
+	// OtherUser: the name lock is held by a process of another user, uid
+	// OtherUID (the kernel's namespace of names has no permissions): a
+	// squatter, not a daemon of ours, and still nothing can start beside it.
+	OtherUser bool
+	OtherUID  int
 }
 
 func (e *HeldError) Error() string {
@@ -95,7 +96,7 @@ func (e *HeldError) Error() string {
 		msg += fmt.Sprintf(" (owner %s)", e.OwnerID)
 	}
 	switch {
-	case e.OtherUID != 0:
+	case e.OtherUser:
 		msg += fmt.Sprintf(": a process of another user (uid %d) holds this daemon's name lock; it is no daemon of yours, end it or ask its owner", e.OtherUID)
 	case e.Released:
 		msg += ": released, not yet exited"

@@ -184,6 +184,7 @@ func TestLegacyUnavailableRecord(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(func() { _ = o.Release(nil) }) // drops its name lock, whatever the test did to it
 		lock, _ := os.ReadFile(p.Lock)
 		if bytes.Equal(lock, oldLock) {
 			t.Fatal("legacy lock not replaced")

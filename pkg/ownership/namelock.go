@@ -22,39 +22,68 @@ const NameLockFile = "name lock"
 // says a daemon runs, but not these; so a second daemon of one name can
 // never start beside a live one, whatever the files say.
 //
-// There are two keys per name, and a taker needs both: one from the agent
+// There are three keys per name, and a taker needs all: from the agent
 // dir's absolute path as written (a symlinked agent dir retargeted under a
-// live daemon keeps it), one from the dir's device and inode (two
-// spellings of one dir, or a dir moved under a live daemon, keep it).
+// live daemon keeps it), from its real path (a dir removed and restored
+// under a live daemon, reached through another link, keeps it), and from
+// its device and inode (two spellings of one dir, or a dir moved under a
+// live daemon, keep it). Adding a key only adds conflicts.
 
-// agentDirKeys returns the key prefixes of agentDir. With the dir missing
-// there is no inode key: no daemon can have taken one for a dir that does
-// not exist.
-func agentDirKeys(agentDir string) ([]string, error) {
+// agentDirKeys returns the key prefixes of agentDir: by its absolute path
+// as written, by its real path (links resolved: a dir restored under a live
+// daemon and reached through another link), and by its identity. With the
+// dir missing there is no identity key: no daemon can have taken one for a
+// dir that does not exist; a taker (needDir) must have all three.
+func agentDirKeys(agentDir string, needDir bool) ([]string, error) {
 	abs, err := filepath.Abs(agentDir)
 	if err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256([]byte(abs))
-	keys := []string{"reconciler/p" + hex.EncodeToString(sum[:12])}
+	hash := func(kind, s string) string {
+		sum := sha256.Sum256([]byte(s))
+		return "reconciler/" + kind + hex.EncodeToString(sum[:12])
+	}
+	keys := []string{hash("p", abs)}
+	real, err := realPath(abs)
+	if err != nil {
+		return nil, fmt.Errorf("agent dir: %w", err)
+	}
+	keys = append(keys, hash("r", real))
 	id, err := platform.DirID(abs)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, fs.ErrNotExist) && !needDir:
 		return keys, nil
 	case err != nil:
 		return nil, fmt.Errorf("agent dir: %w", err)
 	}
-	sum = sha256.Sum256([]byte(id))
-	return append(keys, "reconciler/i"+hex.EncodeToString(sum[:12])), nil
+	return append(keys, hash("i", id)), nil
+}
+
+// realPath resolves the links of dir's longest existing prefix, so the key
+// of a missing dir is the one it will have once created.
+func realPath(dir string) (string, error) {
+	real, err := filepath.EvalSymlinks(dir)
+	if err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return real, err
+	}
+	parent := filepath.Dir(dir)
+	if parent == dir {
+		return "", err
+	}
+	realParent, err := realPath(parent)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(realParent, filepath.Base(dir)), nil
 }
 
 // nameLockKeys names the locks of p's daemon. A daemon name is at most 63
 // bytes, so each key fits the kernel's 107.
-func nameLockKeys(p Paths) ([]string, error) {
+func nameLockKeys(p Paths, needDir bool) ([]string, error) {
 	if _, err := p.levels(); err != nil {
 		return nil, err
 	}
-	keys, err := agentDirKeys(p.AgentDir())
+	keys, err := agentDirKeys(p.AgentDir(), needDir)
 	if err != nil {
 		return nil, fmt.Errorf("name lock of %s: %w", p.Name(), err)
 	}
@@ -68,7 +97,7 @@ func nameLockKeys(p Paths) ([]string, error) {
 // passes over agentDir: the name locks' scheme, with a last element no
 // daemon name can be (a DNS label never starts with a dot).
 func PassLockKeys(agentDir string) ([]string, error) {
-	keys, err := agentDirKeys(agentDir)
+	keys, err := agentDirKeys(agentDir, true)
 	if err != nil {
 		return nil, fmt.Errorf("pass lock: %w", err)
 	}
@@ -94,7 +123,7 @@ func takeNameLocks(p Paths) (nameLocks, error) {
 	if err := os.Mkdir(p.AgentDir(), 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return nil, fmt.Errorf("name lock of %s: %w", p.Name(), err)
 	}
-	keys, err := nameLockKeys(p)
+	keys, err := nameLockKeys(p, true)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +146,7 @@ func takeNameLocks(p Paths) (nameLocks, error) {
 func heldByName(h platform.NameHolder) *HeldError {
 	e := &HeldError{PID: h.PID, Source: NameLockFile, Unproven: h.PID == 0}
 	if h.UID >= 0 && h.UID != os.Getuid() {
-		e.OtherUID = h.UID
+		e.OtherUser, e.OtherUID = true, h.UID
 	}
 	return e
 }
@@ -127,7 +156,7 @@ func heldByName(h platform.NameHolder) *HeldError {
 // whatever its files say), or nil if none does. Nothing may be started for
 // the name while one holds it.
 func NameLockHolder(p Paths) (*HeldError, error) {
-	keys, err := nameLockKeys(p)
+	keys, err := nameLockKeys(p, false)
 	if err != nil {
 		return nil, err
 	}

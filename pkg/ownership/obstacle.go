@@ -22,30 +22,35 @@ import (
 // creator gone or proved another process), which Acquire reclaims. It
 // reads only, and is advice: the daemon's Acquire decides.
 func SpawnObstacle(p Paths, probe Probe) error {
-	if exists, err := checkDir(p); err != nil {
-		return &MalformedError{Path: p.State, Err: err}
-	} else if !exists {
-		return nil
+	if exists, err := checkDir(p); err != nil || !exists {
+		return err
 	}
-	switch h, err := readLock(p.Reclaim); {
+	// As Acquire goes: owner.lock first. Without one, Acquire creates it
+	// and never looks at the reclaim lock.
+	h, err := readLock(p.Lock)
+	switch {
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, errLockInFlux):
+		// Free, or changing hands right now: Acquire waits that out.
+		return nil
+	case err != nil:
+		return err
+	}
+	if err := judgeLock(h, LockFile, probe, lockClaim(p)); err != nil {
+		return err
+	}
+	// A stale owner.lock: Acquire reclaims it under the reclaim lock.
+	switch r, err := readLock(p.Reclaim); {
 	case errors.Is(err, fs.ErrNotExist):
+		return nil
 	case errors.Is(err, errLockInFlux):
 		return &ReclaimBusyError{}
 	case err != nil:
 		return err
 	default:
 		var held *HeldError
-		if errors.As(judgeLock(h, ReclaimFile, probe, nil), &held) {
+		if errors.As(judgeLock(r, ReclaimFile, probe, nil), &held) {
 			return &ReclaimBusyError{PID: held.PID, Incarnation: held.Incarnation}
 		}
-	}
-	switch h, err := readLock(p.Lock); {
-	case errors.Is(err, fs.ErrNotExist), errors.Is(err, errLockInFlux):
-		// Free, or changing hands right now: Acquire waits that out.
 		return nil
-	case err != nil:
-		return err
-	default:
-		return judgeLock(h, LockFile, probe, lockClaim(p))
 	}
 }

@@ -38,9 +38,27 @@ func TestSpawnObstacle(t *testing.T) {
 			t.Fatalf("SpawnObstacle = %v, want HeldError naming %d", err, c.pid())
 		}
 	})
+	t.Run("a reclaim lock without owner.lock: Acquire never looks at it", func(t *testing.T) {
+		c := startCanary(t)
+		for _, reclaim := range [][]byte{[]byte("garbage"), (&OwnerLock{PID: c.pid(), Incarnation: c.incarnation, CreatedAt: 1}).Marshal()} {
+			p := newPaths(t)
+			writeFile(t, p.Reclaim, reclaim)
+			if err := SpawnObstacle(p, SystemProbe()); err != nil {
+				t.Fatalf("SpawnObstacle = %v, want nil", err)
+			}
+			o, err := Acquire(p, request)
+			if err != nil {
+				t.Fatalf("Acquire beside that reclaim lock: %v", err)
+			}
+			_ = o.Release(nil)
+			mustRemove(t, p.State)
+			mustRemove(t, p.Reclaim)
+		}
+	})
 	t.Run("a live reclaim", func(t *testing.T) {
 		c := startCanary(t)
 		p := newPaths(t)
+		writeLock(t, p.Lock, deadPID(t), "linux:1")
 		writeLock(t, p.Reclaim, c.pid(), c.incarnation)
 		if err := SpawnObstacle(p, SystemProbe()); !errors.Is(err, ErrReclaimBusy) || Reason(err) != ReasonReclaimBusy {
 			t.Fatalf("SpawnObstacle = %v, want ReclaimInProgress", err)

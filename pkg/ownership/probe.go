@@ -91,9 +91,10 @@ func probeOwner(probe Probe, pid int, recorded string, c DaemonClaim) pidFacts {
 	case errors.Is(err, platform.ErrProcessGone), errors.Is(err, platform.ErrInvalidPID):
 		return pidFacts{}
 	case errors.Is(err, platform.ErrArgvTooLong):
-		// Our daemons' command lines are a few hundred bytes.
-		f.equal = false
-		f.notDaemon = &NotDaemonError{PID: pid, Want: c, Why: "its command line is longer than any daemon's"}
+		// Ours are a few hundred bytes, but a long prefix (an interpreter's
+		// flags) is not proof of another process.
+		f.equal, f.unexaminable = false, true
+		f.err = &UnprovenDaemonError{PID: pid, Why: "its command line is too long to judge"}
 		return f
 	case err != nil:
 		f.equal, f.unexaminable = false, true

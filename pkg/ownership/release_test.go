@@ -21,6 +21,7 @@ func TestRenew(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = o.Release(nil) }) // drops its name lock, whatever the test did to it
 	clock = clock.Add(5 * time.Second)
 	if err := o.Renew(false, "dial tcp: connection refused"); err != nil {
 		t.Fatal(err)
@@ -89,6 +90,7 @@ func TestRenewLosesOwnership(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			t.Cleanup(func() { _ = o.Release(nil) }) // drops its name lock, whatever the test did to it
 			tc.mutate(t, o)
 			before := snap(t, p.Dir)
 			for range 2 { // the loss sticks
@@ -161,6 +163,7 @@ func TestReleaseOnlyByExactLiveOwner(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			t.Cleanup(func() { _ = o.Release(nil) }) // drops its name lock, whatever the test did to it
 			tc.mutate(t, o)
 			before := snap(t, p.Dir)
 			if err := o.Release(&Terminated{Reason: "X", Message: "y"}); !errors.Is(err, ErrOwnershipLost) {
@@ -180,6 +183,7 @@ func TestReleaseOnlyByExactLiveOwner(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(func() { _ = o.Release(nil) }) // drops its name lock, whatever the test did to it
 		if err := o.Renew(true, ""); err != nil {
 			t.Fatal(err)
 		}
@@ -215,6 +219,7 @@ func TestRenewReleaseConcurrently(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = o.Release(nil) }) // drops its name lock, whatever the test did to it
 	var wg sync.WaitGroup
 	for i := range 4 {
 		wg.Go(func() {

@@ -40,6 +40,7 @@ func TestReusedPIDIsStoppedAndNeverSignalled(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Acquire over a reused PID: %v", err)
 	}
+	t.Cleanup(func() { _ = o.Release(nil) }) // drops its name lock, whatever the test did to it
 	defer o.Release(nil)
 	assertNoLeftovers(t, p)
 	c.assertUntouched(t)

@@ -55,7 +55,7 @@ func TestClassifyProvesTheProcess(t *testing.T) {
 		{"this owner in an unknown form", []string{"gjc", "serve", "--owner-id", testOwnerID}, nil, ReasonOwnerUnverifiable, ClassCompatible, true},
 		{"flag twice, naming this owner", append(daemonOf(tableClaim), "--name", "bot"), nil, ReasonOwnerUnverifiable, ClassCompatible, true},
 		{"flag twice", append(daemonOf(otherOwner), "--name", "bot"), nil, ReasonNotThisDaemon, ClassStopped, false},
-		{"too long", nil, platform.ErrArgvTooLong, ReasonNotThisDaemon, ClassStopped, false},
+		{"too long", nil, platform.ErrArgvTooLong, ReasonOwnerUnverifiable, ClassCompatible, true},
 		{"unreadable", nil, os.ErrPermission, ReasonOwnerUnverifiable, ClassCompatible, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -125,6 +125,7 @@ func TestCopiedDaemonDirIsNotItsOwner(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Acquire d3 over d1's copied record and lock: %v", err)
 	}
+	t.Cleanup(func() { _ = o.Release(nil) }) // drops its name lock, whatever the test did to it
 	if err := o.Release(nil); err != nil {
 		t.Fatal(err)
 	}
@@ -162,6 +163,7 @@ func TestRecordNamingAnyProcessIsNeverSignalled(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Acquire over a record naming a non-daemon: %v", err)
 		}
+		t.Cleanup(func() { _ = o.Release(nil) }) // drops its name lock, whatever the test did to it
 		_ = o.Release(nil)
 		c.assertUntouched(t)
 	})
@@ -218,7 +220,7 @@ func TestNameLockSurvivesRemovedState(t *testing.T) {
 		t.Fatal(err)
 	}
 	holder, err := NameLockHolder(p)
-	if err != nil || holder == nil || holder.PID != h.pid() || holder.OtherUID != 0 {
+	if err != nil || holder == nil || holder.PID != h.pid() || holder.OtherUser {
 		t.Fatalf("NameLockHolder = %v, %v; want pid %d", holder, err, h.pid())
 	}
 	_, err = Acquire(p, AcquireRequest{Kind: "discord", OwnerID: "second", Identity: testIdentity, Generation: 7})
@@ -239,6 +241,7 @@ func TestNameLockSurvivesRemovedState(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Acquire after the holder died: %v", err)
 	}
+	t.Cleanup(func() { _ = o.Release(nil) }) // drops its name lock, whatever the test did to it
 	_ = o.Release(nil)
 }
 
@@ -316,6 +319,23 @@ func TestNameLockFollowsTheAgentDir(t *testing.T) {
 				return b
 			}
 		}},
+		{"restored, reached through a link", func(t *testing.T, root string) (string, func() string) {
+			dir := filepath.Join(root, "agent")
+			mustMkdir(t, dir)
+			return dir, func() string {
+				// The old dir moved aside (so its inode stays in use), a
+				// restored copy in its place: another inode.
+				if err := os.Rename(dir, dir+".old"); err != nil {
+					t.Fatal(err)
+				}
+				mustMkdir(t, dir)
+				link := filepath.Join(root, "link")
+				if err := os.Symlink(dir, link); err != nil {
+					t.Fatal(err)
+				}
+				return link
+			}
+		}},
 		{"a symlink retargeted", func(t *testing.T, root string) (string, func() string) {
 			v1, v2 := filepath.Join(root, "v1"), filepath.Join(root, "v2")
 			mustMkdir(t, v1)
@@ -360,5 +380,19 @@ func mustMkdir(t *testing.T, dir string) {
 	t.Helper()
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A lock names no owner: a daemon-like command line in no known form may
+// be its creator's, so it is not proof of another process.
+func TestLockClaimUnknownDaemonFormIsUnproven(t *testing.T) {
+	c := ClaimOf(tablePaths, "")
+	err := VerifyDaemonArgv(4242, []string{"node", "cli.js", "daemon", "--agent-dir", "/agent"}, c)
+	var unproven *UnprovenDaemonError
+	if !errors.As(err, &unproven) {
+		t.Fatalf("VerifyDaemonArgv = %v, want unproven", err)
+	}
+	if err := VerifyDaemonArgv(4242, []string{"vim", "notes.txt"}, c); Reason(err) != ReasonNotThisDaemon {
+		t.Fatalf("VerifyDaemonArgv(vim) = %v, want not this daemon", err)
 	}
 }

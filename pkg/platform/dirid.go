@@ -3,9 +3,11 @@ package platform
 import "fmt"
 
 // DirID identifies a directory for as long as it exists, whatever it is
-// named or moved to: its device and inode, and its birth time where the
-// filesystem keeps one, so that an inode number reused by a new directory
-// after the old one was removed names another directory.
+// named or moved to: its device and inode. Only stat(2), which every
+// process can call, so two processes always agree on it (a birth time would
+// need statx, which a seccomp filter may refuse one of them). Once the dir
+// is removed its inode number may name a new one; a guard keyed by it then
+// errs towards "held", never towards "free".
 func DirID(path string) (string, error) {
 	id, err := dirID(path)
 	if err != nil {

@@ -11,5 +11,5 @@ func dirID(path string) (string, error) {
 	if err := unix.Stat(path, &st); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("%x-%x-%x.%x", uint64(st.Dev), st.Ino, st.Btim.Sec, st.Btim.Nsec), nil
+	return fmt.Sprintf("%x-%x", uint64(st.Dev), st.Ino), nil
 }

@@ -284,7 +284,7 @@ func (a *attempt) startAndWait(why string) {
 		a.r.log.Error(err, "looking up the name lock", "name", a.name)
 	} else if holder != nil {
 		msg := fmt.Sprintf("a daemon of %s (pid %d) still holds its name lock though no record proves it; no second owner is started until it exits", a.name, holder.PID)
-		if holder.OtherUID != 0 {
+		if holder.OtherUser {
 			msg = fmt.Sprintf("pid %d of another user (uid %d) holds the name lock of %s: no second owner can start until it lets go", holder.PID, holder.OtherUID, a.name)
 		}
 		a.refuse(ReasonOwnerWithoutRecord, msg)

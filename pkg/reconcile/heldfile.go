@@ -49,7 +49,7 @@ func (r *Reconciler) saveHeld(name string, h *HeldOwner) {
 	} else {
 		delete(r.held, name)
 	}
-	if r.heldSaved && maps.Equal(r.held, r.savedHeld) {
+	if r.heldBroken || (r.heldSaved && maps.Equal(r.held, r.savedHeld)) {
 		return
 	}
 	f := heldFile{Version: 1, SavedAt: r.now().UTC(), Owners: r.held}

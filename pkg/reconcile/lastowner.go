@@ -109,9 +109,13 @@ func (r *Reconciler) seedHeld() {
 		owners, savedAt, err := r.readHeld()
 		if err != nil {
 			if !errors.Is(err, os.ErrNotExist) {
-				// Unreadable safety state: nothing is trusted from it, and
-				// the kernel-held name locks still keep out a second owner.
-				r.log.Error(err, "held owners not read")
+				// Unreadable safety state: nothing is trusted from it (the
+				// kernel-held name locks still keep out a second owner), and
+				// it is left exactly as it is, never overwritten.
+				r.log.Error(err, "held owners not read; the file is left as it is")
+				r.heldMu.Lock()
+				r.heldBroken = true
+				r.heldMu.Unlock()
 			}
 			return
 		}

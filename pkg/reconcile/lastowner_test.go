@@ -93,3 +93,23 @@ func TestHeldOwnersSurviveDeletedStatus(t *testing.T) {
 		t.Fatalf("held after status.json was deleted: %+v", h)
 	}
 }
+
+// An unreadable held.json is left exactly as it is: a reconciler that
+// cannot read it never replaces it with its own partial view.
+func TestUnreadableHeldFileIsNotOverwritten(t *testing.T) {
+	agentDir := privateAgentDir(t)
+	bad := []byte("{not json\n")
+	if err := os.WriteFile(HeldPath(agentDir), bad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := New(Options{AgentDir: agentDir, Log: logr.Discard()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	r.seedHeld()
+	r.saveHeld("bot", &HeldOwner{PID: 1, Incarnation: "linux:1", OwnerID: "o"})
+	if got, err := os.ReadFile(HeldPath(agentDir)); err != nil || string(got) != string(bad) {
+		t.Fatalf("held.json = %q, %v; want it untouched", got, err)
+	}
+}

@@ -52,6 +52,8 @@ type Reconciler struct {
 	held      map[string]HeldOwner // by name, as each name's worker last reported
 	savedHeld map[string]HeldOwner // what the last save wrote
 	heldSaved bool
+	// heldBroken: held.json could not be read; it is never overwritten.
+	heldBroken bool
 }
 
 // nameState is what the reconciler remembers of a name between passes.

@@ -31,7 +31,7 @@ var ErrDidNotExit = errors.New("did not exit")
 // (nil for a name no source declares). Without escalate, it stops after
 // SIGTERM with ErrDidNotExit. Its errors say what was sent and what was
 // refused, never more.
-func (r *Reconciler) stopOwner(ctx context.Context, paths ownership.Paths, want *ownership.Desired, decided ownership.State, action string, graceful, kill time.Duration, escalate bool) error {
+func (r *Reconciler) stopOwner(ctx context.Context, paths ownership.Paths, want *ownership.Desired, decided ownership.State, action string, graceful, kill time.Duration, escalate bool) (err error) {
 	// Every check a signal needs, the process's command line included,
 	// before anything is written or sent.
 	proc, err := ownership.OpenOwner(paths, want, decided, r.probe)
@@ -54,18 +54,24 @@ func (r *Reconciler) stopOwner(ctx context.Context, paths ownership.Paths, want 
 	if err := ownership.WriteControl(paths, req); err != nil {
 		return fmt.Errorf("writing control request; nothing was sent: %w", err)
 	}
-	// A request never outlives the stop that wrote it, whatever its end
-	// (as in the reference): a stop that gave up must not leave the owner
-	// to find, minutes later, a request its operator saw fail. Cleared by
+	var done ladder
+	// A request does not outlive the stop that wrote it (as in the
+	// reference): a stop that gave up must not leave the owner to find,
+	// minutes later, a request its operator saw fail. The exception is a
+	// stop that could send no signal at all: then the request is the only
+	// word the owner has, and it stays (the error says so). Cleared by
 	// request id only, so a later stop's request is left alone.
 	defer func() {
+		if err != nil && !done.sentAny() {
+			err = fmt.Errorf("%w; the control request stays for the owner to find", err)
+			return
+		}
 		var changed *ownership.ControlChangedError
-		if err := ownership.ClearControl(paths, req.RequestID); err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.As(err, &changed) {
-			r.log.Error(err, "clearing control request", "requestId", req.RequestID)
+		if cerr := ownership.ClearControl(paths, req.RequestID); cerr != nil && !errors.Is(cerr, fs.ErrNotExist) && !errors.As(cerr, &changed) {
+			r.log.Error(cerr, "clearing control request", "requestId", req.RequestID)
 		}
 	}()
 	r.log.Info("stopping owner", "ownerId", decided.OwnerID, "pid", decided.PID, "action", action)
-	var done ladder
 	for _, step := range []struct {
 		sig  syscall.Signal
 		wait time.Duration
@@ -84,29 +90,35 @@ func (r *Reconciler) stopOwner(ctx context.Context, paths ownership.Paths, want 
 			return ctx.Err()
 		}
 		if !escalate {
-			return fmt.Errorf("%w: pid %d still alive after %s", ErrDidNotExit, decided.PID, done)
+			return fmt.Errorf("%w: pid %d still alive after %s", ErrDidNotExit, decided.PID, &done)
 		}
 	}
-	return fmt.Errorf("%w: pid %d still alive after %s", ErrNotProvenDead, decided.PID, done)
+	return fmt.Errorf("%w: pid %d still alive after %s", ErrNotProvenDead, decided.PID, &done)
 }
 
 // ladder is what a stop did, step by step, for its message: a signal that
 // was refused is never reported as sent.
-type ladder []string
+type ladder struct {
+	steps []string
+	sent  bool // some signal was delivered
+}
+
+func (l *ladder) sentAny() bool { return l.sent }
 
 func (l *ladder) add(sig syscall.Signal, waited time.Duration, err error) {
 	name := unix.SignalName(sig)
 	switch {
 	case err == nil:
-		*l = append(*l, fmt.Sprintf("%s (waited %v)", name, waited))
+		l.sent = true
+		l.steps = append(l.steps, fmt.Sprintf("%s (waited %v)", name, waited))
 	case errors.Is(err, platform.ErrProcessGone):
-		*l = append(*l, fmt.Sprintf("%s not sent: the owner had exited (waited %v)", name, waited))
+		l.steps = append(l.steps, fmt.Sprintf("%s not sent: the owner had exited (waited %v)", name, waited))
 	default:
-		*l = append(*l, fmt.Sprintf("%s not sent: %v (waited %v)", name, err, waited))
+		l.steps = append(l.steps, fmt.Sprintf("%s not sent: %v (waited %v)", name, err, waited))
 	}
 }
 
-func (l ladder) String() string { return strings.Join(l, "; ") }
+func (l *ladder) String() string { return strings.Join(l.steps, "; ") }
 
 // waitExit waits on the process reference itself (a pidfd), not on the record.
 func (r *Reconciler) waitExit(ctx context.Context, proc *platform.Process, d time.Duration) bool {

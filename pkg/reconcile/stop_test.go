@@ -157,3 +157,46 @@ func TestFailedStopClearsItsControlRequest(t *testing.T) {
 		t.Errorf("control.json left behind by a failed stop: %v", err)
 	}
 }
+
+// flakyArgvProbe proves the process at the first look and cannot examine
+// it afterwards: the stop opens the owner, then every signal is refused.
+type flakyArgvProbe struct {
+	ownership.Probe
+	looks int
+}
+
+func (p *flakyArgvProbe) Argv(pid int, inc string) ([]string, error) {
+	if p.looks++; p.looks > 1 {
+		return nil, os.ErrPermission
+	}
+	return p.Probe.Argv(pid, inc)
+}
+
+// A stop that could send no signal at all leaves its control request (the
+// only word the owner has) and says so; nothing was signalled.
+func TestStopThatSentNothingLeavesItsRequest(t *testing.T) {
+	agentDir := t.TempDir()
+	p := ownership.PathsFor(agentDir, "bot")
+	if err := ownership.EnsureDir(p); err != nil {
+		t.Fatal(err)
+	}
+	decided := startStandIn(t, p, "owner-1")
+	if err := os.WriteFile(p.State, decided.Marshal(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := New(Options{AgentDir: agentDir, Log: logr.Discard(), Probe: &flakyArgvProbe{Probe: ownership.SystemProbe()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	err = r.stopOwner(context.Background(), p, nil, decided, "stop", 200*time.Millisecond, 200*time.Millisecond, true)
+	if err == nil || !strings.Contains(err.Error(), "SIGTERM not sent") || !strings.Contains(err.Error(), "request stays") {
+		t.Fatalf("stop = %v; want a failure that sent nothing and kept the request", err)
+	}
+	if alive, aerr := platform.Alive(decided.PID); aerr != nil || !alive {
+		t.Fatalf("the owner was signalled (alive %v, %v)", alive, aerr)
+	}
+	if _, err := os.Lstat(p.Control); err != nil {
+		t.Errorf("the control request is gone: %v", err)
+	}
+}
