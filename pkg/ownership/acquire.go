@@ -53,7 +53,7 @@ type Owner struct {
 	lockRemoved bool
 	// name are the kernel-held name locks, taken before anything else and
 	// dropped by Release (or by the kernel at exit).
-	name nameLocks
+	name platform.NameLocks
 }
 
 // Acquire takes ownership of the daemon at p for this process (daemon
@@ -101,7 +101,7 @@ func acquire(p Paths, req AcquireRequest, probe Probe, e env) (*Owner, error) {
 	}
 	o, err := acquireLocked(p, req, probe, e, me)
 	if err != nil {
-		name.release()
+		name.Release()
 		return nil, err
 	}
 	o.name = name

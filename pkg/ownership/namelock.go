@@ -107,19 +107,10 @@ func PassLockKeys(agentDir string) ([]string, error) {
 	return keys, nil
 }
 
-// nameLocks are the kernel-held locks a daemon holds.
-type nameLocks []*platform.NameLock
-
-func (ls nameLocks) release() {
-	for _, l := range ls {
-		_ = l.Release()
-	}
-}
-
 // takeNameLocks takes p's name locks for this process, creating a missing
 // agent dir first (0700) so that its inode key exists, or returns the
 // *HeldError naming the live holder (PID 0 if the kernel cannot say).
-func takeNameLocks(p Paths) (nameLocks, error) {
+func takeNameLocks(p Paths) (platform.NameLocks, error) {
 	if err := os.Mkdir(p.AgentDir(), 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return nil, fmt.Errorf("name lock of %s: %w", p.Name(), err)
 	}
@@ -127,18 +118,13 @@ func takeNameLocks(p Paths) (nameLocks, error) {
 	if err != nil {
 		return nil, err
 	}
-	var held nameLocks
-	for _, key := range keys {
-		l, err := platform.TakeNameLock(key)
-		if err != nil {
-			held.release()
-			var h *platform.NameHeldError
-			if errors.As(err, &h) {
-				return nil, heldByName(h.Holder)
-			}
-			return nil, fmt.Errorf("name lock of %s: %w", p.Name(), err)
-		}
-		held = append(held, l)
+	held, err := platform.TakeNameLocks(keys...)
+	var h *platform.NameHeldError
+	switch {
+	case errors.As(err, &h):
+		return nil, heldByName(h.Holder)
+	case err != nil:
+		return nil, fmt.Errorf("name lock of %s: %w", p.Name(), err)
 	}
 	return held, nil
 }

@@ -18,7 +18,7 @@ import (
 func (o *Owner) Release(t *Terminated) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	defer o.name.release()
+	defer o.name.Release()
 	if o.released {
 		return o.removeLock()
 	}

@@ -82,3 +82,28 @@ func checkNameLockKey(key string) error {
 	}
 	return nil
 }
+
+// NameLocks are name locks taken together.
+type NameLocks []*NameLock
+
+// TakeNameLocks takes every key, or none: on the first that another process
+// holds (a *NameHeldError) or that fails, those already taken are released.
+func TakeNameLocks(keys ...string) (NameLocks, error) {
+	var held NameLocks
+	for _, key := range keys {
+		l, err := TakeNameLock(key)
+		if err != nil {
+			held.Release()
+			return nil, err
+		}
+		held = append(held, l)
+	}
+	return held, nil
+}
+
+// Release drops every lock; releasing twice does nothing.
+func (ls NameLocks) Release() {
+	for _, l := range ls {
+		_ = l.Release()
+	}
+}

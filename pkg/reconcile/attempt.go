@@ -277,20 +277,6 @@ func (a *attempt) replaceStopped(why string) {
 // startAndWait spawns and waits for the new owner to be healthy.
 func (a *attempt) startAndWait(why string) {
 	a.progressing = true
-	// The kernel knows of a live daemon of this name even when no file
-	// does (sdk/ removed or restored under it): start nothing beside it.
-	// The daemon's own take of the lock is the guard; this is the report.
-	if holder, err := ownership.NameLockHolder(a.paths); err != nil {
-		a.r.log.Error(err, "looking up the name lock", "name", a.name)
-	} else if holder != nil {
-		msg := fmt.Sprintf("a daemon of %s (pid %d) still holds its name lock though no record proves it; no second owner is started until it exits", a.name, holder.PID)
-		if holder.OtherUser {
-			msg = fmt.Sprintf("pid %d of another user (uid %d) holds the name lock of %s: no second owner can start until it lets go", holder.PID, holder.OtherUID, a.name)
-		}
-		a.refuse(ReasonOwnerWithoutRecord, msg)
-		a.requeue = time.Second
-		return
-	}
 	if a.spawnBlocked() {
 		return
 	}
@@ -336,10 +322,24 @@ func (a *attempt) startAndWait(why string) {
 	}
 }
 
-// spawnBlocked reports, and refuses, a lock file that would make the new
-// daemon's Acquire fail: spawning it would only add an exit, and exit after
-// exit a crash-loop back-off, over what only an operator or time can fix.
+// spawnBlocked reports, and refuses, what would make the new daemon's
+// Acquire fail: spawning it would only add an exit, and exit after exit a
+// crash-loop back-off, over what only an operator or time can fix. The
+// daemon's own Acquire is the guard; this is the report.
 func (a *attempt) spawnBlocked() bool {
+	// The kernel knows of a live daemon of this name even when no file
+	// does (sdk/ removed or restored under it): start nothing beside it.
+	if holder, err := ownership.NameLockHolder(a.paths); err != nil {
+		a.r.log.Error(err, "looking up the name lock", "name", a.name)
+	} else if holder != nil {
+		msg := fmt.Sprintf("a daemon of %s (pid %d) still holds its name lock though no record proves it; no second owner is started until it exits", a.name, holder.PID)
+		if holder.OtherUser {
+			msg = fmt.Sprintf("pid %d of another user (uid %d) holds the name lock of %s: no second owner can start until it lets go", holder.PID, holder.OtherUID, a.name)
+		}
+		a.refuse(ReasonOwnerWithoutRecord, msg)
+		a.requeue = time.Second
+		return true
+	}
 	err := ownership.SpawnObstacle(a.paths, a.r.probe)
 	var held *ownership.HeldError
 	var busy *ownership.ReclaimBusyError

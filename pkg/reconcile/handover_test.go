@@ -17,10 +17,7 @@ import (
 	"gjc.dev/reconciler/pkg/spec"
 )
 
-const (
-	handoverIdentity = "0123456789abcdef"
-	successorOwner   = "owner-successor"
-)
+const successorOwner = "owner-successor"
 
 // runHandover is an owner that, asked to stop, hands over as a daemon of
 // the reference system may: it starts its successor (a process with a
@@ -53,10 +50,7 @@ func runHandover() int {
 			break
 		}
 	}
-	g := int64(2)
-	now := time.Now().UnixMilli()
-	st := ownership.State{Version: 1, Kind: "slack", PID: succ.Process.Pid, OwnerID: successorOwner, Identity: handoverIdentity,
-		Incarnation: inc, StartedAt: now, HeartbeatAt: now, TransportHealthy: true, Generation: &g}
+	st := standInRecord(succ.Process.Pid, inc, successorOwner, 2)
 	if err := platform.WriteFileAtomic(p.State, st.Marshal()); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -108,10 +102,7 @@ func TestReplaceAttachesToSuccessor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := int64(1)
-	now := time.Now().UnixMilli()
-	st := ownership.State{Version: 1, Kind: "slack", PID: old.Process.Pid, OwnerID: "owner-old", Identity: handoverIdentity,
-		Incarnation: inc, StartedAt: now, HeartbeatAt: now, TransportHealthy: true, Generation: &g}
+	st := standInRecord(old.Process.Pid, inc, "owner-old", 1)
 	if err := os.WriteFile(p.State, st.Marshal(), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +117,7 @@ func TestReplaceAttachesToSuccessor(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	d := &spec.Daemon{Identity: handoverIdentity, Config: spec.Config{Name: "bot", Provider: spec.ProviderSlack, Generation: 2,
+	d := &spec.Daemon{Identity: standInIdentity, Config: spec.Config{Name: "bot", Provider: spec.ProviderSlack, Generation: 2,
 		State: spec.StateRunning, ReadyTimeout: 10 * time.Second, GracefulTimeout: 10 * time.Second, KillTimeout: time.Second}}
 	res := &spec.Result{Daemons: []*spec.Daemon{d}}
 	o := r.Reconcile(context.Background(), "bot", d, res)

@@ -25,7 +25,7 @@ var ErrLockTimeout = errors.New("another reconciler holds the lock")
 // but not the kernel's name.
 type passLock struct {
 	f      *os.File
-	kernel []*platform.NameLock
+	kernel platform.NameLocks
 }
 
 // acquirePassLock takes agentDir's pass lock, waiting up to ctx's deadline.
@@ -124,35 +124,23 @@ func namesFile(path string, f *os.File) (bool, error) {
 // errPassLockHeld: the kernel-held pass lock is another process's.
 var errPassLockHeld = errors.New("pass lock held by another reconciler")
 
-func takeKernelPassLock(agentDir string) ([]*platform.NameLock, error) {
+func takeKernelPassLock(agentDir string) (platform.NameLocks, error) {
 	keys, err := ownership.PassLockKeys(agentDir)
 	if err != nil {
 		return nil, err
 	}
-	var held []*platform.NameLock
-	for _, key := range keys {
-		l, err := platform.TakeNameLock(key)
-		if err != nil {
-			for _, h := range held {
-				_ = h.Release()
-			}
-			var h *platform.NameHeldError
-			if errors.As(err, &h) {
-				return nil, fmt.Errorf("%w (pid %d)", errPassLockHeld, h.Holder.PID)
-			}
-			return nil, err
-		}
-		held = append(held, l)
+	held, err := platform.TakeNameLocks(keys...)
+	var h *platform.NameHeldError
+	if errors.As(err, &h) {
+		return nil, fmt.Errorf("%w (pid %d)", errPassLockHeld, h.Holder.PID)
 	}
-	return held, nil
+	return held, err
 }
 
 // release unlocks: the kernel lock first, then the flock, dropped by the
 // kernel with the last descriptor.
 func (l *passLock) release() {
-	for _, k := range l.kernel {
-		_ = k.Release()
-	}
+	l.kernel.Release()
 	_ = l.f.Close()
 }
 

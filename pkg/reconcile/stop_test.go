@@ -80,10 +80,17 @@ func startStandInAs(t *testing.T, p ownership.Paths, ownerID, mode string) owner
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := int64(1)
+	return standInRecord(cmd.Process.Pid, inc, ownerID, 1)
+}
+
+// standInIdentity is the identity every stand-in record runs.
+const standInIdentity = "0123456789abcdef"
+
+// standInRecord is a healthy slack record of pid at generation gen.
+func standInRecord(pid int, inc, ownerID string, gen int64) ownership.State {
 	now := time.Now().UnixMilli()
-	return ownership.State{Version: 1, Kind: "slack", PID: cmd.Process.Pid, OwnerID: ownerID, Identity: "0123456789abcdef",
-		Incarnation: inc, StartedAt: now, HeartbeatAt: now, TransportHealthy: true, Generation: &g}
+	return ownership.State{Version: 1, Kind: "slack", PID: pid, OwnerID: ownerID, Identity: standInIdentity,
+		Incarnation: inc, StartedAt: now, HeartbeatAt: now, TransportHealthy: true, Generation: &gen}
 }
 
 // The owner changed between the decision and the stop: nothing is sent,
