@@ -50,7 +50,7 @@ func TestAcquirePublishes(t *testing.T) {
 		}
 	}
 	// The record is ours, live and compatible: a second owner is refused.
-	c := Classify(ReadState(p), desired, selfAsDaemon(p))
+	c := classifyNow(ReadState(p), desired, selfAsDaemon(p))
 	if c.Class != ClassCompatible || c.Health != HealthStarting || !c.Signalable {
 		t.Fatalf("Classify = %+v", c)
 	}
@@ -145,7 +145,7 @@ func TestAcquireRecoversDeadOwner(t *testing.T) {
 		}
 		writeState(t, p, s)
 		old := writeLock(t, p.Lock, dead, "linux:12345")
-		if c := Classify(ReadState(p), desired, SystemProbe()); c.Class != ClassStopped || c.AmbiguouslyLive {
+		if c := classifyNow(ReadState(p), desired, SystemProbe()); c.Class != ClassStopped || c.AmbiguouslyLive {
 			t.Fatalf("Classify = %+v", c)
 		}
 		o, err := Acquire(p, request)

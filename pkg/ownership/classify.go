@@ -95,18 +95,18 @@ type Classification struct {
 	Message         string // one line for humans
 }
 
-// Classify judges rec against d, asking probe about the machine; it is
-// pure given its probe. The first rule that applies wins: absent; the exact
+// Classify judges rec against d given the facts a store gathered about it
+// (GatherFacts); it is pure. The first rule that applies wins: absent; the exact
 // legacy "unavailable" record (stopped if its PID is dead, else malformed);
 // malformed; stopped (released, PID dead, PID reused, or started before
 // this boot); foreign (kind differs); drifted (identity differs); then by
 // generation: replaceable (lower, or absent), compatible (equal), newer.
-func Classify(rec Record, d Desired, probe Probe) Classification {
+func Classify(rec Record, d Desired, facts Facts) Classification {
 	switch {
 	case !rec.Present:
 		return Classification{Class: ClassAbsent, Reason: ReasonNoOwner, Message: "no state.json: nothing owns this daemon"}
 	case rec.Legacy && rec.State != nil:
-		return classifyLegacy(rec.State, probe)
+		return classifyLegacy(rec.State, facts.Process)
 	case rec.Malformed != nil || rec.State == nil:
 		msg := "record cannot be trusted"
 		if rec.Malformed != nil {
@@ -121,10 +121,10 @@ func Classify(rec Record, d Desired, probe Probe) Classification {
 	// Proved the owner only if its command line says it is this name's
 	// daemon, running as this record's owner: a PID and incarnation alone
 	// are what a copied record or one naming any process would show too.
-	f := probeOwner(probe, s.PID, s.Incarnation, ClaimOf(rec.Paths, s.OwnerID))
-	boot, prevBoot := fromPreviousBoot(probe, s)
-	c := Classification{Signalable: s.StoppedAt == nil && !prevBoot && f.equal && s.Kind == d.Kind}
-	c.AmbiguouslyLive = !f.dead() && !c.Signalable
+	f := facts.Process
+	boot, prevBoot := facts.Boot.Time, facts.Boot.FromPreviousBoot(s)
+	c := Classification{Signalable: s.StoppedAt == nil && !prevBoot && f.Equal && s.Kind == d.Kind}
+	c.AmbiguouslyLive = !f.Dead() && !c.Signalable
 	who := fmt.Sprintf("owner %s (pid %d)", s.OwnerID, s.PID)
 
 	if stopped := classifyStopped(s, f, boot, prevBoot, who, &c); stopped {
@@ -157,14 +157,14 @@ func Classify(rec Record, d Desired, probe Probe) Classification {
 		// cases returned above.
 		c.Reason = ReasonOwnerUnverifiable
 		what := "its incarnation cannot be proved"
-		if f.unexaminable {
+		if f.Unexaminable {
 			what = "it cannot be proved to be this daemon"
 		}
-		c.Message = oneLine(c.Message + fmt.Sprintf("; pid %d is live but %s (%v): refusing to signal or replace it", s.PID, what, f.err))
+		c.Message = oneLine(c.Message + fmt.Sprintf("; pid %d is live but %s (%v): refusing to signal or replace it", s.PID, what, f.Err))
 		return c
 	}
-	c.Health = health(s, probe.Now())
-	age := heartbeatAge(s, probe.Now())
+	c.Health = health(s, facts.Now)
+	age := heartbeatAge(s, facts.Now)
 	switch c.Health {
 	case HealthHealthy:
 		c.Message += fmt.Sprintf("; healthy, heartbeat %s ago", age)
@@ -207,7 +207,7 @@ var healthReasons = map[Health]string{
 
 // classifyStopped fills c and reports true when the record's owner is
 // stopped: released, dead, its PID reused, or from a previous boot.
-func classifyStopped(s *State, f pidFacts, boot time.Time, prevBoot bool, who string, c *Classification) bool {
+func classifyStopped(s *State, f ProcessFacts, boot time.Time, prevBoot bool, who string, c *Classification) bool {
 	switch {
 	case s.StoppedAt != nil:
 		c.Reason = ReasonOwnerReleased
@@ -219,15 +219,15 @@ func classifyStopped(s *State, f pidFacts, boot time.Time, prevBoot bool, who st
 			c.Reason = ReasonOwnerExiting
 			c.Message += fmt.Sprintf("; pid %d has not exited yet", s.PID)
 		}
-	case !f.alive:
+	case !f.Alive:
 		c.Reason = ReasonOwnerExited
 		c.Message = who + " has exited"
-	case f.differs:
+	case f.Differs:
 		c.Reason = ReasonPIDReused
-		c.Message = fmt.Sprintf("%s has exited; pid %d now names another process (incarnation %s, recorded %s)", who, s.PID, f.current, s.Incarnation)
-	case f.notDaemon != nil:
+		c.Message = fmt.Sprintf("%s has exited; pid %d now names another process (incarnation %s, recorded %s)", who, s.PID, f.Current, s.Incarnation)
+	case f.NotDaemon != nil:
 		c.Reason = ReasonNotThisDaemon
-		c.Message = fmt.Sprintf("%s is gone: pid %d is live but %s; the record is stale and that process is never signalled", who, s.PID, f.notDaemon.Why)
+		c.Message = fmt.Sprintf("%s is gone: pid %d is live but %s; the record is stale and that process is never signalled", who, s.PID, f.NotDaemon.Why)
 	case prevBoot:
 		c.Reason = ReasonPreviousBoot
 		c.Message = fmt.Sprintf("%s started at %s, before this boot at %s", who,
@@ -242,8 +242,8 @@ func classifyStopped(s *State, f pidFacts, boot time.Time, prevBoot bool, who st
 	return true
 }
 
-func classifyLegacy(s *State, probe Probe) Classification {
-	if f := probePID(probe, s.PID, s.Incarnation); !f.alive {
+func classifyLegacy(s *State, f ProcessFacts) Classification {
+	if !f.Alive {
 		return Classification{
 			Class: ClassStopped, Reason: ReasonLegacyOwnerExited,
 			Message: oneLine(fmt.Sprintf("legacy record (incarnation %q) of owner %s: pid %d has exited",
@@ -282,25 +282,6 @@ func health(s *State, now time.Time) Health {
 
 func heartbeatAge(s *State, now time.Time) time.Duration {
 	return (time.Duration(now.UnixMilli()-s.HeartbeatAt) * time.Millisecond).Round(100 * time.Millisecond)
-}
-
-// fromPreviousBoot applies the boot rule: a record whose process started
-// before this boot is dead whatever its PID names now, since an incarnation
-// (start time since boot) is only unique within one boot. A record with a
-// boot ID is judged by it, which no clock step can move; one without is
-// judged by startedAt against the boot time. If neither can be read the
-// rule cannot apply; liveness and incarnation still decide.
-func fromPreviousBoot(probe Probe, s *State) (time.Time, bool) {
-	boot, err := probe.BootTime()
-	if s.BootID != "" {
-		if cur := currentBootID(probe); cur != "" {
-			return boot, s.BootID != cur
-		}
-	}
-	if err != nil {
-		return time.Time{}, false
-	}
-	return boot, s.StartedAt < boot.Add(-bootSlack).UnixMilli()
 }
 
 // malformedReason is MalformedOwnerRecord, or UnsafeOwnerDirectory when it

@@ -141,7 +141,7 @@ func TestClassify(t *testing.T) {
 			if tc.probe != nil {
 				tc.probe(probe)
 			}
-			c := Classify(tc.rec, tc.d, probe)
+			c := classifyNow(tc.rec, tc.d, probe)
 			got := want{c.Class, c.Health, c.Signalable, c.AmbiguouslyLive, c.Reason}
 			if got != tc.want {
 				t.Fatalf("Classify = %+v (%s)\n want %+v", got, c.Message, tc.want)
@@ -188,16 +188,16 @@ func TestClassifyBootID(t *testing.T) {
 	probe := &fakeProbe{alive: map[int]bool{pid: true}, inc: map[int]string{pid: inc}, boot: boot, now: now, bootID: "boot-b"}
 	// Started "before boot" by the stepped clock, but in this boot.
 	stepped := rec("boot-b", boot.UnixMilli()-3_600_000)
-	if c := Classify(stepped, desired, probe); c.Class != ClassCompatible || !c.Signalable {
+	if c := classifyNow(stepped, desired, probe); c.Class != ClassCompatible || !c.Signalable {
 		t.Errorf("same boot ID, startedAt before the stepped boot time: %+v, want a signalable compatible owner", c)
 	}
 	// A previous boot's record, with times that look like this boot's.
 	old := rec("boot-a", now.UnixMilli()-60_000)
-	if c := Classify(old, desired, probe); c.Class != ClassStopped || c.Reason != ReasonPreviousBoot || c.Signalable {
+	if c := classifyNow(old, desired, probe); c.Class != ClassStopped || c.Reason != ReasonPreviousBoot || c.Signalable {
 		t.Errorf("other boot ID: %+v, want stopped, from a previous boot", c)
 	}
 	// Without a boot ID the time rule still applies.
-	if c := Classify(rec("", boot.UnixMilli()-3_600_000), desired, probe); c.Reason != ReasonPreviousBoot {
+	if c := classifyNow(rec("", boot.UnixMilli()-3_600_000), desired, probe); c.Reason != ReasonPreviousBoot {
 		t.Errorf("no boot ID, started before boot: %+v, want previous boot", c)
 	}
 }

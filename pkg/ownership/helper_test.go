@@ -594,3 +594,8 @@ func (f *fakeProbe) BootID() (string, error) {
 
 func (f *fakeProbe) BootTime() (time.Time, error) { return f.boot, f.bootErr }
 func (f *fakeProbe) Now() time.Time               { return f.now }
+
+// classifyNow is Classify over the facts probe gives about rec now.
+func classifyNow(rec Record, d Desired, probe Probe) Classification {
+	return Classify(rec, d, GatherFacts(probe, rec))
+}

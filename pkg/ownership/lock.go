@@ -97,20 +97,20 @@ func readLock(path string) (heldLock, error) {
 // creates), a live creator that proves to be another process by its command
 // line is gone too: a lock copied from another daemon's dir holds nothing.
 func judgeLock(h heldLock, source string, probe Probe, claim *DaemonClaim) error {
-	var f pidFacts
+	var f ProcessFacts
 	if claim != nil {
 		f = probeOwner(probe, h.lock.PID, h.lock.Incarnation, *claim)
 	} else {
 		f = probePID(probe, h.lock.PID, h.lock.Incarnation)
 	}
-	if f.dead() {
+	if f.Dead() {
 		return nil
 	}
 	return &HeldError{
 		PID:         h.lock.PID,
 		Incarnation: h.lock.Incarnation,
 		Source:      source,
-		Unproven:    !f.equal,
+		Unproven:    !f.Equal,
 	}
 }
 

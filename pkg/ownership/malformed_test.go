@@ -140,7 +140,7 @@ func assertRefusedUntouched(t *testing.T, p Paths, c *canary, decided State) {
 	if rec.Malformed == nil || rec.State != nil {
 		t.Fatalf("ReadState = %+v, want malformed", rec)
 	}
-	cl := Classify(rec, desired, SystemProbe())
+	cl := classifyNow(rec, desired, SystemProbe())
 	if cl.Class != ClassMalformed || !cl.AmbiguouslyLive || cl.Signalable {
 		t.Fatalf("Classify = %+v", cl)
 	}
@@ -177,7 +177,7 @@ func TestLegacyUnavailableRecord(t *testing.T) {
 		if !rec.Legacy || rec.State == nil || rec.State.PID != dead {
 			t.Fatalf("ReadState = %+v", rec)
 		}
-		if c := Classify(rec, desired, SystemProbe()); c.Class != ClassStopped || c.Reason != ReasonLegacyOwnerExited || c.AmbiguouslyLive {
+		if c := classifyNow(rec, desired, SystemProbe()); c.Class != ClassStopped || c.Reason != ReasonLegacyOwnerExited || c.AmbiguouslyLive {
 			t.Fatalf("Classify = %+v", c)
 		}
 		o, err := Acquire(p, AcquireRequest{Kind: "discord", OwnerID: "successor", Identity: testIdentity, Generation: 7})
@@ -206,7 +206,7 @@ func TestLegacyUnavailableRecord(t *testing.T) {
 		agentDir := filepath.Dir(filepath.Dir(filepath.Dir(p.Dir)))
 		before := snap(t, agentDir)
 		rec := ReadState(p)
-		if cl := Classify(rec, desired, SystemProbe()); cl.Class != ClassMalformed || !cl.AmbiguouslyLive {
+		if cl := classifyNow(rec, desired, SystemProbe()); cl.Class != ClassMalformed || !cl.AmbiguouslyLive {
 			t.Fatalf("Classify = %+v", cl)
 		}
 		_, err := Acquire(p, AcquireRequest{Kind: "discord", OwnerID: "successor", Identity: testIdentity, Generation: 7})

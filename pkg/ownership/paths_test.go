@@ -95,7 +95,7 @@ func TestReadStateAbsent(t *testing.T) {
 	if rec := ReadState(newPaths(t)); rec.Present || rec.Malformed != nil {
 		t.Fatalf("no state.json: %+v", rec)
 	}
-	if c := Classify(Record{}, desired, SystemProbe()); c.Class != ClassAbsent {
+	if c := classifyNow(Record{}, desired, SystemProbe()); c.Class != ClassAbsent {
 		t.Fatalf("Classify(absent) = %+v", c)
 	}
 }

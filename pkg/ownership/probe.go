@@ -48,66 +48,40 @@ func currentBootID(probe Probe) string {
 	return ""
 }
 
-// pidFacts is what the machine says about a recorded PID and incarnation.
-type pidFacts struct {
-	alive bool // live, or liveness unknown: never treated as dead
-	// differs: a live PID whose current incarnation is valid and not the
-	// recorded one, which is valid too. The recorded process is proved
-	// gone (PID reused). A recorded incarnation without authority
-	// ("unavailable") can never be proved different.
-	differs bool
-	// equal: a live PID whose current incarnation is the recorded one.
-	equal bool
-	// current is the PID's incarnation now, when read.
-	current string
-	err     error // why liveness or the incarnation is unknown, if it is
-	// notDaemon: the recorded process lives on, but its command line proves
-	// it is not the daemon the record or lock claims (a copied record, one
-	// naming any other process): as gone as a reused PID for this name.
-	notDaemon *NotDaemonError
-	// unexaminable: equal incarnation, but the command line could not be
-	// read, so it is neither proved this daemon nor another process.
-	unexaminable bool
-}
-
-// dead reports whether the recorded process is proved gone, or proved not
-// to be the claimed daemon.
-func (f pidFacts) dead() bool { return !f.alive || f.differs || f.notDaemon != nil }
-
 // probeOwner is probePID for a record or lock that claims c: a live process
 // with the recorded incarnation is the owner (equal) only once its command
 // line proves it is c's daemon. One that proves another is notDaemon; one
 // that cannot be read is unexaminable, failing closed (equal false, alive).
-func probeOwner(probe Probe, pid int, recorded string, c DaemonClaim) pidFacts {
+func probeOwner(probe Probe, pid int, recorded string, c DaemonClaim) ProcessFacts {
 	f := probePID(probe, pid, recorded)
-	if !f.equal {
+	if !f.Equal {
 		return f
 	}
 	argv, err := probe.Argv(pid, recorded)
 	switch {
 	case errors.Is(err, platform.ErrIncarnationMismatch):
 		// Exited between the looks, and the PID reused.
-		return pidFacts{alive: true, differs: true, err: err}
+		return ProcessFacts{Alive: true, Differs: true, Err: err}
 	case errors.Is(err, platform.ErrProcessGone), errors.Is(err, platform.ErrInvalidPID):
-		return pidFacts{}
+		return ProcessFacts{}
 	case errors.Is(err, platform.ErrArgvTooLong):
 		// Ours are a few hundred bytes, but a long prefix (an interpreter's
 		// flags) is not proof of another process.
-		f.equal, f.unexaminable = false, true
-		f.err = &UnprovenDaemonError{PID: pid, Why: "its command line is too long to judge"}
+		f.Equal, f.Unexaminable = false, true
+		f.Err = &UnprovenDaemonError{PID: pid, Why: "its command line is too long to judge"}
 		return f
 	case err != nil:
-		f.equal, f.unexaminable = false, true
-		f.err = fmt.Errorf("its command line cannot be read: %w", err)
+		f.Equal, f.Unexaminable = false, true
+		f.Err = fmt.Errorf("its command line cannot be read: %w", err)
 		return f
 	}
 	var unproven *UnprovenDaemonError
 	switch err := VerifyDaemonArgv(pid, argv, c); {
-	case errors.As(err, &f.notDaemon):
-		f.equal = false
+	case errors.As(err, &f.NotDaemon):
+		f.Equal = false
 	case errors.As(err, &unproven):
-		f.equal, f.unexaminable = false, true
-		f.err = err
+		f.Equal, f.Unexaminable = false, true
+		f.Err = err
 	}
 	return f
 }
@@ -115,29 +89,50 @@ func probeOwner(probe Probe, pid int, recorded string, c DaemonClaim) pidFacts {
 // probePID establishes the facts about pid in one look, failing closed:
 // only a clear answer proves death or reuse. A PID no process can have
 // (above the kernel's maximum) is dead, as kill(2) would say.
-func probePID(probe Probe, pid int, recorded string) pidFacts {
+func probePID(probe Probe, pid int, recorded string) ProcessFacts {
 	alive, cur, err := probe.Observe(pid)
 	switch {
 	case errors.Is(err, platform.ErrInvalidPID):
-		return pidFacts{}
+		return ProcessFacts{}
 	case err != nil:
 		// Exists, or liveness unknown: never treated as dead.
-		return pidFacts{alive: true, err: err}
+		return ProcessFacts{Alive: true, Err: err}
 	case !alive:
-		return pidFacts{}
+		return ProcessFacts{}
 	}
 	return liveFacts(cur, recorded)
 }
 
 // liveFacts compares a live PID's current incarnation with the recorded one.
-func liveFacts(cur, recorded string) pidFacts {
+func liveFacts(cur, recorded string) ProcessFacts {
 	if !platform.ValidIncarnation(cur) {
-		return pidFacts{alive: true, current: cur, err: platform.ErrInvalidIncarnation}
+		return ProcessFacts{Alive: true, Current: cur, Err: platform.ErrInvalidIncarnation}
 	}
-	return pidFacts{
-		alive:   true,
-		current: cur,
-		equal:   cur == recorded,
-		differs: cur != recorded && platform.ValidIncarnation(recorded),
+	return ProcessFacts{
+		Alive:   true,
+		Current: cur,
+		Equal:   cur == recorded,
+		Differs: cur != recorded && platform.ValidIncarnation(recorded),
 	}
+}
+
+// GatherFacts asks probe, in one look, everything Classify needs about rec:
+// for a record that names an owner, its process (judged against the claim
+// the record makes, so a copied record proves nothing) and this boot.
+func GatherFacts(probe Probe, rec Record) Facts {
+	f := Facts{Now: probe.Now()}
+	if s := rec.State; s != nil && rec.Malformed == nil {
+		if rec.Legacy {
+			f.Process = probePID(probe, s.PID, s.Incarnation)
+		} else {
+			f.Process = probeOwner(probe, s.PID, s.Incarnation, ClaimOf(rec.Paths, s.OwnerID))
+		}
+		f.Boot = gatherBoot(probe)
+	}
+	return f
+}
+
+func gatherBoot(probe Probe) BootFacts {
+	t, err := probe.BootTime()
+	return BootFacts{Time: t, TimeKnown: err == nil, TimeErr: err, ID: currentBootID(probe)}
 }

@@ -126,7 +126,7 @@ func successorAllowed(p Paths, rec Record, probe Probe) error {
 	case !rec.Present:
 		return nil
 	case rec.Legacy && rec.State != nil:
-		if f := probePID(probe, rec.State.PID, rec.State.Incarnation); f.alive {
+		if f := probePID(probe, rec.State.PID, rec.State.Incarnation); f.Alive {
 			return &MalformedError{Path: p.State, Field: "incarnation",
 				Err: fmt.Errorf("legacy %q record names live pid %d, which cannot be proved another process", LegacyIncarnation, rec.State.PID)}
 		}
@@ -138,13 +138,13 @@ func successorAllowed(p Paths, rec Record, probe Probe) error {
 	}
 	s := rec.State
 	f := probeOwner(probe, s.PID, s.Incarnation, ClaimOf(p, s.OwnerID))
-	if f.dead() {
+	if f.Dead() {
 		return nil // gone, or proved not this name's daemon (a copied record)
 	}
 	return &HeldError{
 		PID: s.PID, OwnerID: s.OwnerID, Incarnation: s.Incarnation, Source: StateFile,
-		Released: s.StoppedAt != nil && f.equal,
-		Unproven: !f.equal,
+		Released: s.StoppedAt != nil && f.Equal,
+		Unproven: !f.Equal,
 	}
 }
 

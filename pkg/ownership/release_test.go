@@ -206,7 +206,7 @@ func TestReleaseOnlyByExactLiveOwner(t *testing.T) {
 		if err := o.Renew(true, ""); !errors.Is(err, ErrOwnershipLost) {
 			t.Fatalf("Renew after Release = %v", err)
 		}
-		if c := Classify(ReadState(p), desired, selfAsDaemon(p)); c.Class != ClassStopped || c.Reason != ReasonOwnerExiting || !c.AmbiguouslyLive {
+		if c := classifyNow(ReadState(p), desired, selfAsDaemon(p)); c.Class != ClassStopped || c.Reason != ReasonOwnerExiting || !c.AmbiguouslyLive {
 			t.Fatalf("Classify after release, before exit = %+v", c)
 		}
 	})

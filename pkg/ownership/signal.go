@@ -82,12 +82,13 @@ func OpenOwner(p Paths, want *Desired, decided State, probe Probe) (*platform.Pr
 				Detail: fmt.Sprintf("generation %d is ahead of desired %d; never downgraded", *cur.Generation, want.Generation)}
 		}
 	}
-	if _, err := probe.BootTime(); err != nil && (cur.BootID == "" || currentBootID(probe) == "") {
+	boot := gatherBoot(probe)
+	if !boot.Known(cur) {
 		// The boot rule cannot be applied, so the incarnation (start time
 		// since boot) is not proof across a reboot: fail closed.
-		return nil, &NotSignalableError{PID: cur.PID, Code: ReasonOwnerUnverifiable, Detail: "boot time unknown", Err: err}
+		return nil, &NotSignalableError{PID: cur.PID, Code: ReasonOwnerUnverifiable, Detail: "boot time unknown", Err: boot.TimeErr}
 	}
-	if _, prev := fromPreviousBoot(probe, cur); prev {
+	if boot.FromPreviousBoot(cur) {
 		return nil, &NotSignalableError{PID: cur.PID, Code: ReasonPreviousBoot,
 			Detail: "the record's process started before this boot, so its incarnation proves nothing"}
 	}
@@ -96,19 +97,19 @@ func OpenOwner(p Paths, want *Desired, decided State, probe Probe) (*platform.Pr
 	// copy from another daemon's dir, the loop, PID 1) gets nothing sent.
 	f := probeOwner(probe, cur.PID, cur.Incarnation, ClaimOf(p, cur.OwnerID))
 	switch {
-	case !f.alive:
+	case !f.Alive:
 		return nil, &OwnerGoneError{PID: cur.PID}
-	case f.differs:
+	case f.Differs:
 		return nil, &OwnerGoneError{PID: cur.PID, Reused: true,
-			Err: &platform.IncarnationMismatchError{PID: cur.PID, Want: cur.Incarnation, Got: f.current}}
-	case f.notDaemon != nil:
-		return nil, &OwnerGoneError{PID: cur.PID, NotDaemon: true, Err: f.notDaemon}
-	case f.unexaminable:
+			Err: &platform.IncarnationMismatchError{PID: cur.PID, Want: cur.Incarnation, Got: f.Current}}
+	case f.NotDaemon != nil:
+		return nil, &OwnerGoneError{PID: cur.PID, NotDaemon: true, Err: f.NotDaemon}
+	case f.Unexaminable:
 		return nil, &NotSignalableError{PID: cur.PID, Code: ReasonOwnerUnverifiable,
-			Detail: "live, but it cannot be proved to be this daemon", Err: f.err}
-	case !f.equal:
+			Detail: "live, but it cannot be proved to be this daemon", Err: f.Err}
+	case !f.Equal:
 		return nil, &NotSignalableError{PID: cur.PID, Code: ReasonOwnerUnverifiable,
-			Detail: "live, but its incarnation cannot be proved", Err: f.err}
+			Detail: "live, but its incarnation cannot be proved", Err: f.Err}
 	}
 	proc, err := platform.OpenProcess(cur.PID, cur.Incarnation)
 	switch {

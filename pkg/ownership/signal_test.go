@@ -20,7 +20,7 @@ func TestReusedPIDIsStoppedAndNeverSignalled(t *testing.T) {
 	writeState(t, p, decided)
 	writeLock(t, p.Lock, c.pid(), otherIncarnation)
 
-	cl := Classify(ReadState(p), desired, SystemProbe())
+	cl := classifyNow(ReadState(p), desired, SystemProbe())
 	if cl.Class != ClassStopped || cl.Reason != ReasonPIDReused || cl.Signalable || cl.AmbiguouslyLive {
 		t.Fatalf("Classify = %+v", cl)
 	}
@@ -109,7 +109,7 @@ func TestSignalOwnerGenerationMatrix(t *testing.T) {
 				s := stateOf(c.pid(), c.incarnation)
 				s.Kind, s.Generation = kind, tc.gen
 				writeState(t, p, s)
-				cl := Classify(ReadState(p), want, SystemProbe())
+				cl := classifyNow(ReadState(p), want, SystemProbe())
 				if cl.Class != tc.class || !cl.Signalable || cl.Health != HealthHealthy {
 					t.Fatalf("Classify = %+v", cl)
 				}

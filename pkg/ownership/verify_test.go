@@ -61,7 +61,7 @@ func TestClassifyProvesTheProcess(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			probe := &fakeProbe{alive: map[int]bool{pid: true}, inc: map[int]string{pid: inc}, now: now,
 				argv: map[int][]string{pid: tc.argv}, argvErr: map[int]error{pid: tc.argvErr}}
-			c := Classify(rec(), desired, probe)
+			c := classifyNow(rec(), desired, probe)
 			if c.Class != tc.class || c.Reason != tc.reason || c.AmbiguouslyLive != tc.ambig || c.Signalable != (tc.reason == ReasonOwnerHealthy) {
 				t.Fatalf("Classify = %+v", c)
 			}
@@ -72,11 +72,11 @@ func TestClassifyProvesTheProcess(t *testing.T) {
 		probe := &fakeProbe{alive: map[int]bool{pid: true}, inc: map[int]string{pid: inc}, now: now, claim: ClaimOf(theirs, testOwnerID)}
 		r := rec()
 		r.Paths = mine
-		if c := Classify(r, desired, probe); c.Class != ClassStopped || c.Reason != ReasonNotThisDaemon {
+		if c := classifyNow(r, desired, probe); c.Class != ClassStopped || c.Reason != ReasonNotThisDaemon {
 			t.Fatalf("Classify = %+v", c)
 		}
 		probe.claim = ClaimOf(mine, testOwnerID)
-		if c := Classify(r, desired, probe); c.Reason != ReasonOwnerHealthy {
+		if c := classifyNow(r, desired, probe); c.Reason != ReasonOwnerHealthy {
 			t.Fatalf("Classify of its own daemon = %+v", c)
 		}
 	})
@@ -84,7 +84,7 @@ func TestClassifyProvesTheProcess(t *testing.T) {
 		probe := &fakeProbe{alive: map[int]bool{pid: true}, inc: map[int]string{pid: inc}, now: now}
 		r := rec()
 		r.Paths = Paths{}
-		if c := Classify(r, desired, probe); c.Signalable || !c.AmbiguouslyLive || c.Reason != ReasonOwnerUnverifiable {
+		if c := classifyNow(r, desired, probe); c.Signalable || !c.AmbiguouslyLive || c.Reason != ReasonOwnerUnverifiable {
 			t.Fatalf("Classify = %+v", c)
 		}
 	})
@@ -107,10 +107,10 @@ func TestCopiedDaemonDirIsNotItsOwner(t *testing.T) {
 		t.Fatalf("cp -a: %v: %s", err, out)
 	}
 
-	if cl := Classify(ReadState(d1), desired, SystemProbe()); cl.Class != ClassCompatible || !cl.Signalable {
+	if cl := classifyNow(ReadState(d1), desired, SystemProbe()); cl.Class != ClassCompatible || !cl.Signalable {
 		t.Fatalf("d1's own record: %+v", cl)
 	}
-	cl := Classify(ReadState(d3), desired, SystemProbe())
+	cl := classifyNow(ReadState(d3), desired, SystemProbe())
 	if cl.Class != ClassStopped || cl.Reason != ReasonNotThisDaemon || cl.Signalable || cl.AmbiguouslyLive {
 		t.Fatalf("d3's copied record: %+v", cl)
 	}
@@ -131,7 +131,7 @@ func TestCopiedDaemonDirIsNotItsOwner(t *testing.T) {
 	}
 	c.assertUntouched(t)
 	// d1 is untouched: still its own owner.
-	if cl := Classify(ReadState(d1), desired, SystemProbe()); cl.Class != ClassCompatible || !cl.Signalable {
+	if cl := classifyNow(ReadState(d1), desired, SystemProbe()); cl.Class != ClassCompatible || !cl.Signalable {
 		t.Fatalf("d1 after d3's takeover: %+v", cl)
 	}
 }
@@ -150,7 +150,7 @@ func TestRecordNamingAnyProcessIsNeverSignalled(t *testing.T) {
 		s := stateOf(c.pid(), c.incarnation)
 		writeState(t, p, s)
 		writeLock(t, p.Lock, c.pid(), c.incarnation)
-		if cl := Classify(ReadState(p), desired, SystemProbe()); cl.Reason != ReasonNotThisDaemon || cl.Signalable {
+		if cl := classifyNow(ReadState(p), desired, SystemProbe()); cl.Reason != ReasonNotThisDaemon || cl.Signalable {
 			t.Fatalf("Classify = %+v", cl)
 		}
 		for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGUSR1, syscall.SIGKILL} {
@@ -253,7 +253,7 @@ func TestHeartbeatFromTheFutureIsHung(t *testing.T) {
 	s := stateOf(pid, inc)
 	s.HeartbeatAt = now.Add(365 * 24 * time.Hour).UnixMilli()
 	probe := &fakeProbe{alive: map[int]bool{pid: true}, inc: map[int]string{pid: inc}, now: now}
-	c := Classify(Record{Present: true, State: &s, Paths: tablePaths}, desired, probe)
+	c := classifyNow(Record{Present: true, State: &s, Paths: tablePaths}, desired, probe)
 	if c.Health != HealthHung || c.Reason != ReasonOwnerHung || !strings.Contains(c.Message, "in the future") {
 		t.Fatalf("Classify = %+v", c)
 	}
@@ -276,7 +276,7 @@ func TestReferenceDaemonStaysFenced(t *testing.T) {
 	}
 	writeState(t, p, stateOf(c.pid(), c.incarnation))
 	writeLock(t, p.Lock, c.pid(), c.incarnation)
-	if cl := Classify(ReadState(p), desired, SystemProbe()); cl.Class != ClassCompatible || !cl.Signalable {
+	if cl := classifyNow(ReadState(p), desired, SystemProbe()); cl.Class != ClassCompatible || !cl.Signalable {
 		t.Fatalf("Classify of the reference's live daemon = %+v", cl)
 	}
 	before := snap(t, p.Dir)

@@ -54,13 +54,13 @@ func (a *attempt) run() {
 	// malformed record); the whole path is checked, and created, only
 	// before something is written or spawned there.
 	rec := ownership.ReadState(a.paths)
-	cls := ownership.Classify(rec, desiredOf(a.d), a.r.probe)
+	cls := a.r.classify(rec, desiredOf(a.d))
 	if cls.Reason == ownership.ReasonOwnerExiting {
 		// Released but not gone yet: give it the graceful timeout to exit,
 		// then judge again. It is never signalled: it is no longer an owner.
 		a.r.waitReleasedExit(a.ctx, rec.State, a.d.Config.GracefulTimeout)
 		rec = ownership.ReadState(a.paths)
-		cls = ownership.Classify(rec, desiredOf(a.d), a.r.probe)
+		cls = a.r.classify(rec, desiredOf(a.d))
 	}
 	a.observe(rec)
 	switch {
@@ -94,7 +94,7 @@ func (a *attempt) notDesired() {
 		a.status.Message = "not pruned while a spec source is invalid"
 		return
 	}
-	cls := ownership.Classify(rec, ownership.Desired{Kind: kindOf(rec), Identity: identityOf(rec), Generation: generationOf(rec)}, a.r.probe)
+	cls := a.r.classify(rec, ownership.Desired{Kind: kindOf(rec), Identity: identityOf(rec), Generation: generationOf(rec)})
 	if cls.Class == ownership.ClassMalformed || cls.AmbiguouslyLive {
 		a.refuse(cls.Reason, cls.Message)
 		return
@@ -264,7 +264,7 @@ func (a *attempt) running(rec ownership.Record, cls ownership.Classification) {
 // (or a newer one) is attached to, never spawned beside.
 func (a *attempt) replaceStopped(why string) {
 	rec := ownership.ReadState(a.paths)
-	cls := ownership.Classify(rec, desiredOf(a.d), a.r.probe)
+	cls := a.r.classify(rec, desiredOf(a.d))
 	if cls.Signalable && (cls.Class == ownership.ClassCompatible || cls.Class == ownership.ClassNewer) {
 		a.r.log.Info("attaching to the successor the old owner handed over to", "name", a.name, "ownerId", rec.State.OwnerID, "pid", rec.State.PID)
 		a.observe(rec)

@@ -129,7 +129,7 @@ func (r *Reconciler) operable(name, action string, d *spec.Daemon) (ownership.Re
 	if d != nil {
 		desired = desiredOf(d)
 	}
-	cls := ownership.Classify(rec, desired, r.probe)
+	cls := r.classify(rec, desired)
 	switch {
 	case cls.Class == ownership.ClassNewer:
 		return rec, cls, fmt.Sprintf("%s daemon is newer than this controller; upgrade this controller before %s", name, action)

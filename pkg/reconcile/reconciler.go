@@ -127,6 +127,11 @@ func (r *Reconciler) state(name string) *nameState {
 
 func (r *Reconciler) now() time.Time { return r.probe.Now() }
 
+// classify judges rec against desired on the facts of this moment.
+func (r *Reconciler) classify(rec ownership.Record, desired ownership.Desired) ownership.Classification {
+	return ownership.Classify(rec, desired, ownership.GatherFacts(r.probe, rec))
+}
+
 func (r *Reconciler) childExited(name string) {
 	if r.opts.ChildExited != nil {
 		r.opts.ChildExited(name)

@@ -106,7 +106,7 @@ func (r *Reconciler) waitOwnerHealthy(ctx context.Context, d *spec.Daemon, paths
 	}
 	for {
 		rec := ownership.ReadState(paths)
-		cls := ownership.Classify(rec, desiredOf(d), r.probe)
+		cls := r.classify(rec, desiredOf(d))
 		if rec.State != nil && rec.State.OwnerID == ownerID && cls.Health == ownership.HealthHealthy &&
 			(cls.Class == ownership.ClassCompatible || cls.Class == ownership.ClassNewer) {
 			return rec, cls, nil
@@ -115,7 +115,7 @@ func (r *Reconciler) waitOwnerHealthy(ctx context.Context, d *spec.Daemon, paths
 		case <-events:
 		case <-exited:
 			rec = ownership.ReadState(paths)
-			return rec, ownership.Classify(rec, desiredOf(d), r.probe), fmt.Errorf("daemon exited with code %d before it was healthy", c.exitCode)
+			return rec, r.classify(rec, desiredOf(d)), fmt.Errorf("daemon exited with code %d before it was healthy", c.exitCode)
 		case <-timeout.C:
 			return rec, cls, fmt.Errorf("not healthy within readyTimeout %v", d.Config.ReadyTimeout)
 		case <-ctx.Done():

@@ -60,7 +60,7 @@ func live(s DaemonStatus, name string, d *spec.Daemon, agentDir string, probe ow
 	if d != nil {
 		desired = desiredOf(d)
 	}
-	cls := ownership.Classify(rec, desired, probe)
+	cls := ownership.Classify(rec, desired, ownership.GatherFacts(probe, rec))
 	switch {
 	case cls.Class == ownership.ClassStopped || cls.Class == ownership.ClassAbsent:
 		s.PID = 0
