@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"gjc.dev/reconciler/pkg/reconcile"
 )
 
@@ -132,7 +133,7 @@ func BenchmarkIdle(b *testing.B) {
 		}
 		loop.stop() // writes the wake counters of its whole life
 		life := time.Since(started) + 2*time.Second
-		st, err := reconcile.ReadStatus(e.agentDir)
+		st, err := reconcile.ReadStatus(fsstore.Files{}, e.agentDir)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -39,7 +39,7 @@ func newDemoCommand(g *globals) *cobra.Command {
 			}
 			fmt.Fprintf(out, "demo: fake Discord at %s, fake Slack at %s\ndemo: agent dir %s (edit %s while it runs)\ndemo: Ctrl-C stops the loop, the daemons and the fakes, and removes the agent dir\n\n",
 				env.Discord.URL(), env.Slack.URL(), env.AgentDir, env.SpecPath)
-			r, err := reconcile.New(reconcile.Options{AgentDir: env.AgentDir, Log: log})
+			r, err := reconcile.New(reconcileOptions(env.AgentDir, log, 0))
 			if err != nil {
 				return &exitError{code: exitNotDone, err: err}
 			}
@@ -83,7 +83,7 @@ func printEvery(ctx context.Context, out interface{ Write([]byte) (int, error) }
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			st, err := reconcile.View(agentDir, spec.LoadOnce(specPath), nil)
+			st, err := view(agentDir, specPath, nil)
 			if err != nil {
 				continue
 			}

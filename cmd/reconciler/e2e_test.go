@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"gjc.dev/reconciler/pkg/platform"
 	"gjc.dev/reconciler/pkg/reconcile"
 )
@@ -229,7 +230,7 @@ func (e *e2e) waitStatus(what string, cond func(*reconcile.Status) bool) *reconc
 	}
 	var last *reconcile.Status
 	waitDirEvents(e.t, ctx, dir, func() bool {
-		st, err := reconcile.ReadStatus(e.agentDir)
+		st, err := reconcile.ReadStatus(fsstore.Files{}, e.agentDir)
 		if err == nil && cond(st) {
 			last = st
 			return true

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"gjc.dev/reconciler/pkg/gc"
+	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"gjc.dev/reconciler/pkg/reconcile"
 	"gjc.dev/reconciler/pkg/spec"
 )
@@ -31,7 +32,7 @@ func newGCCommand(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			managed, problems, err := reconcile.ReadInventory(agentDir, g.log)
+			managed, problems, err := reconcile.ReadInventory(fsstore.Files{}, agentDir, g.log)
 			if err != nil {
 				return &exitError{code: exitNotDone, err: err}
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/reconcile"
 	"gjc.dev/reconciler/pkg/service"
 	"gjc.dev/reconciler/pkg/spec"
@@ -42,7 +43,7 @@ func runLoop(cmd *cobra.Command, g *globals, f *loopFlags) error {
 	if f.once {
 		return runOnce(cmd, g, f, agentDir, specPath)
 	}
-	r, err := reconcile.New(reconcile.Options{AgentDir: agentDir, Log: g.log, DaemonHeartbeat: f.heartbeat})
+	r, err := reconcile.New(reconcileOptions(agentDir, g.log, f.heartbeat))
 	if err != nil {
 		return &exitError{code: exitNotDone, err: err}
 	}
@@ -80,7 +81,7 @@ func runLoop(cmd *cobra.Command, g *globals, f *loopFlags) error {
 	}()
 	g.log.Info("reconcile loop starting", "agentDir", agentDir, "spec", specPath, "resync", f.resync.String())
 	if err := loop.Run(ctx); err != nil {
-		if errors.Is(err, reconcile.ErrLockTimeout) {
+		if errors.Is(err, ownership.ErrPassesLocked) {
 			return &exitError{code: exitLockTimeout, err: err}
 		}
 		return &exitError{code: exitNotDone, err: err}
@@ -100,7 +101,7 @@ func runOnce(cmd *cobra.Command, g *globals, f *loopFlags, agentDir, specPath st
 		}
 		return &exitError{code: exitInvalid, err: fmt.Errorf("invalid spec %s: nothing touched", specPath)}
 	}
-	r, err := reconcile.New(reconcile.Options{AgentDir: agentDir, Log: g.log, DaemonHeartbeat: f.heartbeat})
+	r, err := reconcile.New(reconcileOptions(agentDir, g.log, f.heartbeat))
 	if err != nil {
 		return &exitError{code: exitNotDone, err: err}
 	}

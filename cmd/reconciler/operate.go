@@ -78,7 +78,7 @@ func operate(cmd *cobra.Command, g *globals, f *operateFlags, name string,
 	// record alone, as if no source declared it.
 	res := spec.LoadOnce(specPath)
 	d := res.Lookup(name)
-	r, err := reconcile.New(reconcile.Options{AgentDir: agentDir, Log: g.log})
+	r, err := reconcile.New(reconcileOptions(agentDir, g.log, 0))
 	if err != nil {
 		return &exitError{code: exitNotDone, err: err}
 	}

@@ -11,7 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"gjc.dev/reconciler/pkg/logging"
-	"gjc.dev/reconciler/pkg/reconcile"
+	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"gjc.dev/reconciler/pkg/spec"
 )
 
@@ -55,9 +56,11 @@ func (g *globals) paths() (agentDir, specPath string, err error) {
 // passLock takes the pass lock for a one-shot command; another reconciler
 // holding it past the timeout is exit 3.
 func passLock(ctx context.Context, agentDir string, timeout time.Duration) (release func(), err error) {
-	release, err = reconcile.AcquireLock(ctx, agentDir, timeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	release, err = fsstore.New(agentDir, fsstore.Options{}).LockPasses(ctx)
 	switch {
-	case errors.Is(err, reconcile.ErrLockTimeout):
+	case errors.Is(err, ownership.ErrPassesLocked):
 		return nil, &exitError{code: exitLockTimeout, err: err}
 	case err != nil:
 		return nil, &exitError{code: exitNotDone, err: err}

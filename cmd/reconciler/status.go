@@ -18,7 +18,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"gjc.dev/reconciler/pkg/reconcile"
-	"gjc.dev/reconciler/pkg/spec"
 )
 
 func newStatusCommand(g *globals) *cobra.Command {
@@ -38,7 +37,7 @@ func newStatusCommand(g *globals) *cobra.Command {
 				return err
 			}
 			show := func() error {
-				st, err := reconcile.View(agentDir, spec.LoadOnce(specPath), names)
+				st, err := view(agentDir, specPath, names)
 				if err != nil {
 					return &exitError{code: exitNotDone, err: err}
 				}

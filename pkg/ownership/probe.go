@@ -127,12 +127,13 @@ func GatherFacts(probe Probe, rec Record) Facts {
 		} else {
 			f.Process = probeOwner(probe, s.PID, s.Incarnation, ClaimOf(rec.Paths, s.OwnerID))
 		}
-		f.Boot = gatherBoot(probe)
+		f.Boot = GatherBoot(probe)
 	}
 	return f
 }
 
-func gatherBoot(probe Probe) BootFacts {
+// GatherBoot reads what identifies this boot.
+func GatherBoot(probe Probe) BootFacts {
 	t, err := probe.BootTime()
 	return BootFacts{Time: t, TimeKnown: err == nil, TimeErr: err, ID: currentBootID(probe)}
 }

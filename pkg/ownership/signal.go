@@ -82,7 +82,7 @@ func OpenOwner(p Paths, want *Desired, decided State, probe Probe) (*platform.Pr
 				Detail: fmt.Sprintf("generation %d is ahead of desired %d; never downgraded", *cur.Generation, want.Generation)}
 		}
 	}
-	boot := gatherBoot(probe)
+	boot := GatherBoot(probe)
 	if !boot.Known(cur) {
 		// The boot rule cannot be applied, so the incarnation (start time
 		// since boot) is not proof across a reboot: fail closed.

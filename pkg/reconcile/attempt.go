@@ -50,37 +50,78 @@ func (a *attempt) run() {
 		a.notDesired()
 		return
 	}
-	// Reading checks the daemon dir itself (an unsafe one reads as a
-	// malformed record); the whole path is checked, and created, only
-	// before something is written or spawned there.
-	rec := ownership.ReadState(a.paths)
-	cls := a.r.classify(rec, desiredOf(a.d))
-	if cls.Reason == ownership.ReasonOwnerExiting {
-		// Released but not gone yet: give it the graceful timeout to exit,
-		// then judge again. It is never signalled: it is no longer an owner.
-		a.r.waitReleasedExit(a.ctx, rec.State, a.d.Config.GracefulTimeout)
-		rec = ownership.ReadState(a.paths)
-		cls = a.r.classify(rec, desiredOf(a.d))
+	mem := memory{}
+	if c := a.st.child; c != nil && !c.exited() {
+		mem.child = c.ownerID
 	}
-	a.observe(rec)
-	switch {
-	case cls.Reason == ownership.ReasonOwnerExiting:
-		a.refuse(cls.Reason, cls.Message)
-		a.owner = rec.State // its exit is what the loop waits for
-		a.requeue = time.Second
-	case cls.Class == ownership.ClassMalformed, cls.Class == ownership.ClassForeign, cls.AmbiguouslyLive:
-		a.refuse(cls.Reason, cls.Message)
-	case a.d.Config.State == spec.StateStopped:
-		a.ensureStopped(rec, cls)
-	default:
-		a.ensureRunning(rec, cls)
+	for {
+		// Reading checks the daemon dir itself (an unsafe one reads as a
+		// malformed record); the whole path is checked, and created, only
+		// before something is written or spawned there.
+		rec, cls := a.r.observe(a.name, desiredOf(a.d))
+		p := decide(rec, cls, a.d.Config.State == spec.StateStopped, mem)
+		if p.step == stepWaitRelease {
+			// Released but not gone yet: give it the graceful timeout to
+			// exit, then judge again. It is no longer an owner.
+			a.r.waitReleasedExit(a.ctx, rec.State, a.d.Config.GracefulTimeout)
+			mem.waitedRelease = true
+			continue
+		}
+		a.observe(rec)
+		a.execute(p, rec, cls)
+		return
+	}
+}
+
+// execute carries out what decide chose.
+func (a *attempt) execute(p plan, rec ownership.Record, cls ownership.Classification) {
+	cfg := a.d.Config
+	if p.step == stepStop || p.step == stepEnsureGone || p.step == stepAhead {
+		a.st.expecting = "" // a stopped name expects no owner
+	}
+	switch p.step {
+	case stepRefuse:
+		a.refuse(p.reason, p.message)
+		if p.exiting {
+			a.owner = rec.State // its exit is what the loop waits for
+			a.requeue = time.Second
+		}
+	case stepAhead:
+		a.status.Phase, a.status.Reason = PhaseRunning, ReasonGenerationAhead
+		a.status.Message = "a newer generation owns it; it is never signalled or downgraded"
+	case stepStop:
+		if a.stop(rec.State, "stop", cfg.GracefulTimeout, cfg.KillTimeout) {
+			a.status.Phase, a.status.Reason, a.status.Converged = PhaseStopped, ReasonStopped, true
+			a.status.Message = "stopped as the spec says"
+		}
+	case stepEnsureGone:
+		if !a.lastOwnerGone(cfg.GracefulTimeout) {
+			return // not stopped while it still holds the connection
+		}
+		a.status.Phase, a.status.Reason, a.status.Converged = PhaseStopped, ReasonStopped, true
+		a.status.Message = "not running, as the spec says"
+	case stepReplace:
+		if cls.Health == ownership.HealthHung {
+			a.owner = rec.State // signalable: alive with its incarnation proven
+		}
+		a.status.Phase = PhaseReplacing
+		if a.stop(rec.State, "reload", cfg.GracefulTimeout, cfg.KillTimeout) {
+			a.replaceStopped(cls.Reason)
+		}
+	case stepKeep:
+		a.attach(rec, cls)
+	case stepAwaitChild:
+		a.awaitChild()
+	case stepStart:
+		a.replaceAbsent(rec)
 	}
 }
 
 // notDesired handles a name no valid source declares: prune it if this
 // reconciler spawned it, else report it and touch nothing.
 func (a *attempt) notDesired() {
-	rec := ownership.ReadState(a.paths)
+	obs := a.r.store.Observe(a.name)
+	rec := obs.Record
 	a.observe(rec)
 	a.r.inv.refresh() // another process may have spawned it since
 	if !a.r.inv.has(a.name) {
@@ -94,7 +135,7 @@ func (a *attempt) notDesired() {
 		a.status.Message = "not pruned while a spec source is invalid"
 		return
 	}
-	cls := a.r.classify(rec, ownership.Desired{Kind: kindOf(rec), Identity: identityOf(rec), Generation: generationOf(rec)})
+	cls := obs.Classify(ownership.Desired{Kind: kindOf(rec), Identity: identityOf(rec), Generation: generationOf(rec)})
 	if cls.Class == ownership.ClassMalformed || cls.AmbiguouslyLive {
 		a.refuse(cls.Reason, cls.Message)
 		return
@@ -114,59 +155,10 @@ func (a *attempt) notDesired() {
 	a.status.Message = "removed from the spec; stopped"
 }
 
-func (a *attempt) ensureStopped(rec ownership.Record, cls ownership.Classification) {
-	a.st.expecting = ""
-	switch {
-	case cls.Class == ownership.ClassNewer:
-		a.status.Phase, a.status.Reason = PhaseRunning, ReasonGenerationAhead
-		a.status.Message = "a newer generation owns it; it is never signalled or downgraded"
-	case cls.Signalable:
-		if a.stop(rec.State, "stop", a.d.Config.GracefulTimeout, a.d.Config.KillTimeout) {
-			a.status.Phase, a.status.Reason, a.status.Converged = PhaseStopped, ReasonStopped, true
-			a.status.Message = "stopped as the spec says"
-		}
-	default:
-		if !a.lastOwnerGone(a.d.Config.GracefulTimeout) {
-			return // not stopped while it still holds the connection
-		}
-		a.status.Phase, a.status.Reason, a.status.Converged = PhaseStopped, ReasonStopped, true
-		a.status.Message = "not running, as the spec says"
-	}
-}
-
-func (a *attempt) ensureRunning(rec ownership.Record, cls ownership.Classification) {
-	switch cls.Class {
-	case ownership.ClassAbsent, ownership.ClassStopped:
-		a.replaceAbsent(rec)
-	case ownership.ClassDrifted, ownership.ClassReplaceable:
-		a.status.Phase = PhaseReplacing
-		if a.stop(rec.State, "reload", a.d.Config.GracefulTimeout, a.d.Config.KillTimeout) {
-			a.replaceStopped(cls.Reason)
-		}
-	case ownership.ClassCompatible, ownership.ClassNewer:
-		a.attach(rec, cls)
-	default:
-		a.refuse(cls.Reason, cls.Message)
-	}
-}
-
 // replaceAbsent spawns where no owner runs, unless the last owner ended with a
 // terminal refusal for this very config, or the crash loop says wait.
 func (a *attempt) replaceAbsent(rec ownership.Record) {
 	now := a.r.now()
-	if c := a.st.child; c != nil && !c.exited() && (rec.State == nil || rec.State.OwnerID != c.ownerID) {
-		// Our last spawn is still starting and has not published yet: wait
-		// for it rather than start a second one that would only exit 3.
-		a.status.Phase = PhaseStarting
-		rec, cls, err := a.r.waitOwnerHealthy(a.ctx, a.d, a.paths, c.ownerID, c)
-		a.observe(rec)
-		if err == nil {
-			a.running(rec, cls)
-		} else {
-			a.notReady(ReasonNotReady, err.Error())
-		}
-		return
-	}
 	if !a.lastOwnerGone(a.d.Config.GracefulTimeout) {
 		return
 	}
@@ -180,18 +172,32 @@ func (a *attempt) replaceAbsent(rec ownership.Record) {
 			a.st.crash.newOwner() // released cleanly (an operator's stop): not a crash
 		}
 	}
-	if s := rec.State; terminal(s) && s.Identity == a.d.Identity && s.Generation != nil && *s.Generation == a.d.Config.Generation {
-		a.refuse(s.Terminated.Reason, "the service refused this daemon for good: "+s.Terminated.Message+"; not retried until the token or generation changes")
-		return
-	}
-	if wait := a.st.crash.wait(now); wait > 0 {
-		a.status.Phase, a.status.Reason = PhaseCrashLoopBackOff, ReasonCrashLoopBackOff
+	wait := a.st.crash.wait(now)
+	switch p := startGate(rec, a.d.Identity, a.d.Config.Generation, wait); p.step {
+	case stepRefuse:
+		a.refuse(p.reason, p.message)
+	case stepBackOff:
+		a.status.Phase, a.status.Reason = PhaseCrashLoopBackOff, p.reason
 		a.status.Message = a.crashMessage(rec, wait)
 		a.degraded = true
 		a.requeue = wait
-		return
+	default:
+		a.startAndWait(ReasonNotReady)
 	}
-	a.startAndWait(ReasonNotReady)
+}
+
+// awaitChild waits for our last spawn, still starting and not yet
+// published, rather than start a second one that would only exit 3.
+func (a *attempt) awaitChild() {
+	c := a.st.child
+	a.status.Phase = PhaseStarting
+	rec, cls, err := a.r.waitOwnerHealthy(a.ctx, a.d, a.paths, c.ownerID, c)
+	a.observe(rec)
+	if err == nil {
+		a.running(rec, cls)
+	} else {
+		a.notReady(ReasonNotReady, err.Error())
+	}
 }
 
 // terminal reports a record whose daemon exited on a refusal that retrying
@@ -263,8 +269,7 @@ func (a *attempt) running(rec ownership.Record, cls ownership.Classification) {
 // successor that proves to be this name's daemon at the desired generation
 // (or a newer one) is attached to, never spawned beside.
 func (a *attempt) replaceStopped(why string) {
-	rec := ownership.ReadState(a.paths)
-	cls := a.r.classify(rec, desiredOf(a.d))
+	rec, cls := a.r.observe(a.name, desiredOf(a.d))
 	if cls.Signalable && (cls.Class == ownership.ClassCompatible || cls.Class == ownership.ClassNewer) {
 		a.r.log.Info("attaching to the successor the old owner handed over to", "name", a.name, "ownerId", rec.State.OwnerID, "pid", rec.State.PID)
 		a.observe(rec)
@@ -280,7 +285,7 @@ func (a *attempt) startAndWait(why string) {
 	if a.spawnBlocked() {
 		return
 	}
-	if err := ownership.EnsureDir(a.paths); err != nil {
+	if err := a.r.store.Prepare(a.name); err != nil {
 		a.refuse(ReasonUnsafeDaemonDir, err.Error())
 		return
 	}
@@ -327,25 +332,21 @@ func (a *attempt) startAndWait(why string) {
 // crash-loop back-off, over what only an operator or time can fix. The
 // daemon's own Acquire is the guard; this is the report.
 func (a *attempt) spawnBlocked() bool {
-	// The kernel knows of a live daemon of this name even when no file
-	// does (sdk/ removed or restored under it): start nothing beside it.
-	if holder, err := ownership.NameLockHolder(a.paths); err != nil {
-		a.r.log.Error(err, "looking up the name lock", "name", a.name)
-	} else if holder != nil {
-		msg := fmt.Sprintf("a daemon of %s (pid %d) still holds its name lock though no record proves it; no second owner is started until it exits", a.name, holder.PID)
-		if holder.OtherUser {
-			msg = fmt.Sprintf("pid %d of another user (uid %d) holds the name lock of %s: no second owner can start until it lets go", holder.PID, holder.OtherUID, a.name)
-		}
-		a.refuse(ReasonOwnerWithoutRecord, msg)
-		a.requeue = time.Second
-		return true
-	}
-	err := ownership.SpawnObstacle(a.paths, a.r.probe)
+	err := a.r.store.SpawnBlocked(a.name)
 	var held *ownership.HeldError
 	var busy *ownership.ReclaimBusyError
 	switch {
 	case err == nil:
 		return false
+	case errors.As(err, &held) && held.Source == ownership.NameLockFile:
+		// The kernel knows of a live daemon of this name even when no file
+		// does (sdk/ removed or restored under it): start nothing beside it.
+		msg := fmt.Sprintf("a daemon of %s (pid %d) still holds its name lock though no record proves it; no second owner is started until it exits", a.name, held.PID)
+		if held.OtherUser {
+			msg = fmt.Sprintf("pid %d of another user (uid %d) holds the name lock of %s: no second owner can start until it lets go", held.PID, held.OtherUID, a.name)
+		}
+		a.refuse(ReasonOwnerWithoutRecord, msg)
+		a.requeue = time.Second
 	case errors.As(err, &held):
 		a.refuse(ReasonOwnerWithoutRecord, fmt.Sprintf(
 			"owner.lock names live pid %d, which is or may be a daemon of %s, though no record proves it runs; no second owner is started until it exits", held.PID, a.name))
@@ -377,12 +378,12 @@ func (a *attempt) stop(s *ownership.State, action string, graceful, kill time.Du
 		d := desiredOf(a.d)
 		want = &d
 	}
-	err := a.r.stopOwner(a.ctx, a.paths, want, *s, action, graceful, kill, true)
+	err := a.r.store.Stop(a.ctx, a.name, want, *s, ownership.StopOptions{Action: action, Graceful: graceful, Kill: kill, Escalate: true})
 	if err == nil {
 		return true
 	}
 	reason := ReasonNotProvenDead
-	if !errors.Is(err, ErrNotProvenDead) {
+	if !errors.Is(err, ownership.ErrNotProvenDead) {
 		reason = "StopFailed"
 	}
 	a.refuse(reason, err.Error())

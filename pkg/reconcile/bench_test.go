@@ -3,6 +3,7 @@ package reconcile
 import (
 	"context"
 	"fmt"
+	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"os"
 	"os/exec"
 	"testing"
@@ -51,7 +52,7 @@ func BenchmarkSteadyPass(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	r, err := New(Options{AgentDir: agentDir, Executable: "/bin/false", Log: logr.Discard()})
+	r, err := New(Options{AgentDir: agentDir, Executable: "/bin/false", Log: logr.Discard(), Store: fsstore.New(agentDir, fsstore.Options{}), Files: fsstore.Files{}})
 	if err != nil {
 		b.Fatal(err)
 	}

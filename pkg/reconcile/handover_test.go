@@ -3,6 +3,7 @@ package reconcile
 import (
 	"context"
 	"fmt"
+	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -112,7 +113,7 @@ func TestReplaceAttachesToSuccessor(t *testing.T) {
 		}
 	})
 
-	r, err := New(Options{AgentDir: agentDir, Executable: "/bin/false", Log: logr.Discard()})
+	r, err := New(Options{AgentDir: agentDir, Executable: "/bin/false", Log: logr.Discard(), Store: fsstore.New(agentDir, fsstore.Options{}), Files: fsstore.Files{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
-
-	"gjc.dev/reconciler/pkg/platform"
 )
 
 // HeldPath is the held-owners file: safety state, not a report.
@@ -55,7 +53,7 @@ func (r *Reconciler) saveHeld(name string, h *HeldOwner) {
 	f := heldFile{Version: 1, SavedAt: r.now().UTC(), Owners: r.held}
 	data, err := json.MarshalIndent(f, "", "  ")
 	if err == nil {
-		err = platform.WriteFileAtomic(HeldPath(r.opts.AgentDir), append(data, '\n'))
+		err = r.files.WriteFileAtomic(HeldPath(r.opts.AgentDir), append(data, '\n'))
 	}
 	if err != nil {
 		r.log.Error(err, "saving the held owners", "file", HeldPath(r.opts.AgentDir))
@@ -66,9 +64,9 @@ func (r *Reconciler) saveHeld(name string, h *HeldOwner) {
 
 // readHeld reads held.json: the owners by name, when it was saved, and the
 // entries whose names are not valid, left out. A missing file is none.
-func readHeld(agentDir string) (map[string]HeldOwner, time.Time, []Problem, error) {
+func readHeld(files Files, agentDir string) (map[string]HeldOwner, time.Time, []Problem, error) {
 	path := HeldPath(agentDir)
-	data, err := platform.ReadFileCapped(path, maxHeldFile)
+	data, err := files.ReadFileCapped(path, maxHeldFile)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, time.Time{}, nil, err
 	}

@@ -1,12 +1,16 @@
 package reconcile
 
-import "testing"
+import (
+	"testing"
+
+	"gjc.dev/reconciler/pkg/ownership/fsstore"
+)
 
 // privateAgentDir is an agent dir as New leaves it.
 func privateAgentDir(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	if err := ensurePrivateTree(dir); err != nil {
+	if err := ensurePrivateTree(fsstore.Files{}, dir); err != nil {
 		t.Fatal(err)
 	}
 	return dir

@@ -9,8 +9,6 @@ import (
 	"sync"
 
 	"github.com/go-logr/logr"
-
-	"gjc.dev/reconciler/pkg/platform"
 )
 
 // inventory is the set of names this reconciler spawned: a name that leaves
@@ -18,6 +16,7 @@ import (
 // never pruned.
 type inventory struct {
 	mu    sync.Mutex
+	files Files
 	path  string
 	log   logr.Logger
 	names []string
@@ -30,13 +29,16 @@ type inventory struct {
 	seen os.FileInfo
 }
 
+// maxInventoryFile caps the read of inventory.json: a name list, far smaller.
+const maxInventoryFile = 64 << 10
+
 type inventoryFile struct {
 	Version int      `json:"version"`
 	Names   []string `json:"names"`
 }
 
-func loadInventory(path string, log logr.Logger) (*inventory, error) {
-	inv := &inventory{path: path, log: log}
+func loadInventory(files Files, path string, log logr.Logger) (*inventory, error) {
+	inv := &inventory{files: files, path: path, log: log}
 	if err := inv.read(); err != nil {
 		return nil, err
 	}
@@ -53,7 +55,7 @@ func (i *inventory) read() error {
 	if err != nil {
 		return fmt.Errorf("reading inventory %s: %w", i.path, err)
 	}
-	data, err := platform.ReadFileCapped(i.path, platform.MaxLeaseSize)
+	data, err := i.files.ReadFileCapped(i.path, maxInventoryFile)
 	if err != nil {
 		return fmt.Errorf("reading inventory %s: %w", i.path, err)
 	}
@@ -159,7 +161,7 @@ func (i *inventory) write(names []string) error {
 	if err != nil {
 		return err
 	}
-	if err := platform.WriteFileAtomic(i.path, append(data, '\n')); err != nil {
+	if err := i.files.WriteFileAtomic(i.path, append(data, '\n')); err != nil {
 		return fmt.Errorf("writing inventory: %w", err)
 	}
 	if fi, err := os.Stat(i.path); err == nil {
@@ -170,8 +172,8 @@ func (i *inventory) write(names []string) error {
 
 // ReadInventory lists the names a reconciler of agentDir has spawned, and
 // the entries that are not valid names (left out of the list).
-func ReadInventory(agentDir string, log logr.Logger) ([]string, []Problem, error) {
-	inv, err := loadInventory(InventoryPath(agentDir), log)
+func ReadInventory(files Files, agentDir string, log logr.Logger) ([]string, []Problem, error) {
+	inv, err := loadInventory(files, InventoryPath(agentDir), log)
 	if err != nil {
 		return nil, nil, err
 	}

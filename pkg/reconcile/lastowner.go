@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"gjc.dev/reconciler/pkg/ownership"
-	"gjc.dev/reconciler/pkg/platform"
 )
 
 // ReasonOwnerWithoutRecord: the owner last proven for a name still runs
@@ -21,7 +20,7 @@ const ReasonOwnerWithoutRecord = "OwnerWithoutRecord"
 // reconciler knows it must not start a second one meanwhile.
 type lastOwner struct {
 	state ownership.State
-	proc  *platform.Process
+	proc  ownership.OwnerRef
 	// waited: one pass has waited the graceful timeout for it already; later
 	// passes only look, so the pass lock is not held for as long as it runs.
 	waited bool
@@ -31,11 +30,11 @@ type lastOwner struct {
 // one held for an earlier owner. An owner that cannot be opened (exited, its
 // PID reused, or no descriptor left) is not held, and the earlier reference
 // stays: it is let go only once that process has exited.
-func (st *nameState) remember(s *ownership.State) {
+func (st *nameState) remember(store ownership.Store, s *ownership.State) {
 	if s == nil || s.StoppedAt != nil || (st.last != nil && st.last.state.OwnerID == s.OwnerID) {
 		return
 	}
-	proc, err := platform.OpenProcess(s.PID, s.Incarnation)
+	proc, err := store.Reference(*s)
 	if err != nil {
 		return
 	}
@@ -72,7 +71,7 @@ func (a *attempt) lastOwnerGone(graceful time.Duration) bool {
 	if l.waited {
 		wait = 0
 	}
-	if a.r.waitExit(a.ctx, l.proc, wait) {
+	if waitExit(a.ctx, l.proc, wait) {
 		a.st.forget()
 		return true
 	}
@@ -87,14 +86,13 @@ func (a *attempt) lastOwnerGone(graceful time.Duration) bool {
 }
 
 // held is the owner this name holds a reference to, for held.json.
-func (st *nameState) held() *HeldOwner {
+func (st *nameState) held(boot func() ownership.BootFacts) *HeldOwner {
 	if st.last == nil {
 		return nil
 	}
 	s := st.last.state
 	// A process held by a live reference runs in this boot.
-	boot, _ := platform.BootID()
-	return &HeldOwner{PID: s.PID, Incarnation: s.Incarnation, OwnerID: s.OwnerID, BootID: boot}
+	return &HeldOwner{PID: s.PID, Incarnation: s.Incarnation, OwnerID: s.OwnerID, BootID: boot().ID}
 }
 
 // seedHeld holds the owners that the last reconciler held (held.json),
@@ -119,18 +117,15 @@ func (r *Reconciler) seedHeld() {
 			}
 			return
 		}
-		boot, err := platform.BootID()
-		if err != nil {
-			boot = ""
-		}
+		boot := r.store.Boot()
 		for name, h := range owners {
 			// One held before a reboot is dead, whatever now has its pid and
 			// start ticks; one without a boot id is trusted only if the file
 			// was written in this boot.
 			if h.PID > 0 && h.Incarnation != "" && sameBoot(h.BootID, boot, savedAt) {
 				st := r.state(name)
-				st.remember(&ownership.State{PID: h.PID, Incarnation: h.Incarnation, OwnerID: h.OwnerID})
-				if held := st.held(); held != nil {
+				st.remember(r.store, &ownership.State{PID: h.PID, Incarnation: h.Incarnation, OwnerID: h.OwnerID})
+				if held := st.held(func() ownership.BootFacts { return boot }); held != nil {
 					r.heldMu.Lock()
 					r.held[name] = *held
 					r.heldMu.Unlock()
@@ -144,7 +139,7 @@ func (r *Reconciler) seedHeld() {
 // status.json that reconcilers before held.json wrote; bad names are
 // reported as problems.
 func (r *Reconciler) readHeld() (map[string]HeldOwner, time.Time, error) {
-	owners, savedAt, bad, err := readHeld(r.opts.AgentDir)
+	owners, savedAt, bad, err := readHeld(r.files, r.opts.AgentDir)
 	if errors.Is(err, os.ErrNotExist) {
 		prev, serr := r.readStatus()
 		if serr != nil {
@@ -180,10 +175,9 @@ func (r *Reconciler) heldAlive(name string) *ownership.State {
 
 // sameBoot tells whether something saved with boot id saved (at time at)
 // belongs to the current boot, whose id is current ("" when unknown).
-func sameBoot(saved, current string, at time.Time) bool {
-	if saved != "" && current != "" {
-		return saved == current
+func sameBoot(saved string, current ownership.BootFacts, at time.Time) bool {
+	if saved != "" && current.ID != "" {
+		return saved == current.ID
 	}
-	booted, err := platform.BootTime()
-	return err == nil && at.After(booted)
+	return current.TimeKnown && at.After(current.Time)
 }

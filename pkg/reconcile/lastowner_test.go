@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"os"
 	"os/exec"
 	"testing"
@@ -39,13 +40,13 @@ func TestSeedHeldOnlyFromThisBoot(t *testing.T) {
 		{"another-boot", false},
 	} {
 		agentDir := t.TempDir()
-		r, err := New(Options{AgentDir: agentDir, Log: logr.Discard()})
+		r, err := New(Options{AgentDir: agentDir, Log: logr.Discard(), Store: fsstore.New(agentDir, fsstore.Options{}), Files: fsstore.Files{}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		s := &Status{Version: 1, Daemons: []DaemonStatus{{Name: "bot", Phase: PhaseRunning,
 			HeldOwner: &HeldOwner{PID: cmd.Process.Pid, Incarnation: inc, OwnerID: "o-1", BootID: tc.bootID}}}}
-		if err := writeStatus(agentDir, s); err != nil {
+		if err := writeStatus(fsstore.Files{}, agentDir, s); err != nil {
 			t.Fatal(err)
 		}
 		r.seedHeld()
@@ -70,20 +71,20 @@ func TestHeldOwnersSurviveDeletedStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	agentDir := t.TempDir()
-	first, err := New(Options{AgentDir: agentDir, Log: logr.Discard()})
+	first, err := New(Options{AgentDir: agentDir, Log: logr.Discard(), Store: fsstore.New(agentDir, fsstore.Options{}), Files: fsstore.Files{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	first.seedHeld()
 	st := first.state("bot")
-	st.remember(&ownership.State{PID: cmd.Process.Pid, Incarnation: inc, OwnerID: "o-1"})
-	first.saveHeld("bot", st.held())
+	st.remember(first.store, &ownership.State{PID: cmd.Process.Pid, Incarnation: inc, OwnerID: "o-1"})
+	first.saveHeld("bot", st.held(first.store.Boot))
 	first.Close()
 	if err := os.Remove(StatusPath(agentDir)); err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)
 	}
 
-	next, err := New(Options{AgentDir: agentDir, Log: logr.Discard()})
+	next, err := New(Options{AgentDir: agentDir, Log: logr.Discard(), Store: fsstore.New(agentDir, fsstore.Options{}), Files: fsstore.Files{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,7 @@ func TestUnreadableHeldFileIsNotOverwritten(t *testing.T) {
 	if err := os.WriteFile(HeldPath(agentDir), bad, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r, err := New(Options{AgentDir: agentDir, Log: logr.Discard()})
+	r, err := New(Options{AgentDir: agentDir, Log: logr.Discard(), Store: fsstore.New(agentDir, fsstore.Options{}), Files: fsstore.Files{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"gjc.dev/reconciler/pkg/ownership"
-	"gjc.dev/reconciler/pkg/platform"
 	"gjc.dev/reconciler/pkg/spec"
 )
 
@@ -96,7 +95,7 @@ func NewLoop(r *Reconciler, opts LoopOptions) *Loop {
 		opts.Resync = 30 * time.Second
 	}
 	l := &Loop{r: r, opts: opts, loader: spec.NewLoader(opts.SpecPath),
-		lock:    &sharedLock{agentDir: r.opts.AgentDir, timeout: opts.LockTimeout},
+		lock:    &sharedLock{store: r.store, timeout: opts.LockTimeout},
 		watched: map[string]func(){}, exits: map[string]*exitWatch{},
 		reload: make(chan struct{}, 1), dirty: make(chan struct{}, 1), wakes: map[string]int64{}}
 	if opts.SpecRemoveGrace > 0 {
@@ -321,7 +320,7 @@ func (l *Loop) follow(name string, owner *ownership.State) {
 	if cur != nil {
 		cur.cancel()
 	}
-	proc, err := platform.OpenProcess(owner.PID, owner.Incarnation)
+	proc, err := l.r.store.Reference(*owner)
 	if err != nil {
 		// Gone since it was observed: look again soon, not at once (the
 		// look may be the one running now).
@@ -379,7 +378,7 @@ func (l *Loop) writeStatus(force bool) {
 	status.Wakes = maps.Clone(l.wakes)
 	status.Reconciles = l.reconciles
 	l.mu.Unlock()
-	if err := writeStatus(l.r.opts.AgentDir, status); err != nil {
+	if err := writeStatus(l.r.files, l.r.opts.AgentDir, status); err != nil {
 		l.r.log.Error(err, "writing status.json")
 		return
 	}
@@ -418,12 +417,12 @@ func specFiles(path string) func(string) bool {
 // needs it: flock conflicts between descriptors of one process too, so the
 // workers share one.
 type sharedLock struct {
-	agentDir string
-	timeout  time.Duration
+	store   ownership.Store
+	timeout time.Duration
 
 	mu    sync.Mutex
 	users int
-	held  *passLock
+	held  func()
 }
 
 func (s *sharedLock) acquire(ctx context.Context) error {
@@ -435,11 +434,11 @@ func (s *sharedLock) acquire(ctx context.Context) error {
 	}
 	lctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	l, err := acquirePassLock(lctx, s.agentDir)
+	release, err := s.store.LockPasses(lctx)
 	if err != nil {
 		return err
 	}
-	s.held, s.users = l, 1
+	s.held, s.users = release, 1
 	return nil
 }
 
@@ -447,10 +446,10 @@ func (s *sharedLock) release() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.users--; s.users == 0 && s.held != nil {
-		s.held.release()
+		s.held()
 		s.held = nil
 	}
 }
 
 // ErrLock reports whether err is a lock timeout.
-func ErrLock(err error) bool { return errors.Is(err, ErrLockTimeout) }
+func ErrLock(err error) bool { return errors.Is(err, ownership.ErrPassesLocked) }

@@ -49,11 +49,11 @@ func (r *Reconciler) Stop(ctx context.Context, name string, d *spec.Daemon, res 
 		}
 		out.OK, out.Message = true, fmt.Sprintf("no running %s daemon", name)
 	default:
-		err := r.stopOwner(ctx, ownership.PathsFor(r.opts.AgentDir, name), wantOf(d), *rec.State, "stop", o.Graceful, o.Kill, o.Force)
+		err := r.store.Stop(ctx, name, wantOf(d), *rec.State, ownership.StopOptions{Action: "stop", Graceful: o.Graceful, Kill: o.Kill, Escalate: o.Force})
 		switch {
 		case err == nil:
 			out.OK, out.Message = true, fmt.Sprintf("stopped %s daemon (pid %d)", name, rec.State.PID)
-		case errors.Is(err, ErrDidNotExit):
+		case errors.Is(err, ownership.ErrDidNotExit):
 			out.Message = fmt.Sprintf("%s daemon (pid %d) did not exit within %v; rerun with --force", name, rec.State.PID, o.Graceful)
 		default:
 			out.Message = fmt.Sprintf("%s daemon: %v", name, err)
@@ -82,8 +82,8 @@ func (r *Reconciler) Restart(ctx context.Context, name string, d *spec.Daemon, r
 		return out
 	}
 	if cls.Signalable {
-		paths := ownership.PathsFor(r.opts.AgentDir, name)
-		if err := r.stopOwner(ctx, paths, wantOf(d), *rec.State, "reload", d.Config.GracefulTimeout, d.Config.KillTimeout, true); err != nil {
+		how := ownership.StopOptions{Action: "reload", Graceful: d.Config.GracefulTimeout, Kill: d.Config.KillTimeout, Escalate: true}
+		if err := r.store.Stop(ctx, name, wantOf(d), *rec.State, how); err != nil {
 			out.Message = fmt.Sprintf("%s daemon: %v; not starting a second one", name, err)
 			return out
 		}
@@ -118,18 +118,19 @@ func (r *Reconciler) view(name string, d *spec.Daemon, res *spec.Result) DaemonS
 	if saved != nil {
 		s = saved.status
 	}
-	return live(s, name, d, r.opts.AgentDir, r.probe)
+	return live(s, name, d, r.store)
 }
 
 // operable classifies a name's owner for an operator's command, with the
 // reference's refusals: a newer owner, or one that cannot be proven.
 func (r *Reconciler) operable(name, action string, d *spec.Daemon) (ownership.Record, ownership.Classification, string) {
-	rec := ownership.ReadState(ownership.PathsFor(r.opts.AgentDir, name))
+	obs := r.store.Observe(name)
+	rec := obs.Record
 	desired := ownership.Desired{Kind: kindOf(rec), Identity: identityOf(rec), Generation: generationOf(rec)}
 	if d != nil {
 		desired = desiredOf(d)
 	}
-	cls := r.classify(rec, desired)
+	cls := obs.Classify(desired)
 	switch {
 	case cls.Class == ownership.ClassNewer:
 		return rec, cls, fmt.Sprintf("%s daemon is newer than this controller; upgrade this controller before %s", name, action)

@@ -34,7 +34,7 @@ func (r *Reconciler) Pass(ctx context.Context, res *spec.Result) PassResult {
 	}
 	wg.Wait()
 	status := r.snapshot(res, names)
-	if err := writeStatus(r.opts.AgentDir, status); err != nil {
+	if err := writeStatus(r.files, r.opts.AgentDir, status); err != nil {
 		r.log.Error(err, "writing status.json")
 	}
 	out := summarize(status)
@@ -113,5 +113,5 @@ func (r *Reconciler) saveStatus(res *spec.Result, d DaemonStatus) error {
 	} else {
 		s.Daemons = slices.Insert(s.Daemons, i, d)
 	}
-	return writeStatus(r.opts.AgentDir, s)
+	return writeStatus(r.files, r.opts.AgentDir, s)
 }

@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"os"
 	"os/exec"
 	"slices"
@@ -54,7 +55,7 @@ func (l *errorLog) naming(file, entry string) int {
 
 func writeInventory(t *testing.T, agentDir string, names []string) {
 	t.Helper()
-	inv := &inventory{path: InventoryPath(agentDir)}
+	inv := &inventory{files: fsstore.Files{}, path: InventoryPath(agentDir)}
 	if err := inv.write(names); err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +83,7 @@ func TestInventoryIgnoresBadNames(t *testing.T) {
 	path := InventoryPath(agentDir)
 	writeInventory(t, agentDir, append([]string{"bot", "a-1"}, badNames...))
 	var log errorLog
-	inv, err := loadInventory(path, log.logger())
+	inv, err := loadInventory(fsstore.Files{}, path, log.logger())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +105,7 @@ func TestInventoryIgnoresBadNames(t *testing.T) {
 	if err := inv.add("c"); err != nil {
 		t.Fatal(err)
 	}
-	again, err := loadInventory(path, logr.Discard())
+	again, err := loadInventory(fsstore.Files{}, path, logr.Discard())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,10 +125,10 @@ func TestReadStatusLeavesOutBadNames(t *testing.T) {
 	for _, n := range badNames {
 		s.Daemons = append(s.Daemons, DaemonStatus{Name: n, Phase: PhaseRunning})
 	}
-	if err := writeStatus(agentDir, s); err != nil {
+	if err := writeStatus(fsstore.Files{}, agentDir, s); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ReadStatus(agentDir)
+	got, err := ReadStatus(fsstore.Files{}, agentDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,11 +168,11 @@ func TestSeedHeldIgnoresBadNames(t *testing.T) {
 		agentDir := privateAgentDir(t)
 		s := &Status{Version: 1, ObservedAt: metav1.Now(), Daemons: []DaemonStatus{{Name: tc.name, Phase: PhaseRunning,
 			HeldOwner: &HeldOwner{PID: pid, Incarnation: inc, OwnerID: "o-1", BootID: boot}}}}
-		if err := writeStatus(agentDir, s); err != nil {
+		if err := writeStatus(fsstore.Files{}, agentDir, s); err != nil {
 			t.Fatal(err)
 		}
 		var log errorLog
-		r, err := New(Options{AgentDir: agentDir, Executable: "/bin/false", Log: log.logger()})
+		r, err := New(Options{AgentDir: agentDir, Executable: "/bin/false", Log: log.logger(), Store: fsstore.New(agentDir, fsstore.Options{}), Files: fsstore.Files{}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -217,7 +218,7 @@ func TestPassNeverPrunesBadInventoryNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeInventory(t, agentDir, []string{"x/../bot", "bot/"})
-	r, err := New(Options{AgentDir: agentDir, Executable: "/bin/false", Log: logr.Discard()})
+	r, err := New(Options{AgentDir: agentDir, Executable: "/bin/false", Log: logr.Discard(), Store: fsstore.New(agentDir, fsstore.Options{}), Files: fsstore.Files{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -12,7 +13,6 @@ import (
 	"github.com/go-logr/logr"
 
 	"gjc.dev/reconciler/pkg/ownership"
-	"gjc.dev/reconciler/pkg/platform"
 	"gjc.dev/reconciler/pkg/spec"
 )
 
@@ -22,8 +22,10 @@ type Options struct {
 	// Executable is the reconciler binary that `daemon` runs from.
 	Executable string
 	Log        logr.Logger
-	// Probe answers liveness and incarnation; SystemProbe when nil.
-	Probe ownership.Probe
+	// Store proves and acts on the owners of names (fsstore.New on one
+	// machine); Files keeps the reconciler's own files (fsstore.Files).
+	Store ownership.Store
+	Files Files
 	// DaemonHeartbeat, when set, is passed to spawned daemons (tests).
 	DaemonHeartbeat time.Duration
 	// ChildExited is called when a daemon this process spawned exits.
@@ -35,7 +37,8 @@ type Options struct {
 type Reconciler struct {
 	opts  Options
 	log   logr.Logger
-	probe ownership.Probe
+	store ownership.Store
+	files Files
 	inv   *inventory
 	watch *dirWatch
 
@@ -70,8 +73,8 @@ type nameState struct {
 
 // New prepares a reconciler for an agent dir, creating its private state dir.
 func New(opts Options) (*Reconciler, error) {
-	if opts.Probe == nil {
-		opts.Probe = ownership.SystemProbe()
+	if opts.Store == nil || opts.Files == nil {
+		return nil, errors.New("reconcile.New: Options.Store and Options.Files are required")
 	}
 	if opts.Executable == "" {
 		exe, err := os.Executable()
@@ -80,10 +83,10 @@ func New(opts Options) (*Reconciler, error) {
 		}
 		opts.Executable = exe
 	}
-	if err := ensurePrivateTree(opts.AgentDir); err != nil {
+	if err := ensurePrivateTree(opts.Files, opts.AgentDir); err != nil {
 		return nil, err
 	}
-	inv, err := loadInventory(InventoryPath(opts.AgentDir), opts.Log)
+	inv, err := loadInventory(opts.Files, InventoryPath(opts.AgentDir), opts.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +94,7 @@ func New(opts Options) (*Reconciler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating file watch: %w", err)
 	}
-	r := &Reconciler{opts: opts, log: opts.Log, probe: opts.Probe, inv: inv, watch: w,
+	r := &Reconciler{opts: opts, log: opts.Log, store: opts.Store, files: opts.Files, inv: inv, watch: w,
 		names: map[string]*nameState{}, noted: map[Problem]bool{}, held: map[string]HeldOwner{}}
 	if prev, err := r.readStatus(); err == nil {
 		// Carry conditions over, so lastTransitionTime survives a restart.
@@ -125,11 +128,12 @@ func (r *Reconciler) state(name string) *nameState {
 	return s
 }
 
-func (r *Reconciler) now() time.Time { return r.probe.Now() }
+func (r *Reconciler) now() time.Time { return r.store.Now() }
 
-// classify judges rec against desired on the facts of this moment.
-func (r *Reconciler) classify(rec ownership.Record, desired ownership.Desired) ownership.Classification {
-	return ownership.Classify(rec, desired, ownership.GatherFacts(r.probe, rec))
+// observe is one look at name in the store, judged against desired.
+func (r *Reconciler) observe(name string, desired ownership.Desired) (ownership.Record, ownership.Classification) {
+	obs := r.store.Observe(name)
+	return obs.Record, obs.Classify(desired)
 }
 
 func (r *Reconciler) childExited(name string) {
@@ -182,9 +186,9 @@ func daemonDirNames(agentDir string) []string {
 
 // ensurePrivateTree creates the reconciler's own dirs 0700, refusing ones
 // that are symlinks, foreign or group/world writable.
-func ensurePrivateTree(agentDir string) error {
+func ensurePrivateTree(files Files, agentDir string) error {
 	for _, dir := range []string{agentDir, agentDir + "/sdk", controlDir(agentDir), daemonsDir(agentDir)} {
-		if err := platform.CheckPrivateDir(dir); err != nil {
+		if err := files.CheckPrivateDir(dir); err != nil {
 			return err
 		}
 	}
@@ -217,11 +221,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, name string, d *spec.Daemon,
 		a.status.DesiredGeneration = &g
 	}
 	a.run()
-	st.remember(a.owner)
+	st.remember(r.store, a.owner)
 	st.dropExited()
 	// Saved in status.json, so that the next reconciler (a restart, --once,
 	// the loop started again) holds it too.
-	a.status.HeldOwner = st.held()
+	a.status.HeldOwner = st.held(r.store.Boot)
 	r.saveHeld(name, a.status.HeldOwner)
 	a.status.Restarts = st.restarts
 	a.setConditions()

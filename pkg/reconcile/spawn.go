@@ -105,8 +105,7 @@ func (r *Reconciler) waitOwnerHealthy(ctx context.Context, d *spec.Daemon, paths
 		exited = c.done
 	}
 	for {
-		rec := ownership.ReadState(paths)
-		cls := r.classify(rec, desiredOf(d))
+		rec, cls := r.observe(d.Name(), desiredOf(d))
 		if rec.State != nil && rec.State.OwnerID == ownerID && cls.Health == ownership.HealthHealthy &&
 			(cls.Class == ownership.ClassCompatible || cls.Class == ownership.ClassNewer) {
 			return rec, cls, nil
@@ -114,8 +113,8 @@ func (r *Reconciler) waitOwnerHealthy(ctx context.Context, d *spec.Daemon, paths
 		select {
 		case <-events:
 		case <-exited:
-			rec = ownership.ReadState(paths)
-			return rec, r.classify(rec, desiredOf(d)), fmt.Errorf("daemon exited with code %d before it was healthy", c.exitCode)
+			rec, cls = r.observe(d.Name(), desiredOf(d))
+			return rec, cls, fmt.Errorf("daemon exited with code %d before it was healthy", c.exitCode)
 		case <-timeout.C:
 			return rec, cls, fmt.Errorf("not healthy within readyTimeout %v", d.Config.ReadyTimeout)
 		case <-ctx.Done():

@@ -10,7 +10,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"gjc.dev/reconciler/pkg/platform"
 	"gjc.dev/reconciler/pkg/spec"
 )
 
@@ -97,8 +96,8 @@ func newStatus(t time.Time, res *spec.Result) *Status {
 
 // ReadStatus reads status.json; a missing file is an empty status. An
 // entry whose name is not valid is left out and added to Problems.
-func ReadStatus(agentDir string) (*Status, error) {
-	s, bad, err := readStatus(agentDir)
+func ReadStatus(files Files, agentDir string) (*Status, error) {
+	s, bad, err := readStatus(files, agentDir)
 	if err != nil {
 		return nil, err
 	}
@@ -108,9 +107,9 @@ func ReadStatus(agentDir string) (*Status, error) {
 
 // readStatus reads status.json, leaving out the entries whose names are not
 // valid and returning them apart from the Problems the file itself reports.
-func readStatus(agentDir string) (*Status, []Problem, error) {
+func readStatus(files Files, agentDir string) (*Status, []Problem, error) {
 	path := StatusPath(agentDir)
-	data, err := platform.ReadFileCapped(path, 16<<20)
+	data, err := files.ReadFileCapped(path, 16<<20)
 	if errors.Is(err, os.ErrNotExist) {
 		return &Status{Version: 1}, nil, nil
 	}
@@ -132,10 +131,10 @@ func readStatus(agentDir string) (*Status, []Problem, error) {
 	return &s, bad, nil
 }
 
-func writeStatus(agentDir string, s *Status) error {
+func writeStatus(files Files, agentDir string, s *Status) error {
 	data, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return err
 	}
-	return platform.WriteFileAtomic(StatusPath(agentDir), append(data, '\n'))
+	return files.WriteFileAtomic(StatusPath(agentDir), append(data, '\n'))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"io"
 	"os"
 	"os/exec"
@@ -107,16 +108,16 @@ func TestStopOfChangedOwnerSendsNothingAndSaysSo(t *testing.T) {
 	if err := os.WriteFile(p.State, now.Marshal(), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r, err := New(Options{AgentDir: agentDir, Log: logr.Discard()})
+	r, err := New(Options{AgentDir: agentDir, Log: logr.Discard(), Store: fsstore.New(agentDir, fsstore.Options{}), Files: fsstore.Files{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	err = r.stopOwner(context.Background(), p, nil, decided, "stop", 100*time.Millisecond, 100*time.Millisecond, true)
+	err = r.store.Stop(context.Background(), p.Name(), nil, decided, ownership.StopOptions{Action: "stop", Graceful: 100 * time.Millisecond, Kill: 100 * time.Millisecond, Escalate: true})
 	if err == nil {
 		t.Fatal("stop of a changed owner succeeded")
 	}
-	if msg := err.Error(); !strings.Contains(msg, "nothing was sent") || strings.Contains(msg, "after SIGTERM") || errors.Is(err, ErrNotProvenDead) {
+	if msg := err.Error(); !strings.Contains(msg, "nothing was sent") || strings.Contains(msg, "after SIGTERM") || errors.Is(err, ownership.ErrNotProvenDead) {
 		t.Fatalf("stop error %q: must say nothing was sent", msg)
 	}
 	if alive, err := platform.Alive(decided.PID); err != nil || !alive {
@@ -124,17 +125,6 @@ func TestStopOfChangedOwnerSendsNothingAndSaysSo(t *testing.T) {
 	}
 	if _, err := os.Lstat(p.Control); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a control request was written for an owner not stopped: %v", err)
-	}
-}
-
-// The ladder's message names each step as sent or not sent.
-func TestLadderSaysWhatWasSent(t *testing.T) {
-	var l ladder
-	l.add(15, time.Second, nil)
-	l.add(9, time.Second, &ownership.OwnerChangedError{Field: "ownerId", Want: "a", Got: "b"})
-	got := l.String()
-	if !strings.Contains(got, "SIGTERM (waited 1s)") || !strings.Contains(got, "SIGKILL not sent") {
-		t.Fatalf("ladder = %q", got)
 	}
 }
 
@@ -151,13 +141,13 @@ func TestFailedStopClearsItsControlRequest(t *testing.T) {
 	if err := os.WriteFile(p.State, decided.Marshal(), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r, err := New(Options{AgentDir: agentDir, Log: logr.Discard()})
+	r, err := New(Options{AgentDir: agentDir, Log: logr.Discard(), Store: fsstore.New(agentDir, fsstore.Options{}), Files: fsstore.Files{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	err = r.stopOwner(context.Background(), p, nil, decided, "stop", 300*time.Millisecond, time.Second, false)
-	if !errors.Is(err, ErrDidNotExit) {
+	err = r.store.Stop(context.Background(), p.Name(), nil, decided, ownership.StopOptions{Action: "stop", Graceful: 300 * time.Millisecond, Kill: time.Second, Escalate: false})
+	if !errors.Is(err, ownership.ErrDidNotExit) {
 		t.Fatalf("stop of an owner ignoring SIGTERM = %v, want ErrDidNotExit", err)
 	}
 	if _, err := os.Lstat(p.Control); !errors.Is(err, os.ErrNotExist) {
@@ -191,12 +181,12 @@ func TestStopThatSentNothingLeavesItsRequest(t *testing.T) {
 	if err := os.WriteFile(p.State, decided.Marshal(), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r, err := New(Options{AgentDir: agentDir, Log: logr.Discard(), Probe: &flakyArgvProbe{Probe: ownership.SystemProbe()}})
+	r, err := New(Options{AgentDir: agentDir, Log: logr.Discard(), Store: fsstore.New(agentDir, fsstore.Options{Probe: &flakyArgvProbe{Probe: ownership.SystemProbe()}}), Files: fsstore.Files{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	err = r.stopOwner(context.Background(), p, nil, decided, "stop", 200*time.Millisecond, 200*time.Millisecond, true)
+	err = r.store.Stop(context.Background(), p.Name(), nil, decided, ownership.StopOptions{Action: "stop", Graceful: 200 * time.Millisecond, Kill: 200 * time.Millisecond, Escalate: true})
 	if err == nil || !strings.Contains(err.Error(), "SIGTERM not sent") || !strings.Contains(err.Error(), "request stays") {
 		t.Fatalf("stop = %v; want a failure that sent nothing and kept the request", err)
 	}

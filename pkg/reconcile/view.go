@@ -11,8 +11,8 @@ import (
 // View is `reconciler status`: status.json merged with a live look at every
 // name's record, so a daemon that died since the last pass shows as such.
 // It reads only; it writes, creates and signals nothing.
-func View(agentDir string, res *spec.Result, only []string) (*Status, error) {
-	saved, err := ReadStatus(agentDir)
+func View(store ownership.Store, files Files, agentDir string, res *spec.Result, only []string) (*Status, error) {
+	saved, err := ReadStatus(files, agentDir)
 	if err != nil {
 		return nil, err
 	}
@@ -24,27 +24,27 @@ func View(agentDir string, res *spec.Result, only []string) (*Status, error) {
 	names = append(names, daemonDirNames(agentDir)...)
 	slices.Sort(names)
 	names = slices.Compact(names)
-	probe := ownership.SystemProbe()
 	out := newStatus(saved.ObservedAt.Time, res)
 	out.Problems = saved.Problems
 	for _, n := range names {
 		if len(only) > 0 && !slices.Contains(only, n) {
 			continue
 		}
-		out.Daemons = append(out.Daemons, live(byName[n], n, res.Lookup(n), agentDir, probe))
+		out.Daemons = append(out.Daemons, live(byName[n], n, res.Lookup(n), store))
 	}
 	return out, nil
 }
 
 // live refreshes one saved status with what the record and the kernel say now.
-func live(s DaemonStatus, name string, d *spec.Daemon, agentDir string, probe ownership.Probe) DaemonStatus {
+func live(s DaemonStatus, name string, d *spec.Daemon, store ownership.Store) DaemonStatus {
 	s.Name = name
 	if d != nil {
 		s.Provider, s.DesiredState = string(d.Config.Provider), string(d.Config.State)
 		g := d.Config.Generation
 		s.DesiredGeneration = &g
 	}
-	rec := ownership.ReadState(ownership.PathsFor(agentDir, name))
+	obs := store.Observe(name)
+	rec := obs.Record
 	if rec.State == nil {
 		if s.Phase == "" {
 			s.Phase = PhaseStopped
@@ -60,7 +60,7 @@ func live(s DaemonStatus, name string, d *spec.Daemon, agentDir string, probe ow
 	if d != nil {
 		desired = desiredOf(d)
 	}
-	cls := ownership.Classify(rec, desired, ownership.GatherFacts(probe, rec))
+	cls := obs.Classify(desired)
 	switch {
 	case cls.Class == ownership.ClassStopped || cls.Class == ownership.ClassAbsent:
 		s.PID = 0

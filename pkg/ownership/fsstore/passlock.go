@@ -1,10 +1,11 @@
-package reconcile
+package fsstore
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -13,9 +14,6 @@ import (
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/platform"
 )
-
-// ErrLockTimeout: another reconciler held the pass lock for the whole wait.
-var ErrLockTimeout = errors.New("another reconciler holds the lock")
 
 // passLock serializes passes across processes: the loop, --once, stop and
 // restart all take it. It is two locks: the flock on the lock file, which
@@ -82,7 +80,7 @@ func acquirePassLock(ctx context.Context, agentDir string) (*passLock, error) {
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return nil, fmt.Errorf("%w (%s)", ErrLockTimeout, path)
+			return nil, fmt.Errorf("%w (%s)", ownership.ErrPassesLocked, path)
 		case <-t.C:
 		}
 		pause = min(pause*2, 200*time.Millisecond)
@@ -144,14 +142,19 @@ func (l *passLock) release() {
 	_ = l.f.Close()
 }
 
-// AcquireLock takes the pass lock for a one-shot command (--once, stop,
-// restart), waiting at most timeout. Call release when done.
-func AcquireLock(ctx context.Context, agentDir string, timeout time.Duration) (release func(), err error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	l, err := acquirePassLock(ctx, agentDir)
-	if err != nil {
-		return nil, err
+// LockPath is the pass lock's file in agentDir.
+func LockPath(agentDir string) string {
+	return filepath.Join(agentDir, "sdk", "reconciler", "lock")
+}
+
+// ensurePrivateTree creates the reconciler's own dirs 0700, refusing ones
+// that are symlinks, foreign or group/world writable.
+func ensurePrivateTree(agentDir string) error {
+	sdk := filepath.Join(agentDir, "sdk")
+	for _, dir := range []string{agentDir, sdk, filepath.Join(sdk, "reconciler"), filepath.Join(sdk, "daemons")} {
+		if err := platform.CheckPrivateDir(dir); err != nil {
+			return err
+		}
 	}
-	return l.release, nil
+	return nil
 }

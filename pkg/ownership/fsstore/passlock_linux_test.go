@@ -1,4 +1,4 @@
-package reconcile
+package fsstore
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"gjc.dev/reconciler/pkg/ownership"
 )
 
 const lockWait = 20 * time.Second
@@ -52,7 +54,7 @@ func mustNotAcquire(t *testing.T, agentDir, why string) {
 		l.release()
 		t.Fatalf("got the pass lock while %s: two passes at once", why)
 	}
-	if !errors.Is(err, ErrLockTimeout) {
+	if !errors.Is(err, ownership.ErrPassesLocked) {
 		t.Fatal(err)
 	}
 }
@@ -199,7 +201,7 @@ func TestPassLockRecreatesItsDir(t *testing.T) {
 	l := mustAcquire(t, agentDir)
 	defer l.release()
 	assertNamed(t, agentDir, l)
-	for _, dir := range []string{filepath.Join(agentDir, "sdk"), controlDir(agentDir), daemonsDir(agentDir)} {
+	for _, dir := range []string{filepath.Join(agentDir, "sdk"), filepath.Join(agentDir, "sdk", "reconciler"), filepath.Join(agentDir, "sdk", "daemons")} {
 		fi, err := os.Lstat(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -213,10 +215,10 @@ func TestPassLockRecreatesItsDir(t *testing.T) {
 // An unsafe control dir is refused, not used.
 func TestPassLockRefusesUnsafeDir(t *testing.T) {
 	agentDir := t.TempDir()
-	if err := os.MkdirAll(controlDir(agentDir), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Join(agentDir, "sdk", "reconciler"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Chmod(controlDir(agentDir), 0o777); err != nil {
+	if err := os.Chmod(filepath.Join(agentDir, "sdk", "reconciler"), 0o777); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), lockWait)

@@ -1,0 +1,25 @@
+package main
+
+import (
+	"time"
+
+	"github.com/go-logr/logr"
+
+	"gjc.dev/reconciler/pkg/ownership/fsstore"
+	"gjc.dev/reconciler/pkg/reconcile"
+	"gjc.dev/reconciler/pkg/spec"
+)
+
+// reconcileOptions wires the reconciler of agentDir to the one-machine
+// backend: the files and kernel locks under agentDir.
+func reconcileOptions(agentDir string, log logr.Logger, heartbeat time.Duration) reconcile.Options {
+	return reconcile.Options{
+		AgentDir: agentDir, Log: log, DaemonHeartbeat: heartbeat,
+		Store: fsstore.New(agentDir, fsstore.Options{Log: log}), Files: fsstore.Files{},
+	}
+}
+
+// view is `status`'s live look at agentDir.
+func view(agentDir, specPath string, names []string) (*reconcile.Status, error) {
+	return reconcile.View(fsstore.New(agentDir, fsstore.Options{}), fsstore.Files{}, agentDir, spec.LoadOnce(specPath), names)
+}

@@ -1,0 +1,85 @@
+package ownership
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Store is the controller's side of an ownership backend: what the
+// reconciler may know and do about the owners of names, and nothing about
+// how they are kept. fsstore keeps them in files on one machine; a fleet's
+// backend keeps them elsewhere. The reconciler decides; the store proves
+// and acts, and refuses whatever it cannot prove.
+type Store interface {
+	// Observe reads name's record and gathers, in the same look, the
+	// facts Classify needs to judge it.
+	Observe(name string) Observation
+	// Prepare makes name's place ready for a new owner (on one machine:
+	// its private directory), before anything is written or spawned.
+	Prepare(name string) error
+	// SpawnBlocked reports why a new owner of name could not start now,
+	// something a spawn would only fail on (a live holder of the name
+	// without a record, a lock only an operator can fix, a reclaim in
+	// progress), as an error with a Reason; nil when nothing is in the way.
+	SpawnBlocked(name string) error
+	// Stop runs the whole fenced ladder against the owner decided on:
+	// a control request, then SIGTERM (or a fleet's equivalent), a wait,
+	// SIGKILL when escalation is allowed, and proof that it is gone. It
+	// returns nil only once that owner is proved gone (or proved never to
+	// have been this name's daemon). Nothing is sent to a process that is
+	// not proved to be the owner decided on. want is the desired object,
+	// nil for a name no source declares.
+	Stop(ctx context.Context, name string, want *Desired, decided State, how StopOptions) error
+	// Reference holds the owner s names by a reference that proves its
+	// process for as long as it is held, record or no record: how a
+	// reconciler knows an owner whose record vanished still runs.
+	Reference(s State) (OwnerRef, error)
+	// LockPasses serializes reconcile passes over this store across
+	// processes, waiting up to ctx's deadline. Call release when done.
+	LockPasses(ctx context.Context) (release func(), err error)
+	// Boot identifies this boot, for safety state kept across restarts.
+	Boot() BootFacts
+	Now() time.Time
+}
+
+// Observation is one look at a name: its record and the facts to judge it by.
+type Observation struct {
+	Record Record
+	Facts  Facts
+}
+
+// Classify judges the observation against d.
+func (o Observation) Classify(d Desired) Classification { return Classify(o.Record, d, o.Facts) }
+
+// StopOptions say how far a stop may go.
+type StopOptions struct {
+	// Action is the control request's action: "stop" or "reload".
+	Action string
+	// Graceful is how long the owner has to exit after the request and
+	// SIGTERM; Kill how long after SIGKILL.
+	Graceful, Kill time.Duration
+	// Escalate allows SIGKILL; without it the stop ends, unproven, after
+	// the graceful wait.
+	Escalate bool
+}
+
+// OwnerRef is a held reference to a live owner's process.
+type OwnerRef interface {
+	// Wait returns nil once the process has exited, or ctx's error.
+	Wait(ctx context.Context) error
+	// Exited reports, without waiting, whether it has exited.
+	Exited() (bool, error)
+	Close() error
+}
+
+// ErrPassesLocked: another reconciler held the pass lock for the whole wait.
+var ErrPassesLocked = errors.New("another reconciler holds the lock")
+
+// ErrNotProvenDead: the owner was asked, signalled and killed, and still
+// cannot be proven dead. Nothing may be spawned in its place.
+var ErrNotProvenDead = errors.New("owner could not be proven dead")
+
+// ErrDidNotExit: the owner was asked and sent SIGTERM, did not exit within
+// the graceful timeout, and SIGKILL was not allowed.
+var ErrDidNotExit = errors.New("did not exit")
