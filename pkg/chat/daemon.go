@@ -11,17 +11,9 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"github.com/go-logr/logr"
 
+	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/spec"
-)
-
-// Exit codes of `reconciler daemon` (DESIGN section 5).
-const (
-	ExitStopped  = 0  // stopped on request
-	ExitFailed   = 1  // could not run (a broken agent dir, say)
-	ExitHeld     = 3  // another live owner holds the name; never connected
-	ExitLost     = 4  // ownership lost while running; transport stopped at once
-	ExitTerminal = 78 // the service refused us for good; recorded in state.json
 )
 
 // DefaultHeartbeat is how often a daemon renews its record.
@@ -39,7 +31,7 @@ type DaemonOptions struct {
 // RunDaemon owns the config's name for as long as it runs: acquire, first
 // heartbeat, connect, heartbeat with the transport's health, and on a stop
 // request or ctx: close the transport first, then release. It returns the
-// process exit code and, for any code but ExitStopped, why.
+// process exit code and, for any code but daemonproto.ExitStopped, why.
 func RunDaemon(ctx context.Context, opts DaemonOptions, tr Transport) (int, error) {
 	if opts.Heartbeat <= 0 {
 		opts.Heartbeat = DefaultHeartbeat
@@ -47,7 +39,7 @@ func RunDaemon(ctx context.Context, opts DaemonOptions, tr Transport) (int, erro
 	cfg, log := opts.Config, opts.Log
 	paths := ownership.PathsFor(opts.AgentDir, cfg.Name)
 	if err := ownership.EnsureDir(paths); err != nil {
-		return ExitFailed, err
+		return daemonproto.ExitFailed, err
 	}
 	owner, err := ownership.Acquire(paths, ownership.AcquireRequest{
 		Kind: string(cfg.Provider), OwnerID: opts.OwnerID, Identity: cfg.Identity(), Generation: cfg.Generation,
@@ -58,13 +50,13 @@ func RunDaemon(ctx context.Context, opts DaemonOptions, tr Transport) (int, erro
 		var held *ownership.HeldError
 		var busy *ownership.ReclaimBusyError
 		if errors.As(err, &held) || errors.As(err, &busy) {
-			return ExitHeld, err
+			return daemonproto.ExitHeld, err
 		}
-		return ExitFailed, err
+		return daemonproto.ExitFailed, err
 	}
 	// No transport error yet: the record reads as starting, not as failing.
 	if err := owner.Renew(false, ""); err != nil {
-		return ExitLost, fmt.Errorf("first heartbeat: %w", err)
+		return daemonproto.ExitLost, fmt.Errorf("first heartbeat: %w", err)
 	}
 	st := owner.State()
 	log.Info("ownership acquired", "name", cfg.Name, "pid", st.PID, "ownerId", st.OwnerID, "generation", cfg.Generation, "identity", st.Identity)
@@ -180,10 +172,10 @@ func (d *daemon) stop(closeTransport func() error) (int, error) {
 		d.log.Error(err, "transport ended with an error while stopping")
 	}
 	if err := d.owner.Release(nil); err != nil {
-		return ExitFailed, fmt.Errorf("releasing ownership: %w", err)
+		return daemonproto.ExitFailed, fmt.Errorf("releasing ownership: %w", err)
 	}
 	d.log.Info("stopped and released")
-	return ExitStopped, nil
+	return daemonproto.ExitStopped, nil
 }
 
 // lost stops the transport at once and leaves the record alone: it is no
@@ -191,22 +183,22 @@ func (d *daemon) stop(closeTransport func() error) (int, error) {
 func (d *daemon) lost(closeTransport func() error, why error) (int, error) {
 	d.log.Error(why, "ownership lost; closing the transport")
 	_ = closeTransport()
-	return ExitLost, fmt.Errorf("ownership lost: %w", why)
+	return daemonproto.ExitLost, fmt.Errorf("ownership lost: %w", why)
 }
 
 // ended handles a transport that returned on its own: a terminal refusal is
 // recorded so the reconciler does not retry it.
 func (d *daemon) ended(err error) (int, error) {
-	code := ExitTerminal
+	code := daemonproto.ExitTerminal
 	var te *TerminalError
 	if !errors.As(err, &te) {
 		// Not a refusal: record why, and let the reconciler retry.
-		code = ExitFailed
-		te = &TerminalError{Reason: ownership.ReasonTransportStopped, Message: redactURLs(fmt.Sprint("transport returned unexpectedly: ", err))}
+		code = daemonproto.ExitFailed
+		te = &TerminalError{Reason: daemonproto.ReasonTransportStopped, Message: redactURLs(fmt.Sprint("transport returned unexpectedly: ", err))}
 	}
 	d.log.Error(te, "transport ended; releasing")
 	if rerr := d.owner.Release(&ownership.Terminated{Reason: te.Reason, Message: te.Message}); rerr != nil {
-		return ExitFailed, fmt.Errorf("releasing after %v: %w", te, rerr)
+		return daemonproto.ExitFailed, fmt.Errorf("releasing after %v: %w", te, rerr)
 	}
 	return code, te
 }

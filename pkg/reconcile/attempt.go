@@ -8,6 +8,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/spec"
 )
@@ -197,7 +198,7 @@ func (a *attempt) replaceAbsent(rec ownership.Record) {
 // terminal reports a record whose daemon exited on a refusal that retrying
 // cannot fix (exit 78): anything but an unexpected transport stop.
 func terminal(s *ownership.State) bool {
-	return s != nil && s.Terminated != nil && s.Terminated.Reason != ownership.ReasonTransportStopped
+	return s != nil && s.Terminated != nil && s.Terminated.Reason != daemonproto.ReasonTransportStopped
 }
 
 // crashed tells an unexpected exit (no release, or a recorded failure) from a
