@@ -13,7 +13,10 @@ import (
 	"gjc.dev/reconciler/pkg/spec"
 )
 
-// Reasons the reconciler itself gives (the ownership package names the rest).
+// Reasons the reconciler itself gives. The ownership package names the
+// rest, and the reconciler uses its constants where it means the same
+// (GenerationAhead, TransportUnhealthy); a daemon's terminated reasons are
+// daemonproto's.
 const (
 	ReasonReady            = "Ready"
 	ReasonStopped          = "Stopped"
@@ -25,8 +28,6 @@ const (
 	ReasonNotProvenDead    = "NotProvenDead"
 	ReasonSpawnFailed      = "SpawnFailed"
 	ReasonUnsafeDaemonDir  = "UnsafeDaemonDir"
-	ReasonGenerationAhead  = "GenerationAhead"
-	ReasonTransport        = "TransportUnhealthy"
 )
 
 // attempt is one Reconcile call's working state.
@@ -119,7 +120,7 @@ func (a *attempt) ensureStopped(rec ownership.Record, cls ownership.Classificati
 	a.st.expecting = ""
 	switch {
 	case cls.Class == ownership.ClassNewer:
-		a.status.Phase, a.status.Reason = PhaseRunning, ReasonGenerationAhead
+		a.status.Phase, a.status.Reason = PhaseRunning, ownership.ReasonGenerationAhead
 		a.status.Message = "a newer generation owns it; it is never signalled or downgraded"
 	case cls.Signalable:
 		if a.stop(rec.State, "stop", a.d.Config.GracefulTimeout, a.d.Config.KillTimeout) {
@@ -218,7 +219,7 @@ func (a *attempt) attach(rec ownership.Record, cls ownership.Classification) {
 		a.running(rec, cls)
 	case ownership.HealthHung:
 		if cls.Class == ownership.ClassNewer {
-			a.refuse(ReasonGenerationAhead, "a newer generation owns it and is hung; it is never signalled")
+			a.refuse(ownership.ReasonGenerationAhead, "a newer generation owns it and is hung; it is never signalled")
 			return
 		}
 		a.status.Phase = PhaseReplacing
@@ -236,7 +237,7 @@ func (a *attempt) attach(rec ownership.Record, cls ownership.Classification) {
 		a.running(rec, cls)
 	default: // transport down: the daemon is reconnecting
 		a.st.expecting = s.OwnerID
-		a.status.Phase, a.status.Reason = PhaseRunning, ReasonTransport
+		a.status.Phase, a.status.Reason = PhaseRunning, ownership.ReasonTransportUnhealthy
 		a.status.Message = "the daemon is alive but its transport is down: " + s.TransportError
 		a.requeue = ownership.HeartbeatTTL
 	}
@@ -251,7 +252,7 @@ func (a *attempt) running(rec ownership.Record, cls ownership.Classification) {
 	a.status.Phase, a.status.Reason, a.status.Converged = PhaseRunning, ReasonReady, true
 	a.status.Message = "healthy"
 	if cls.Class == ownership.ClassNewer {
-		a.status.Reason = ReasonGenerationAhead
+		a.status.Reason = ownership.ReasonGenerationAhead
 		a.status.Message = "healthy at a newer generation than the spec; attached, never downgraded"
 	}
 	// Look again when the heartbeat would go stale, so a hung daemon is
