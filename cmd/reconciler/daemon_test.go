@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -18,6 +17,7 @@ import (
 
 	"gjc.dev/reconciler/pkg/chat/fakediscord"
 	"gjc.dev/reconciler/pkg/chat/fakeslack"
+	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/platform"
 	"gjc.dev/reconciler/pkg/spec"
@@ -84,14 +84,14 @@ type daemonProc struct {
 
 func startDaemon(t testing.TB, agentDir string, cfg *spec.Config, ownerID string) *daemonProc {
 	t.Helper()
-	var stdin bytes.Buffer
-	if err := spec.EncodeWire(&stdin, cfg); err != nil {
+	stdin, err := daemonproto.ConfigStdin(cfg)
+	if err != nil {
 		t.Fatal(err)
 	}
 	p := &daemonProc{done: make(chan struct{})}
-	p.cmd = exec.Command(binary, "daemon", "--agent-dir", agentDir, "--name", cfg.Name, "--owner-id", ownerID,
-		"--generation", strconv.FormatInt(cfg.Generation, 10), "--heartbeat-interval", testHeartbeat.String())
-	p.cmd.Stdin = &stdin
+	claim := daemonproto.Claim{AgentDir: agentDir, Name: cfg.Name, OwnerID: ownerID}
+	p.cmd = exec.Command(binary, daemonproto.Args(claim, cfg.Generation, daemonproto.HeartbeatArgs(testHeartbeat)...)...)
+	p.cmd.Stdin = stdin
 	p.cmd.Stdout, p.cmd.Stderr = &p.output, &p.output
 	p.cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0")
 	if err := p.cmd.Start(); err != nil {
@@ -383,7 +383,7 @@ func TestDaemonRejectedTokenIsTerminal(t *testing.T) {
 				t.Fatalf("exit %d, want 78; output:\n%s", code, p.output.String())
 			}
 			rec := ownership.ReadState(paths)
-			if rec.State == nil || rec.State.Terminated == nil || rec.State.Terminated.Reason != "InvalidCredentials" || rec.State.StoppedAt == nil {
+			if rec.State == nil || rec.State.Terminated == nil || rec.State.Terminated.Reason != daemonproto.ReasonInvalidCredentials || rec.State.StoppedAt == nil {
 				t.Fatalf("record after a rejected token: %s", rec.Raw)
 			}
 			if provider == spec.ProviderDiscord {

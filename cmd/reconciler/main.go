@@ -6,13 +6,17 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"gjc.dev/reconciler/pkg/daemonproto"
 )
 
-// Exit codes of DESIGN section 7.
+// Exit codes of DESIGN section 7. A daemon exits with daemonproto's codes;
+// cobra's own usage errors reach run before any command, so exitInvalid
+// is also the daemon's code for a wrong command line.
 const (
 	exitOK          = 0
 	exitNotDone     = 1
-	exitInvalid     = 2
+	exitInvalid     = daemonproto.ExitUsage
 	exitLockTimeout = 3
 )
 

@@ -10,6 +10,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 
+	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/logging"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/ownership/fsstore"
@@ -99,7 +100,8 @@ bot, never a signal to a process it cannot prove is its own.`,
 		return &exitError{code: exitInvalid, err: err}
 	})
 	f := root.PersistentFlags()
-	f.StringVar(&g.agentDir, "agent-dir", "", "agent directory (default $"+spec.AgentDirEnv+", else $"+spec.LegacyAgentDirEnv+", else ~/.gjc/agent)")
+	// The daemon reads its agent dir from this flag (daemonproto.Args).
+	f.StringVar(&g.agentDir, daemonproto.FlagAgentDir, "", "agent directory (default $"+spec.AgentDirEnv+", else $"+spec.LegacyAgentDirEnv+", else ~/.gjc/agent)")
 	f.StringVar(&g.specPath, "spec", "", "spec file or directory of *.yaml files (default <agent-dir>/daemons.yaml)")
 	f.StringVar(&g.logFormat, "log-format", logging.FormatAuto, "log format: json or console (default console on a terminal, json otherwise)")
 	f.IntVarP(&g.verbosity, "v", "v", 0, "log verbosity (logr V-level)")

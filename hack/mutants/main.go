@@ -41,7 +41,7 @@ var mutants = []mutant{
 		"f := probePID(probe, s.PID, s.Incarnation)",
 		"./pkg/ownership", "CopiedDaemonDir|RecordNamingAny"},
 	{"reference daemons recognised", "pkg/ownership/daemonargv.go",
-		"if argv[i] != DaemonCommand || !isRef {",
+		"if argv[i] != daemonproto.Command || !isRef {",
 		"if _ = isRef; true {",
 		"./pkg/ownership", "ReferenceDaemon"},
 	{"an unknown agent dir is unproven, not another", "pkg/ownership/daemonargv.go",

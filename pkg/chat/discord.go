@@ -13,6 +13,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/gorilla/websocket"
 
+	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/spec"
 )
 
@@ -50,19 +51,19 @@ func NewDiscord(cfg *spec.DiscordConfig, opts DiscordOptions) Transport {
 
 // Close codes after which reconnecting cannot succeed.
 var discordTerminalCodes = map[int]string{
-	4004: ReasonInvalidCredentials, // authentication failed
-	4010: ReasonGatewayRefused,     // invalid shard
-	4011: ReasonGatewayRefused,     // sharding required
-	4012: ReasonGatewayRefused,     // invalid API version
-	4013: ReasonDisallowedIntents,  // invalid intents
-	4014: ReasonDisallowedIntents,  // disallowed intents
+	4004: daemonproto.ReasonInvalidCredentials, // authentication failed
+	4010: daemonproto.ReasonGatewayRefused,     // invalid shard
+	4011: daemonproto.ReasonGatewayRefused,     // sharding required
+	4012: daemonproto.ReasonGatewayRefused,     // invalid API version
+	4013: daemonproto.ReasonDisallowedIntents,  // invalid intents
+	4014: daemonproto.ReasonDisallowedIntents,  // disallowed intents
 }
 
 func (d *discordTransport) Run(ctx context.Context, report func(Health)) error {
 	conns := &connTracker{}
 	s, err := d.session(conns)
 	if err != nil {
-		return &TerminalError{Reason: ReasonGatewayRefused, Message: err.Error()}
+		return &TerminalError{Reason: daemonproto.ReasonGatewayRefused, Message: err.Error()}
 	}
 	ready := make(chan struct{}, 1)
 	lost := make(chan struct{}, 1)
@@ -138,7 +139,7 @@ func (d *discordTransport) connect(ctx context.Context, s *discordgo.Session, co
 	if _, err := s.User("@me", discordgo.WithContext(ctx)); err != nil {
 		var re *discordgo.RESTError
 		if errors.As(err, &re) && re.Response != nil && re.Response.StatusCode == http.StatusUnauthorized {
-			return &TerminalError{Reason: ReasonInvalidCredentials, Message: "discord rejected the bot token (401)"}
+			return &TerminalError{Reason: daemonproto.ReasonInvalidCredentials, Message: "discord rejected the bot token (401)"}
 		}
 		return fmt.Errorf("checking the bot token: %w", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/socketmode"
 
+	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/spec"
 )
 
@@ -96,7 +97,7 @@ func (t *slackTransport) session(ctx context.Context, api *slack.Client, h *heal
 			case socketmode.EventTypeInvalidAuth:
 				cancel()
 				<-errc
-				return &TerminalError{Reason: ReasonInvalidCredentials, Message: "slack rejected the app token"}
+				return &TerminalError{Reason: daemonproto.ReasonInvalidCredentials, Message: "slack rejected the app token"}
 			case socketmode.EventTypeHello:
 				b.reset()
 				h.set(Health{Healthy: true})
@@ -120,16 +121,16 @@ func slackTerminal(err error) *TerminalError {
 	}
 	var se slack.SlackErrorResponse
 	if errors.As(err, &se) && slackTerminalErrors[se.Err] {
-		return &TerminalError{Reason: ReasonInvalidCredentials, Message: "slack rejected a token: " + se.Err}
+		return &TerminalError{Reason: daemonproto.ReasonInvalidCredentials, Message: "slack rejected a token: " + se.Err}
 	}
 	var sep *slack.SlackErrorResponse
 	if errors.As(err, &sep) && slackTerminalErrors[sep.Err] {
-		return &TerminalError{Reason: ReasonInvalidCredentials, Message: "slack rejected a token: " + sep.Err}
+		return &TerminalError{Reason: daemonproto.ReasonInvalidCredentials, Message: "slack rejected a token: " + sep.Err}
 	}
 	// Not every slack-go path wraps its error response; the code is in the text.
 	for code := range slackTerminalErrors {
 		if err != nil && strings.Contains(err.Error(), code) {
-			return &TerminalError{Reason: ReasonInvalidCredentials, Message: "slack rejected a token: " + code}
+			return &TerminalError{Reason: daemonproto.ReasonInvalidCredentials, Message: "slack rejected a token: " + code}
 		}
 	}
 	return nil

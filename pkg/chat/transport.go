@@ -29,20 +29,14 @@ type Health struct {
 }
 
 // TerminalError ends a daemon: the service refused it for a reason that
-// reconnecting will not fix. Reason is CamelCase, for status conditions.
+// reconnecting will not fix. Reason is one of daemonproto's terminated
+// reasons: the daemon records it, and the reconciler does not retry it.
 type TerminalError struct {
 	Reason  string
 	Message string
 }
 
 func (e *TerminalError) Error() string { return fmt.Sprintf("%s: %s", e.Reason, e.Message) }
-
-// Terminal reasons.
-const (
-	ReasonInvalidCredentials = "InvalidCredentials"
-	ReasonDisallowedIntents  = "DisallowedIntents"
-	ReasonGatewayRefused     = "GatewayRefused"
-)
 
 // NewTransport returns the transport for a resolved config's provider.
 func NewTransport(cfg *spec.Config, log logr.Logger) Transport {

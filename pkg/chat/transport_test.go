@@ -10,6 +10,7 @@ import (
 
 	"gjc.dev/reconciler/pkg/chat/fakediscord"
 	"gjc.dev/reconciler/pkg/chat/fakeslack"
+	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/spec"
 )
 
@@ -108,7 +109,7 @@ func TestDiscordRejectedToken(t *testing.T) {
 	srv.SetTokenRejected("tok-d", true)
 	_, _, done := startTransport(t, NewDiscord(discordCfg(srv, "tok-d"), DiscordOptions{Log: testr.New(t)}))
 	var te *TerminalError
-	if err := done.wait(t); !errors.As(err, &te) || te.Reason != ReasonInvalidCredentials {
+	if err := done.wait(t); !errors.As(err, &te) || te.Reason != daemonproto.ReasonInvalidCredentials {
 		t.Fatalf("Run = %v, want a terminal InvalidCredentials", err)
 	}
 }
@@ -148,7 +149,7 @@ func TestSlackRejectedToken(t *testing.T) {
 	srv.SetTokenRejected("xapp-1", true)
 	_, _, done := startTransport(t, NewSlack(slackCfg(srv, "xapp-1"), SlackOptions{Log: testr.New(t)}))
 	var te *TerminalError
-	if err := done.wait(t); !errors.As(err, &te) || te.Reason != ReasonInvalidCredentials {
+	if err := done.wait(t); !errors.As(err, &te) || te.Reason != daemonproto.ReasonInvalidCredentials {
 		t.Fatalf("Run = %v, want a terminal InvalidCredentials", err)
 	}
 }

@@ -5,21 +5,18 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
+
+	"gjc.dev/reconciler/pkg/daemonproto"
 )
 
-// DaemonClaim is who a record or lock says its process is: the daemon of
-// Name in AgentDir, running as OwnerID ("" for a lock, which names no
-// owner). A live process whose incarnation matches is an owner only once
-// its command line says the same (VerifyDaemonArgv): a record copied to
-// another name's directory, or one naming any other process of the user,
-// proves nothing by its PID alone.
-type DaemonClaim struct {
-	AgentDir string
-	Name     string
-	OwnerID  string
-}
+// DaemonClaim is who a record or lock says its process is: the claim a
+// daemon's command line makes (daemonproto.Claim), OwnerID "" for a lock,
+// which names no owner. A live process whose incarnation matches is an
+// owner only once its command line says the same (VerifyDaemonArgv): a
+// record copied to another name's directory, or one naming any other
+// process of the user, proves nothing by its PID alone.
+type DaemonClaim = daemonproto.Claim
 
 // ClaimOf is the claim of the daemon whose files p names; the zero claim,
 // which no process can prove, for Paths that PathsFor could not have made.
@@ -30,29 +27,8 @@ func ClaimOf(p Paths, ownerID string) DaemonClaim {
 	return DaemonClaim{AgentDir: p.AgentDir(), Name: p.Name(), OwnerID: ownerID}
 }
 
-// The daemon's command line: `<exe> daemon --agent-dir D --name N
-// --owner-id O --generation G [flags]`. Spawn and verification share these,
-// so they cannot drift apart.
-const (
-	DaemonCommand   = "daemon"
-	FlagAgentDir    = "agent-dir"
-	FlagName        = "name"
-	FlagOwnerID     = "owner-id"
-	FlagGeneration  = "generation"
-	FlagHeartbeat   = "heartbeat-interval"
-	claimFlagPrefix = "--"
-)
-
-// DaemonArgs returns the arguments (after the executable) that start the
-// daemon of c at generation, followed by extra flags.
-func DaemonArgs(c DaemonClaim, generation int64, extra ...string) []string {
-	args := []string{DaemonCommand,
-		"--" + FlagAgentDir, c.AgentDir,
-		"--" + FlagName, c.Name,
-		"--" + FlagOwnerID, c.OwnerID,
-		"--" + FlagGeneration, strconv.FormatInt(generation, 10)}
-	return append(args, extra...)
-}
+// claimFlagPrefix starts every flag of a daemon's command line.
+const claimFlagPrefix = "--"
 
 // NotDaemonError says why a live process is proved not to be the daemon a
 // claim names. It never quotes the process's command line, which may hold
@@ -84,7 +60,7 @@ func (e *UnprovenDaemonError) Error() string {
 func (e *UnprovenDaemonError) Reason() string { return ReasonOwnerUnverifiable }
 
 // VerifyDaemonArgv judges argv against c. It returns nil when argv is the
-// claimed daemon's, in this reconciler's form (DaemonArgs) or in the
+// claimed daemon's, in this reconciler's form (daemonproto.Args) or in the
 // reference system's (`... daemon <name>-internal --owner-id O --agent-dir
 // D`, whose daemons this one must keep fencing); the owner id is checked
 // only when c names one. It returns a *NotDaemonError only on positive
@@ -105,25 +81,25 @@ func VerifyDaemonArgv(pid int, argv []string, c DaemonClaim) error {
 	flags, form, ok := daemonForm(argv)
 	if !ok {
 		switch {
-		case c.OwnerID != "" && slices.Contains(flagValues(argv, FlagOwnerID), c.OwnerID):
+		case c.OwnerID != "" && slices.Contains(flagValues(argv, daemonproto.FlagOwnerID), c.OwnerID):
 			return unsure("it names this owner, in a command line of no known daemon form")
-		case c.OwnerID == "" && slices.Contains(argv[1:], DaemonCommand):
+		case c.OwnerID == "" && slices.Contains(argv[1:], daemonproto.Command):
 			// A lock names no owner: any daemon-like command line may be
 			// its creator's.
 			return unsure("it runs a daemon, in a command line of no known form")
 		}
 		return other(form)
 	}
-	switch sameAgentDir(flags[FlagAgentDir], c.AgentDir) {
+	switch sameAgentDir(flags[daemonproto.FlagAgentDir], c.AgentDir) {
 	case dirOther:
 		return other("it runs for another agent dir")
 	case dirUnknown:
 		return unsure("its agent dir cannot be compared with this one (moved, removed or relative)")
 	}
 	switch {
-	case flags[FlagName] != c.Name:
+	case flags[daemonproto.FlagName] != c.Name:
 		return other("it is the daemon of another name")
-	case c.OwnerID != "" && flags[FlagOwnerID] != c.OwnerID:
+	case c.OwnerID != "" && flags[daemonproto.FlagOwnerID] != c.OwnerID:
 		return other("it runs as another owner than the record says")
 	}
 	return nil
@@ -136,18 +112,18 @@ func VerifyDaemonArgv(pid int, argv []string, c DaemonClaim) error {
 func daemonForm(argv []string) (flags map[string]string, why string, ok bool) {
 	for i := 1; i+1 < len(argv); i++ {
 		kind, isRef := strings.CutSuffix(argv[i+1], "-internal")
-		if argv[i] != DaemonCommand || !isRef {
+		if argv[i] != daemonproto.Command || !isRef {
 			continue
 		}
-		flags, err := daemonFlags(argv[i+2:], FlagAgentDir, FlagOwnerID)
+		flags, err := daemonFlags(argv[i+2:], daemonproto.FlagAgentDir, daemonproto.FlagOwnerID)
 		if err != nil {
 			return nil, err.Error(), false
 		}
-		flags[FlagName] = kind
+		flags[daemonproto.FlagName] = kind
 		return flags, "", true
 	}
-	if len(argv) >= 2 && argv[1] == DaemonCommand {
-		flags, err := daemonFlags(argv[2:], FlagAgentDir, FlagName, FlagOwnerID)
+	if len(argv) >= 2 && argv[1] == daemonproto.Command {
+		flags, err := daemonFlags(argv[2:], daemonproto.FlagAgentDir, daemonproto.FlagName, daemonproto.FlagOwnerID)
 		if err != nil {
 			return nil, err.Error(), false
 		}

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/platform"
 )
 
@@ -120,13 +121,13 @@ func runCanary() int {
 //
 // "files" acquires without the name lock, as a reference daemon would.
 func runAcquirer() int {
-	flags, err := daemonFlags(os.Args[1:], FlagAgentDir, FlagName, FlagOwnerID)
+	flags, err := daemonFlags(os.Args[1:], daemonproto.FlagAgentDir, daemonproto.FlagName, daemonproto.FlagOwnerID)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "acquirer:", err)
 		return 2
 	}
-	p := PathsFor(flags[FlagAgentDir], flags[FlagName])
-	req := AcquireRequest{Kind: "discord", OwnerID: flags[FlagOwnerID], Identity: testIdentity, Generation: 7}
+	p := PathsFor(flags[daemonproto.FlagAgentDir], flags[daemonproto.FlagName])
+	req := AcquireRequest{Kind: "discord", OwnerID: flags[daemonproto.FlagOwnerID], Identity: testIdentity, Generation: 7}
 	var owner *Owner
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
@@ -171,7 +172,7 @@ func runAcquirer() int {
 // daemon name in agentDir running as ownerID.
 func startAcquirer(t testing.TB, agentDir, name, ownerID string) *helper {
 	t.Helper()
-	return startHelper(t, "acquirer", DaemonArgs(DaemonClaim{AgentDir: agentDir, Name: name, OwnerID: ownerID}, 7)...)
+	return startHelper(t, "acquirer", daemonproto.Args(DaemonClaim{AgentDir: agentDir, Name: name, OwnerID: ownerID}, 7)...)
 }
 
 // acquireRetrying retries the answers that mean "contended, ask again" as
@@ -286,7 +287,7 @@ func startCanary(t testing.TB) *canary {
 // startCanaryAs starts a canary whose command line claims c.
 func startCanaryAs(t testing.TB, claim DaemonClaim) *canary {
 	t.Helper()
-	h := startHelper(t, "canary", DaemonArgs(claim, 7)...)
+	h := startHelper(t, "canary", daemonproto.Args(claim, 7)...)
 	if got := h.recv(t); got != "ready" {
 		t.Fatalf("canary: %q", got)
 	}
@@ -526,7 +527,7 @@ func (f *fakeProbe) Argv(pid int, incarnation string) ([]string, error) {
 	if c == (DaemonClaim{}) {
 		c = tableClaim
 	}
-	return append([]string{"reconciler"}, DaemonArgs(c, 7)...), nil
+	return append([]string{"reconciler"}, daemonproto.Args(c, 7)...), nil
 }
 
 // selfProbe is the system probe, except that this process (the test
@@ -544,7 +545,7 @@ func selfAsDaemon(p Paths) Probe {
 func (s selfProbe) Argv(pid int, incarnation string) ([]string, error) {
 	argv, err := s.Probe.Argv(pid, incarnation)
 	if err == nil && pid == os.Getpid() {
-		return append([]string{"reconciler"}, DaemonArgs(s.claim, 7)...), nil
+		return append([]string{"reconciler"}, daemonproto.Args(s.claim, 7)...), nil
 	}
 	return argv, err
 }

@@ -30,11 +30,6 @@ const (
 	ReasonTransportUnhealthy   = "TransportUnhealthy"    // compatible, reconnecting
 	ReasonOwnerUnverifiable    = "OwnerUnverifiable"     // live PID, incarnation or command line unprovable
 
-	// A record's terminated.reason for a transport that ended without a
-	// refusal: the daemon writes it, the reconciler retries it (any other
-	// terminated reason is final for that identity and generation).
-	ReasonTransportStopped = "TransportStopped"
-
 	// Refusals and failures of operations.
 	ReasonUnsafeDirectory    = "UnsafeOwnerDirectory"
 	ReasonMalformedOwnerLock = "MalformedOwnerLock"

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/platform"
 )
 
@@ -206,7 +207,7 @@ func TestSignalOwnerRefusals(t *testing.T) {
 // platform.ErrProcessGone, whether the exit is seen before the pidfd is
 // opened or only when signalling through it.
 func TestSignalOwnerGone(t *testing.T) {
-	h := startHelper(t, "canary", DaemonArgs(ClaimOf(testPaths(t), testOwnerID), 7)...)
+	h := startHelper(t, "canary", daemonproto.Args(ClaimOf(testPaths(t), testOwnerID), 7)...)
 	if h.recv(t) != "ready" {
 		t.Fatal("canary not ready")
 	}

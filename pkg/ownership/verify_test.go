@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/platform"
 )
 
@@ -25,7 +26,9 @@ func TestClassifyProvesTheProcess(t *testing.T) {
 		s := stateOf(pid, inc)
 		return Record{Present: true, State: &s, Paths: tablePaths}
 	}
-	daemonOf := func(c DaemonClaim) []string { return append([]string{"/usr/bin/reconciler"}, DaemonArgs(c, 7)...) }
+	daemonOf := func(c DaemonClaim) []string {
+		return append([]string{"/usr/bin/reconciler"}, daemonproto.Args(c, 7)...)
+	}
 	other := tableClaim
 	other.Name = "d1"
 	otherOwner := tableClaim

@@ -8,11 +8,15 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/spec"
 )
 
-// Reasons the reconciler itself gives (the ownership package names the rest).
+// Reasons the reconciler itself gives. The ownership package names the
+// rest, and the reconciler uses its constants where it means the same
+// (GenerationAhead, TransportUnhealthy); a daemon's terminated reasons are
+// daemonproto's.
 const (
 	ReasonReady            = "Ready"
 	ReasonStopped          = "Stopped"
@@ -24,8 +28,6 @@ const (
 	ReasonNotProvenDead    = "NotProvenDead"
 	ReasonSpawnFailed      = "SpawnFailed"
 	ReasonUnsafeDaemonDir  = "UnsafeDaemonDir"
-	ReasonGenerationAhead  = "GenerationAhead"
-	ReasonTransport        = "TransportUnhealthy"
 )
 
 // attempt is one Reconcile call's working state.
@@ -87,7 +89,7 @@ func (a *attempt) execute(p plan, rec ownership.Record, cls ownership.Classifica
 			a.requeue = time.Second
 		}
 	case stepAhead:
-		a.status.Phase, a.status.Reason = PhaseRunning, ReasonGenerationAhead
+		a.status.Phase, a.status.Reason = PhaseRunning, ownership.ReasonGenerationAhead
 		a.status.Message = "a newer generation owns it; it is never signalled or downgraded"
 	case stepStop:
 		if a.stop(rec.State, "stop", cfg.GracefulTimeout, cfg.KillTimeout) {
@@ -203,7 +205,7 @@ func (a *attempt) awaitChild() {
 // terminal reports a record whose daemon exited on a refusal that retrying
 // cannot fix (exit 78): anything but an unexpected transport stop.
 func terminal(s *ownership.State) bool {
-	return s != nil && s.Terminated != nil && s.Terminated.Reason != ownership.ReasonTransportStopped
+	return s != nil && s.Terminated != nil && s.Terminated.Reason != daemonproto.ReasonTransportStopped
 }
 
 // crashed tells an unexpected exit (no release, or a recorded failure) from a
@@ -223,7 +225,7 @@ func (a *attempt) attach(rec ownership.Record, cls ownership.Classification) {
 		a.running(rec, cls)
 	case ownership.HealthHung:
 		if cls.Class == ownership.ClassNewer {
-			a.refuse(ReasonGenerationAhead, "a newer generation owns it and is hung; it is never signalled")
+			a.refuse(ownership.ReasonGenerationAhead, "a newer generation owns it and is hung; it is never signalled")
 			return
 		}
 		a.status.Phase = PhaseReplacing
@@ -241,7 +243,7 @@ func (a *attempt) attach(rec ownership.Record, cls ownership.Classification) {
 		a.running(rec, cls)
 	default: // transport down: the daemon is reconnecting
 		a.st.expecting = s.OwnerID
-		a.status.Phase, a.status.Reason = PhaseRunning, ReasonTransport
+		a.status.Phase, a.status.Reason = PhaseRunning, ownership.ReasonTransportUnhealthy
 		a.status.Message = "the daemon is alive but its transport is down: " + s.TransportError
 		a.requeue = ownership.HeartbeatTTL
 	}
@@ -256,7 +258,7 @@ func (a *attempt) running(rec ownership.Record, cls ownership.Classification) {
 	a.status.Phase, a.status.Reason, a.status.Converged = PhaseRunning, ReasonReady, true
 	a.status.Message = "healthy"
 	if cls.Class == ownership.ClassNewer {
-		a.status.Reason = ReasonGenerationAhead
+		a.status.Reason = ownership.ReasonGenerationAhead
 		a.status.Message = "healthy at a newer generation than the spec; attached, never downgraded"
 	}
 	// Look again when the heartbeat would go stale, so a hung daemon is

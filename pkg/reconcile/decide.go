@@ -90,7 +90,7 @@ func decide(rec ownership.Record, cls ownership.Classification, wantStopped bool
 			return plan{step: stepKeep}
 		}
 		if cls.Class == ownership.ClassNewer {
-			return plan{step: stepRefuse, reason: ReasonGenerationAhead, message: "a newer generation owns it and is hung; it is never signalled"}
+			return plan{step: stepRefuse, reason: ownership.ReasonGenerationAhead, message: "a newer generation owns it and is hung; it is never signalled"}
 		}
 		return plan{step: stepReplace}
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/ownership"
 )
 
@@ -128,8 +129,8 @@ func TestStartGate(t *testing.T) {
 		{"refused for good beats the crash loop", refused("id-1", 3, "InvalidToken"), time.Minute, stepRefuse},
 		{"refused, but the token changed", refused("id-0", 3, "InvalidToken"), 0, stepSpawn},
 		{"refused, but the generation changed", refused("id-1", 2, "InvalidToken"), 0, stepSpawn},
-		{"transport stopped is retried", refused("id-1", 3, ownership.ReasonTransportStopped), 0, stepSpawn},
-		{"transport stopped, crash loop", refused("id-1", 3, ownership.ReasonTransportStopped), time.Second, stepBackOff},
+		{"transport stopped is retried", refused("id-1", 3, daemonproto.ReasonTransportStopped), 0, stepSpawn},
+		{"transport stopped, crash loop", refused("id-1", 3, daemonproto.ReasonTransportStopped), time.Second, stepBackOff},
 	}
 	for _, tc := range cases {
 		if got := startGate(tc.rec, "id-1", 3, tc.wait); got.step != tc.want {

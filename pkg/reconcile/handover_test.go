@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-logr/logr"
 
+	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/platform"
 	"gjc.dev/reconciler/pkg/spec"
@@ -35,7 +36,7 @@ func runHandover() int {
 	signal.Notify(term, syscall.SIGTERM)
 	fmt.Println("ready")
 	<-term
-	succ := exec.Command(os.Args[0], ownership.DaemonArgs(ownership.ClaimOf(p, successorOwner), 2)...)
+	succ := exec.Command(os.Args[0], daemonproto.Args(ownership.ClaimOf(p, successorOwner), 2)...)
 	succ.Env = append(os.Environ(), helperEnv+"=forever")
 	if err := succ.Start(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -47,7 +48,7 @@ func runHandover() int {
 		if inc, err = platform.Incarnation(succ.Process.Pid); err != nil {
 			continue
 		}
-		if argv, err := platform.ProcessArgv(succ.Process.Pid, inc); err == nil && len(argv) > 1 && argv[1] == ownership.DaemonCommand {
+		if argv, err := platform.ProcessArgv(succ.Process.Pid, inc); err == nil && len(argv) > 1 && argv[1] == daemonproto.Command {
 			break
 		}
 	}
@@ -64,9 +65,9 @@ func ownershipFlags(args []string) ([2]string, error) {
 	var out [2]string
 	for i := 0; i+1 < len(args); i++ {
 		switch args[i] {
-		case "--" + ownership.FlagAgentDir:
+		case "--" + daemonproto.FlagAgentDir:
 			out[0] = args[i+1]
-		case "--" + ownership.FlagName:
+		case "--" + daemonproto.FlagName:
 			out[1] = args[i+1]
 		}
 	}
@@ -86,7 +87,7 @@ func TestReplaceAttachesToSuccessor(t *testing.T) {
 	if err := ownership.EnsureDir(p); err != nil {
 		t.Fatal(err)
 	}
-	old := exec.Command(os.Args[0], ownership.DaemonArgs(ownership.ClaimOf(p, "owner-old"), 1)...)
+	old := exec.Command(os.Args[0], daemonproto.Args(ownership.ClaimOf(p, "owner-old"), 1)...)
 	old.Env = append(os.Environ(), helperEnv+"=handover")
 	out, err := old.StdoutPipe()
 	if err != nil {

@@ -1,7 +1,6 @@
 package reconcile
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/spec"
 )
@@ -42,9 +42,9 @@ func (r *Reconciler) spawn(d *spec.Daemon, paths ownership.Paths) (*child, error
 	if err := r.inv.add(d.Name()); err != nil {
 		return nil, err
 	}
-	var stdin bytes.Buffer
-	if err := spec.EncodeWire(&stdin, &d.Config); err != nil {
-		return nil, fmt.Errorf("encoding config: %w", err)
+	stdin, err := daemonproto.ConfigStdin(&d.Config)
+	if err != nil {
+		return nil, err
 	}
 	logFile, err := os.OpenFile(filepath.Join(paths.Dir, "daemon.log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
@@ -53,16 +53,12 @@ func (r *Reconciler) spawn(d *spec.Daemon, paths ownership.Paths) (*child, error
 	defer logFile.Close()
 	ownerID := fmt.Sprintf("%d-%s", os.Getpid(), uuid.NewString())
 	// The command line is the daemon's proof of who it is (see
-	// ownership.VerifyDaemonArgv): built by the same package that checks it.
-	var extra []string
-	if r.opts.DaemonHeartbeat > 0 {
-		extra = append(extra, "--"+ownership.FlagHeartbeat, r.opts.DaemonHeartbeat.String())
-	}
-	args := ownership.DaemonArgs(ownership.ClaimOf(paths, ownerID), d.Config.Generation, extra...)
+	// ownership.VerifyDaemonArgv): built from the names it checks.
+	args := daemonproto.Args(ownership.ClaimOf(paths, ownerID), d.Config.Generation, daemonproto.HeartbeatArgs(r.opts.DaemonHeartbeat)...)
 	cmd := exec.Command(r.opts.Executable, args...)
-	cmd.Stdin = &stdin
+	cmd.Stdin = stdin
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.Env = childEnv(r.secretVars())
+	cmd.Env = daemonproto.Env(os.Environ(), r.secretVars())
 	cmd.Dir = "/"
 	// Its own session: a signal to the reconciler's process group or terminal
 	// never reaches a daemon, and the daemon outlives the reconciler.
@@ -114,7 +110,7 @@ func (r *Reconciler) waitOwnerHealthy(ctx context.Context, d *spec.Daemon, paths
 		case <-events:
 		case <-exited:
 			rec, cls = r.observe(d.Name(), desiredOf(d))
-			return rec, cls, fmt.Errorf("daemon exited with code %d before it was healthy", c.exitCode)
+			return rec, cls, fmt.Errorf("daemon exited with code %d (%s) before it was healthy", c.exitCode, daemonproto.ExitMeaning(c.exitCode))
 		case <-timeout.C:
 			return rec, cls, fmt.Errorf("not healthy within readyTimeout %v", d.Config.ReadyTimeout)
 		case <-ctx.Done():

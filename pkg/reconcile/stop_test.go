@@ -16,6 +16,7 @@ import (
 
 	"github.com/go-logr/logr"
 
+	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/platform"
 )
@@ -57,7 +58,7 @@ func startStandInAs(t *testing.T, p ownership.Paths, ownerID, mode string) owner
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(exe, ownership.DaemonArgs(ownership.ClaimOf(p, ownerID), 1)...)
+	cmd := exec.Command(exe, daemonproto.Args(ownership.ClaimOf(p, ownerID), 1)...)
 	cmd.Env = append(os.Environ(), helperEnv+"="+mode)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

@@ -1,0 +1,92 @@
+package chat
+
+import (
+	"context"
+	"fmt"
+	"sync"
+)
+
+// transportComponent runs a Transport as a daemon's Component, and is the
+// health source of its heartbeats.
+type transportComponent struct {
+	tr     Transport
+	health *mailbox
+	cancel context.CancelFunc
+	done   chan struct{}
+	err    error // set before done is closed
+}
+
+func newTransportComponent(tr Transport) *transportComponent {
+	return &transportComponent{tr: tr, health: newMailbox(), done: make(chan struct{})}
+}
+
+func (t *transportComponent) Name() string { return "transport" }
+
+// Start connects in the background: Run keeps reconnecting on its own.
+// The connection's context is its own, not ctx: it lives until Stop, so
+// that a signal closes it in the shutdown's order, not whenever it lands.
+func (t *transportComponent) Start(context.Context) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.cancel = cancel
+	go func() {
+		t.err = t.tr.Run(ctx, t.health.put)
+		close(t.done)
+	}()
+	return nil
+}
+
+func (t *transportComponent) Done() <-chan struct{} { return t.done }
+
+func (t *transportComponent) Err() error {
+	select {
+	case <-t.done:
+		return t.err
+	default:
+		return nil
+	}
+}
+
+// Stop closes the connection and waits until Run returned, which it does
+// only once the connection is closed.
+func (t *transportComponent) Stop(ctx context.Context) error {
+	if t.cancel == nil {
+		return nil // never started
+	}
+	t.cancel()
+	select {
+	case <-t.done:
+		return t.err
+	case <-ctx.Done():
+		return fmt.Errorf("transport still closing: %w", ctx.Err())
+	}
+}
+
+func (t *transportComponent) Health() Health { return t.health.take() }
+
+func (t *transportComponent) HealthChanged() <-chan struct{} { return t.health.ready }
+
+// mailbox holds the latest health report: a transport never blocks on a slow
+// heartbeat, and the daemon always writes the newest state.
+type mailbox struct {
+	mu    sync.Mutex
+	value Health
+	ready chan struct{}
+}
+
+func newMailbox() *mailbox { return &mailbox{ready: make(chan struct{}, 1)} }
+
+func (m *mailbox) put(h Health) {
+	m.mu.Lock()
+	m.value = h
+	m.mu.Unlock()
+	select {
+	case m.ready <- struct{}{}:
+	default:
+	}
+}
+
+func (m *mailbox) take() Health {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.value
+}
