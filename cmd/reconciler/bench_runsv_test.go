@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/ownership/fsstore"
 )
 
 // Kill -9 of the supervised process, side by side with runit's runsv, in
@@ -41,11 +42,11 @@ func BenchmarkRestartBesideRunsv(b *testing.B) {
 		// So each round begins that long after the last replacement.
 		b.StopTimer()
 		time.Sleep(time.Until(sv.startedAt.Add(time.Second)))
-		time.Sleep(time.Until(time.UnixMilli(ownership.ReadState(paths).State.StartedAt).Add(crashWindowForBench)))
+		time.Sleep(time.Until(time.UnixMilli(fsstore.ReadState(paths).State.StartedAt).Add(crashWindowForBench)))
 		b.StartTimer()
 		ofRunsv = append(ofRunsv, sv.killAndWait(b))
 
-		old := ownership.ReadState(paths).State
+		old := fsstore.ReadState(paths).State
 		start := time.Now()
 		_ = syscall.Kill(old.PID, syscall.SIGKILL)
 		waitRecord(b, paths, "replacement published", func(r ownership.Record) bool { return r.State != nil && r.State.OwnerID != old.OwnerID })

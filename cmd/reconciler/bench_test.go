@@ -59,7 +59,7 @@ func BenchmarkKillToReplacement(b *testing.B) {
 		loop := e.startLoop()
 		paths := ownership.PathsFor(e.agentDir, "slack")
 		waitRecord(b, paths, "ready", healthy)
-		old := ownership.ReadState(paths).State
+		old := fsstore.ReadState(paths).State
 		start := time.Now()
 		_ = syscall.Kill(old.PID, syscall.SIGKILL)
 		waitRecord(b, paths, "ready", func(r ownership.Record) bool { return r.State != nil && r.State.OwnerID != old.OwnerID })
@@ -117,7 +117,7 @@ func BenchmarkIdle(b *testing.B) {
 		time.Sleep(2 * time.Second) // a measurement window, not a wait for an event
 		pids := map[string]int{"loop": loop.cmd.Process.Pid}
 		for _, n := range []string{"discord", "slack"} {
-			pids[n] = ownership.ReadState(ownership.PathsFor(e.agentDir, n)).State.PID
+			pids[n] = fsstore.ReadState(ownership.PathsFor(e.agentDir, n)).State.PID
 		}
 		cpu0 := map[string]time.Duration{}
 		for k, pid := range pids {

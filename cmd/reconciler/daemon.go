@@ -14,6 +14,7 @@ import (
 	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/logging"
 	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/ownership/fsstore"
 )
 
 func newDaemonCommand(g *globals) *cobra.Command {
@@ -41,7 +42,7 @@ func newDaemonCommand(g *globals) *cobra.Command {
 			_, _ = syscall.Setsid()
 			signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE)
 			paths := ownership.PathsFor(agentDir, name)
-			if err := ownership.EnsureDir(paths); err != nil {
+			if err := fsstore.EnsureDir(paths); err != nil {
 				return &exitError{code: daemonproto.ExitFailed, err: err}
 			}
 			logFile := chat.OpenLogFile(filepath.Join(paths.Dir, "daemon.log"))
@@ -54,7 +55,7 @@ func newDaemonCommand(g *globals) *cobra.Command {
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
 			code, err := chat.RunDaemon(ctx, chat.DaemonOptions{
-				AgentDir: agentDir, OwnerID: ownerID, Config: cfg, Log: log, Heartbeat: heartbeat,
+				AgentDir: agentDir, Owners: fsstore.New(agentDir, fsstore.Options{Log: log}), OwnerID: ownerID, Config: cfg, Log: log, Heartbeat: heartbeat,
 			}, chat.NewTransport(cfg, log))
 			if err != nil {
 				log.Error(err, "daemon exiting", "code", code)

@@ -19,6 +19,7 @@ import (
 	"gjc.dev/reconciler/pkg/chat/fakeslack"
 	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"gjc.dev/reconciler/pkg/platform"
 	"gjc.dev/reconciler/pkg/spec"
 )
@@ -141,7 +142,7 @@ func waitRecord(t testing.TB, paths ownership.Paths, what string, cond func(owne
 	defer cancel()
 	var rec ownership.Record
 	waitDirEvents(t, ctx, paths.Dir, func() bool {
-		rec = ownership.ReadState(paths)
+		rec = fsstore.ReadState(paths)
 		return cond(rec)
 	}, "state.json "+what)
 	return rec
@@ -254,21 +255,21 @@ func TestDaemonStopsOnMatchingControlRequestOnly(t *testing.T) {
 	st := waitRecord(t, paths, "healthy", healthy).State
 
 	// Addressed to someone else: ignored and left in place.
-	other := ownership.ControlRequest{Version: 1, RequestID: "req-other", Action: "stop", OwnerID: "someone-else", PID: st.PID, Incarnation: st.Incarnation, CreatedAt: time.Now().UnixMilli()}
-	if err := ownership.WriteControl(paths, other); err != nil {
+	other := fsstore.ControlRequest{Version: 1, RequestID: "req-other", Action: "stop", OwnerID: "someone-else", PID: st.PID, Incarnation: st.Incarnation, CreatedAt: time.Now().UnixMilli()}
+	if err := fsstore.WriteControl(paths, other); err != nil {
 		t.Fatal(err)
 	}
 	before := st.HeartbeatAt
 	waitRecord(t, paths, "renewed after the foreign request", func(r ownership.Record) bool {
 		return r.State != nil && r.State.HeartbeatAt > before+testHeartbeat.Milliseconds()
 	})
-	if req, err := ownership.ReadControl(paths); err != nil || req == nil || req.RequestID != "req-other" {
+	if req, err := fsstore.ReadControl(paths); err != nil || req == nil || req.RequestID != "req-other" {
 		t.Fatalf("foreign control request not left in place: %+v, %v", req, err)
 	}
 
 	mine := other
 	mine.RequestID, mine.OwnerID = "req-mine", st.OwnerID
-	if err := ownership.WriteControl(paths, mine); err != nil {
+	if err := fsstore.WriteControl(paths, mine); err != nil {
 		t.Fatal(err)
 	}
 	waitRecord(t, paths, "stopped", stopped)
@@ -362,7 +363,7 @@ func TestDaemonExits4WhenOwnershipLost(t *testing.T) {
 			if live, _ := f.liveSessions(provider); live != 0 {
 				t.Errorf("fake still sees %d live sessions", live)
 			}
-			if got := ownership.ReadState(paths); got.State == nil || got.State.OwnerID != "usurper" || got.State.StoppedAt != nil {
+			if got := fsstore.ReadState(paths); got.State == nil || got.State.OwnerID != "usurper" || got.State.StoppedAt != nil {
 				t.Errorf("the daemon wrote over the new owner's record: %s", got.Raw)
 			}
 		})
@@ -382,7 +383,7 @@ func TestDaemonRejectedTokenIsTerminal(t *testing.T) {
 			if code := p.waitExit(t, e2eDeadline); code != 78 {
 				t.Fatalf("exit %d, want 78; output:\n%s", code, p.output.String())
 			}
-			rec := ownership.ReadState(paths)
+			rec := fsstore.ReadState(paths)
 			if rec.State == nil || rec.State.Terminated == nil || rec.State.Terminated.Reason != daemonproto.ReasonInvalidCredentials || rec.State.StoppedAt == nil {
 				t.Fatalf("record after a rejected token: %s", rec.Raw)
 			}

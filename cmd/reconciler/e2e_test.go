@@ -212,7 +212,7 @@ func (e *e2e) paths(name string) ownership.Paths { return ownership.PathsFor(e.a
 
 func (e *e2e) state(name string) *ownership.State {
 	e.t.Helper()
-	rec := ownership.ReadState(e.paths(name))
+	rec := fsstore.ReadState(e.paths(name))
 	if rec.State == nil {
 		e.t.Fatalf("%s: no valid state.json: %s", name, rec.Raw)
 	}
@@ -255,7 +255,7 @@ func daemonStatus(st *reconcile.Status, name string) (reconcile.DaemonStatus, bo
 func (e *e2e) killDaemons() {
 	entries, _ := os.ReadDir(filepath.Join(e.agentDir, "sdk", "daemons"))
 	for _, ent := range entries {
-		rec := ownership.ReadState(e.paths(ent.Name()))
+		rec := fsstore.ReadState(e.paths(ent.Name()))
 		if rec.State == nil {
 			continue
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"gjc.dev/reconciler/pkg/platform"
 )
 
@@ -30,7 +31,7 @@ func TestLockTroubleIsReportedBeforeSpawning(t *testing.T) {
 		t.Fatal(err)
 	}
 	lock := func(pid int, inc string) []byte {
-		return (&ownership.OwnerLock{PID: pid, Incarnation: inc, CreatedAt: time.Now().UnixMilli()}).Marshal()
+		return (&fsstore.OwnerLock{PID: pid, Incarnation: inc, CreatedAt: time.Now().UnixMilli()}).Marshal()
 	}
 	for _, tc := range []struct {
 		name   string
@@ -55,7 +56,7 @@ func TestLockTroubleIsReportedBeforeSpawning(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newE2E(t)
 			p := e.paths("slack")
-			if err := ownership.EnsureDir(p); err != nil {
+			if err := fsstore.EnsureDir(p); err != nil {
 				t.Fatal(err)
 			}
 			tc.plant(t, p)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"gjc.dev/reconciler/pkg/platform"
 	"gjc.dev/reconciler/pkg/reconcile"
 	"gjc.dev/reconciler/pkg/spec"
@@ -74,7 +75,7 @@ func TestRecordNamingAnotherProcessIsNeverSignalled(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := e.paths(name)
-		if err := ownership.EnsureDir(p); err != nil {
+		if err := fsstore.EnsureDir(p); err != nil {
 			t.Fatal(err)
 		}
 		g := int64(0)
@@ -134,7 +135,7 @@ func TestRemovedStateNeverRunsTwoOwners(t *testing.T) {
 		if !strings.Contains(r.stdout, strconv.Itoa(old.PID)) {
 			t.Errorf("--once does not name %s's holder pid %d:\n%s", name, old.PID, r.stdout)
 		}
-		if rec := ownership.ReadState(e.paths(name)); rec.State != nil {
+		if rec := fsstore.ReadState(e.paths(name)); rec.State != nil {
 			t.Errorf("a second %s owner was started: %s", name, rec.Raw)
 		}
 	}

@@ -38,7 +38,7 @@ func TestOnceFreshConverges(t *testing.T) {
 	e.writeSpec(bothBots...)
 	e.mustConverge()
 	for _, name := range []string{"discord", "slack"} {
-		if rec := ownership.ReadState(e.paths(name)); !healthy(rec) {
+		if rec := fsstore.ReadState(e.paths(name)); !healthy(rec) {
 			t.Errorf("%s not healthy after --once: %s", name, rec.Raw)
 		}
 	}
@@ -437,7 +437,7 @@ func TestLoopRespawnsAndBacksOff(t *testing.T) {
 func assertNoTokenAnywhere(t *testing.T, e *e2e) {
 	t.Helper()
 	for _, name := range []string{"discord", "slack"} {
-		if st := ownership.ReadState(e.paths(name)).State; st != nil && st.StoppedAt == nil {
+		if st := fsstore.ReadState(e.paths(name)).State; st != nil && st.StoppedAt == nil {
 			assertNoToken(t, e.agentDir, st.PID)
 		}
 	}
@@ -463,7 +463,7 @@ func canaryAlivePID(t *testing.T, pid int) bool {
 	return alive
 }
 
-func ownershipRecord(e *e2e, name string) ownership.Record { return ownership.ReadState(e.paths(name)) }
+func ownershipRecord(e *e2e, name string) ownership.Record { return fsstore.ReadState(e.paths(name)) }
 
 // A dead owner that never released (SIGKILLed) under a Stopped spec is
 // converged; the idle loop must not spin on it.
@@ -641,7 +641,7 @@ func TestLoopNeverStartsBesideRecordlessOwner(t *testing.T) {
 	if d, _ := daemonStatus(st, "slack"); !strings.Contains(d.Message, strconv.Itoa(old.PID)) {
 		t.Errorf("the status does not name the owner's pid: %q", d.Message)
 	}
-	if rec := ownership.ReadState(e.paths("slack")); rec.State != nil {
+	if rec := fsstore.ReadState(e.paths("slack")); rec.State != nil {
 		t.Errorf("a second owner was started beside the stopped one: %s", rec.Raw)
 	}
 
@@ -654,7 +654,7 @@ func TestLoopNeverStartsBesideRecordlessOwner(t *testing.T) {
 	if r := e.once(); r.code != 1 || !strings.Contains(r.stdout, reconcile.ReasonOwnerWithoutRecord) {
 		t.Errorf("--once beside a recordless owner: exit %d, want 1 naming %s\n%s%s", r.code, reconcile.ReasonOwnerWithoutRecord, r.stdout, r.stderr)
 	}
-	if rec := ownership.ReadState(e.paths("slack")); rec.State != nil {
+	if rec := fsstore.ReadState(e.paths("slack")); rec.State != nil {
 		t.Errorf("a new reconciler started a second owner beside the stopped one: %s", rec.Raw)
 	}
 	e.startLoop()
@@ -696,7 +696,7 @@ func TestLoopStoppedWaitsForRecordlessOwner(t *testing.T) {
 		d, _ := daemonStatus(s, "slack")
 		return d.Phase == reconcile.PhaseStopped && d.Converged
 	})
-	if rec := ownership.ReadState(e.paths("slack")); rec.State != nil {
+	if rec := fsstore.ReadState(e.paths("slack")); rec.State != nil {
 		t.Errorf("an owner was started for a Stopped name: %s", rec.Raw)
 	}
 }
@@ -727,7 +727,7 @@ func TestRestartIsKnownToTheNextReconciler(t *testing.T) {
 	if r := runBinary(t, e.env, append([]string{"stop", "slack"}, base...)...); r.code != 1 || !strings.Contains(r.stdout, reconcile.ReasonOwnerWithoutRecord) || !strings.Contains(r.stdout, strconv.Itoa(cur.PID)) {
 		t.Errorf("stop of a recordless owner: exit %d, want 1 naming %s and pid %d\n%s%s", r.code, reconcile.ReasonOwnerWithoutRecord, cur.PID, r.stdout, r.stderr)
 	}
-	if rec := ownership.ReadState(e.paths("slack")); rec.State != nil {
+	if rec := fsstore.ReadState(e.paths("slack")); rec.State != nil {
 		t.Errorf("a second owner was started beside the restarted one: %s", rec.Raw)
 	}
 	if err := proc.Signal(syscall.SIGCONT); err != nil {

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/ownership/fsstore"
 )
 
 // notifyMsg is one datagram the loop sent to the fake systemd.
@@ -84,7 +84,7 @@ func TestSystemdNotify(t *testing.T) {
 	}
 	// READY comes after the first full pass: both daemons already healthy.
 	for _, n := range []string{"discord", "slack"} {
-		if rec := ownership.ReadState(e.paths(n)); !healthy(rec) {
+		if rec := fsstore.ReadState(e.paths(n)); !healthy(rec) {
 			t.Errorf("READY=1 before %s was healthy", n)
 		}
 	}
@@ -142,7 +142,7 @@ func TestSystemdNotify(t *testing.T) {
 	t.Logf("loop exited %v after SIGTERM", time.Since(t1))
 	// Killing the loop never stops a daemon.
 	for _, n := range []string{"discord", "slack"} {
-		if rec := ownership.ReadState(e.paths(n)); rec.State == nil || rec.State.StoppedAt != nil {
+		if rec := fsstore.ReadState(e.paths(n)); rec.State == nil || rec.State.StoppedAt != nil {
 			t.Errorf("%s stopped with the loop: %s", n, rec.Raw)
 		}
 	}

@@ -9,13 +9,9 @@ import (
 
 // acquire is phase 1: take the config's name. Nothing is started here, so
 // a daemon refused the name has never connected.
-func acquire(opts DaemonOptions) (*ownership.Owner, int, error) {
+func acquire(opts DaemonOptions) (ownership.Claim, int, error) {
 	cfg := opts.Config
-	paths := ownership.PathsFor(opts.AgentDir, cfg.Name)
-	if err := ownership.EnsureDir(paths); err != nil {
-		return nil, daemonproto.ExitFailed, err
-	}
-	owner, err := ownership.Acquire(paths, ownership.AcquireRequest{
+	owner, err := opts.Owners.Acquire(cfg.Name, ownership.AcquireRequest{
 		Kind: string(cfg.Provider), OwnerID: opts.OwnerID, Identity: cfg.Identity(), Generation: cfg.Generation,
 	})
 	if err != nil {

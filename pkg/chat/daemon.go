@@ -15,7 +15,10 @@ const DefaultHeartbeat = 5 * time.Second
 
 // DaemonOptions are what a daemon needs besides its transport.
 type DaemonOptions struct {
-	AgentDir  string
+	AgentDir string
+	// Owners is where the daemon takes its name from (fsstore.New on one
+	// machine).
+	Owners    ownership.Acquirer
 	OwnerID   string
 	Config    *spec.Config
 	Log       logr.Logger
@@ -46,29 +49,19 @@ func RunDaemon(ctx context.Context, opts DaemonOptions, tr Transport) (int, erro
 		return code, err
 	}
 	transport := newTransportComponent(tr)
-	d := &daemon{claim: owner, paths: owner.Paths(), cfg: opts.Config, log: opts.Log, heartbeat: opts.Heartbeat, health: transport}
+	d := &daemon{claim: owner, paths: ownership.PathsFor(opts.AgentDir, opts.Config.Name), cfg: opts.Config, log: opts.Log, heartbeat: opts.Heartbeat, health: transport}
 	return d.run(ctx, []Component{transport})
 }
 
 // daemon is a daemon that owns its name: phases 2 to 4.
 type daemon struct {
-	claim      claim
+	claim      ownership.Claim
 	paths      ownership.Paths
 	cfg        *spec.Config
 	log        logr.Logger
 	heartbeat  time.Duration
 	health     healthSource
 	controlErr string // the last control.json problem logged
-}
-
-// claim is what a daemon needs of its ownership once acquired: an
-// *ownership.Owner, or in tests a fake that records when the phases
-// heartbeat and release among the components' starts and stops.
-type claim interface {
-	Renew(transportHealthy bool, transportError string) error
-	Release(t *ownership.Terminated) error
-	ControlAddressed(req ownership.ControlRequest) bool
-	State() ownership.State
 }
 
 // run starts the components, supervises them and shuts them down.

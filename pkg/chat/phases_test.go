@@ -12,6 +12,7 @@ import (
 
 	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"gjc.dev/reconciler/pkg/spec"
 )
 
@@ -59,7 +60,7 @@ func (f *fakeClaim) Release(t *ownership.Terminated) error {
 	return nil
 }
 
-func (f *fakeClaim) ControlAddressed(ownership.ControlRequest) bool { return true }
+func (f *fakeClaim) StopRequested() (bool, error) { return false, nil }
 
 func (f *fakeClaim) State() ownership.State { return ownership.State{PID: 1, OwnerID: "owner-test"} }
 
@@ -138,7 +139,7 @@ func newPhaseWorld(t *testing.T) (*phaseWorld, context.Context, *calls) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	paths := ownership.PathsFor(t.TempDir(), "bot")
-	if err := ownership.EnsureDir(paths); err != nil {
+	if err := fsstore.EnsureDir(paths); err != nil {
 		t.Fatal(err)
 	}
 	w := &phaseWorld{

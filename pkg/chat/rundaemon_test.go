@@ -11,6 +11,7 @@ import (
 
 	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"gjc.dev/reconciler/pkg/spec"
 )
 
@@ -41,17 +42,17 @@ func TestRunDaemonExits3WithoutConnectingWhenTheNameIsHeld(t *testing.T) {
 	dir := t.TempDir()
 	cfg := daemonConfig()
 	paths := ownership.PathsFor(dir, cfg.Name)
-	if err := ownership.EnsureDir(paths); err != nil {
+	if err := fsstore.EnsureDir(paths); err != nil {
 		t.Fatal(err)
 	}
-	first, err := ownership.Acquire(paths, ownership.AcquireRequest{Kind: "discord", OwnerID: "owner-first", Identity: cfg.Identity(), Generation: 1})
+	first, err := fsstore.Acquire(paths, ownership.AcquireRequest{Kind: "discord", OwnerID: "owner-first", Identity: cfg.Identity(), Generation: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = first.Release(nil) })
 
 	tr := &fakeTransport{running: make(chan struct{})}
-	code, err := RunDaemon(context.Background(), DaemonOptions{AgentDir: dir, OwnerID: "owner-second", Config: cfg, Log: testr.New(t)}, tr)
+	code, err := RunDaemon(context.Background(), DaemonOptions{AgentDir: dir, Owners: fsstore.New(dir, fsstore.Options{}), OwnerID: "owner-second", Config: cfg, Log: testr.New(t)}, tr)
 	var held *ownership.HeldError
 	if code != daemonproto.ExitHeld || !errors.As(err, &held) {
 		t.Errorf("RunDaemon beside a live owner = %d, %v; want %d and a *HeldError", code, err, daemonproto.ExitHeld)
@@ -66,7 +67,7 @@ func TestRunDaemonClosesTheTransportBeforeTheRelease(t *testing.T) {
 	cfg := daemonConfig()
 	paths := ownership.PathsFor(dir, cfg.Name)
 	var atClose ownership.Record
-	tr := &fakeTransport{running: make(chan struct{}), atClose: func() { atClose = ownership.ReadState(paths) }}
+	tr := &fakeTransport{running: make(chan struct{}), atClose: func() { atClose = fsstore.ReadState(paths) }}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
@@ -76,14 +77,14 @@ func TestRunDaemonClosesTheTransportBeforeTheRelease(t *testing.T) {
 		case <-time.After(testTimeout):
 		}
 	}()
-	code, err := RunDaemon(ctx, DaemonOptions{AgentDir: dir, OwnerID: "owner-1", Config: cfg, Log: testr.New(t), Heartbeat: time.Hour}, tr)
+	code, err := RunDaemon(ctx, DaemonOptions{AgentDir: dir, Owners: fsstore.New(dir, fsstore.Options{}), OwnerID: "owner-1", Config: cfg, Log: testr.New(t), Heartbeat: time.Hour}, tr)
 	if code != daemonproto.ExitStopped || err != nil {
 		t.Fatalf("RunDaemon = %d, %v; want a stop", code, err)
 	}
 	if s := atClose.State; s == nil || s.OwnerID != "owner-1" || s.StoppedAt != nil {
 		t.Errorf("as the transport closed, the record was %+v; want it still ours and not released", atClose.State)
 	}
-	if s := ownership.ReadState(paths).State; s == nil || s.StoppedAt == nil {
+	if s := fsstore.ReadState(paths).State; s == nil || s.StoppedAt == nil {
 		t.Error("not released after the transport closed")
 	}
 }

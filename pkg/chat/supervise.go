@@ -128,7 +128,7 @@ func (d *daemon) renew(h Health) *ending {
 // stopRequested reports whether control.json holds a request addressed to this
 // owner. Requests for anyone else are left in place for their addressee.
 func (d *daemon) stopRequested() bool {
-	req, err := ownership.ReadControl(d.paths)
+	requested, err := d.claim.StopRequested()
 	if err != nil {
 		// Said once per distinct problem, not on every heartbeat.
 		if msg := err.Error(); msg != d.controlErr {
@@ -138,5 +138,5 @@ func (d *daemon) stopRequested() bool {
 		return false
 	}
 	d.controlErr = ""
-	return req != nil && d.claim.ControlAddressed(*req)
+	return requested
 }

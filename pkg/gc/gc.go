@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"gjc.dev/reconciler/pkg/platform"
 )
 
@@ -86,7 +87,7 @@ type Options struct {
 	// KeepAllRecords keeps every state.json (the spec could not be read, so
 	// any name may be declared).
 	KeepAllRecords bool
-	Probe          ownership.Probe
+	Probe          fsstore.Probe
 	Now            time.Time
 }
 
@@ -94,7 +95,7 @@ type Options struct {
 // each file by exact unlink of the lease it judged.
 func Run(o Options) (*Report, error) {
 	if o.Probe == nil {
-		o.Probe = ownership.SystemProbe()
+		o.Probe = fsstore.SystemProbe()
 	}
 	if o.Now.IsZero() {
 		o.Now = time.Now()

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"gjc.dev/reconciler/pkg/platform"
 )
 
@@ -71,7 +72,7 @@ func (s *scan) lock(path, kind string) {
 		s.keep(path, kind, KeepUnverifiable+": "+err.Error())
 		return
 	}
-	l, err := ownership.ParseOwnerLock(lease.Content)
+	l, err := fsstore.ParseOwnerLock(lease.Content)
 	if err != nil {
 		s.keep(path, kind, KeepUnverifiable+": "+err.Error())
 		return
@@ -84,7 +85,7 @@ func (s *scan) lock(path, kind string) {
 	if kind == KindOwnerLock {
 		// Through the ownership contract: under the reclaim lock, re-checked
 		// against the record, so a daemon acquiring right now is never cut off.
-		s.drop(path, kind, why, func() error { return ownership.Reclaim(s.paths) })
+		s.drop(path, kind, why, func() error { return fsstore.Reclaim(s.paths) })
 		return
 	}
 	s.remove(path, kind, why, lease)
@@ -100,7 +101,7 @@ func (s *scan) control() {
 		s.keep(s.paths.Control, KindControl, KeepUnverifiable+": "+err.Error())
 		return
 	}
-	c, err := ownership.ParseControl(lease.Content)
+	c, err := fsstore.ParseControl(lease.Content)
 	if err != nil {
 		s.keep(s.paths.Control, KindControl, KeepUnverifiable+": "+err.Error())
 		return
@@ -115,7 +116,7 @@ func (s *scan) control() {
 // state removes a stopped record only for a name no spec declares and no
 // reconciler manages: otherwise it is history for status.
 func (s *scan) state() {
-	rec := ownership.ReadState(s.paths)
+	rec := fsstore.ReadState(s.paths)
 	if !rec.Present {
 		s.ownerGone = true
 		return

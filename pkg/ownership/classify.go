@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 	"unicode"
-
-	"gjc.dev/reconciler/pkg/platform"
 )
 
 // HeartbeatTTL is how old a live owner's heartbeat may be before the owner
@@ -114,7 +112,7 @@ func Classify(rec Record, d Desired, facts Facts) Classification {
 		}
 		return Classification{
 			Class: ClassMalformed, AmbiguouslyLive: true,
-			Reason: malformedReason(rec.Malformed), Message: oneLine(msg + "; touching nothing"),
+			Reason: malformedReason(rec.Malformed), Message: OneLine(msg + "; touching nothing"),
 		}
 	}
 	s := rec.State
@@ -128,13 +126,13 @@ func Classify(rec Record, d Desired, facts Facts) Classification {
 	who := fmt.Sprintf("owner %s (pid %d)", s.OwnerID, s.PID)
 
 	if stopped := classifyStopped(s, f, boot, prevBoot, who, &c); stopped {
-		c.Message = oneLine(c.Message)
+		c.Message = OneLine(c.Message)
 		return c
 	}
 	switch {
 	case s.Kind != d.Kind:
 		c.Class, c.Reason = ClassForeign, ReasonForeignOwner
-		c.Message = oneLine(fmt.Sprintf("%s is a %s daemon, desired %s; touching nothing", who, s.Kind, d.Kind))
+		c.Message = OneLine(fmt.Sprintf("%s is a %s daemon, desired %s; touching nothing", who, s.Kind, d.Kind))
 		return c
 	case s.Identity != d.Identity:
 		c.Class, c.Reason = ClassDrifted, ReasonIdentityDrift
@@ -160,7 +158,7 @@ func Classify(rec Record, d Desired, facts Facts) Classification {
 		if f.Unexaminable {
 			what = "it cannot be proved to be this daemon"
 		}
-		c.Message = oneLine(c.Message + fmt.Sprintf("; pid %d is live but %s (%v): refusing to signal or replace it", s.PID, what, f.Err))
+		c.Message = OneLine(c.Message + fmt.Sprintf("; pid %d is live but %s (%v): refusing to signal or replace it", s.PID, what, f.Err))
 		return c
 	}
 	c.Health = health(s, facts.Now)
@@ -182,14 +180,14 @@ func Classify(rec Record, d Desired, facts Facts) Classification {
 	if c.Class == ClassCompatible {
 		c.Reason = healthReasons[c.Health]
 	}
-	c.Message = oneLine(c.Message)
+	c.Message = OneLine(c.Message)
 	return c
 }
 
-// oneLine makes a message safe for one status line: the record's strings
+// OneLine makes a message safe for one status line: the record's strings
 // (a transport error from a remote server, say) may hold control
 // characters.
-func oneLine(s string) string {
+func OneLine(s string) string {
 	return strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) {
 			return ' '
@@ -246,13 +244,13 @@ func classifyLegacy(s *State, f ProcessFacts) Classification {
 	if !f.Alive {
 		return Classification{
 			Class: ClassStopped, Reason: ReasonLegacyOwnerExited,
-			Message: oneLine(fmt.Sprintf("legacy record (incarnation %q) of owner %s: pid %d has exited",
+			Message: OneLine(fmt.Sprintf("legacy record (incarnation %q) of owner %s: pid %d has exited",
 				LegacyIncarnation, s.OwnerID, s.PID)),
 		}
 	}
 	return Classification{
 		Class: ClassMalformed, AmbiguouslyLive: true, Reason: ReasonMalformedOwnerRecord,
-		Message: oneLine(fmt.Sprintf("legacy record (incarnation %q) of owner %s names live pid %d, "+
+		Message: OneLine(fmt.Sprintf("legacy record (incarnation %q) of owner %s names live pid %d, "+
 			"which cannot be proved another process; touching nothing", LegacyIncarnation, s.OwnerID, s.PID)),
 	}
 }
@@ -287,7 +285,7 @@ func heartbeatAge(s *State, now time.Time) time.Duration {
 // malformedReason is MalformedOwnerRecord, or UnsafeOwnerDirectory when it
 // is the directory, not the record, that cannot be trusted.
 func malformedReason(err error) string {
-	if errors.Is(err, platform.ErrNotPrivate) {
+	if errors.Is(err, ErrUnsafeDirectory) {
 		return ReasonUnsafeDirectory
 	}
 	return ReasonMalformedOwnerRecord

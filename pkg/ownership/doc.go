@@ -1,26 +1,10 @@
-// Package ownership is the on-disk ownership contract between the reconciler
-// and its daemons: the formats of state.json, owner.lock, owner.lock.reclaim
-// and control.json, how a record is classified against what is desired, and
-// the fenced operations that acquire, renew, release and reclaim ownership,
-// carry control requests and signal an owner.
+// Package ownership is the ownership model shared by the reconciler, the
+// daemons and every backend: the record (State, Record), the pure judgement
+// of a record against what is desired (Classify, over Facts a store
+// gathered), the reasons and errors a refusal carries, the daemon's proof
+// of who it is (VerifyDaemonArgv), and the two sides of a backend: Store,
+// which the reconciler asks, and Acquirer / Claim, which a daemon holds.
 //
-// The formats are the reference system's, byte for byte (JSON.stringify key
-// order plus "\n"), so a controller of the reference system and this one
-// fence each other. Records are untrusted input: a record must be completely
-// valid before its PID is treated as an owner, stopped, or safe to replace,
-// and anything that cannot be proved is refused, never guessed.
-//
-// Every operation re-reads and re-checks what it acts on. Files are written
-// atomically (platform.WriteFileAtomic), locks are link-created with a lease
-// (platform.CreateExclusive), fenced files are removed only by
-// platform.ExactUnlink, and a process is signalled only through a reference
-// whose incarnation was re-proved (platform.OpenProcess). Every file of the
-// contract is read without following a symbolic link and capped at
-// MaxRecordSize. Readers refuse a daemon directory that is not private;
-// everything that creates, writes, removes or signals also refuses any
-// level above it (sdk, sdk/daemons) that is not.
-//
-// Daemon side: Acquire, Owner.Renew, Owner.Release, ReadControl,
-// Owner.ControlAddressed. Controller side: ReadState, Classify,
-// WriteControl, SignalOwner (or OpenOwner), ClearControl.
+// It performs no I/O of its own and imports nothing of the platform, so a
+// backend for one machine (fsstore) and one for a fleet fit the same loop.
 package ownership

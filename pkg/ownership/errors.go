@@ -3,8 +3,6 @@ package ownership
 import (
 	"errors"
 	"fmt"
-
-	"gjc.dev/reconciler/pkg/platform"
 )
 
 // Sentinels that the typed errors below match with errors.Is. Every refusal
@@ -59,7 +57,7 @@ func (e *MalformedError) Is(target error) bool { return target == ErrMalformed }
 func (e *MalformedError) Unwrap() error        { return e.Err }
 func (e *MalformedError) Reason() string {
 	switch {
-	case errors.Is(e.Err, platform.ErrNotPrivate):
+	case errors.Is(e.Err, ErrUnsafeDirectory):
 		return ReasonUnsafeDirectory
 	case hasBase(e.Path, LockFile), hasBase(e.Path, ReclaimFile):
 		return ReasonMalformedOwnerLock
@@ -197,46 +195,6 @@ func (e *NotSignalableError) Is(target error) bool {
 }
 func (e *NotSignalableError) Unwrap() error  { return e.Err }
 func (e *NotSignalableError) Reason() string { return e.Code }
-
-// OwnerGoneError reports that the owner decided on has exited: its PID is
-// dead, or names another process now (reused). It matches
-// platform.ErrProcessGone, so a caller waiting for the owner's death can
-// treat it as proof. Nothing was signalled.
-type OwnerGoneError struct {
-	PID    int
-	Reused bool
-	// NotDaemon: the PID is live but proved not to be this name's daemon
-	// (Err is the *NotDaemonError): the record's owner is gone for this
-	// name, and that process is no business of ours.
-	NotDaemon bool
-	Err       error // the error that proved it, if any
-}
-
-func (e *OwnerGoneError) Error() string {
-	msg := fmt.Sprintf("owner pid %d has exited", e.PID)
-	switch {
-	case e.Reused:
-		msg += " (pid reused by another process)"
-	case e.NotDaemon:
-		msg = fmt.Sprintf("the record's owner is gone: pid %d is not this daemon", e.PID)
-	}
-	if e.Err != nil {
-		msg += ": " + e.Err.Error()
-	}
-	return msg
-}
-
-func (e *OwnerGoneError) Is(target error) bool { return target == platform.ErrProcessGone }
-func (e *OwnerGoneError) Unwrap() error        { return e.Err }
-func (e *OwnerGoneError) Reason() string {
-	if e.NotDaemon {
-		return ReasonNotThisDaemon
-	}
-	if e.Reused {
-		return ReasonPIDReused
-	}
-	return ReasonOwnerExited
-}
 
 // ControlChangedError reports that control.json holds another request than
 // the one to clear (or none that parses): it is left alone.

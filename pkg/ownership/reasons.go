@@ -3,8 +3,6 @@ package ownership
 import (
 	"errors"
 	"path/filepath"
-
-	"gjc.dev/reconciler/pkg/platform"
 )
 
 // Reasons, CamelCase for status conditions. A Classification carries one,
@@ -44,9 +42,9 @@ const (
 	ReasonOperationFailed    = "OwnershipOperationFailed" // an I/O error, not a refusal
 )
 
-// Reason returns the CamelCase reason for an error of this package (or a
-// platform error it passed through), ReasonOperationFailed for any other
-// error, and "" for nil.
+// Reason returns the CamelCase reason for an error of this package (or of
+// a store, which marks the machine's errors with the sentinels below),
+// ReasonOperationFailed for any other error, and "" for nil.
 func Reason(err error) string {
 	if err == nil {
 		return ""
@@ -59,14 +57,23 @@ func Reason(err error) string {
 		return ReasonNoIncarnation
 	case errors.Is(err, ErrBadPaths), errors.Is(err, ErrInvalidRequest):
 		return ReasonInvalidRequest
-	case errors.Is(err, platform.ErrNotPrivate):
+	case errors.Is(err, ErrUnsafeDirectory):
 		return ReasonUnsafeDirectory
-	case errors.Is(err, platform.ErrIncarnationMismatch):
+	case errors.Is(err, ErrPIDReused):
 		return ReasonPIDReused
-	case errors.Is(err, platform.ErrProcessGone):
+	case errors.Is(err, ErrOwnerExited):
 		return ReasonOwnerExited
 	}
 	return ReasonOperationFailed
 }
 
 func hasBase(path, base string) bool { return path != "" && filepath.Base(path) == base }
+
+// The machine's answers, as a store marks them on the errors it returns
+// (fsstore wraps the platform's errors with these), so a verdict on an
+// error needs no platform.
+var (
+	ErrUnsafeDirectory = errors.New("directory is not private")
+	ErrPIDReused       = errors.New("pid reused by another process")
+	ErrOwnerExited     = errors.New("owner has exited")
+)

@@ -1,9 +1,8 @@
 package ownership
 
 import (
+	"gjc.dev/reconciler/pkg/ownership/internal/jswriter"
 	"slices"
-	"strconv"
-	"unicode/utf8"
 )
 
 // RecordVersion is the only record version there is (the reference's 1).
@@ -16,6 +15,9 @@ var kinds = []string{"discord", "slack"}
 
 // KnownKind reports whether kind is a provider a record may name.
 func KnownKind(kind string) bool { return slices.Contains(kinds, kind) }
+
+// Kinds lists the providers a record may name.
+func Kinds() []string { return slices.Clone(kinds) }
 
 // Terminated says why a daemon exited for good (a terminal transport error
 // such as invalid credentials): the reconciler does not respawn it until
@@ -58,43 +60,42 @@ type State struct {
 // generation, stoppedAt), then this project's optional transportError,
 // terminated and bootId, then "\n". Absent optional fields are omitted, never null.
 func (s *State) Marshal() []byte {
-	var w jsWriter
-	w.b = make([]byte, 0, 320)
-	w.open()
-	w.key("version").int(int64(s.Version))
-	w.key("kind").str(s.Kind)
-	w.key("pid").int(int64(s.PID))
-	w.key("ownerId").str(s.OwnerID)
-	w.key("identity").str(s.Identity)
-	w.key("incarnation").str(s.Incarnation)
-	w.key("startedAt").int(s.StartedAt)
-	w.key("heartbeatAt").int(s.HeartbeatAt)
-	w.key("transportHealthy").bool(s.TransportHealthy)
+	w := jswriter.New(320)
+	w.Open()
+	w.Key("version").Int(int64(s.Version))
+	w.Key("kind").Str(s.Kind)
+	w.Key("pid").Int(int64(s.PID))
+	w.Key("ownerId").Str(s.OwnerID)
+	w.Key("identity").Str(s.Identity)
+	w.Key("incarnation").Str(s.Incarnation)
+	w.Key("startedAt").Int(s.StartedAt)
+	w.Key("heartbeatAt").Int(s.HeartbeatAt)
+	w.Key("transportHealthy").Bool(s.TransportHealthy)
 	if s.Generation != nil {
-		w.key("generation").int(*s.Generation)
+		w.Key("generation").Int(*s.Generation)
 	}
 	if s.StoppedAt != nil {
-		w.key("stoppedAt").int(*s.StoppedAt)
+		w.Key("stoppedAt").Int(*s.StoppedAt)
 	}
 	if s.TransportError != "" {
-		w.key("transportError").str(s.TransportError)
+		w.Key("transportError").Str(s.TransportError)
 	}
 	if s.Terminated != nil {
-		w.key("terminated").open()
-		w.key("reason").str(s.Terminated.Reason)
-		w.key("message").str(s.Terminated.Message)
-		w.close()
+		w.Key("terminated").Open()
+		w.Key("reason").Str(s.Terminated.Reason)
+		w.Key("message").Str(s.Terminated.Message)
+		w.Close()
 	}
 	if s.BootID != "" {
-		w.key("bootId").str(s.BootID)
+		w.Key("bootId").Str(s.BootID)
 	}
-	w.close()
-	return append(w.b, '\n')
+	w.Close()
+	return append(w.Bytes(), '\n')
 }
 
-// clone returns a deep copy, so a caller cannot change an Owner's State
+// Clone returns a deep copy, so a caller cannot change an Owner's State
 // through its pointers.
-func (s State) clone() State {
+func (s State) Clone() State {
 	if s.Generation != nil {
 		g := *s.Generation
 		s.Generation = &g
@@ -108,63 +109,4 @@ func (s State) clone() State {
 		s.Terminated = &t
 	}
 	return s
-}
-
-// jsWriter writes JSON exactly as JavaScript's JSON.stringify does for the
-// values these records hold, so what a reference reader compares byte for
-// byte matches. encoding/json differs: it escapes <, >, & and U+2028/U+2029.
-type jsWriter struct {
-	b     []byte
-	comma bool // a member was written at this level
-}
-
-func (w *jsWriter) open() *jsWriter  { w.b = append(w.b, '{'); w.comma = false; return w }
-func (w *jsWriter) close() *jsWriter { w.b = append(w.b, '}'); w.comma = true; return w }
-
-func (w *jsWriter) key(k string) *jsWriter {
-	if w.comma {
-		w.b = append(w.b, ',')
-	}
-	w.str(k)
-	w.b = append(w.b, ':')
-	w.comma = false
-	return w
-}
-
-func (w *jsWriter) int(n int64) { w.b = strconv.AppendInt(w.b, n, 10); w.comma = true }
-
-func (w *jsWriter) bool(v bool) { w.b = strconv.AppendBool(w.b, v); w.comma = true }
-
-// str quotes s as JSON.stringify does: the two-character escapes for
-// \b \f \n \r \t " and \\, \u00xx (lower-case hex) for other control
-// characters, everything else as is. Go strings may hold invalid UTF-8,
-// which no JavaScript string can: each invalid byte becomes U+FFFD, which
-// is also what reading it back produces.
-func (w *jsWriter) str(s string) {
-	const hex = "0123456789abcdef"
-	w.b = append(w.b, '"')
-	for _, r := range s {
-		switch {
-		case r == '"':
-			w.b = append(w.b, '\\', '"')
-		case r == '\\':
-			w.b = append(w.b, '\\', '\\')
-		case r == '\b':
-			w.b = append(w.b, '\\', 'b')
-		case r == '\f':
-			w.b = append(w.b, '\\', 'f')
-		case r == '\n':
-			w.b = append(w.b, '\\', 'n')
-		case r == '\r':
-			w.b = append(w.b, '\\', 'r')
-		case r == '\t':
-			w.b = append(w.b, '\\', 't')
-		case r < 0x20:
-			w.b = append(w.b, '\\', 'u', '0', '0', hex[r>>4], hex[r&0xf])
-		default:
-			w.b = utf8.AppendRune(w.b, r) // utf8.RuneError for invalid bytes
-		}
-	}
-	w.b = append(w.b, '"')
-	w.comma = true
 }

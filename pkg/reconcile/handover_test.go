@@ -84,7 +84,7 @@ func ownershipFlags(args []string) ([2]string, error) {
 func TestReplaceAttachesToSuccessor(t *testing.T) {
 	agentDir := privateAgentDir(t)
 	p := ownership.PathsFor(agentDir, "bot")
-	if err := ownership.EnsureDir(p); err != nil {
+	if err := fsstore.EnsureDir(p); err != nil {
 		t.Fatal(err)
 	}
 	old := exec.Command(os.Args[0], daemonproto.Args(ownership.ClaimOf(p, "owner-old"), 1)...)
@@ -109,7 +109,7 @@ func TestReplaceAttachesToSuccessor(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if rec := ownership.ReadState(p); rec.State != nil && rec.State.OwnerID == successorOwner {
+		if rec := fsstore.ReadState(p); rec.State != nil && rec.State.OwnerID == successorOwner {
 			_ = syscall.Kill(rec.State.PID, syscall.SIGKILL)
 		}
 	})

@@ -208,7 +208,7 @@ func TestPassNeverPrunesBadInventoryNames(t *testing.T) {
 	agentDir := privateAgentDir(t)
 	pid, inc := startSleep(t)
 	paths := ownership.PathsFor(agentDir, "bot")
-	if err := ownership.EnsureDir(paths); err != nil {
+	if err := fsstore.EnsureDir(paths); err != nil {
 		t.Fatal(err)
 	}
 	now, gen := time.Now().UnixMilli(), int64(1)
@@ -231,7 +231,7 @@ func TestPassNeverPrunesBadInventoryNames(t *testing.T) {
 	if alive, err := platform.Alive(pid); err != nil || !alive {
 		t.Fatalf("the owner of bot's record was stopped (alive %v, %v)", alive, err)
 	}
-	if rec := ownership.ReadState(paths); rec.State == nil || rec.State.StoppedAt != nil {
+	if rec := fsstore.ReadState(paths); rec.State == nil || rec.State.StoppedAt != nil {
 		t.Errorf("bot's record changed: %s", rec.Raw)
 	}
 	if _, err := os.Lstat(paths.Control); !os.IsNotExist(err) {

@@ -53,7 +53,7 @@ func (r *Reconciler) spawn(d *spec.Daemon, paths ownership.Paths) (*child, error
 	defer logFile.Close()
 	ownerID := fmt.Sprintf("%d-%s", os.Getpid(), uuid.NewString())
 	// The command line is the daemon's proof of who it is (see
-	// ownership.VerifyDaemonArgv): built from the names it checks.
+	// fsstore.VerifyDaemonArgv): built from the names it checks.
 	args := daemonproto.Args(ownership.ClaimOf(paths, ownerID), d.Config.Generation, daemonproto.HeartbeatArgs(r.opts.DaemonHeartbeat)...)
 	cmd := exec.Command(r.opts.Executable, args...)
 	cmd.Stdin = stdin

@@ -100,7 +100,7 @@ func standInRecord(pid int, inc, ownerID string, gen int64) ownership.State {
 func TestStopOfChangedOwnerSendsNothingAndSaysSo(t *testing.T) {
 	agentDir := t.TempDir()
 	p := ownership.PathsFor(agentDir, "bot")
-	if err := ownership.EnsureDir(p); err != nil {
+	if err := fsstore.EnsureDir(p); err != nil {
 		t.Fatal(err)
 	}
 	decided := startStandIn(t, p, "owner-decided")
@@ -135,7 +135,7 @@ func TestStopOfChangedOwnerSendsNothingAndSaysSo(t *testing.T) {
 func TestFailedStopClearsItsControlRequest(t *testing.T) {
 	agentDir := t.TempDir()
 	p := ownership.PathsFor(agentDir, "bot")
-	if err := ownership.EnsureDir(p); err != nil {
+	if err := fsstore.EnsureDir(p); err != nil {
 		t.Fatal(err)
 	}
 	decided := startStandInAs(t, p, "owner-1", "stubborn")
@@ -159,7 +159,7 @@ func TestFailedStopClearsItsControlRequest(t *testing.T) {
 // flakyArgvProbe proves the process at the first look and cannot examine
 // it afterwards: the stop opens the owner, then every signal is refused.
 type flakyArgvProbe struct {
-	ownership.Probe
+	fsstore.Probe
 	looks int
 }
 
@@ -175,14 +175,14 @@ func (p *flakyArgvProbe) Argv(pid int, inc string) ([]string, error) {
 func TestStopThatSentNothingLeavesItsRequest(t *testing.T) {
 	agentDir := t.TempDir()
 	p := ownership.PathsFor(agentDir, "bot")
-	if err := ownership.EnsureDir(p); err != nil {
+	if err := fsstore.EnsureDir(p); err != nil {
 		t.Fatal(err)
 	}
 	decided := startStandIn(t, p, "owner-1")
 	if err := os.WriteFile(p.State, decided.Marshal(), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r, err := New(Options{AgentDir: agentDir, Log: logr.Discard(), Store: fsstore.New(agentDir, fsstore.Options{Probe: &flakyArgvProbe{Probe: ownership.SystemProbe()}}), Files: fsstore.Files{}})
+	r, err := New(Options{AgentDir: agentDir, Log: logr.Discard(), Store: fsstore.New(agentDir, fsstore.Options{Probe: &flakyArgvProbe{Probe: fsstore.SystemProbe()}}), Files: fsstore.Files{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 // passLock serializes passes across processes: the loop, --once, stop and
 // restart all take it. It is two locks: the flock on the lock file, which
 // every version of this reconciler takes, and the kernel-held pass lock
-// (ownership.PassLockKeys), which no file operation can remove: a file
+// (PassLockKeys), which no file operation can remove: a file
 // removed under its holder leaves the next reconciler a new inode to flock,
 // but not the kernel's name.
 type passLock struct {
@@ -123,7 +123,7 @@ func namesFile(path string, f *os.File) (bool, error) {
 var errPassLockHeld = errors.New("pass lock held by another reconciler")
 
 func takeKernelPassLock(agentDir string) (platform.NameLocks, error) {
-	keys, err := ownership.PassLockKeys(agentDir)
+	keys, err := PassLockKeys(agentDir)
 	if err != nil {
 		return nil, err
 	}

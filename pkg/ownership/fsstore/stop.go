@@ -28,12 +28,12 @@ func (s *Store) Stop(ctx context.Context, name string, want *ownership.Desired, 
 	action, graceful, kill, escalate := how.Action, how.Graceful, how.Kill, how.Escalate
 	// Every check a signal needs, the process's command line included,
 	// before anything is written or sent.
-	proc, err := ownership.OpenOwner(paths, want, decided, s.probe)
+	proc, err := OpenOwner(paths, want, decided, s.probe)
 	switch {
 	case errors.Is(err, platform.ErrProcessGone):
 		// Exited, its PID reused, or proved never this name's daemon: the
 		// record's owner is gone, and that process is none of ours.
-		var gone *ownership.OwnerGoneError
+		var gone *OwnerGoneError
 		if errors.As(err, &gone) && gone.NotDaemon {
 			s.log.Info("not stopping: the record names a process that is not this daemon", "pid", decided.PID, "why", err.Error())
 		}
@@ -43,9 +43,9 @@ func (s *Store) Stop(ctx context.Context, name string, want *ownership.Desired, 
 	}
 	defer proc.Close()
 
-	req := ownership.ControlRequest{Version: 1, RequestID: uuid.NewString(), Action: action,
+	req := ControlRequest{Version: 1, RequestID: uuid.NewString(), Action: action,
 		OwnerID: decided.OwnerID, PID: decided.PID, Incarnation: decided.Incarnation, CreatedAt: s.Now().UnixMilli()}
-	if err := ownership.WriteControl(paths, req); err != nil {
+	if err := WriteControl(paths, req); err != nil {
 		return fmt.Errorf("writing control request; nothing was sent: %w", err)
 	}
 	var done ladder
@@ -61,7 +61,7 @@ func (s *Store) Stop(ctx context.Context, name string, want *ownership.Desired, 
 			return
 		}
 		var changed *ownership.ControlChangedError
-		if cerr := ownership.ClearControl(paths, req.RequestID); cerr != nil && !errors.Is(cerr, fs.ErrNotExist) && !errors.As(cerr, &changed) {
+		if cerr := ClearControl(paths, req.RequestID); cerr != nil && !errors.Is(cerr, fs.ErrNotExist) && !errors.As(cerr, &changed) {
 			s.log.Error(cerr, "clearing control request", "requestId", req.RequestID)
 		}
 	}()
@@ -70,7 +70,7 @@ func (s *Store) Stop(ctx context.Context, name string, want *ownership.Desired, 
 		sig  syscall.Signal
 		wait time.Duration
 	}{{syscall.SIGTERM, graceful}, {syscall.SIGKILL, kill}} {
-		err := ownership.SignalOwner(paths, want, decided, step.sig, s.probe)
+		err := SignalOwner(paths, want, decided, step.sig, s.probe)
 		if err != nil && !errors.Is(err, platform.ErrProcessGone) {
 			// The record changed (a release writes stoppedAt) or cannot be
 			// proven: no signal, but the process may still be on its way out.

@@ -1,8 +1,3 @@
-// Package fsstore is the ownership backend of one machine: records, locks
-// and control requests in files under an agent dir, kernel-held name locks,
-// fenced signals and the stop ladder. It proves every process it acts on
-// (pkg/platform) and refuses what it cannot prove; the reconciler only
-// decides.
 package fsstore
 
 import (
@@ -20,23 +15,27 @@ import (
 type Options struct {
 	// Probe answers liveness, incarnation and command lines; the system's
 	// when nil.
-	Probe ownership.Probe
+	Probe Probe
 	Log   logr.Logger
 }
 
-// Store is ownership.Store over one agent dir.
+// Store is Store over one agent dir.
 type Store struct {
 	agentDir string
-	probe    ownership.Probe
+	probe    Probe
 	log      logr.Logger
 }
 
-var _ ownership.Store = (*Store)(nil)
+var (
+	_ ownership.Store    = (*Store)(nil)
+	_ ownership.Acquirer = (*Store)(nil)
+	_ ownership.Claim    = (*Owner)(nil)
+)
 
 // New returns the store of agentDir's daemons. It touches nothing until asked.
 func New(agentDir string, opts Options) *Store {
 	if opts.Probe == nil {
-		opts.Probe = ownership.SystemProbe()
+		opts.Probe = SystemProbe()
 	}
 	return &Store{agentDir: agentDir, probe: opts.Probe, log: opts.Log}
 }
@@ -45,19 +44,33 @@ func (s *Store) paths(name string) ownership.Paths { return ownership.PathsFor(s
 
 // Observe reads name's state.json and the facts about the process it names.
 func (s *Store) Observe(name string) ownership.Observation {
-	rec := ownership.ReadState(s.paths(name))
-	return ownership.Observation{Record: rec, Facts: ownership.GatherFacts(s.probe, rec)}
+	rec := ReadState(s.paths(name))
+	return ownership.Observation{Record: rec, Facts: GatherFacts(s.probe, rec)}
+}
+
+// Acquire takes name for a daemon of this process: its private dir first,
+// then the locks and the record (see the package function Acquire).
+func (s *Store) Acquire(name string, req ownership.AcquireRequest) (ownership.Claim, error) {
+	p := s.paths(name)
+	if err := EnsureDir(p); err != nil {
+		return nil, err
+	}
+	o, err := Acquire(p, req)
+	if err != nil {
+		return nil, marked(err)
+	}
+	return o, nil
 }
 
 // Prepare creates name's daemon dir, and checks the whole path private.
-func (s *Store) Prepare(name string) error { return ownership.EnsureDir(s.paths(name)) }
+func (s *Store) Prepare(name string) error { return marked(EnsureDir(s.paths(name))) }
 
 // SpawnBlocked looks first to the kernel, which knows of a live daemon of
 // this name even when no file does (sdk/ removed or restored under it),
 // then to the lock files, in the order Acquire meets them.
 func (s *Store) SpawnBlocked(name string) error {
 	p := s.paths(name)
-	holder, err := ownership.NameLockHolder(p)
+	holder, err := NameLockHolder(p)
 	switch {
 	case err != nil:
 		// The lock files are still judged, and Acquire takes the name
@@ -66,7 +79,7 @@ func (s *Store) SpawnBlocked(name string) error {
 	case holder != nil:
 		return holder
 	}
-	return ownership.SpawnObstacle(p, s.probe)
+	return marked(SpawnObstacle(p, s.probe))
 }
 
 // Reference opens the owner's process by a reference (a pidfd on Linux)
@@ -89,6 +102,6 @@ func (s *Store) LockPasses(ctx context.Context) (func(), error) {
 }
 
 // Boot is this boot's time and ID, as far as they can be read.
-func (s *Store) Boot() ownership.BootFacts { return ownership.GatherBoot(s.probe) }
+func (s *Store) Boot() ownership.BootFacts { return GatherBoot(s.probe) }
 
 func (s *Store) Now() time.Time { return s.probe.Now() }

@@ -1,0 +1,36 @@
+package ownership
+
+// AcquireRequest is what a daemon claims ownership as.
+type AcquireRequest struct {
+	Kind       string // the provider; a known kind
+	OwnerID    string // unique per spawn: "<reconciler pid>-<uuid>"
+	Identity   string // the identity fingerprint of the config it runs
+	Generation int64  // >= 0
+}
+
+// Claim is the daemon's side of an ownership backend: a name it holds, from
+// Acquirer.Acquire, until Release or until ownership is lost. A backend
+// checks, before each write it makes for the claim, that the claim is still
+// the owner; a heartbeat that finds it is not returns ErrOwnershipLost.
+type Claim interface {
+	// Renew heartbeats, publishing the transport's health. An error that
+	// is ErrOwnershipLost means the name is no longer this claim's: stop
+	// everything at once, release nothing.
+	Renew(transportHealthy bool, transportError string) error
+	// Release gives the name up, recording t when the service refused the
+	// daemon for good (nil for a plain stop).
+	Release(t *Terminated) error
+	// StopRequested reports whether a request to stop addressed to this
+	// owner is waiting; requests for anyone else are left alone. An
+	// unreadable request is an error, never a stop.
+	StopRequested() (bool, error)
+	// State is the record as last published.
+	State() State
+}
+
+// Acquirer is what a daemon takes its name from: at most one live Claim per
+// name, whoever asks. A refusal because another owner holds the name is a
+// *HeldError or a *ReclaimBusyError.
+type Acquirer interface {
+	Acquire(name string, req AcquireRequest) (Claim, error)
+}

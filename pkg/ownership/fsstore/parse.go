@@ -1,0 +1,296 @@
+package fsstore
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"gjc.dev/reconciler/pkg/ownership"
+
+	"gjc.dev/reconciler/pkg/platform"
+)
+
+// legacyKeys is the exact key set of a pre-upgrade record (the reference's
+// isExactPreUpgradeUnavailableChatDaemonState); stoppedAt is optional.
+var legacyKeys = []string{
+	"version", "kind", "pid", "ownerId", "identity", "incarnation",
+	"startedAt", "heartbeatAt", "transportHealthy", "stoppedAt",
+}
+
+// ReadState reads and parses p.State. The file is opened without following
+// a symbolic link and read up to MaxRecordSize; the daemon directory and
+// the levels above it must be private. No file or directory is created.
+func ReadState(p ownership.Paths) ownership.Record {
+	data, exists, err := readContractFile(p, p.State)
+	switch {
+	case err != nil:
+		return ownership.Record{Present: true, Malformed: &ownership.MalformedError{Path: p.State, Err: err}, Paths: p}
+	case !exists:
+		return ownership.Record{Paths: p}
+	}
+	rec := ownership.Record{Present: true, Raw: data, Paths: p}
+	st, legacy, err := ParseState(data)
+	if err != nil {
+		var me *ownership.MalformedError
+		if errors.As(err, &me) {
+			me.Path = p.State
+		}
+		rec.Malformed = err
+		return rec
+	}
+	rec.State, rec.Legacy = st, legacy
+	return rec
+}
+
+// ParseState judges data as a state.json record with the reference's rules
+// (hasSafeChatDaemonOwnerShape, hasSafeChatDaemonStateShape,
+// isExactPreUpgradeUnavailableChatDaemonState) and this project's additions:
+//
+//   - version is 1; kind is a known provider; pid is a safe integer > 0;
+//     ownerId and identity are non-empty strings; incarnation is valid
+//     (platform.ValidIncarnation); startedAt and heartbeatAt are finite
+//     numbers; transportHealthy is a boolean; stoppedAt is absent or a
+//     finite number; generation is absent (a legacy generation) or a safe
+//     integer >= 0. null is never "absent".
+//   - Numbers are judged as JavaScript reads them, so a pid of 1.0 or 1e0
+//     is the integer 1 (Number.isSafeInteger(1.0) is true) and a generation
+//     of -0 is 0.
+//   - Stricter than the reference: times must be integral milliseconds
+//     within the safe integer range (State holds them as int64, and every
+//     writer, Date.now() included, writes integers); transportError, when
+//     present, is a string and terminated an object with a non-empty string
+//     reason and a string message; a key that appears twice makes the record
+//     malformed.
+//   - Other keys are ignored, except that the legacy record is recognised
+//     only with exactly the old key set (stoppedAt optional) and incarnation
+//     "unavailable"; legacy is then true and Incarnation is "unavailable".
+//
+// The error is a *MalformedError naming the first field at fault.
+func ParseState(data []byte) (st *ownership.State, legacy bool, err error) {
+	obj, err := parseObject(data)
+	if err != nil {
+		return nil, false, &ownership.MalformedError{Path: ownership.StateFile, Err: err}
+	}
+	f := fields{obj: obj, file: ownership.StateFile}
+	s := &ownership.State{Version: ownership.RecordVersion}
+	f.version()
+	s.Kind = f.kind()
+	s.PID = f.pid("pid")
+	s.OwnerID = f.nonEmpty("ownerId")
+	s.Identity = f.nonEmpty("identity")
+	s.Incarnation, legacy = f.incarnation(obj)
+	s.StartedAt = f.time("startedAt")
+	s.HeartbeatAt = f.time("heartbeatAt")
+	s.TransportHealthy = f.boolean("transportHealthy")
+	s.StoppedAt = f.optionalTime("stoppedAt")
+	s.Generation = f.generation()
+	s.TransportError = f.optionalString("transportError")
+	s.Terminated = f.terminated()
+	s.BootID = f.optionalString("bootId")
+	if f.err != nil {
+		return nil, false, f.err
+	}
+	return s, legacy, nil
+}
+
+// fields checks an object's fields one by one; the first failure sticks.
+type fields struct {
+	obj  object
+	file string
+	err  *ownership.MalformedError
+}
+
+func (f *fields) fail(field, format string, args ...any) {
+	if f.err == nil {
+		f.err = &ownership.MalformedError{Path: f.file, Field: field, Err: fmt.Errorf(format, args...)}
+	}
+}
+
+// required returns the raw value of key, failing if it is missing.
+func (f *fields) required(key string) (json.RawMessage, bool) {
+	raw, ok := f.obj.get(key)
+	if !ok {
+		f.fail(key, "missing")
+	}
+	return raw, ok && f.err == nil
+}
+
+func (f *fields) version() {
+	raw, ok := f.required("version")
+	if !ok {
+		return
+	}
+	if v, ok := jsNumber(raw); !ok || v != ownership.RecordVersion {
+		f.fail("version", "must be %d, got %s", ownership.RecordVersion, shown(raw))
+	}
+}
+
+func (f *fields) kind() string {
+	raw, ok := f.required("kind")
+	if !ok {
+		return ""
+	}
+	k, ok := jsString(raw)
+	if !ok || !ownership.KnownKind(k) {
+		f.fail("kind", "must be one of %q, got %s", ownership.Kinds(), shown(raw))
+	}
+	return k
+}
+
+// pid is a safe integer > 0, as Number.isSafeInteger(pid) && pid > 0.
+func (f *fields) pid(key string) int {
+	raw, ok := f.required(key)
+	if !ok {
+		return 0
+	}
+	v, ok := jsNumber(raw)
+	if !ok || !isSafeInteger(v) || v <= 0 {
+		f.fail(key, "must be a safe integer > 0, got %s", shown(raw))
+		return 0
+	}
+	return int(v)
+}
+
+func (f *fields) nonEmpty(key string) string {
+	raw, ok := f.required(key)
+	if !ok {
+		return ""
+	}
+	s, ok := jsString(raw)
+	if !ok || s == "" {
+		f.fail(key, "must be a non-empty string, got %s", shown(raw))
+	}
+	return s
+}
+
+// incarnation accepts a valid incarnation, or "unavailable" in a record
+// with exactly the legacy key set.
+func (f *fields) incarnation(obj object) (string, bool) {
+	raw, ok := f.required("incarnation")
+	if !ok {
+		return "", false
+	}
+	s, ok := jsString(raw)
+	switch {
+	case !ok:
+		f.fail("incarnation", "must be a string, got %s", shown(raw))
+	case s == ownership.LegacyIncarnation:
+		for _, m := range obj {
+			if !isLegacyKey(string(m.key)) {
+				f.fail("incarnation", "%q has no authority, and key %q makes this not the exact legacy record", s, m.key)
+				return s, false
+			}
+		}
+		return s, true
+	case !platform.ValidIncarnation(s):
+		f.fail("incarnation", "%s is not a valid incarnation", shown(raw))
+	}
+	return s, false
+}
+
+func isLegacyKey(k string) bool {
+	for _, l := range legacyKeys {
+		if k == l {
+			return true
+		}
+	}
+	return false
+}
+
+// time is a finite number (the reference) that is also an integral number
+// of milliseconds in the safe range (ours: State holds int64 ms).
+func (f *fields) time(key string) int64 {
+	raw, ok := f.required(key)
+	if !ok {
+		return 0
+	}
+	return f.timeValue(key, raw)
+}
+
+func (f *fields) timeValue(key string, raw json.RawMessage) int64 {
+	v, ok := jsNumber(raw)
+	switch {
+	case !ok || !isFinite(v):
+		f.fail(key, "must be a finite number, got %s", shown(raw))
+	case !isSafeInteger(v):
+		f.fail(key, "must be an integral number of milliseconds, got %s", shown(raw))
+	}
+	return int64(v)
+}
+
+func (f *fields) optionalTime(key string) *int64 {
+	raw, ok := f.obj.get(key)
+	if !ok || f.err != nil {
+		return nil
+	}
+	t := f.timeValue(key, raw)
+	return &t
+}
+
+func (f *fields) boolean(key string) bool {
+	raw, ok := f.required(key)
+	if !ok {
+		return false
+	}
+	b, ok := jsBool(raw)
+	if !ok {
+		f.fail(key, "must be a boolean, got %s", shown(raw))
+	}
+	return b
+}
+
+// generation is absent (a legacy owner, replaceable) or a safe integer
+// >= 0; null, negative, fractional or a string is malformed.
+func (f *fields) generation() *int64 {
+	raw, ok := f.obj.get("generation")
+	if !ok || f.err != nil {
+		return nil
+	}
+	v, ok := jsNumber(raw)
+	if !ok || !isSafeInteger(v) || v < 0 {
+		f.fail("generation", "must be absent or a safe integer >= 0, got %s", shown(raw))
+		return nil
+	}
+	g := int64(v) // -0 becomes 0
+	return &g
+}
+
+func (f *fields) optionalString(key string) string {
+	raw, ok := f.obj.get(key)
+	if !ok || f.err != nil {
+		return ""
+	}
+	s, ok := jsString(raw)
+	if !ok {
+		f.fail(key, "must be a string when present, got %s", shown(raw))
+	}
+	return s
+}
+
+func (f *fields) terminated() *ownership.Terminated {
+	raw, ok := f.obj.get("terminated")
+	if !ok || f.err != nil {
+		return nil
+	}
+	fail := func() *ownership.Terminated {
+		f.fail("terminated", "must be an object with a non-empty string reason and a string message, got %s", shown(raw))
+		return nil
+	}
+	if jsType(raw) != "object" {
+		return fail()
+	}
+	obj, err := parseObject(raw)
+	if err != nil {
+		return fail()
+	}
+	r, rok := obj.get("reason")
+	m, mok := obj.get("message")
+	if !rok || !mok {
+		return fail()
+	}
+	reason, rok := jsString(r)
+	message, mok := jsString(m)
+	if !rok || !mok || reason == "" {
+		return fail()
+	}
+	return &ownership.Terminated{Reason: reason, Message: message}
+}

@@ -1,0 +1,74 @@
+// Package jswriter writes the ownership files' JSON exactly as the
+// reference's JSON.stringify does, so what a reference reader compares byte
+// for byte matches.
+package jswriter
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// Writer writes JSON exactly as JavaScript's JSON.stringify does for the
+// values these records hold. encoding/json differs: it escapes <, >, & and
+// U+2028/U+2029.
+type Writer struct {
+	b     []byte
+	comma bool // a member was written at this level
+}
+
+func (w *Writer) Open() *Writer  { w.b = append(w.b, '{'); w.comma = false; return w }
+func (w *Writer) Close() *Writer { w.b = append(w.b, '}'); w.comma = true; return w }
+
+func (w *Writer) Key(k string) *Writer {
+	if w.comma {
+		w.b = append(w.b, ',')
+	}
+	w.Str(k)
+	w.b = append(w.b, ':')
+	w.comma = false
+	return w
+}
+
+func (w *Writer) Int(n int64) { w.b = strconv.AppendInt(w.b, n, 10); w.comma = true }
+
+func (w *Writer) Bool(v bool) { w.b = strconv.AppendBool(w.b, v); w.comma = true }
+
+// Str quotes s as JSON.stringify does: the two-character escapes for
+// \b \f \n \r \t " and \\, \u00xx (lower-case hex) for other control
+// characters, everything else as is. Go strings may hold invalid UTF-8,
+// which no JavaScript string can: each invalid byte becomes U+FFFD, which
+// is also what reading it back produces.
+func (w *Writer) Str(s string) {
+	const hex = "0123456789abcdef"
+	w.b = append(w.b, '"')
+	for _, r := range s {
+		switch {
+		case r == '"':
+			w.b = append(w.b, '\\', '"')
+		case r == '\\':
+			w.b = append(w.b, '\\', '\\')
+		case r == '\b':
+			w.b = append(w.b, '\\', 'b')
+		case r == '\f':
+			w.b = append(w.b, '\\', 'f')
+		case r == '\n':
+			w.b = append(w.b, '\\', 'n')
+		case r == '\r':
+			w.b = append(w.b, '\\', 'r')
+		case r == '\t':
+			w.b = append(w.b, '\\', 't')
+		case r < 0x20:
+			w.b = append(w.b, '\\', 'u', '0', '0', hex[r>>4], hex[r&0xf])
+		default:
+			w.b = utf8.AppendRune(w.b, r) // utf8.RuneError for invalid bytes
+		}
+	}
+	w.b = append(w.b, '"')
+	w.comma = true
+}
+
+// New returns a Writer with room for about size bytes.
+func New(size int) *Writer { return &Writer{b: make([]byte, 0, size)} }
+
+// Bytes is what was written.
+func (w *Writer) Bytes() []byte { return w.b }
