@@ -42,6 +42,9 @@ type fakeClaim struct {
 	renew      func(n int) error
 	n          int
 	terminated *ownership.Terminated
+	// lost, when set, is Lost; fenceErr is what Fence says once it is closed.
+	lost     chan struct{}
+	fenceErr error
 }
 
 func (f *fakeClaim) Renew(bool, string) error {
@@ -61,6 +64,17 @@ func (f *fakeClaim) Release(t *ownership.Terminated) error {
 }
 
 func (f *fakeClaim) StopRequested() (bool, error) { return false, nil }
+
+func (f *fakeClaim) Fence() error {
+	select {
+	case <-f.lost:
+		return f.fenceErr
+	default:
+		return nil
+	}
+}
+
+func (f *fakeClaim) Lost() <-chan struct{} { return f.lost }
 
 func (f *fakeClaim) State() ownership.State { return ownership.State{PID: 1, OwnerID: "owner-test"} }
 
@@ -143,7 +157,7 @@ func newPhaseWorld(t *testing.T) (*phaseWorld, context.Context, *calls) {
 		t.Fatal(err)
 	}
 	w := &phaseWorld{
-		claim:     &fakeClaim{calls: c},
+		claim:     &fakeClaim{calls: c, lost: make(chan struct{})},
 		health:    &fakeHealth{changed: make(chan struct{}, 1)},
 		transport: newFakeComponent("transport", c),
 		relay:     newFakeComponent("relay", c),
@@ -194,6 +208,14 @@ func TestDaemonPhasesRunInOrder(t *testing.T) {
 		once:      func(w *phaseWorld) { w.healthChanged() },
 		wantCode:  daemonproto.ExitLost,
 		wantCalls: slices.Concat(all, []string{"heartbeat"}, shutdown),
+	}, {
+		name: "a loss a component's fence found stops the components at once and releases nothing",
+		once: func(w *phaseWorld) {
+			w.claim.fenceErr = errLost
+			close(w.claim.lost)
+		},
+		wantCode:  daemonproto.ExitLost,
+		wantCalls: slices.Concat(all, shutdown),
 	}, {
 		name: "a heartbeat that is not written is not a loss",
 		renew: func(w *phaseWorld, n int) error {
@@ -246,7 +268,23 @@ func TestDaemonPhasesRunInOrder(t *testing.T) {
 			if tc.once != nil {
 				w.relay.started = func() { tc.once(w) }
 			}
-			code, err := w.d.run(ctx, []Component{w.transport, w.relay})
+			type result struct {
+				code int
+				err  error
+			}
+			ran := make(chan result, 1)
+			go func() {
+				code, err := w.d.run(ctx, []Component{w.transport, w.relay})
+				ran <- result{code, err}
+			}()
+			var code int
+			var err error
+			select {
+			case r := <-ran:
+				code, err = r.code, r.err
+			case <-time.After(testTimeout):
+				t.Fatalf("the daemon did not end; calls so far %q", c.get())
+			}
 			if code != tc.wantCode {
 				t.Errorf("exit %d (%v), want %d", code, err, tc.wantCode)
 			}

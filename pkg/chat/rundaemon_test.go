@@ -3,10 +3,12 @@ package chat
 import (
 	"context"
 	"errors"
+	"os"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/fsnotify/fsnotify"
 	"github.com/go-logr/logr/testr"
 
 	"gjc.dev/reconciler/pkg/daemonproto"
@@ -87,4 +89,95 @@ func TestRunDaemonClosesTheTransportBeforeTheRelease(t *testing.T) {
 	if s := fsstore.ReadState(paths).State; s == nil || s.StoppedAt == nil {
 		t.Error("not released after the transport closed")
 	}
+}
+
+// A daemon whose record another writer takes over stops its transport and
+// exits 4 on that file event, long before its next heartbeat (an hour
+// here): the loss is proved the moment the record changes.
+func TestRunDaemonStopsTheMomentItsRecordIsTaken(t *testing.T) {
+	dir := t.TempDir()
+	cfg := daemonConfig()
+	paths := ownership.PathsFor(dir, cfg.Name)
+	tr := &fakeTransport{running: make(chan struct{})}
+	type result struct {
+		code int
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, err := RunDaemon(context.Background(), DaemonOptions{AgentDir: dir, Owners: releasedAtCleanup(t, fsstore.New(dir, fsstore.Options{})),
+			OwnerID: "owner-1", Config: cfg, Log: testr.New(t), Heartbeat: time.Hour}, tr)
+		done <- result{code, err}
+	}()
+	select {
+	case <-tr.running:
+	case <-time.After(testTimeout):
+		t.Fatal("the transport never ran")
+	}
+	// Its healthy heartbeat is the last write it makes for an hour: once
+	// it is on disk, only the file event can end the daemon.
+	st := waitRecord(t, paths, func(s *ownership.State) bool { return s.TransportHealthy })
+	taken := *st
+	taken.OwnerID = "owner-2"
+	if err := os.WriteFile(paths.State, taken.Marshal(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case r := <-done:
+		if r.code != daemonproto.ExitLost || !errors.Is(r.err, ownership.ErrOwnershipLost) {
+			t.Fatalf("RunDaemon after its record was taken = %d, %v; want %d and ErrOwnershipLost", r.code, r.err, daemonproto.ExitLost)
+		}
+	case <-time.After(testTimeout):
+		t.Fatal("the daemon ran on after its record was taken")
+	}
+	if s := fsstore.ReadState(paths).State; s == nil || s.OwnerID != "owner-2" || s.StoppedAt != nil {
+		t.Fatalf("the record after the loss = %+v; the daemon must not touch another owner's record", s)
+	}
+}
+
+// waitRecord waits, on the daemon dir's file events and with a deadline,
+// until the record satisfies ok.
+func waitRecord(t *testing.T, paths ownership.Paths, ok func(*ownership.State) bool) *ownership.State {
+	t.Helper()
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if err := w.Add(paths.Dir); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(testTimeout)
+	for {
+		if s := fsstore.ReadState(paths).State; s != nil && ok(s) {
+			return s
+		}
+		select {
+		case <-w.Events:
+		case err := <-w.Errors:
+			t.Fatal(err)
+		case <-deadline:
+			t.Fatalf("record %s never as wanted: %+v", paths.State, fsstore.ReadState(paths).State)
+		}
+	}
+}
+
+// releasedAtCleanup hands out claims from a and releases each when the
+// test ends. A daemon that lost its name exits without a release, and its
+// process drops the kernel-held name lock then; a test's process lives on,
+// and a later test's dir can get the same inode, hence the same lock.
+func releasedAtCleanup(t *testing.T, a ownership.Acquirer) ownership.Acquirer {
+	return acquirerFunc(func(name string, req ownership.AcquireRequest) (ownership.Claim, error) {
+		c, err := a.Acquire(name, req)
+		if err == nil {
+			t.Cleanup(func() { _ = c.Release(nil) })
+		}
+		return c, err
+	})
+}
+
+type acquirerFunc func(name string, req ownership.AcquireRequest) (ownership.Claim, error)
+
+func (f acquirerFunc) Acquire(name string, req ownership.AcquireRequest) (ownership.Claim, error) {
+	return f(name, req)
 }

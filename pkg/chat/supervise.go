@@ -32,7 +32,9 @@ const (
 
 // supervise is phase 3: heartbeat every interval and on every change of
 // the transport's health, and watch control.json, ctx and the components,
-// until one of them ends the daemon.
+// until one of them ends the daemon. A change to the record or the lock by
+// anyone is proved at once (Fence), so a daemon whose ownership was taken
+// stops within a file event, not a heartbeat.
 func (d *daemon) supervise(ctx context.Context, components []Component) *ending {
 	events, watchErrs, closeWatch := d.watchControl()
 	defer closeWatch()
@@ -56,7 +58,22 @@ func (d *daemon) supervise(ctx context.Context, components []Component) *ending 
 			d.log.Info("stop requested by signal")
 			return &ending{kind: endStop}
 		case ev := <-events:
-			check = filepath.Base(ev.Name) == filepath.Base(d.paths.Control)
+			switch filepath.Base(ev.Name) {
+			case filepath.Base(d.paths.Control):
+				check = true
+			case filepath.Base(d.paths.State), filepath.Base(d.paths.Lock):
+				// Someone else touched what proves us the owner: prove it
+				// again now, not at the next heartbeat.
+				if err := d.claim.Fence(); errors.Is(err, ownership.ErrOwnershipLost) {
+					d.log.Error(err, "ownership lost; stopping the components")
+					return &ending{kind: endLost, err: err}
+				}
+			}
+		case <-d.claim.Lost():
+			// Found by a fence elsewhere (a component's, before a post).
+			err := d.claim.Fence()
+			d.log.Error(err, "ownership lost; stopping the components")
+			return &ending{kind: endLost, err: err}
 		case werr := <-watchErrs:
 			d.log.Error(werr, "file watch; control requests are still read on each heartbeat")
 		case <-d.health.HealthChanged():

@@ -24,6 +24,13 @@ type Claim interface {
 	// owner is waiting; requests for anyone else are left alone. An
 	// unreadable request is an error, never a stop.
 	StopRequested() (bool, error)
+	// Fence proves that this claim still owns the name; call it before
+	// every side effect the name's owner alone may have (a post, say). An
+	// error that is ErrOwnershipLost means it does not: do nothing.
+	Fence() error
+	// Lost is closed the moment a heartbeat or a fence finds the
+	// ownership lost: every component stops at once.
+	Lost() <-chan struct{}
 	// State is the record as last published.
 	State() State
 }

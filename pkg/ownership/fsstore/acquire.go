@@ -41,7 +41,8 @@ type Owner struct {
 	// the directory, say). Bounded: see maxPending.
 	pending     [][]byte
 	lease       platform.Lease
-	lost        error // once ownership is lost, it stays lost
+	lost        error         // once ownership is lost, it stays lost
+	lostCh      chan struct{} // closed when lost is set
 	released    bool
 	lockRemoved bool
 	// name are the kernel-held name locks, taken before anything else and
@@ -134,7 +135,7 @@ func acquireLocked(p ownership.Paths, req ownership.AcquireRequest, probe Probe,
 		_ = exactUnlinkIfOurs(p.Lock, lease)
 		return nil, fmt.Errorf("acquire %s: publish: %w", p.Name(), err)
 	}
-	return &Owner{paths: p, env: e, state: st, raw: data, lease: lease}, nil
+	return &Owner{paths: p, env: e, state: st, raw: data, lease: lease, lostCh: make(chan struct{})}, nil
 }
 
 // maxReclaimPoll caps the interval at which Acquire looks again while

@@ -53,10 +53,24 @@ func (o *Owner) checkHeld() error {
 	}
 	if err := o.verify(); err != nil {
 		o.lost = err
+		close(o.lostCh) // once: lost is never unset
 		return err
 	}
 	return nil
 }
+
+// Fence proves, before a side effect, that this owner still owns the name
+// (ownership.Claim): the same proof as a heartbeat's, without the write.
+// A loss it finds sticks and closes Lost.
+func (o *Owner) Fence() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.checkHeld()
+}
+
+// Lost is closed the moment a heartbeat or a fence finds the ownership
+// lost (ownership.Claim).
+func (o *Owner) Lost() <-chan struct{} { return o.lostCh }
 
 // verify proves that the ownership is still ours; see Renew.
 func (o *Owner) verify() error {
