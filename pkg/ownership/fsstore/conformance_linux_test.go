@@ -37,7 +37,7 @@ type world struct {
 }
 
 func newWorld(t *testing.T) ownershiptest.World {
-	return &world{agentDir: t.TempDir(), probe: &hidingProbe{Probe: ownership.SystemProbe()}}
+	return &world{agentDir: t.TempDir(), probe: &hidingProbe{Probe: fsstore.SystemProbe()}}
 }
 
 func (w *world) paths(name string) ownership.Paths { return ownership.PathsFor(w.agentDir, name) }
@@ -49,13 +49,13 @@ func (w *world) Store() ownership.Store {
 func (w *world) StartOwner(t *testing.T, name string, want ownership.Desired, opts ownershiptest.OwnerOptions) ownershiptest.Owner {
 	t.Helper()
 	p := w.paths(name)
-	ownerID := ownership.NewOwnerID()
+	ownerID := fsstore.NewOwnerID()
 	env := []string{kindEnv + "=" + want.Kind, identityEnv + "=" + want.Identity}
 	if opts.Stubborn {
 		env = append(env, stubbornEnv+"=1")
 	}
 	h := startProc(t, "owner", env, daemonproto.Args(ownership.ClaimOf(p, ownerID), want.Generation)...)
-	rec := ownership.ReadState(p)
+	rec := fsstore.ReadState(p)
 	if rec.State == nil || rec.State.OwnerID != ownerID || rec.State.PID != h.PID() {
 		t.Fatalf("owner %s (pid %d) said ready, but the record is %+v", ownerID, h.PID(), rec)
 	}
@@ -85,7 +85,7 @@ func (w *world) CorruptLock(t *testing.T, name string) {
 // write replaces path whole, as every writer of the contract does.
 func (w *world) write(t *testing.T, name, path string, data []byte) {
 	t.Helper()
-	if err := ownership.EnsureDir(w.paths(name)); err != nil {
+	if err := fsstore.EnsureDir(w.paths(name)); err != nil {
 		t.Fatal(err)
 	}
 	if err := platform.WriteFileAtomic(path, data); err != nil {
@@ -141,7 +141,7 @@ func (w *world) Fingerprint(t *testing.T, name string) string {
 // PIDs cannot be read: what a process of another user behind hidepid, or
 // an unreadable /proc, looks like.
 type hidingProbe struct {
-	ownership.Probe
+	fsstore.Probe
 	mu     sync.Mutex
 	hidden map[int]bool
 }

@@ -11,6 +11,7 @@ import (
 
 	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/ownership/fsstore"
 )
 
 // The test binary doubles as the processes the conformance suite needs: run
@@ -146,7 +147,7 @@ func runOwner() int {
 		fmt.Println("err", err)
 		return 2
 	}
-	o, err := ownership.Acquire(p, ownership.AcquireRequest{
+	o, err := fsstore.Acquire(p, ownership.AcquireRequest{
 		Kind: os.Getenv(kindEnv), OwnerID: flags[daemonproto.FlagOwnerID],
 		Identity: os.Getenv(identityEnv), Generation: gen,
 	})
@@ -183,7 +184,7 @@ func runOwner() int {
 					return 0
 				}
 				var extra []string
-				if req, err := ownership.ReadControl(p); err == nil && req != nil && o.ControlAddressed(*req) {
+				if req, err := fsstore.ReadControl(p); err == nil && req != nil && o.ControlAddressed(*req) {
 					extra = append(extra, "control request "+req.Action)
 				}
 				l.answer(extra...)
