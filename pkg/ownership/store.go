@@ -15,6 +15,11 @@ type Store interface {
 	// Observe reads name's record and gathers, in the same look, the
 	// facts Classify needs to judge it.
 	Observe(name string) Observation
+	// Watch returns a channel poked on every change to name's record or
+	// control request, and a cancel. The watch is in place when it
+	// returns, so a look after subscribing misses no change; a watch that
+	// cannot keep up wakes its subscriber rather than drop a change.
+	Watch(name string) (changes <-chan struct{}, cancel func(), err error)
 	// Prepare makes name's place ready for a new owner (on one machine:
 	// its private directory), before anything is written or spawned.
 	Prepare(name string) error
@@ -41,6 +46,8 @@ type Store interface {
 	// Boot identifies this boot, for safety state kept across restarts.
 	Boot() BootFacts
 	Now() time.Time
+	// Close ends the store's watches.
+	Close() error
 }
 
 // Observation is one look at a name: its record and the facts to judge it by.

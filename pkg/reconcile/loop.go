@@ -123,7 +123,7 @@ func (l *Loop) Run(ctx context.Context) error {
 	defer l.stopWatches()
 	// Watch before the first read, so a change made while the first pass
 	// runs is not lost between the read and the watch.
-	specEvents, cancelSpec, err := l.r.watch.subscribe(specWatchDir(l.opts.SpecPath), specFiles(l.opts.SpecPath))
+	specEvents, cancelSpec, err := l.r.watch.Subscribe(specWatchDir(l.opts.SpecPath), specFiles(l.opts.SpecPath))
 	if err != nil {
 		l.r.log.Error(err, "watching the spec source; changes are picked up on resync and SIGHUP")
 	} else {
@@ -298,20 +298,23 @@ func (l *Loop) work(name string) {
 func (l *Loop) follow(name string, owner *ownership.State) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	dir := ownership.PathsFor(l.r.opts.AgentDir, name).Dir
-	if _, ok := l.watched[name]; ok {
-		l.r.watch.rewatch(dir)
-	} else if events, cancel, err := l.r.watch.subscribe(dir, recordFiles); err == nil {
-		l.watched[name] = cancel
-		// What changed between the last look and the watch is seen by one
-		// more look now.
-		l.q.add(name)
-		go func() {
-			for range events {
-				l.wake(TriggerDaemonDir)
-				l.q.add(name)
-			}
-		}()
+	// A watched name's watch is kept whole by the store (Observe watches
+	// a re-created dir again), so only a new name is subscribed.
+	// One that cannot be watched is looked at on each resync, and asked
+	// again after each look.
+	if _, ok := l.watched[name]; !ok {
+		if events, cancel, err := l.r.store.Watch(name); err == nil {
+			l.watched[name] = cancel
+			// What changed between the last look and the watch is seen by
+			// one more look now.
+			l.q.add(name)
+			go func() {
+				for range events {
+					l.wake(TriggerDaemonDir)
+					l.q.add(name)
+				}
+			}()
+		}
 	}
 	cur := l.exits[name]
 	if owner == nil || (cur != nil && cur.ownerID == owner.OwnerID) {
@@ -453,3 +456,11 @@ func (s *sharedLock) release() {
 
 // ErrLock reports whether err is a lock timeout.
 func ErrLock(err error) bool { return errors.Is(err, ownership.ErrPassesLocked) }
+
+// poke wakes ch's reader without waiting: one pending wake is enough.
+func poke(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}

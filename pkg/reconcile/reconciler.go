@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-logr/logr"
 
+	"gjc.dev/reconciler/pkg/dirwatch"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/spec"
 )
@@ -40,7 +41,7 @@ type Reconciler struct {
 	store ownership.Store
 	files Files
 	inv   *inventory
-	watch *dirWatch
+	watch *dirwatch.Watch // the spec sources' dirs; the store watches its own
 
 	seed    sync.Once // the held owners of status.json, read under the pass lock
 	mu      sync.Mutex
@@ -90,7 +91,7 @@ func New(opts Options) (*Reconciler, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := newDirWatch()
+	w, err := dirwatch.New()
 	if err != nil {
 		return nil, fmt.Errorf("creating file watch: %w", err)
 	}
@@ -114,7 +115,11 @@ func (r *Reconciler) Close() error {
 		st.forget()
 	}
 	r.mu.Unlock()
-	return r.watch.close()
+	err := r.watch.Close()
+	if serr := r.store.Close(); err == nil {
+		err = serr
+	}
+	return err
 }
 
 func (r *Reconciler) state(name string) *nameState {

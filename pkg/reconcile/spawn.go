@@ -89,7 +89,7 @@ func (r *Reconciler) spawn(d *spec.Daemon, paths ownership.Paths) (*child, error
 // file events in the daemon dir (not a poll), until ownerID's record is
 // healthy. c, when set, is the spawned process: its exit ends the wait.
 func (r *Reconciler) waitOwnerHealthy(ctx context.Context, d *spec.Daemon, paths ownership.Paths, ownerID string, c *child) (ownership.Record, ownership.Classification, error) {
-	events, cancel, err := r.watch.subscribe(paths.Dir, recordFiles)
+	events, cancel, err := r.store.Watch(d.Name())
 	if err != nil {
 		return ownership.Record{}, ownership.Classification{}, fmt.Errorf("watching %s: %w", paths.Dir, err)
 	}

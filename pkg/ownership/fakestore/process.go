@@ -60,6 +60,7 @@ func (w *World) StartOwner(name string, want ownership.Desired, o OwnerOptions) 
 		Generation: &g, BootID: w.boot.ID,
 	}
 	sl.malformed, sl.prepared = false, true
+	w.changed(name)
 	return p, nil
 }
 
@@ -128,6 +129,7 @@ func (p *Process) release() {
 	if sl := p.w.names[p.holds]; sl != nil && sl.record != nil && p.owns(*sl.record) && sl.record.StoppedAt == nil {
 		t := p.w.now.UnixMilli()
 		sl.record.StoppedAt, sl.record.TransportHealthy = &t, false
+		p.w.changed(p.holds)
 	}
 	p.holds = ""
 }

@@ -142,6 +142,15 @@ func (s *Store) Boot() ownership.BootFacts {
 	return s.w.boot
 }
 
+// Watch pokes on every change to name's record or control request.
+func (s *Store) Watch(name string) (<-chan struct{}, func(), error) {
+	ch, cancel := s.w.watch(name)
+	return ch, cancel, nil
+}
+
+// Close: the fake keeps nothing open.
+func (s *Store) Close() error { return nil }
+
 func (s *Store) Now() time.Time {
 	s.w.mu.Lock()
 	defer s.w.mu.Unlock()

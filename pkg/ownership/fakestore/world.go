@@ -25,6 +25,10 @@ type World struct {
 	lastReq   int
 	lastOwner int
 	passes    chan struct{} // holds a token while a pass lock is held
+	// watchers are the Watch subscribers by name, poked (without
+	// blocking) by changed on every change to the name's record or
+	// control request.
+	watchers map[string]map[chan struct{}]bool
 
 	faults faults
 }
@@ -50,13 +54,14 @@ var errNotARecord = errors.New("not JSON: unexpected end of JSON input")
 func New() *World {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	return &World{
-		now:     now,
-		boot:    ownership.BootFacts{Time: now.Add(-time.Hour), TimeKnown: true, ID: "fakestore-boot-1"},
-		names:   map[string]*slot{},
-		procs:   map[int]*Process{},
-		lastPID: 1000,
-		lastInc: 100000,
-		passes:  make(chan struct{}, 1),
+		now:      now,
+		boot:     ownership.BootFacts{Time: now.Add(-time.Hour), TimeKnown: true, ID: "fakestore-boot-1"},
+		names:    map[string]*slot{},
+		procs:    map[int]*Process{},
+		lastPID:  1000,
+		lastInc:  100000,
+		passes:   make(chan struct{}, 1),
+		watchers: map[string]map[chan struct{}]bool{},
 	}
 }
 
@@ -86,6 +91,7 @@ func (w *World) SetRecord(name string, s ownership.State) {
 	sl := w.slot(name)
 	c := cloneState(s)
 	sl.record, sl.malformed, sl.prepared = &c, false, true
+	w.changed(name)
 }
 
 // CorruptRecord makes name's record one no reader accepts.
@@ -94,6 +100,7 @@ func (w *World) CorruptRecord(name string) {
 	defer w.mu.Unlock()
 	sl := w.slot(name)
 	sl.record, sl.malformed, sl.prepared = nil, true, true
+	w.changed(name)
 }
 
 // CorruptLock leaves a lock for name that no reader accepts.
@@ -111,6 +118,7 @@ func (w *World) RemoveRecord(name string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	delete(w.names, name)
+	w.changed(name)
 }
 
 // Record returns name's record as a store reads it.
@@ -172,6 +180,7 @@ func (w *World) writeControl(name, action string, decided ownership.State) Reque
 		OwnerID: decided.OwnerID, PID: decided.PID, Incarnation: decided.Incarnation, CreatedAt: w.now.UnixMilli(),
 	}
 	w.slot(name).control = &req
+	w.changed(name)
 	if p := w.procs[req.PID]; p != nil {
 		p.controlled(name, req)
 	}
@@ -185,6 +194,7 @@ func (w *World) clearControl(name, requestID string) {
 	defer w.mu.Unlock()
 	if sl := w.names[name]; sl != nil && sl.control != nil && sl.control.ID == requestID {
 		sl.control = nil
+		w.changed(name)
 	}
 }
 
@@ -228,4 +238,30 @@ func signalName(sig syscall.Signal) string {
 		return "SIGKILL"
 	}
 	return fmt.Sprintf("signal %d", int(sig))
+}
+
+// changed pokes name's watchers; the caller holds w.mu.
+func (w *World) changed(name string) {
+	for ch := range w.watchers[name] {
+		select {
+		case ch <- struct{}{}:
+		default: // a poke is pending already
+		}
+	}
+}
+
+// watch subscribes to name's changes.
+func (w *World) watch(name string) (<-chan struct{}, func()) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	ch := make(chan struct{}, 1)
+	if w.watchers[name] == nil {
+		w.watchers[name] = map[chan struct{}]bool{}
+	}
+	w.watchers[name][ch] = true
+	return ch, func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		delete(w.watchers[name], ch)
+	}
 }

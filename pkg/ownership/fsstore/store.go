@@ -2,11 +2,15 @@ package fsstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
 
+	"gjc.dev/reconciler/pkg/dirwatch"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/platform"
 )
@@ -19,11 +23,15 @@ type Options struct {
 	Log   logr.Logger
 }
 
-// Store is Store over one agent dir.
+// Store is ownership.Store over one agent dir.
 type Store struct {
 	agentDir string
 	probe    Probe
 	log      logr.Logger
+
+	watchOnce sync.Once
+	watch     atomic.Pointer[dirwatch.Watch] // nil until the first Watch, or when it failed
+	watchErr  error
 }
 
 var (
@@ -43,8 +51,15 @@ func New(agentDir string, opts Options) *Store {
 func (s *Store) paths(name string) ownership.Paths { return ownership.PathsFor(s.agentDir, name) }
 
 // Observe reads name's state.json and the facts about the process it names.
+// A watched dir is watched again first: a removed and re-created dir (an
+// operator's rm -rf, a restore) can lose its inotify watch without a word,
+// and this makes sure it has one again by the next look at the latest.
 func (s *Store) Observe(name string) ownership.Observation {
-	rec := ReadState(s.paths(name))
+	p := s.paths(name)
+	if w := s.watch.Load(); w != nil {
+		w.Rewatch(p.Dir)
+	}
+	rec := ReadState(p)
 	return ownership.Observation{Record: rec, Facts: GatherFacts(s.probe, rec)}
 }
 
@@ -60,6 +75,47 @@ func (s *Store) Acquire(name string, req ownership.AcquireRequest) (ownership.Cl
 		return nil, marked(err)
 	}
 	return o, nil
+}
+
+// Watch subscribes to changes of name's state.json and control.json,
+// through one inotify instance for the whole store.
+func (s *Store) Watch(name string) (<-chan struct{}, func(), error) {
+	s.watchOnce.Do(func() {
+		w, err := dirwatch.New()
+		s.watch.Store(w)
+		s.watchErr = err
+	})
+	w := s.watch.Load()
+	if w == nil {
+		return nil, nil, fmt.Errorf("watching daemon dirs: %w", s.watchErr)
+	}
+	// A missing daemon dir is watched through its parent, which must
+	// exist: made here as a reconciler's start makes it (private, 0700).
+	p := s.paths(name)
+	levels, err := p.Levels()
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, dir := range levels[:2] {
+		if err := checkPrivate(dir); err != nil {
+			return nil, nil, fmt.Errorf("watching %s: %w", p.Dir, err)
+		}
+	}
+	return w.Subscribe(p.Dir, recordFiles)
+}
+
+// recordFiles accepts the files whose changes can change a decision.
+func recordFiles(base string) bool {
+	return base == ownership.StateFile || base == ownership.ControlFile
+}
+
+// Close ends the store's watch, if it started one.
+func (s *Store) Close() error {
+	s.watchOnce.Do(func() { s.watchErr = errors.New("store closed") }) // no watch starts after Close
+	if w := s.watch.Load(); w != nil {
+		return w.Close()
+	}
+	return nil
 }
 
 // Prepare creates name's daemon dir, and checks the whole path private.

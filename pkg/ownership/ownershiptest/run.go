@@ -17,6 +17,8 @@ type testCase struct {
 var cases = []testCase{
 	// What Observe sees (Classify judges its facts).
 	{"ObserveAbsent", false, observeAbsent},
+	{"WatchSeesAnOwnerArrive", false, watchSeesAnOwnerArrive},
+	{"WatchSeesARelease", false, watchSeesARelease},
 	{"ObserveHealthyOwner", false, observeHealthyOwner},
 	{"ObserveReleasedOwnerStillRunning", true, observeReleasedRunning},
 	{"ObserveReleasedOwnerExited", false, observeReleasedExited},

@@ -1,4 +1,4 @@
-package reconcile
+package dirwatch
 
 import (
 	"fmt"
@@ -97,7 +97,7 @@ func TestDirWatchRewatchesRecreatedDirAtOnce(t *testing.T) {
 	}
 }
 
-func (d *dirWatch) isLost(dir string) bool {
+func (d *Watch) isLost(dir string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.lost[dir]
@@ -113,7 +113,7 @@ func TestDirWatchSurvivesMovedAndDeletedDirs(t *testing.T) {
 		rounds = 30
 	}
 	for round := range rounds {
-		w, err := newDirWatch()
+		w, err := New()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,7 +128,7 @@ func TestDirWatchSurvivesMovedAndDeletedDirs(t *testing.T) {
 			if err := os.MkdirAll(dir, 0o700); err != nil {
 				t.Fatal(err)
 			}
-			if _, _, err := w.subscribe(dir, recordFiles); err != nil {
+			if _, _, err := w.Subscribe(dir, recordFiles); err != nil {
 				t.Fatal(err)
 			}
 			dirs = append(dirs, dir)
@@ -145,7 +145,7 @@ func TestDirWatchSurvivesMovedAndDeletedDirs(t *testing.T) {
 		go func() {
 			defer close(answered)
 			// Takes the watch's lock and calls fsnotify, as a spawn wait does.
-			if _, cancel, err := w.subscribe(root, nil); err == nil {
+			if _, cancel, err := w.Subscribe(root, nil); err == nil {
 				cancel()
 			}
 		}()
@@ -154,7 +154,7 @@ func TestDirWatchSurvivesMovedAndDeletedDirs(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("round %d: the watch stopped answering (deadlock)", round)
 		}
-		w.close()
+		w.Close()
 	}
 }
 
@@ -178,7 +178,7 @@ func TestDirWatchRewatchAfterParentRecreated(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	w.rewatch(dir)
+	w.Rewatch(dir)
 	if w.isLost(dir) {
 		t.Fatal("rewatch did not watch the re-created dir again")
 	}
@@ -240,7 +240,7 @@ func TestDirWatchRecoversUnmarkedLostDir(t *testing.T) {
 	}
 
 	unwatch()
-	w.rewatch(dir)
+	w.Rewatch(dir)
 	write("state.json after rewatch")
 
 	unwatch()
@@ -262,19 +262,19 @@ func TestDirWatchRecoversUnmarkedLostDir(t *testing.T) {
 	write("state.json after the create event")
 }
 
-func newTestWatch(t *testing.T) *dirWatch {
+func newTestWatch(t *testing.T) *Watch {
 	t.Helper()
-	w, err := newDirWatch()
+	w, err := New()
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { w.close() })
+	t.Cleanup(func() { w.Close() })
 	return w
 }
 
-func mustSubscribe(t *testing.T, w *dirWatch, dir string, want func(string) bool) <-chan struct{} {
+func mustSubscribe(t *testing.T, w *Watch, dir string, want func(string) bool) <-chan struct{} {
 	t.Helper()
-	events, cancel, err := w.subscribe(dir, want)
+	events, cancel, err := w.Subscribe(dir, want)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,3 +298,6 @@ func TestDirWatchSubscribesMissingDir(t *testing.T) {
 	}
 	waitPoke(t, ch, "state.json in the created dir")
 }
+
+// recordFiles is a daemon dir's filter as the ownership store uses it.
+func recordFiles(base string) bool { return base == "state.json" || base == "control.json" }

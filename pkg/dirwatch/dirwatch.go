@@ -1,4 +1,7 @@
-package reconcile
+// Package dirwatch shares one inotify (fsnotify) instance among every wait
+// on a directory's files: subscriptions by directory and file name that
+// survive the directory's removal and re-creation.
+package dirwatch
 
 import (
 	"errors"
@@ -8,13 +11,11 @@ import (
 	"sync"
 
 	"github.com/fsnotify/fsnotify"
-
-	"gjc.dev/reconciler/pkg/ownership"
 )
 
-// dirWatch is one inotify instance shared by every wait and by the loop: a
+// Watch is one inotify instance shared by every wait and by the loop: a
 // per-wait watcher would run into the per-user instance limit with many names.
-type dirWatch struct {
+type Watch struct {
 	w *fsnotify.Watcher
 
 	// fsnotify sends events and errors while holding its own lock, which Add
@@ -37,12 +38,13 @@ type dirWatch struct {
 	parents map[string]int
 }
 
-func newDirWatch() (*dirWatch, error) {
+// New starts a Watch; Close ends it.
+func New() (*Watch, error) {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return nil, err
 	}
-	d := &dirWatch{
+	d := &Watch{
 		w: w, more: make(chan struct{}, 1), done: make(chan struct{}),
 		subs: map[string]map[chan struct{}]func(string) bool{}, refs: map[string]int{},
 		lost: map[string]bool{}, parents: map[string]int{},
@@ -52,7 +54,7 @@ func newDirWatch() (*dirWatch, error) {
 	return d, nil
 }
 
-func (d *dirWatch) receive() {
+func (d *Watch) receive() {
 	defer close(d.done)
 	for {
 		select {
@@ -75,7 +77,7 @@ func (d *dirWatch) receive() {
 	}
 }
 
-func (d *dirWatch) handle() {
+func (d *Watch) handle() {
 	for {
 		select {
 		case <-d.more:
@@ -105,7 +107,7 @@ func (d *dirWatch) handle() {
 	}
 }
 
-func (d *dirWatch) notify(dir, base string) {
+func (d *Watch) notify(dir, base string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for ch, want := range d.subs[dir] {
@@ -117,7 +119,7 @@ func (d *dirWatch) notify(dir, base string) {
 
 // dropped notes that a watched dir itself went away, and wakes its
 // subscribers: what they watch is gone.
-func (d *dirWatch) dropped(path string) {
+func (d *Watch) dropped(path string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.refs[path] == 0 || d.lost[path] {
@@ -140,7 +142,7 @@ func (d *dirWatch) dropped(path string) {
 // recreated watches a lost dir again as soon as it reappears, and wakes its
 // subscribers: files written before the watch was added are seen by their
 // next read.
-func (d *dirWatch) recreated(path string) {
+func (d *Watch) recreated(path string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.recreatedLocked(path)
@@ -150,7 +152,7 @@ func (d *dirWatch) recreated(path string) {
 // lost one: fsnotify drops a dir's own delete event when its parent is
 // watched, so a dir removed just as its parent's watch began is never marked
 // lost. Adding an existing watch again is a no-op for inotify.
-func (d *dirWatch) recreatedLocked(path string) {
+func (d *Watch) recreatedLocked(path string) {
 	if d.refs[path] == 0 {
 		return
 	}
@@ -166,13 +168,13 @@ func (d *dirWatch) recreatedLocked(path string) {
 	}
 }
 
-// rewatch makes sure a subscribed dir that exists is watched, and a lost
+// Rewatch makes sure a subscribed dir that exists is watched, and a lost
 // one's parent too: a parent removed and re-created sends no create event for
 // the dirs made in it before it was watched again, and an overflow or a
 // dropped delete event can leave a dir unwatched without a word. The loop
 // calls it after each look at a name, so such a dir is watched again at the
 // latest on resync. It pokes the dir's subscribers only when it was lost.
-func (d *dirWatch) rewatch(dir string) {
+func (d *Watch) Rewatch(dir string) {
 	dir = filepath.Clean(dir)
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -190,7 +192,7 @@ func (d *dirWatch) rewatch(dir string) {
 }
 
 // foundLocked ends the watch for a lost dir's re-creation.
-func (d *dirWatch) foundLocked(path string) {
+func (d *Watch) foundLocked(path string) {
 	delete(d.lost, path)
 	parent := filepath.Dir(path)
 	if d.parents[parent]--; d.parents[parent] > 0 {
@@ -202,7 +204,7 @@ func (d *dirWatch) foundLocked(path string) {
 	}
 }
 
-func (d *dirWatch) notifyAll() {
+func (d *Watch) notifyAll() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, subs := range d.subs {
@@ -212,12 +214,12 @@ func (d *dirWatch) notifyAll() {
 	}
 }
 
-// subscribe returns a channel poked on every change in dir to a file whose
+// Subscribe returns a channel poked on every change in dir to a file whose
 // base name want accepts (every file when want is nil), and a cancel. The
 // filter keeps a daemon's temp files from waking anyone: one heartbeat is one
 // wake. The watch is added before returning, so a caller that reads the files
 // after subscribing misses no change.
-func (d *dirWatch) subscribe(dir string, want func(base string) bool) (<-chan struct{}, func(), error) {
+func (d *Watch) Subscribe(dir string, want func(base string) bool) (<-chan struct{}, func(), error) {
 	// Events name clean paths ("specs/" arrives as "specs/x.yaml").
 	dir = filepath.Clean(dir)
 	ch := make(chan struct{}, 1)
@@ -281,16 +283,12 @@ func (d *dirWatch) subscribe(dir string, want func(base string) bool) (<-chan st
 	return ch, cancel, nil
 }
 
-func (d *dirWatch) close() error { return d.w.Close() }
+// Close ends the watch; subscribers hear nothing more.
+func (d *Watch) Close() error { return d.w.Close() }
 
 func poke(ch chan struct{}) {
 	select {
 	case ch <- struct{}{}:
 	default:
 	}
-}
-
-// recordFiles accepts the files whose changes can change a decision.
-func recordFiles(base string) bool {
-	return base == ownership.StateFile || base == ownership.ControlFile
 }
