@@ -39,7 +39,7 @@ const msgStandingBy = "warm replacement standing by"
 // waitStandby waits for the loop to log a warm replacement of name other
 // than skip's, and checks that it is what the loop says: its child, with
 // the daemon's command line for this agent dir and name.
-func waitStandby(t *testing.T, e *e2e, loop *loopProc, name string, skip ...int) standbyProc {
+func waitStandby(t testing.TB, e *e2e, loop *loopProc, name string, skip ...int) standbyProc {
 	t.Helper()
 	pid := 0
 	loop.logs.waitLog(t, msgStandingBy+" for "+name, func(lines []map[string]any) bool {
@@ -75,7 +75,7 @@ func flagOf(argv []string, flag string) string {
 	return ""
 }
 
-func parentOf(t *testing.T, pid int) int {
+func parentOf(t testing.TB, pid int) int {
 	t.Helper()
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
@@ -441,7 +441,7 @@ func TestDaemonWithoutConfigLeavesNothing(t *testing.T) {
 
 // waitReadingStdin waits until a thread of pid sleeps in a pipe read: the
 // daemon, fully started, waits for its config.
-func waitReadingStdin(t *testing.T, pid int) {
+func waitReadingStdin(t testing.TB, pid int) {
 	t.Helper()
 	deadline := time.Now().Add(e2eDeadline)
 	for {
@@ -478,6 +478,64 @@ func treeOf(t *testing.T, dir string) map[string]string {
 	}
 	if err != nil {
 		t.Fatal(err)
+	}
+	return out
+}
+
+// What a warm replacement costs while it waits, beside the daemon it stands
+// behind (production heartbeat): its RSS, how much of that is its own (the
+// rest is the binary's pages, shared), and its CPU over a window.
+func BenchmarkWarmReplacementCost(b *testing.B) {
+	window := 20 * time.Second
+	if v := os.Getenv("IDLE_WINDOW"); v != "" {
+		window, _ = time.ParseDuration(v)
+	}
+	f := startFakes(b)
+	for b.Loop() {
+		e := newE2EWith(b, f)
+		e.production = true
+		e.writeSpec(bothBots...)
+		loop := e.startLoop()
+		pids := map[string]int{}
+		for _, n := range []string{"discord", "slack"} {
+			pids[n+"-owner"] = waitRecord(b, e.paths(n), n+" healthy", healthy).State.PID
+			pids[n+"-standby"] = waitStandby(b, e, loop, n).pid
+			waitReadingStdin(b, pids[n+"-standby"]) // its start is not idling
+		}
+		cpu0 := map[string]time.Duration{}
+		for k, pid := range pids {
+			cpu0[k] = cpuTime(b, pid)
+		}
+		time.Sleep(window) // the idle window being measured
+		for k, pid := range pids {
+			cpu := cpuTime(b, pid) - cpu0[k]
+			b.ReportMetric(100*cpu.Seconds()/window.Seconds(), k+"-cpu-%")
+			mem := memOf(b, pid)
+			b.ReportMetric(float64(mem["VmRSS"])/1024, k+"-rss-MiB")
+			b.ReportMetric(float64(mem["RssAnon"])/1024, k+"-anon-MiB")
+			b.ReportMetric(float64(mem["Pss"])/1024, k+"-pss-MiB")
+		}
+		loop.stop()
+		e.killDaemons()
+	}
+	b.ReportMetric(0, "ns/op")
+}
+
+// memOf is a process's /proc status and smaps_rollup figures, in KiB.
+func memOf(b testing.TB, pid int) map[string]int64 {
+	out := map[string]int64{}
+	for _, f := range []string{"status", "smaps_rollup"} {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/%s", pid, f))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for line := range strings.Lines(string(data)) {
+			k, v, ok := strings.Cut(line, ":")
+			if fields := strings.Fields(v); ok && len(fields) == 2 && fields[1] == "kB" {
+				n, _ := strconv.ParseInt(fields[0], 10, 64)
+				out[k] = n
+			}
+		}
 	}
 	return out
 }
