@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"gjc.dev/reconciler/pkg/logging"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/ownership/fsstore"
+	"gjc.dev/reconciler/pkg/spec"
 )
 
 func newDaemonCommand(g *globals) *cobra.Command {
@@ -31,6 +33,11 @@ func newDaemonCommand(g *globals) *cobra.Command {
 				return err
 			}
 			cfg, err := daemonproto.ReadConfig(os.Stdin, name, generation)
+			if errors.Is(err, spec.ErrNoConfig) {
+				// A warm replacement the reconciler let go: it was never
+				// anything, so it leaves nothing (no file, no line, exit 0).
+				return nil
+			}
 			if err != nil {
 				return &exitError{code: daemonproto.ExitUsage, err: err}
 			}

@@ -46,7 +46,7 @@ func newDemoCommand(g *globals) *cobra.Command {
 			defer r.Close()
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
-			loop := reconcile.NewLoop(r, reconcile.LoopOptions{SpecPath: env.SpecPath, LockTimeout: 30 * time.Second})
+			loop := reconcile.NewLoop(r, reconcile.LoopOptions{SpecPath: env.SpecPath, LockTimeout: 30 * time.Second, WarmReplacements: true})
 			go printEvery(ctx, out, env.AgentDir, env.SpecPath, every)
 			if err := loop.Run(ctx); err != nil {
 				return &exitError{code: exitNotDone, err: err}

@@ -23,6 +23,7 @@ type loopFlags struct {
 	resync      time.Duration
 	lockTimeout time.Duration
 	heartbeat   time.Duration
+	warm        bool
 }
 
 func addLoopFlags(cmd *cobra.Command, f *loopFlags) {
@@ -32,6 +33,7 @@ func addLoopFlags(cmd *cobra.Command, f *loopFlags) {
 	fl.DurationVar(&f.lockTimeout, "lock-timeout", 30*time.Second, "how long to wait for another reconciler's pass to finish")
 	fl.DurationVar(&f.heartbeat, "daemon-heartbeat", 0, "heartbeat interval passed to spawned daemons (default: theirs, 5s)")
 	_ = fl.MarkHidden("daemon-heartbeat")
+	fl.BoolVar(&f.warm, "warm-replacements", true, "keep each healthy daemon's replacement started and waiting for its config, so a restart skips the binary's start (one idle process per running daemon); not used by --once")
 }
 
 // runLoop is the root command: one pass (--once) or the continuous loop.
@@ -64,7 +66,7 @@ func runLoop(cmd *cobra.Command, g *globals, f *loopFlags) error {
 		<-stopped
 	}()
 	loop := reconcile.NewLoop(r, reconcile.LoopOptions{
-		SpecPath: specPath, Resync: f.resync, LockTimeout: f.lockTimeout,
+		SpecPath: specPath, Resync: f.resync, LockTimeout: f.lockTimeout, WarmReplacements: f.warm,
 		OnStatus:   func(p reconcile.PassResult) { notifier.Pass(p.Ready()) },
 		OnReloaded: notifier.Reloaded,
 		Watchdog:   notifier.WatchdogInterval(), OnWatchdog: notifier.Watchdog,

@@ -58,7 +58,7 @@ func createTemp(path string) (string, *os.File, error) {
 func writeSyncClose(f *os.File, data []byte) error {
 	_, err := f.Write(data)
 	if err == nil {
-		err = f.Sync()
+		err = syncFile(f)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -66,8 +66,22 @@ func writeSyncClose(f *os.File, data []byte) error {
 	return err
 }
 
-// syncDir makes the creation, rename or removal of names in dir durable.
+func syncFile(f *os.File) error {
+	if testHookSync != nil {
+		testHookSync("file", f.Name())
+	}
+	return f.Sync()
+}
+
+// syncDir makes the creation, rename or removal of names in dir durable,
+// unless a caller defers that (DeferDirSyncs).
 func syncDir(dir string) error {
+	if dirSyncDeferred(dir) {
+		return nil
+	}
+	if testHookSync != nil {
+		testHookSync("dir", dir)
+	}
 	d, err := os.Open(dir)
 	if err != nil {
 		return fmt.Errorf("sync directory: %w", err)

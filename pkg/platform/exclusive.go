@@ -22,6 +22,12 @@ func CreateExclusive(path string, data []byte) (Lease, error) {
 		// proved ours.
 		return Lease{}, fmt.Errorf("create %s: %w: %d bytes, over %d", path, ErrTooLarge, len(data), MaxLeaseSize)
 	}
+	// A taken name is the common answer (a successor finding its
+	// predecessor's lock): say so before paying for a temp file's fsync.
+	// A name taken after this look still fails the link below.
+	if _, err := os.Lstat(path); err == nil {
+		return Lease{}, fmt.Errorf("create %s: %w", path, ErrExist)
+	}
 	tmp, f, err := createTemp(path)
 	if err != nil {
 		return Lease{}, fmt.Errorf("create %s: %w", path, err)
@@ -38,7 +44,7 @@ func CreateExclusive(path string, data []byte) (Lease, error) {
 	if _, err := f.Write(data); err != nil {
 		return Lease{}, fmt.Errorf("create %s: %w", path, err)
 	}
-	if err := f.Sync(); err != nil {
+	if err := syncFile(f); err != nil {
 		return Lease{}, fmt.Errorf("create %s: %w", path, err)
 	}
 	if err := os.Link(tmp, path); err != nil {

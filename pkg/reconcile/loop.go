@@ -34,6 +34,10 @@ type LoopOptions struct {
 	// SpecRemoveGrace is how long a file gone from a spec dir keeps its
 	// objects desired (spec.DefaultRemoveGrace when zero).
 	SpecRemoveGrace time.Duration
+	// WarmReplacements keeps, for each name with a healthy owner, its next
+	// daemon started and waiting for its config (see standby.go), so that a
+	// restart skips the binary's start. It costs one idle process per name.
+	WarmReplacements bool
 }
 
 // Loop is the level-triggered reconcile loop. It wakes only on triggers: spec
@@ -63,6 +67,10 @@ type Loop struct {
 	// a heartbeat that changes nothing does not rewrite (and fsync) the file.
 	written []byte
 }
+
+// standbyCloseWait bounds how long a stopping loop waits for its warm
+// replacements to read EOF and exit.
+const standbyCloseWait = 5 * time.Second
 
 // specSettle is how long spec events must be quiet before the spec is read.
 const specSettle = 50 * time.Millisecond
@@ -102,6 +110,9 @@ func NewLoop(r *Reconciler, opts LoopOptions) *Loop {
 		l.loader.SetRemoveGrace(opts.SpecRemoveGrace)
 	}
 	l.q = newQueue(l.work)
+	if opts.WarmReplacements {
+		r.warm = newStandbys(r, func(name string) *spec.Daemon { return l.result().Lookup(name) })
+	}
 	r.opts.ChildExited = func(name string) {
 		// During the first pass the name's reconcile is still running; the
 		// look that follows the pass (see follow) covers the exit.
@@ -121,6 +132,9 @@ func (l *Loop) Reload() { poke(l.reload) }
 func (l *Loop) Run(ctx context.Context) error {
 	l.ctx = ctx
 	defer l.stopWatches()
+	// Runs after the queue's workers are done (see ctx.Done below), so no
+	// spawn is handing one over meanwhile.
+	defer l.r.warm.close(standbyCloseWait)
 	// Watch before the first read, so a change made while the first pass
 	// runs is not lost between the read and the watch.
 	specEvents, cancelSpec, err := l.r.watch.Subscribe(specWatchDir(l.opts.SpecPath), specFiles(l.opts.SpecPath))
@@ -258,10 +272,13 @@ func (l *Loop) forgetOthers(names []string) {
 
 func (l *Loop) setResult(res *spec.Result) bool {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	changed := l.res != res
 	l.res = res
 	l.r.setDesired(res)
+	l.mu.Unlock()
+	if changed {
+		l.r.warm.revalidate(res)
+	}
 	return changed
 }
 
@@ -284,6 +301,12 @@ func (l *Loop) work(name string) {
 	res := l.result()
 	out := l.r.Reconcile(l.ctx, name, res.Lookup(name), res)
 	l.lock.release()
+	if l.ctx.Err() == nil {
+		// Here, in the name's own worker, and nowhere else: a standby is
+		// started or handed over by one goroutine at a time. (The first
+		// pass is followed by a look at every name, see follow.)
+		l.r.warm.keep(name, out)
+	}
 	l.mu.Lock()
 	l.reconciles++
 	l.mu.Unlock()

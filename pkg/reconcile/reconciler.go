@@ -42,6 +42,7 @@ type Reconciler struct {
 	files Files
 	inv   *inventory
 	watch *dirwatch.Watch // the spec sources' dirs; the store watches its own
+	warm  *standbys       // the loop's warm replacements; nil: every spawn starts cold
 
 	seed    sync.Once // the held owners of status.json, read under the pass lock
 	mu      sync.Mutex

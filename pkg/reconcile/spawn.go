@@ -1,9 +1,11 @@
 package reconcile
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,7 +39,10 @@ func (c *child) exited() bool {
 }
 
 // spawn starts `reconciler daemon` for d, detached in its own session, with
-// its resolved config on stdin. The name goes into the inventory first.
+// its resolved config on stdin. The name goes into the inventory first. A
+// warm replacement standing by for exactly this launch is handed the config
+// instead of starting a process (see standby.go); whatever it was, the
+// caller gets a child that is tracked and judged the same way.
 func (r *Reconciler) spawn(d *spec.Daemon, paths ownership.Paths) (*child, error) {
 	if err := r.inv.add(d.Name()); err != nil {
 		return nil, err
@@ -46,43 +51,87 @@ func (r *Reconciler) spawn(d *spec.Daemon, paths ownership.Paths) (*child, error
 	if err != nil {
 		return nil, err
 	}
-	logFile, err := os.OpenFile(filepath.Join(paths.Dir, "daemon.log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	config, err := io.ReadAll(stdin)
 	if err != nil {
-		return nil, fmt.Errorf("opening daemon.log: %w", err)
+		return nil, fmt.Errorf("encoding the daemon's config: %w", err)
 	}
-	defer logFile.Close()
-	ownerID := fmt.Sprintf("%d-%s", os.Getpid(), uuid.NewString())
+	if c := r.warm.handOver(d, paths, config); c != nil {
+		r.log.Info("spawned daemon", "name", d.Name(), "pid", c.pid, "ownerId", c.ownerID, "generation", d.Config.Generation, "warm", true)
+		return c, nil
+	}
+	ownerID := newOwnerID()
+	cmd, _, err := r.start(r.launchOf(d, paths, ownerID), paths, bytes.NewReader(config))
+	if err != nil {
+		return nil, err
+	}
+	c := &child{ownerID: ownerID, pid: cmd.Process.Pid, done: make(chan struct{})}
+	go func() {
+		c.reap(cmd)
+		r.childExited(d.Name())
+	}()
+	r.log.Info("spawned daemon", "name", d.Name(), "pid", c.pid, "ownerId", ownerID, "generation", d.Config.Generation)
+	return c, nil
+}
+
+func newOwnerID() string { return fmt.Sprintf("%d-%s", os.Getpid(), uuid.NewString()) }
+
+// launch is the process a spawn starts, less its stdin.
+type launch struct {
+	exe  string
+	args []string
+	env  []string
+}
+
+// launchOf is the launch of d's daemon running as ownerID.
+func (r *Reconciler) launchOf(d *spec.Daemon, paths ownership.Paths, ownerID string) launch {
 	// The command line is the daemon's proof of who it is (see
 	// fsstore.VerifyDaemonArgv): built from the names it checks.
-	args := daemonproto.Args(ownership.ClaimOf(paths, ownerID), d.Config.Generation, daemonproto.HeartbeatArgs(r.opts.DaemonHeartbeat)...)
-	cmd := exec.Command(r.opts.Executable, args...)
+	return launch{
+		exe:  r.opts.Executable,
+		args: daemonproto.Args(ownership.ClaimOf(paths, ownerID), d.Config.Generation, daemonproto.HeartbeatArgs(r.opts.DaemonHeartbeat)...),
+		env:  daemonproto.Env(os.Environ(), r.secretVars()),
+	}
+}
+
+// start starts l with stdin, its stdout and stderr on the name's daemon.log,
+// and returns the log file's identity as the child got it.
+func (r *Reconciler) start(l launch, paths ownership.Paths, stdin io.Reader) (*exec.Cmd, os.FileInfo, error) {
+	logFile, err := os.OpenFile(filepath.Join(paths.Dir, "daemon.log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, nil, fmt.Errorf("opening daemon.log: %w", err)
+	}
+	defer logFile.Close()
+	logID, err := logFile.Stat()
+	if err != nil {
+		return nil, nil, fmt.Errorf("opening daemon.log: %w", err)
+	}
+	cmd := exec.Command(l.exe, l.args...)
 	cmd.Stdin = stdin
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.Env = daemonproto.Env(os.Environ(), r.secretVars())
+	cmd.Env = l.env
 	cmd.Dir = "/"
 	// Its own session: a signal to the reconciler's process group or terminal
 	// never reaches a daemon, and the daemon outlives the reconciler.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting daemon: %w", err)
+		return nil, nil, fmt.Errorf("starting daemon: %w", err)
 	}
-	c := &child{ownerID: ownerID, pid: cmd.Process.Pid, done: make(chan struct{})}
-	go func() {
-		err := cmd.Wait()
-		var ee *exec.ExitError
-		switch {
-		case err == nil:
-		case errors.As(err, &ee):
-			c.exitCode = ee.ExitCode()
-		default:
-			c.exitCode = -1
-		}
-		c.exitedAt = time.Now()
-		close(c.done)
-		r.childExited(d.Name())
-	}()
-	r.log.Info("spawned daemon", "name", d.Name(), "pid", c.pid, "ownerId", ownerID, "generation", d.Config.Generation)
-	return c, nil
+	return cmd, logID, nil
+}
+
+// reap waits for cmd, records how it ended and closes done.
+func (c *child) reap(cmd *exec.Cmd) {
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		c.exitCode = ee.ExitCode()
+	default:
+		c.exitCode = -1
+	}
+	c.exitedAt = time.Now()
+	close(c.done)
 }
 
 // waitOwnerHealthy waits, bounded by the object's readyTimeout and woken by

@@ -33,6 +33,8 @@ func TestMain(m *testing.M) {
 		os.Exit(runHandover())
 	case "forever":
 		select {} // until killed: a successor outlives its predecessor
+	case "config":
+		os.Exit(runConfigHelper())
 	case "stubborn":
 		signal.Ignore(syscall.SIGTERM)
 		fmt.Println("ready")

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -60,12 +61,19 @@ func EncodeWire(w io.Writer, c *Config) error {
 	return json.NewEncoder(w).Encode(wc)
 }
 
+// ErrNoConfig is DecodeWire's answer to an input closed before its first
+// byte: the reconciler discarded a daemon it started ahead of time.
+var ErrNoConfig = errors.New("no config: stdin closed before any byte")
+
 // DecodeWire reads a config written by EncodeWire. Errors never quote the
 // input: it holds tokens.
 func DecodeWire(r io.Reader) (*Config, error) {
 	data, err := io.ReadAll(io.LimitReader(r, maxWireConfig+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading config: %w", err)
+	}
+	if len(data) == 0 {
+		return nil, ErrNoConfig
 	}
 	if len(data) > maxWireConfig {
 		return nil, fmt.Errorf("config larger than %d bytes", maxWireConfig)

@@ -107,6 +107,12 @@ func acquireLocked(p ownership.Paths, req ownership.AcquireRequest, probe Probe,
 	if err := EnsureDir(p); err != nil {
 		return nil, fmt.Errorf("acquire %s: %w", p.Name(), err)
 	}
+	// Until the publish, the names made and removed here (our lock, a stale
+	// lock taken away) skip their own dir fsyncs: the publish's fsync of
+	// this same dir makes them durable with the record, and none must be
+	// durable before it (a crash ends every process they name).
+	resume := platform.DeferDirSyncs(p.Dir)
+	defer resume()
 	before := ReadState(p)
 	if err := successorAllowed(p, before, probe); err != nil {
 		return nil, fmt.Errorf("acquire %s: %w", p.Name(), err)
@@ -131,6 +137,7 @@ func acquireLocked(p ownership.Paths, req ownership.AcquireRequest, probe Probe,
 		BootID: currentBootID(probe),
 	}
 	data := st.Marshal()
+	resume()
 	if err := platform.WriteFileAtomic(p.State, data); err != nil {
 		_ = exactUnlinkIfOurs(p.Lock, lease)
 		return nil, fmt.Errorf("acquire %s: publish: %w", p.Name(), err)

@@ -1,0 +1,52 @@
+package platform
+
+import (
+	"path/filepath"
+	"sync"
+)
+
+// deferredDirs are the directories whose fsyncs wait (see DeferDirSyncs),
+// with how many callers defer each.
+var deferredDirs = struct {
+	sync.Mutex
+	n map[string]int
+}{n: map[string]int{}}
+
+// testHookSync, when set, is told of every fsync this package does: "file"
+// or "dir", and the path.
+var testHookSync func(kind, path string)
+
+// DeferDirSyncs makes every directory fsync of this process in dir wait
+// until resume is called: the links of CreateExclusive, the removals of
+// ExactUnlink and the renames of WriteFileAtomic stay where they are (in
+// the page cache, seen by every process at once) but are not forced to
+// disk one by one. File contents are still fsynced before their names
+// appear, so no name ever shows a partial file, after a crash either.
+//
+// It is for a caller whose next step after resume is a WriteFileAtomic in
+// the same dir: that one fsync of the dir makes every earlier change in it
+// durable together. What is made meanwhile is then durable only from that
+// point on, so a caller defers only changes none of which must outlive a
+// crash before that write does. resume may be called more than once.
+func DeferDirSyncs(dir string) (resume func()) {
+	dir = filepath.Clean(dir)
+	deferredDirs.Lock()
+	deferredDirs.n[dir]++
+	deferredDirs.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			deferredDirs.Lock()
+			defer deferredDirs.Unlock()
+			if deferredDirs.n[dir]--; deferredDirs.n[dir] <= 0 {
+				delete(deferredDirs.n, dir)
+			}
+		})
+	}
+}
+
+func dirSyncDeferred(dir string) bool {
+	deferredDirs.Lock()
+	defer deferredDirs.Unlock()
+	return deferredDirs.n[filepath.Clean(dir)] > 0
+}

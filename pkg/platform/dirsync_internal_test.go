@@ -1,0 +1,83 @@
+package platform
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// syncsIn records the fsyncs done in dir (of dir itself, or of files in it)
+// until the test ends.
+func syncsIn(t *testing.T, dir string) *[]string {
+	t.Helper()
+	var got []string
+	testHookSync = func(kind, path string) {
+		if path == dir || filepath.Dir(path) == dir {
+			got = append(got, kind)
+		}
+	}
+	t.Cleanup(func() { testHookSync = nil })
+	return &got
+}
+
+// While a dir's syncs are deferred, its names are made and removed with no
+// fsync of the dir (file contents are still fsynced); other dirs are not
+// affected; after resume, the next write syncs the dir again.
+func TestDeferDirSyncs(t *testing.T) {
+	dir, other := t.TempDir(), t.TempDir()
+	got := syncsIn(t, dir)
+	resume := DeferDirSyncs(dir + "/") // any spelling of the dir
+	lease, err := CreateExclusive(filepath.Join(dir, "owner.lock"), []byte("a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ExactUnlink(filepath.Join(dir, "owner.lock"), lease); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(*got, []string{"file"}) {
+		t.Errorf("deferred: syncs %q, want only the file's", *got)
+	}
+	if dirSyncDeferred(other) {
+		t.Error("another dir's syncs are deferred too")
+	}
+
+	again := DeferDirSyncs(dir)
+	resume()
+	resume() // twice: must not end the other caller's deferral
+	if !dirSyncDeferred(dir) {
+		t.Fatal("resuming one of two deferrals ended both")
+	}
+	again()
+	*got = nil
+	if err := WriteFileAtomic(filepath.Join(dir, "state.json"), []byte("{}")); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(*got, []string{"file", "dir"}) {
+		t.Errorf("resumed: syncs %q, want the file's and the dir's", *got)
+	}
+}
+
+// A name that is taken costs no temp file and no fsync.
+func TestCreateExclusiveTakenNameSyncsNothing(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "owner.lock")
+	if err := os.WriteFile(path, []byte("taken"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got := syncsIn(t, dir)
+	if _, err := CreateExclusive(path, []byte("mine")); !errors.Is(err, ErrExist) {
+		t.Fatalf("CreateExclusive over a taken name = %v, want ErrExist", err)
+	}
+	if len(*got) > 0 {
+		t.Errorf("syncs %q for a taken name", *got)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 {
+		t.Errorf("left behind: %v", entries)
+	}
+}
