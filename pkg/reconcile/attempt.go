@@ -161,10 +161,8 @@ func (a *attempt) notDesired() {
 // terminal refusal for this very config, or the crash loop says wait.
 func (a *attempt) replaceAbsent(rec ownership.Record) {
 	now := a.r.now()
-	if !a.lastOwnerGone(a.d.Config.GracefulTimeout) {
-		return
-	}
-	if a.st.expecting != "" {
+	held := a.lastOwnerRuns(a.d.Config.GracefulTimeout)
+	if !held && a.st.expecting != "" {
 		// The owner we saw running is gone without being asked to go by us.
 		a.st.expecting = ""
 		a.st.restarts++
@@ -175,7 +173,9 @@ func (a *attempt) replaceAbsent(rec ownership.Record) {
 		}
 	}
 	wait := a.st.crash.wait(now)
-	switch p := startGate(rec, a.d.Identity, a.d.Config.Generation, wait); p.step {
+	switch p := startGate(rec, a.d.Identity, a.d.Config.Generation, wait, held); p.step {
+	case stepAwaitHeld:
+		a.refuseForLastOwner(a.d.Config.GracefulTimeout)
 	case stepRefuse:
 		a.refuse(p.reason, p.message)
 	case stepBackOff:

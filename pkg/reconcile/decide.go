@@ -23,11 +23,12 @@ const (
 	stepKeep                        // the owner is the desired one: attach (healthy, starting, reconnecting)
 	stepAwaitChild                  // our own spawn has not published its record yet: wait for it, start no second
 	stepStart                       // no owner: start one, once the last is gone and startGate allows
+	stepAwaitHeld                   // startGate: an owner whose record vanished still runs: start no second
 	stepBackOff                     // startGate: the crash loop says wait
 	stepSpawn                       // startGate: spawn now
 )
 
-var stepNames = [...]string{"", "wait-release", "refuse", "stop", "ensure-gone", "ahead", "replace", "keep", "await-child", "start", "back-off", "spawn"}
+var stepNames = [...]string{"", "wait-release", "refuse", "stop", "ensure-gone", "ahead", "replace", "keep", "await-child", "start", "await-held", "back-off", "spawn"}
 
 func (s step) String() string {
 	if s > 0 && int(s) < len(stepNames) {
@@ -97,10 +98,15 @@ func decide(rec ownership.Record, cls ownership.Classification, wantStopped bool
 	return plan{step: stepRefuse, reason: cls.Reason, message: cls.Message}
 }
 
-// startGate decides a start once no owner runs and the last one is gone:
-// never over the service's final refusal of this very config (identity
-// and generation), never before the crash loop's wait is over.
-func startGate(rec ownership.Record, identity string, generation int64, crashWait time.Duration) plan {
+// startGate decides a start where no record shows an owner: never beside
+// the owner this reconciler holds a reference to whose record vanished
+// (heldRuns: it still runs after its wait), never over the service's final
+// refusal of this very config (identity and generation), never before the
+// crash loop's wait is over.
+func startGate(rec ownership.Record, identity string, generation int64, crashWait time.Duration, heldRuns bool) plan {
+	if heldRuns {
+		return plan{step: stepAwaitHeld, reason: ReasonOwnerWithoutRecord}
+	}
 	if s := rec.State; terminal(s) && s.Identity == identity && s.Generation != nil && *s.Generation == generation {
 		return plan{step: stepRefuse, reason: s.Terminated.Reason,
 			message: "the service refused this daemon for good: " + s.Terminated.Message + "; not retried until the token or generation changes"}

@@ -110,7 +110,8 @@ func TestDecideWaitsOutAReleasedOwner(t *testing.T) {
 	}
 }
 
-// startGate over the last record's end x the crash loop.
+// startGate over the last record's end x the crash loop x a held owner
+// whose record vanished.
 func TestStartGate(t *testing.T) {
 	gen := func(g int64) *int64 { return &g }
 	refused := func(identity string, g int64, reason string) ownership.Record {
@@ -121,19 +122,23 @@ func TestStartGate(t *testing.T) {
 		name string
 		rec  ownership.Record
 		wait time.Duration
+		held bool
 		want step
 	}{
-		{"no record", ownership.Record{}, 0, stepSpawn},
-		{"no record, crash loop", ownership.Record{}, 4 * time.Second, stepBackOff},
-		{"refused for good, this config", refused("id-1", 3, "InvalidToken"), 0, stepRefuse},
-		{"refused for good beats the crash loop", refused("id-1", 3, "InvalidToken"), time.Minute, stepRefuse},
-		{"refused, but the token changed", refused("id-0", 3, "InvalidToken"), 0, stepSpawn},
-		{"refused, but the generation changed", refused("id-1", 2, "InvalidToken"), 0, stepSpawn},
-		{"transport stopped is retried", refused("id-1", 3, daemonproto.ReasonTransportStopped), 0, stepSpawn},
-		{"transport stopped, crash loop", refused("id-1", 3, daemonproto.ReasonTransportStopped), time.Second, stepBackOff},
+		{"no record", ownership.Record{}, 0, false, stepSpawn},
+		{"no record, crash loop", ownership.Record{}, 4 * time.Second, false, stepBackOff},
+		{"refused for good, this config", refused("id-1", 3, "InvalidToken"), 0, false, stepRefuse},
+		{"refused for good beats the crash loop", refused("id-1", 3, "InvalidToken"), time.Minute, false, stepRefuse},
+		{"refused, but the token changed", refused("id-0", 3, "InvalidToken"), 0, false, stepSpawn},
+		{"refused, but the generation changed", refused("id-1", 2, "InvalidToken"), 0, false, stepSpawn},
+		{"transport stopped is retried", refused("id-1", 3, daemonproto.ReasonTransportStopped), 0, false, stepSpawn},
+		{"transport stopped, crash loop", refused("id-1", 3, daemonproto.ReasonTransportStopped), time.Second, false, stepBackOff},
+		{"a held owner still runs", ownership.Record{}, 0, true, stepAwaitHeld},
+		{"a held owner beats a final refusal", refused("id-1", 3, "InvalidToken"), 0, true, stepAwaitHeld},
+		{"a held owner beats the crash loop", ownership.Record{}, time.Minute, true, stepAwaitHeld},
 	}
 	for _, tc := range cases {
-		if got := startGate(tc.rec, "id-1", 3, tc.wait); got.step != tc.want {
+		if got := startGate(tc.rec, "id-1", 3, tc.wait, tc.held); got.step != tc.want {
 			t.Errorf("%s: startGate = %v, want %v", tc.name, got.step, tc.want)
 		}
 	}

@@ -59,13 +59,25 @@ func (st *nameState) forget() {
 }
 
 // lastOwnerGone reports whether the owner last proven for this name has
-// exited, waiting up to the graceful timeout for it: one that lost its
-// record exits at its next heartbeat. It is never signalled: with no record
-// there is nothing to fence a signal against.
+// exited, waiting up to the graceful timeout for it, and refuses the name
+// while it runs. It is never signalled: with no record there is nothing to
+// fence a signal against.
 func (a *attempt) lastOwnerGone(graceful time.Duration) bool {
+	if a.lastOwnerRuns(graceful) {
+		a.refuseForLastOwner(graceful)
+		return false
+	}
+	return true
+}
+
+// lastOwnerRuns waits up to the graceful timeout (once per owner: later
+// passes only look, so the pass lock is not held for as long as it runs)
+// for the owner last proven for this name to exit, and reports whether it
+// still runs. One that lost its record exits at its next heartbeat.
+func (a *attempt) lastOwnerRuns(graceful time.Duration) bool {
 	l := a.st.last
 	if l == nil {
-		return true
+		return false
 	}
 	wait := graceful
 	if l.waited {
@@ -73,16 +85,22 @@ func (a *attempt) lastOwnerGone(graceful time.Duration) bool {
 	}
 	if waitExit(a.ctx, l.proc, wait) {
 		a.st.forget()
-		return true
+		return false
 	}
 	l.waited = true
-	a.owner = &l.state // the loop wakes on its exit
+	return true
+}
+
+// refuseForLastOwner reports the held owner that still runs; the loop wakes
+// on its exit.
+func (a *attempt) refuseForLastOwner(graceful time.Duration) {
+	l := a.st.last
+	a.owner = &l.state
 	a.status.PID, a.status.OwnerID = l.state.PID, l.state.OwnerID
 	a.refuse(ReasonOwnerWithoutRecord, fmt.Sprintf(
 		"the last owner (pid %d, ownerId %s) still runs though its record is gone; no second owner is started until it exits",
 		l.state.PID, l.state.OwnerID))
 	a.requeue = graceful // the loop's exit watch is sooner
-	return false
 }
 
 // held is the owner this name holds a reference to, for held.json.
