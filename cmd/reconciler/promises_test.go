@@ -124,9 +124,7 @@ func TestRemovedStateNeverRunsTwoOwners(t *testing.T) {
 		olds[b.name] = e.state(b.name)
 		freeze(t, olds[b.name])
 	}
-	if err := os.RemoveAll(filepath.Join(e.agentDir, "sdk")); err != nil {
-		t.Fatal(err)
-	}
+	removeAllAsAnOperator(t, filepath.Join(e.agentDir, "sdk"))
 	r := e.once()
 	if r.code != 1 || !strings.Contains(r.stdout, reconcile.ReasonOwnerWithoutRecord) {
 		t.Errorf("--once beside owners whose files are gone: exit %d, want 1 naming %s\n%s%s", r.code, reconcile.ReasonOwnerWithoutRecord, r.stdout, r.stderr)
@@ -173,9 +171,7 @@ func TestRemovedStateUnderRunningDaemons(t *testing.T) {
 	e := newE2E(t)
 	e.writeSpec(bothBots...)
 	e.mustConverge()
-	if err := os.RemoveAll(filepath.Join(e.agentDir, "sdk")); err != nil {
-		t.Fatal(err)
-	}
+	removeAllAsAnOperator(t, filepath.Join(e.agentDir, "sdk"))
 	_ = e.once() // races the daemons' exits: 0 or 1, never a second owner
 	e.startLoop()
 	e.waitStatus("converged again", func(s *reconcile.Status) bool {

@@ -559,9 +559,7 @@ func TestOnceRefusesUnsafeDaemonDir(t *testing.T) {
 func TestLoopWaitsForOwnerWhoseRecordVanished(t *testing.T) {
 	t.Parallel()
 	e, _, old, exited := attachedByLoop(t)
-	if err := os.RemoveAll(e.paths("slack").Dir); err != nil {
-		t.Fatal(err)
-	}
+	removeAllAsAnOperator(t, e.paths("slack").Dir)
 	e.waitStatus("a new owner ready", func(s *reconcile.Status) bool {
 		d, _ := daemonStatus(s, "slack")
 		return d.Converged && d.OwnerID != "" && d.OwnerID != old.OwnerID
@@ -622,9 +620,7 @@ func attachedByLoop(t *testing.T) (e *e2e, loop *loopProc, old *ownership.State,
 func recordlessOwner(t *testing.T) (e *e2e, loop *loopProc, old *ownership.State, exited <-chan time.Time) {
 	e, loop, old, exited = attachedByLoop(t)
 	freeze(t, old)
-	if err := os.RemoveAll(e.paths("slack").Dir); err != nil {
-		t.Fatal(err)
-	}
+	removeAllAsAnOperator(t, e.paths("slack").Dir)
 	return e, loop, old, exited
 }
 
@@ -718,9 +714,7 @@ func TestRestartIsKnownToTheNextReconciler(t *testing.T) {
 	cur := e.state("slack")
 	exited := watchExit(t, cur)
 	proc := freeze(t, cur)
-	if err := os.RemoveAll(e.paths("slack").Dir); err != nil {
-		t.Fatal(err)
-	}
+	removeAllAsAnOperator(t, e.paths("slack").Dir)
 	if r := e.once(); r.code != 1 || !strings.Contains(r.stdout, reconcile.ReasonOwnerWithoutRecord) {
 		t.Errorf("--once beside the restarted owner: exit %d, want 1 naming %s\n%s%s", r.code, reconcile.ReasonOwnerWithoutRecord, r.stdout, r.stderr)
 	}
@@ -737,5 +731,22 @@ func TestRestartIsKnownToTheNextReconciler(t *testing.T) {
 	e.mustConverge()
 	if _, maxLive := e.f.liveSessions(spec.ProviderSlack); maxLive != 1 {
 		t.Errorf("the fake saw %d live sessions at once", maxLive)
+	}
+}
+
+// removeAllAsAnOperator is an operator's rm -rf of dir while the loop and
+// its daemons run: a file they create in it meanwhile (a standby's
+// daemon.log, a heartbeat's temp file) fails the removal with "directory not
+// empty", and rm -rf run again removes it, as an operator would.
+func removeAllAsAnOperator(t *testing.T, dir string) {
+	t.Helper()
+	var err error
+	for range 100 {
+		if err = os.RemoveAll(dir); !errors.Is(err, syscall.ENOTEMPTY) {
+			break
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
 	}
 }
