@@ -243,10 +243,13 @@ func TestDaemonPhasesRunInOrder(t *testing.T) {
 		wantCalls:      slices.Concat(all, shutdown, []string{"release"}),
 		wantTerminated: daemonproto.ReasonTransportStopped,
 	}, {
-		name:          "a component that cannot start: those started are stopped, then released",
+		name:          "a component that cannot start: those started are stopped, then released as a stop to retry",
 		relayStartErr: func(*phaseWorld) error { return errors.New("bus dir unreadable") },
 		wantCode:      daemonproto.ExitFailed,
 		wantCalls:     []string{"heartbeat", "start transport", "start relay", "stop transport", "release"},
+		// Not a clean release: that would read as an operator's stop, and
+		// skip the crash loop's back-off.
+		wantTerminated: daemonproto.ReasonTransportStopped,
 	}, {
 		name: "a signal while a component starts is a stop",
 		relayStartErr: func(w *phaseWorld) error {

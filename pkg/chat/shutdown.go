@@ -26,7 +26,12 @@ func (d *daemon) shutdown(started []Component, end ending) (int, error) {
 	case endComponent:
 		return d.releaseEnded(end.by, end.err)
 	case endStartFailed:
-		if err := d.claim.Release(nil); err != nil {
+		// Recorded as a stop the reconciler retries, never as a clean
+		// release: a clean one reads as an operator's stop, and a
+		// component that cannot start would be respawned without the
+		// crash loop's back-off.
+		t := &ownership.Terminated{Reason: daemonproto.ReasonTransportStopped, Message: redactURLs("a component could not start: " + end.err.Error())}
+		if err := d.claim.Release(t); err != nil {
 			return daemonproto.ExitFailed, fmt.Errorf("releasing after %w: %w", end.err, err)
 		}
 		return daemonproto.ExitFailed, end.err

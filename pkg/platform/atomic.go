@@ -67,9 +67,7 @@ func writeSyncClose(f *os.File, data []byte) error {
 }
 
 func syncFile(f *os.File) error {
-	if testHookSync != nil {
-		testHookSync("file", f.Name())
-	}
+	observeSync("file", f.Name())
 	return f.Sync()
 }
 
@@ -79,9 +77,7 @@ func syncDir(dir string) error {
 	if dirSyncDeferred(dir) {
 		return nil
 	}
-	if testHookSync != nil {
-		testHookSync("dir", dir)
-	}
+	observeSync("dir", dir)
 	d, err := os.Open(dir)
 	if err != nil {
 		return fmt.Errorf("sync directory: %w", err)

@@ -3,6 +3,7 @@ package platform
 import (
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 )
 
 // deferredDirs are the directories whose fsyncs wait (see DeferDirSyncs),
@@ -12,9 +13,24 @@ var deferredDirs = struct {
 	n map[string]int
 }{n: map[string]int{}}
 
-// testHookSync, when set, is told of every fsync this package does: "file"
-// or "dir", and the path.
-var testHookSync func(kind, path string)
+// syncObserver, when set, is told of every fsync this package does (see
+// ObserveSyncs).
+var syncObserver atomic.Pointer[func(kind, path string)]
+
+// ObserveSyncs tells fn of every fsync this package does from now until
+// stop: "file" with the file's path, or "dir" with the directory's. It is
+// for tests of what a caller makes durable, and when; fn must be safe to
+// call from any goroutine.
+func ObserveSyncs(fn func(kind, path string)) (stop func()) {
+	syncObserver.Store(&fn)
+	return func() { syncObserver.CompareAndSwap(&fn, nil) }
+}
+
+func observeSync(kind, path string) {
+	if fn := syncObserver.Load(); fn != nil {
+		(*fn)(kind, path)
+	}
+}
 
 // DeferDirSyncs makes every directory fsync of this process in dir wait
 // until resume is called: the links of CreateExclusive, the removals of

@@ -13,12 +13,11 @@ import (
 func syncsIn(t *testing.T, dir string) *[]string {
 	t.Helper()
 	var got []string
-	testHookSync = func(kind, path string) {
+	t.Cleanup(ObserveSyncs(func(kind, path string) {
 		if path == dir || filepath.Dir(path) == dir {
 			got = append(got, kind)
 		}
-	}
-	t.Cleanup(func() { testHookSync = nil })
+	}))
 	return &got
 }
 

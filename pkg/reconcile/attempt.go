@@ -53,10 +53,13 @@ func (a *attempt) run() {
 		return
 	}
 	mem := memory{}
-	if c := a.st.child; c != nil && !c.exited() {
-		mem.child = c.ownerID
-	}
 	for {
+		// Our own spawn is judged at each look: it may have exited while
+		// the last one waited.
+		mem.child = ""
+		if c := a.st.child; c != nil && !c.exited() {
+			mem.child = c.ownerID
+		}
 		// Reading checks the daemon dir itself (an unsafe one reads as a
 		// malformed record); the whole path is checked, and created, only
 		// before something is written or spawned there.
@@ -84,6 +87,11 @@ func (a *attempt) execute(p plan, rec ownership.Record, cls ownership.Classifica
 	switch p.step {
 	case stepRefuse:
 		a.refuse(p.reason, p.message)
+		if cls.Signalable {
+			// A proved owner refused (a hung newer one) is still the live
+			// owner: the loop watches its exit and a reference is held.
+			a.owner = rec.State
+		}
 		if p.exiting {
 			a.owner = rec.State // its exit is what the loop waits for
 			a.requeue = time.Second

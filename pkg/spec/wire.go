@@ -78,6 +78,13 @@ func DecodeWire(r io.Reader) (*Config, error) {
 	if len(data) > maxWireConfig {
 		return nil, fmt.Errorf("config larger than %d bytes", maxWireConfig)
 	}
+	// EncodeWire ends the config with a newline. Without it the config was
+	// cut short, even if what came is valid JSON (a hand-over to a warm
+	// replacement that failed one byte before the end): refused, so a
+	// daemon never starts on a config its reconciler gave up on.
+	if data[len(data)-1] != '\n' {
+		return nil, fmt.Errorf("config cut short (%d bytes, no final newline)", len(data))
+	}
 	var wc wireConfig
 	if err := json.Unmarshal(data, &wc); err != nil {
 		return nil, fmt.Errorf("config is not the JSON the reconciler writes (%d bytes)", len(data))

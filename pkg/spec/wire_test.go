@@ -43,3 +43,22 @@ func TestWireRejectsWithoutQuoting(t *testing.T) {
 		}
 	}
 }
+
+// A config without EncodeWire's final newline was cut short, even when
+// what arrived is valid JSON: refused, never started on.
+func TestWireRefusesAConfigCutShort(t *testing.T) {
+	c := &Config{Name: "d", Provider: ProviderDiscord, Generation: 1,
+		Discord: &DiscordConfig{BotToken: NewSecret("SECRET-tok"), ApplicationID: "a", GuildID: "g", ParentChannelID: "p"}}
+	var buf bytes.Buffer
+	if err := EncodeWire(&buf, c); err != nil {
+		t.Fatal(err)
+	}
+	whole := buf.Bytes()
+	_, err := DecodeWire(bytes.NewReader(whole[:len(whole)-1]))
+	if err == nil {
+		t.Fatal("accepted a config one byte short of its end")
+	}
+	if strings.Contains(err.Error(), "SECRET") {
+		t.Errorf("error quotes the input: %v", err)
+	}
+}

@@ -64,13 +64,14 @@ func (s *Store) Observe(name string) ownership.Observation {
 }
 
 // Acquire takes name for a daemon of this process: its private dir first,
-// then the locks and the record (see the package function Acquire).
+// then the locks and the record (see the package function Acquire), judged
+// with the store's probe.
 func (s *Store) Acquire(name string, req ownership.AcquireRequest) (ownership.Claim, error) {
 	p := s.paths(name)
 	if err := EnsureDir(p); err != nil {
 		return nil, err
 	}
-	o, err := Acquire(p, req)
+	o, err := acquire(p, req, s.probe, defaultEnv())
 	if err != nil {
 		return nil, marked(err)
 	}
