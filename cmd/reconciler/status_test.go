@@ -3,12 +3,18 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/reconcile"
 )
 
@@ -102,5 +108,54 @@ func TestStatusWatch(t *testing.T) {
 			t.Fatal("status --watch did not print again after status.json changed")
 		}
 		e.writeSpec(object{name: "slack", provider: "slack", generation: 3})
+	}
+}
+
+// status's live look never shows a record it cannot trust as Stopped or
+// Ready: not before any pass has run, and not when the record turned
+// malformed after a healthy pass.
+func TestStatusRefusesAnUntrustedRecord(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t)
+	e.writeSpec(object{name: "slack", provider: "slack", generation: 1})
+	malformed := func(name string) {
+		p := e.paths(name)
+		if err := os.MkdirAll(p.Dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		// A record that names a live process (this test) without the rest.
+		rec := fmt.Sprintf(`{"version":1,"kind":"slack","pid":%d}`, os.Getpid())
+		if err := os.WriteFile(p.State, []byte(rec), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	look := func(name string) reconcile.DaemonStatus {
+		t.Helper()
+		r := runBinary(t, e.env, "status", name, "-o", "json", "--agent-dir", e.agentDir)
+		var got reconcile.Status
+		if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || len(got.Daemons) != 1 {
+			t.Fatalf("status %s: %q, %v (stderr %s)", name, r.stdout, err, r.stderr)
+		}
+		return got.Daemons[0]
+	}
+	ready := func(d reconcile.DaemonStatus) metav1.ConditionStatus {
+		if c := meta.FindStatusCondition(d.Conditions, reconcile.ConditionReady); c != nil {
+			return c.Status
+		}
+		return metav1.ConditionUnknown
+	}
+
+	malformed("other") // no pass has ever looked at it
+	if d := look("other"); d.Phase != reconcile.PhaseRefused || d.Reason != ownership.ReasonMalformedOwnerRecord || ready(d) == metav1.ConditionTrue {
+		t.Errorf("a malformed record before any pass shows as %s %s Ready=%s; want Refused %s", d.Phase, d.Reason, ready(d), ownership.ReasonMalformedOwnerRecord)
+	}
+
+	e.mustConverge()
+	if d := look("slack"); d.Phase != reconcile.PhaseRunning || ready(d) != metav1.ConditionTrue {
+		t.Fatalf("converged slack shows as %s Ready=%s", d.Phase, ready(d))
+	}
+	malformed("slack") // turned malformed after a healthy pass
+	if d := look("slack"); d.Phase != reconcile.PhaseRefused || d.Converged || ready(d) == metav1.ConditionTrue {
+		t.Errorf("a record malformed since the last pass shows as %s converged=%v Ready=%s; want Refused, not Ready", d.Phase, d.Converged, ready(d))
 	}
 }

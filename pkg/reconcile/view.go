@@ -4,6 +4,9 @@ import (
 	"maps"
 	"slices"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/spec"
 )
@@ -45,26 +48,60 @@ func live(s DaemonStatus, name string, d *spec.Daemon, store ownership.Store) Da
 	}
 	obs := store.Observe(name)
 	rec := obs.Record
-	if rec.State == nil {
-		if s.Phase == "" {
-			s.Phase = PhaseStopped
-		}
-		return s
-	}
-	st := rec.State
-	s.OwnerID, s.Generation = st.OwnerID, st.Generation
-	if s.Provider == "" {
-		s.Provider = st.Kind
-	}
-	desired := ownership.Desired{Kind: st.Kind, Identity: st.Identity, Generation: generationOf(rec)}
+	desired := ownership.Desired{Kind: kindOf(rec), Identity: identityOf(rec), Generation: generationOf(rec)}
 	if d != nil {
 		desired = desiredOf(d)
 	}
-	cls := obs.Classify(desired)
+	return liveStatus(s, rec, obs.Classify(desired), heldRuns(store, s.HeldOwner))
+}
+
+// heldRuns reports whether the owner the last pass held a reference to
+// (its record gone) still runs: proved by a fresh reference, so a PID reused
+// since proves nothing.
+func heldRuns(store ownership.Store, h *HeldOwner) bool {
+	if h == nil {
+		return false
+	}
+	ref, err := store.Reference(ownership.State{PID: h.PID, Incarnation: h.Incarnation, OwnerID: h.OwnerID})
+	if err != nil {
+		return false
+	}
+	defer ref.Close()
+	exited, err := ref.Exited()
+	return err == nil && !exited
+}
+
+// liveStatus is saved (the last pass's report, or nothing) corrected by a
+// look at the record now, judged as cls. What the look cannot trust is
+// never shown as Stopped or Ready, whatever the last pass said: a record
+// that is malformed, or names a live process that is not proved gone nor
+// proved the owner, is Refused; so is a name without a record while the
+// owner last held for it still runs (held). An owner the look finds gone is
+// not Running. Ready is recomputed from the result.
+func liveStatus(s DaemonStatus, rec ownership.Record, cls ownership.Classification, held bool) DaemonStatus {
+	st := rec.State
+	wasStopped := s.Phase == PhaseStopped
+	if st != nil {
+		s.OwnerID, s.Generation = st.OwnerID, st.Generation
+		if s.Provider == "" {
+			s.Provider = st.Kind
+		}
+	}
 	switch {
+	case cls.Class == ownership.ClassMalformed || cls.AmbiguouslyLive:
+		s.Phase, s.Reason, s.Message, s.Converged = PhaseRefused, cls.Reason, cls.Message, false
+		s.PID = 0
+		if st != nil && cls.Class != ownership.ClassMalformed {
+			s.PID = st.PID
+		}
+	case cls.Class == ownership.ClassAbsent && held:
+		s.Phase, s.Reason, s.Converged = PhaseRefused, ReasonOwnerWithoutRecord, false
+		s.PID = s.HeldOwner.PID
+		s.Message = "the last owner still runs though its record is gone; no second owner is started until it exits"
 	case cls.Class == ownership.ClassStopped || cls.Class == ownership.ClassAbsent:
 		s.PID = 0
-		if s.Phase == PhaseRunning || s.Phase == PhaseStarting || s.Phase == "" {
+		switch s.Phase {
+		case PhaseRunning, PhaseStarting, PhaseReplacing, "":
 			s.Phase, s.Reason, s.Message = PhaseStopped, cls.Reason, cls.Message
 		}
 	case cls.Health == ownership.HealthHealthy:
@@ -78,6 +115,17 @@ func live(s DaemonStatus, name string, d *spec.Daemon, store ownership.Store) Da
 	if s.Phase == "" {
 		s.Phase = PhaseUnmanaged
 	}
-	s.Converged = s.Converged && cls.Health == ownership.HealthHealthy
+	// A look can undo the pass's convergence, never grant it: a healthy
+	// owner, or a stop that still has no owner, keeps it.
+	s.Converged = s.Converged && (cls.Health == ownership.HealthHealthy || wasStopped && s.Phase == PhaseStopped)
+	ready := metav1.ConditionFalse
+	if s.Converged && s.Phase == PhaseRunning {
+		ready = metav1.ConditionTrue
+	}
+	reason := s.Reason
+	if reason == "" {
+		reason = string(s.Phase)
+	}
+	meta.SetStatusCondition(&s.Conditions, metav1.Condition{Type: ConditionReady, Status: ready, Reason: reason, Message: s.Message})
 	return s
 }

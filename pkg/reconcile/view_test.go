@@ -1,0 +1,85 @@
+package reconcile
+
+import (
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"gjc.dev/reconciler/pkg/ownership"
+)
+
+// The live look never shows what it cannot trust as Stopped or Ready,
+// whatever the last pass saved, and recomputes Ready from what it shows.
+func TestLiveStatusTrustsOnlyWhatItSees(t *testing.T) {
+	owner := &ownership.State{PID: 4242, OwnerID: "o-1", Kind: "slack"}
+	running := func() DaemonStatus {
+		s := DaemonStatus{Name: "bot", Phase: PhaseRunning, Reason: ReasonReady, Converged: true, PID: 4242}
+		meta.SetStatusCondition(&s.Conditions, metav1.Condition{Type: ConditionReady, Status: metav1.ConditionTrue, Reason: ReasonReady})
+		return s
+	}
+	stopped := func() DaemonStatus {
+		s := DaemonStatus{Name: "bot", Phase: PhaseStopped, Reason: ReasonStopped, Converged: true}
+		// A stop's pass that left Ready as it was (the old operator stop).
+		meta.SetStatusCondition(&s.Conditions, metav1.Condition{Type: ConditionReady, Status: metav1.ConditionTrue, Reason: ReasonReady})
+		return s
+	}
+	present := ownership.Record{Present: true, State: owner}
+	malformed := ownership.Record{Present: true, Malformed: &ownership.MalformedError{Path: "state.json", Field: "pid"}}
+	cases := []struct {
+		name      string
+		saved     DaemonStatus
+		rec       ownership.Record
+		cls       ownership.Classification
+		held      bool
+		phase     Phase
+		reason    string
+		ready     metav1.ConditionStatus
+		converged bool
+	}{
+		{"malformed before any pass", DaemonStatus{Name: "bot"}, malformed,
+			ownership.Classification{Class: ownership.ClassMalformed, AmbiguouslyLive: true, Reason: ownership.ReasonMalformedOwnerRecord},
+			false, PhaseRefused, ownership.ReasonMalformedOwnerRecord, metav1.ConditionFalse, false},
+		{"malformed since a healthy pass", running(), malformed,
+			ownership.Classification{Class: ownership.ClassMalformed, AmbiguouslyLive: true, Reason: ownership.ReasonMalformedOwnerRecord},
+			false, PhaseRefused, ownership.ReasonMalformedOwnerRecord, metav1.ConditionFalse, false},
+		{"an owner that cannot be proved", running(), present,
+			ownership.Classification{Class: ownership.ClassCompatible, AmbiguouslyLive: true, Reason: ownership.ReasonOwnerUnverifiable},
+			false, PhaseRefused, ownership.ReasonOwnerUnverifiable, metav1.ConditionFalse, false},
+		{"healthy, as the pass said", running(), present,
+			ownership.Classification{Class: ownership.ClassCompatible, Health: ownership.HealthHealthy, Signalable: true, Reason: ownership.ReasonOwnerHealthy},
+			false, PhaseRunning, ReasonReady, metav1.ConditionTrue, true},
+		{"hung since a healthy pass", running(), present,
+			ownership.Classification{Class: ownership.ClassCompatible, Health: ownership.HealthHung, Signalable: true, Reason: ownership.ReasonOwnerHung},
+			false, PhaseRunning, ownership.ReasonOwnerHung, metav1.ConditionFalse, false},
+		{"exited since a healthy pass", running(), present,
+			ownership.Classification{Class: ownership.ClassStopped, Reason: ownership.ReasonOwnerExited},
+			false, PhaseStopped, ownership.ReasonOwnerExited, metav1.ConditionFalse, false},
+		{"record gone since a healthy pass", running(), ownership.Record{},
+			ownership.Classification{Class: ownership.ClassAbsent, Reason: ownership.ReasonNoOwner},
+			false, PhaseStopped, ownership.ReasonNoOwner, metav1.ConditionFalse, false},
+		{"stopped: Ready is not left True", stopped(), ownership.Record{},
+			ownership.Classification{Class: ownership.ClassAbsent, Reason: ownership.ReasonNoOwner},
+			false, PhaseStopped, ReasonStopped, metav1.ConditionFalse, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := liveStatus(tc.saved, tc.rec, tc.cls, tc.held)
+			ready := meta.FindStatusCondition(got.Conditions, ConditionReady)
+			if got.Phase != tc.phase || got.Reason != tc.reason || got.Converged != tc.converged || ready == nil || ready.Status != tc.ready {
+				t.Fatalf("liveStatus = %s %s converged=%v ready=%v; want %s %s converged=%v ready=%s",
+					got.Phase, got.Reason, got.Converged, ready, tc.phase, tc.reason, tc.converged, tc.ready)
+			}
+		})
+	}
+}
+
+// A name whose record is gone while the owner the last pass held still
+// runs is refused, not Stopped: nothing may be started for it yet.
+func TestLiveStatusHeldOwnerWithoutRecord(t *testing.T) {
+	saved := DaemonStatus{Name: "bot", Phase: PhaseRunning, Converged: true, HeldOwner: &HeldOwner{PID: 4242, OwnerID: "o-1"}}
+	got := liveStatus(saved, ownership.Record{}, ownership.Classification{Class: ownership.ClassAbsent, Reason: ownership.ReasonNoOwner}, true)
+	if got.Phase != PhaseRefused || got.Reason != ReasonOwnerWithoutRecord || got.PID != 4242 {
+		t.Fatalf("liveStatus = %s %s pid %d; want Refused OwnerWithoutRecord pid 4242", got.Phase, got.Reason, got.PID)
+	}
+}
