@@ -30,7 +30,7 @@ func newStopCommand(g *globals) *cobra.Command {
 	var o reconcile.StopOptions
 	cmd := &cobra.Command{
 		Use:   "stop NAME",
-		Short: "Stop one daemon now: control request and SIGTERM; SIGKILL only with --force",
+		Short: "Stop one daemon now and hold it stopped until start: control request and SIGTERM; SIGKILL only with --force",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return operate(cmd, g, f, args[0], func(ctx context.Context, r *reconcile.Reconciler, d *spec.Daemon, res *spec.Result) reconcile.OperateResult {
@@ -54,6 +54,22 @@ func newRestartCommand(g *globals) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return operate(cmd, g, f, args[0], func(ctx context.Context, r *reconcile.Reconciler, d *spec.Daemon, res *spec.Result) reconcile.OperateResult {
 				return r.Restart(ctx, args[0], d, res)
+			})
+		},
+	}
+	f.add(cmd)
+	return cmd
+}
+
+func newStartCommand(g *globals) *cobra.Command {
+	f := &operateFlags{}
+	cmd := &cobra.Command{
+		Use:   "start NAME",
+		Short: "Let go of a stop's hold on one daemon and start it now, if the spec says Running",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return operate(cmd, g, f, args[0], func(ctx context.Context, r *reconcile.Reconciler, d *spec.Daemon, res *spec.Result) reconcile.OperateResult {
+				return r.Start(ctx, args[0], d, res)
 			})
 		},
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"gjc.dev/reconciler/pkg/reconcile"
 )
 
 func TestStopAndRestart(t *testing.T) {
@@ -15,7 +17,8 @@ func TestStopAndRestart(t *testing.T) {
 	e.mustConverge()
 	base := []string{"--agent-dir", e.agentDir}
 
-	// A cooperative daemon stops on SIGTERM; the spec says Running, so a warning.
+	// A cooperative daemon stops on SIGTERM and is held stopped, whatever
+	// the spec says; the warning says until when.
 	slack := e.state("slack")
 	r := runBinary(t, e.env, append([]string{"stop", "slack", "-o", "json"}, base...)...)
 	if r.code != 0 {
@@ -33,7 +36,7 @@ func TestStopAndRestart(t *testing.T) {
 	if strings.Join(keys, ",") != "action,after,before,message,name,ok,warnings" {
 		t.Errorf("json keys = %v", keys)
 	}
-	if res["ok"] != true || res["action"] != "stop" || res["name"] != "slack" || !strings.Contains(r.stdout, "loop will start it again") {
+	if res["ok"] != true || res["action"] != "stop" || res["name"] != "slack" || !strings.Contains(r.stdout, "held stopped until reconciler start slack") {
 		t.Errorf("stop result = %s", r.stdout)
 	}
 	if st := e.state("slack"); st.OwnerID != slack.OwnerID || st.StoppedAt == nil {
@@ -60,13 +63,26 @@ func TestStopAndRestart(t *testing.T) {
 	}
 	<-exited
 
-	// restart brings it back, and a second stop finds nothing to stop.
+	// A held name is not restarted: start lets go of the hold and brings
+	// it back; then restart replaces it.
+	r = runBinary(t, e.env, append([]string{"restart", "discord"}, base...)...)
+	if r.code != 1 || !strings.Contains(r.stdout, "held stopped by reconciler stop; run reconciler start discord") {
+		t.Errorf("restart of a held name: exit %d, %q %q", r.code, r.stdout, r.stderr)
+	}
+	r = runBinary(t, e.env, append([]string{"start", "discord"}, base...)...)
+	if r.code != 0 || !strings.Contains(r.stdout, "started discord daemon") {
+		t.Errorf("start: exit %d, %q %q", r.code, r.stdout, r.stderr)
+	}
+	started := e.state("discord")
+	if started.OwnerID == discord.OwnerID || !healthy(ownershipRecord(e, "discord")) {
+		t.Errorf("start did not bring up a new owner: %+v", started)
+	}
 	r = runBinary(t, e.env, append([]string{"restart", "discord"}, base...)...)
 	if r.code != 0 || !strings.Contains(r.stdout, "restarted discord daemon") {
 		t.Errorf("restart: exit %d, %q %q", r.code, r.stdout, r.stderr)
 	}
 	st := e.state("discord")
-	if st.OwnerID == discord.OwnerID || !healthy(ownershipRecord(e, "discord")) {
+	if st.OwnerID == started.OwnerID || !healthy(ownershipRecord(e, "discord")) {
 		t.Errorf("restart did not replace the owner: %+v", st)
 	}
 	// A daemon restarted from the command line inherits no token either.
@@ -91,4 +107,38 @@ func TestStopRefusesNewerOwner(t *testing.T) {
 		t.Fatal("the newer owner was stopped")
 	default:
 	}
+}
+
+// stop holds a name stopped, like systemctl stop: the running loop does not
+// start it again though the spec says Running, and shows it Held and
+// converged; start lets go of the hold and brings it back.
+func TestStopHoldsTheNameStoppedUntilStart(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t)
+	e.writeSpec(object{name: "slack", provider: "slack", generation: 1})
+	e.startLoop()
+	e.waitStatus("slack running", func(s *reconcile.Status) bool {
+		d, _ := daemonStatus(s, "slack")
+		return d.Phase == reconcile.PhaseRunning && d.Converged
+	})
+	old := e.state("slack")
+	base := []string{"--agent-dir", e.agentDir}
+	if r := runBinary(t, e.env, append([]string{"stop", "slack"}, base...)...); r.code != 0 {
+		t.Fatalf("stop: exit %d, %s%s", r.code, r.stdout, r.stderr)
+	}
+	// The loop's pass after the release (woken by it) writes this.
+	e.waitStatus("slack held", func(s *reconcile.Status) bool {
+		d, _ := daemonStatus(s, "slack")
+		return d.Phase == reconcile.PhaseHeld && d.Reason == reconcile.ReasonOperatorStopped && d.Converged
+	})
+	if st := e.state("slack"); st.OwnerID != old.OwnerID || st.StoppedAt == nil {
+		t.Fatalf("a held name was started again: %+v", st)
+	}
+	if r := runBinary(t, e.env, append([]string{"start", "slack"}, base...)...); r.code != 0 {
+		t.Fatalf("start: exit %d, %s%s", r.code, r.stdout, r.stderr)
+	}
+	e.waitStatus("slack running again", func(s *reconcile.Status) bool {
+		d, _ := daemonStatus(s, "slack")
+		return d.Phase == reconcile.PhaseRunning && d.Converged && d.OwnerID != old.OwnerID
+	})
 }

@@ -107,6 +107,6 @@ bot, never a signal to a process it cannot prove is its own.`,
 	f.IntVarP(&g.verbosity, "v", "v", 0, "log verbosity (logr V-level)")
 
 	addLoopFlags(root, lf)
-	root.AddCommand(newValidateCommand(g), newVersionCommand(), newDaemonCommand(g), newStatusCommand(g), newStopCommand(g), newRestartCommand(g), newDemoCommand(g), newGCCommand(g))
+	root.AddCommand(newValidateCommand(g), newVersionCommand(), newDaemonCommand(g), newStatusCommand(g), newStopCommand(g), newStartCommand(g), newRestartCommand(g), newDemoCommand(g), newGCCommand(g))
 	return root
 }

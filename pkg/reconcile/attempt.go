@@ -45,6 +45,10 @@ type attempt struct {
 	progressing bool
 	degraded    bool
 	owner       *ownership.State
+	// held is the operator's hold on the name (reconciler stop), nil when
+	// none; holdsErr says why holds.json could not be read.
+	held     *Hold
+	holdsErr error
 }
 
 func (a *attempt) run() {
@@ -52,6 +56,17 @@ func (a *attempt) run() {
 		a.notDesired()
 		return
 	}
+	if a.holdsErr != nil {
+		// Whether an operator stopped it is unknown: touch nothing.
+		rec, cls := a.r.observe(a.name, desiredOf(a.d))
+		a.observe(rec)
+		if cls.Signalable {
+			a.owner = rec.State
+		}
+		a.refuse(ReasonHoldsUnreadable, a.holdsErr.Error()+"; nothing is started or stopped until it is fixed")
+		return
+	}
+	wantStopped := a.d.Config.State == spec.StateStopped || a.held != nil
 	mem := memory{}
 	for {
 		// Our own spawn is judged at each look: it may have exited while
@@ -64,7 +79,7 @@ func (a *attempt) run() {
 		// malformed record); the whole path is checked, and created, only
 		// before something is written or spawned there.
 		rec, cls := a.r.observe(a.name, desiredOf(a.d))
-		p := decide(rec, cls, a.d.Config.State == spec.StateStopped, mem)
+		p := decide(rec, cls, wantStopped, mem)
 		if p.step == stepWaitRelease {
 			// Released but not gone yet: give it the graceful timeout to
 			// exit, then judge again. It is no longer an owner.
@@ -74,6 +89,10 @@ func (a *attempt) run() {
 		}
 		a.observe(rec)
 		a.execute(p, rec, cls)
+		if a.held != nil && a.status.Phase == PhaseStopped && a.status.Converged {
+			a.status.Phase, a.status.Reason = PhaseHeld, ReasonOperatorStopped
+			a.status.Message = fmt.Sprintf("held stopped by reconciler stop since %s; reconciler start %s starts it", a.held.Since.UTC().Format(time.RFC3339), a.name)
+		}
 		return
 	}
 }

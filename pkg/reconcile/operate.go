@@ -34,10 +34,16 @@ type StopOptions struct {
 func (r *Reconciler) Stop(ctx context.Context, name string, d *spec.Daemon, res *spec.Result, o StopOptions) OperateResult {
 	r.seedHeld()
 	out := r.operation(name, "stop", d, res)
-	if d != nil && d.Config.State == spec.StateRunning {
-		out.Warnings = append(out.Warnings, "the spec says Running: a running reconcile loop will start it again; set state: Stopped to keep it stopped")
-	}
 	rec, cls, refusal := r.operable(name, "stop", d)
+	if refusal == "" {
+		// Held first, so that no loop starts it again the moment it exits;
+		// a hold that cannot be written stops nothing.
+		if _, err := r.setHold(name, true); err != nil {
+			out.Message = fmt.Sprintf("%s not stopped: %v", name, err)
+			return out
+		}
+		out.Warnings = append(out.Warnings, fmt.Sprintf("held stopped until reconciler start %s", name))
+	}
 	switch {
 	case refusal != "":
 		out.Message = refusal
@@ -74,6 +80,14 @@ func (r *Reconciler) Restart(ctx context.Context, name string, d *spec.Daemon, r
 	}
 	if d.Config.State == spec.StateStopped {
 		out.Message = fmt.Sprintf("the spec says %s is Stopped; set state: Running to start it", name)
+		return out
+	}
+	switch holds, err := readHolds(r.files, r.opts.AgentDir); {
+	case err != nil:
+		out.Message = fmt.Sprintf("%s not restarted: %v", name, err)
+		return out
+	case holds[name] != (Hold{}):
+		out.Message = fmt.Sprintf("%s is held stopped by reconciler stop; run reconciler start %s", name, name)
 		return out
 	}
 	rec, cls, refusal := r.operable(name, "restart", d)
@@ -146,4 +160,35 @@ func wantOf(d *spec.Daemon) *ownership.Desired {
 	}
 	w := desiredOf(d)
 	return &w
+}
+
+// Start lets go of the operator's hold on name (reconciler stop) and
+// reconciles it at once, as a pass would: started if the spec says Running.
+// The caller holds the lock.
+func (r *Reconciler) Start(ctx context.Context, name string, d *spec.Daemon, res *spec.Result) OperateResult {
+	r.seedHeld()
+	out := r.operation(name, "start", d, res)
+	if d == nil {
+		out.Message = fmt.Sprintf("%s is not in the spec; nothing to start it as", name)
+		return out
+	}
+	changed, err := r.setHold(name, false)
+	if err != nil {
+		out.Message = fmt.Sprintf("%s not started: %v", name, err)
+		return out
+	}
+	if !changed {
+		out.Warnings = append(out.Warnings, fmt.Sprintf("%s was not held", name))
+	}
+	o := r.Reconcile(ctx, name, d, res)
+	out.After = &o.Status
+	switch {
+	case d.Config.State == spec.StateStopped:
+		out.OK, out.Message = true, fmt.Sprintf("no longer held; the spec says %s is Stopped", name)
+	case o.Status.Converged:
+		out.OK, out.Message = true, fmt.Sprintf("started %s daemon (pid %d)", name, o.Status.PID)
+	default:
+		out.Message = fmt.Sprintf("%s: %s %s: %s", name, o.Status.Phase, o.Status.Reason, o.Status.Message)
+	}
+	return out
 }

@@ -215,6 +215,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, name string, d *spec.Daemon,
 	r.seedHeld()
 	st := r.state(name)
 	a := &attempt{r: r, ctx: ctx, name: name, d: d, res: res, st: st, paths: ownership.PathsFor(r.opts.AgentDir, name)}
+	if holds, err := readHolds(r.files, r.opts.AgentDir); err != nil {
+		a.holdsErr = err
+	} else if h, ok := holds[name]; ok {
+		a.held = &h
+	}
 	r.mu.Lock()
 	// A copy: SetStatusCondition edits in place, and snapshot reads the old one.
 	conditions := slices.Clone(st.status.Conditions)

@@ -24,6 +24,7 @@ const (
 	PhaseCrashLoopBackOff Phase = "CrashLoopBackOff"
 	PhaseRefused          Phase = "Refused"
 	PhaseUnmanaged        Phase = "Unmanaged"
+	PhaseHeld             Phase = "Held" // stopped by an operator, until reconciler start
 )
 
 // Condition types of every daemon's status.
