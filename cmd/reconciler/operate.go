@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/reconcile"
 	"gjc.dev/reconciler/pkg/spec"
 )
@@ -94,6 +97,13 @@ func operate(cmd *cobra.Command, g *globals, f *operateFlags, name string,
 	// record alone, as if no source declared it.
 	res := spec.LoadOnce(specPath)
 	d := res.Lookup(name)
+	if d == nil {
+		// Not declared: known only by a daemon dir. A typo is an error,
+		// not "no running daemon".
+		if _, err := os.Lstat(ownership.PathsFor(agentDir, name).Dir); errors.Is(err, os.ErrNotExist) {
+			return &exitError{code: exitInvalid, err: fmt.Errorf("unknown daemon %q: not in the spec and no daemon dir", name)}
+		}
+	}
 	r, err := reconcile.New(reconcileOptions(agentDir, g.log, 0))
 	if err != nil {
 		return &exitError{code: exitNotDone, err: err}

@@ -2,6 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -141,4 +144,23 @@ func TestStopHoldsTheNameStoppedUntilStart(t *testing.T) {
 		d, _ := daemonStatus(s, "slack")
 		return d.Phase == reconcile.PhaseRunning && d.Converged && d.OwnerID != old.OwnerID
 	})
+}
+
+// A name nothing knows (not in the spec, no daemon dir) is an error, exit
+// 2, for every command that takes one: a typo must not read as "no running
+// daemon" or an empty table.
+func TestUnknownNameIsAnError(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t)
+	e.writeSpec(object{name: "slack", provider: "slack", generation: 1})
+	base := []string{"--agent-dir", e.agentDir}
+	for _, args := range [][]string{{"stop", "slakc"}, {"start", "slakc"}, {"restart", "slakc"}, {"status", "slakc"}, {"status", "slack", "slakc"}} {
+		r := runBinary(t, e.env, append(args, base...)...)
+		if r.code != 2 || !strings.Contains(r.stderr, `unknown daemon "slakc"`) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 naming the unknown daemon", args, r.code, r.stdout, r.stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(e.agentDir, "sdk", "daemons", "slakc")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("an unknown name left a daemon dir: %v", err)
+	}
 }

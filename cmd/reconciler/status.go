@@ -7,6 +7,7 @@ import (
 	"io"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"syscall"
 	"text/tabwriter"
@@ -36,10 +37,18 @@ func newStatusCommand(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			for _, n := range names {
+				if err := checkNameArg(n); err != nil {
+					return err
+				}
+			}
 			show := func() error {
 				st, err := view(agentDir, specPath, names)
 				if err != nil {
 					return &exitError{code: exitNotDone, err: err}
+				}
+				if err := unknownNames(st, names); err != nil {
+					return err
 				}
 				return printStatus(cmd.OutOrStdout(), st, output)
 			}
@@ -52,6 +61,18 @@ func newStatusCommand(g *globals) *cobra.Command {
 	cmd.Flags().StringVarP(&output, "output", "o", "table", "table, json or yaml")
 	cmd.Flags().BoolVar(&watch, "watch", false, "print again whenever status.json changes")
 	return cmd
+}
+
+// unknownNames is exit 2 for a name asked for that nothing knows: not in
+// the spec, the last status or the daemon dirs. A typo must not read as a
+// stopped daemon.
+func unknownNames(st *reconcile.Status, names []string) error {
+	for _, n := range names {
+		if !slices.ContainsFunc(st.Daemons, func(d reconcile.DaemonStatus) bool { return d.Name == n }) {
+			return &exitError{code: exitInvalid, err: fmt.Errorf("unknown daemon %q: not in the spec, the status or the daemon dirs", n)}
+		}
+	}
+	return nil
 }
 
 // watchStatus re-prints on every change of status.json, until interrupted.
