@@ -67,7 +67,10 @@ func runLoop(cmd *cobra.Command, g *globals, f *loopFlags) error {
 	}()
 	loop := reconcile.NewLoop(r, reconcile.LoopOptions{
 		SpecPath: specPath, Resync: f.resync, LockTimeout: f.lockTimeout, WarmReplacements: f.warm,
-		OnStatus:   func(p reconcile.PassResult) { notifier.Pass(p.Ready()) },
+		OnStatus: func(p reconcile.PassResult) {
+			ready, desired := p.Ready()
+			notifier.Pass(ready, desired, len(p.Status.SpecErrors))
+		},
 		OnReloaded: notifier.Reloaded,
 		Watchdog:   notifier.WatchdogInterval(), OnWatchdog: notifier.Watchdog,
 	})

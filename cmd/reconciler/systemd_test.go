@@ -147,3 +147,28 @@ func TestSystemdNotify(t *testing.T) {
 		}
 	}
 }
+
+// A loop started on a spec that does not validate says so: STATUS= names
+// it, and each spec error is logged at error level.
+func TestSystemdStatusNamesAnInvalidSpec(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t)
+	if err := os.WriteFile(e.specPath, []byte("apiVersion: nope\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sock, msgs := listenNotify(t)
+	e.env = append(e.env, "NOTIFY_SOCKET="+sock)
+	loop := e.startLoop()
+	ready, _ := next(t, msgs, "READY=1")
+	if !strings.Contains(ready.text, "spec invalid") {
+		t.Errorf("READY on an invalid spec sent %q; STATUS must say the spec is invalid", ready.text)
+	}
+	loop.logs.waitLog(t, "a spec error at error level", func(lines []map[string]any) bool {
+		for _, l := range lines {
+			if l["level"] == "error" && strings.HasPrefix(fmt.Sprint(l["msg"]), "spec error") {
+				return true
+			}
+		}
+		return false
+	})
+}

@@ -241,9 +241,6 @@ func (l *Loop) refresh(all bool) {
 	}
 	if changed {
 		l.r.log.Info("spec changed", "valid", res.Valid(), "daemons", len(res.Daemons))
-		for _, e := range res.Errors {
-			l.r.log.Info("spec error; keeping the last known good objects of this source", "error", e.String())
-		}
 	}
 	names := l.r.Names(res)
 	l.forgetOthers(names)
@@ -277,6 +274,11 @@ func (l *Loop) setResult(res *spec.Result) bool {
 	l.r.setDesired(res)
 	l.mu.Unlock()
 	if changed {
+		// At error level, from the first load on: journalctl -p err must
+		// find why a bot is not what the spec file says.
+		for _, e := range res.Errors {
+			l.r.log.Error(errors.New(e.String()), "spec error; keeping the last known good objects of this source")
+		}
 		l.r.warm.revalidate(res)
 	}
 	return changed

@@ -43,11 +43,15 @@ func (n *Notifier) send(state string) {
 }
 
 // Pass reports a pass's outcome: READY=1 after the first full pass, and
-// STATUS=<ready>/<desired> ready after each.
-func (n *Notifier) Pass(ready, desired int) {
+// STATUS=<ready>/<desired> ready after each, followed by the number of spec
+// errors when the spec does not validate, so systemctl status shows it.
+func (n *Notifier) Pass(ready, desired, specErrors int) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	state := fmt.Sprintf("STATUS=%d/%d ready", ready, desired)
+	if specErrors > 0 {
+		state += fmt.Sprintf("; spec invalid: %d error(s), run reconciler validate", specErrors)
+	}
 	if !n.ready && !n.stopping {
 		n.ready = true
 		state = daemon.SdNotifyReady + "\n" + state

@@ -41,13 +41,17 @@ func TestNotifier(t *testing.T) {
 	t.Setenv("WATCHDOG_USEC", "2000000")
 	n := NewNotifier(logr.Discard())
 
-	n.Pass(1, 2)
+	n.Pass(1, 2, 0)
 	if got := read(t, c); got != "READY=1\nSTATUS=1/2 ready" {
 		t.Errorf("first pass sent %q", got)
 	}
-	n.Pass(2, 2)
+	n.Pass(2, 2, 0)
 	if got := read(t, c); got != "STATUS=2/2 ready" {
 		t.Errorf("second pass sent %q, want STATUS only", got)
+	}
+	n.Pass(0, 0, 3)
+	if got := read(t, c); got != "STATUS=0/0 ready; spec invalid: 3 error(s), run reconciler validate" {
+		t.Errorf("a pass on an invalid spec sent %q, want the spec's trouble in STATUS", got)
 	}
 	n.Reloading()
 	if got := read(t, c); !strings.HasPrefix(got, "RELOADING=1\nMONOTONIC_USEC=") {
@@ -71,7 +75,7 @@ func TestNotifierOff(t *testing.T) {
 	t.Setenv("NOTIFY_SOCKET", "")
 	t.Setenv("WATCHDOG_USEC", "2000000")
 	n := NewNotifier(logr.Discard())
-	n.Pass(1, 1) // must not fail or block
+	n.Pass(1, 1, 0) // must not fail or block
 	if got := n.WatchdogInterval(); got != 0 {
 		t.Errorf("watchdog interval %v without NOTIFY_SOCKET", got)
 	}
@@ -86,7 +90,7 @@ func TestNotifierNoReadyAfterStopping(t *testing.T) {
 	if got := read(t, c); got != "STOPPING=1" {
 		t.Errorf("stopping sent %q", got)
 	}
-	n.Pass(0, 2)
+	n.Pass(0, 2, 0)
 	if got := read(t, c); got != "STATUS=0/2 ready" {
 		t.Errorf("a pass after STOPPING sent %q, want STATUS only", got)
 	}
