@@ -300,3 +300,31 @@ func TestGCKeepsRecordsBesideBadInventoryNames(t *testing.T) {
 		t.Errorf("the bad entry was not logged at error level:\n%s", r.stderr)
 	}
 }
+
+// gc on an agent dir where no pass has ever run (no sdk/reconciler, no
+// lock), holding only what a reference controller left, lists it and
+// prunes it, instead of failing on the missing lock.
+func TestGCOnAFreshAgentDir(t *testing.T) {
+	t.Parallel()
+	agentDir := t.TempDir()
+	dir := filepath.Join(agentDir, "sdk", "daemons", "old")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	lock := filepath.Join(dir, "owner.lock")
+	if err := os.WriteFile(lock, []byte(`{"pid":999999999,"incarnation":"linux:1","createdAt":1}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "RECONCILER_AGENT_DIR="+agentDir)
+	r := runBinary(t, env, "gc", "--agent-dir", agentDir)
+	if r.code != 0 || !strings.Contains(r.stdout, "would remove owner-lock") {
+		t.Fatalf("gc on a fresh dir: exit %d, %q %q", r.code, r.stdout, r.stderr)
+	}
+	r = runBinary(t, env, "gc", "--prune", "--agent-dir", agentDir)
+	if r.code != 0 {
+		t.Fatalf("gc --prune on a fresh dir: exit %d, %q %q", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Lstat(lock); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the reference's stale lock is still there: %v", err)
+	}
+}
