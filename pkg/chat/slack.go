@@ -47,8 +47,7 @@ func (t *slackTransport) Run(ctx context.Context, report func(Health)) error {
 		slack.OptionHTTPClient(&http.Client{Timeout: t.opts.Timeout}),
 	}
 	if t.cfg.APIURL != "" {
-		// slack-go joins method names onto this URL, so it needs the trailing slash.
-		options = append(options, slack.OptionAPIURL(strings.TrimSuffix(t.cfg.APIURL, "/")+"/api/"))
+		options = append(options, slack.OptionAPIURL(slackAPIBase(t.cfg.APIURL)))
 	}
 	api := slack.New(t.cfg.BotToken.Reveal(), options...)
 	h := &healthReporter{report: report}
@@ -134,4 +133,15 @@ func slackTerminal(err error) *TerminalError {
 		}
 	}
 	return nil
+}
+
+// slackAPIBase is the Web API base slack-go joins method names onto (so it
+// ends in "/api/") for an apiURL given with or without its "/api" part:
+// "http://host:port" and "http://host:port/api/" name the same API.
+func slackAPIBase(apiURL string) string {
+	base := strings.TrimRight(apiURL, "/")
+	if !strings.HasSuffix(base, "/api") {
+		base += "/api"
+	}
+	return base + "/"
 }

@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"net/url"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -120,6 +121,11 @@ func validateDiscord(d *DiscordSpec, p *field.Path) field.ErrorList {
 		}
 	}
 	errs = append(errs, validateAPIURL(d.APIURL, p.Child("apiURL"))...)
+	if u, err := url.Parse(d.APIURL); d.APIURL != "" && err == nil && strings.Trim(u.Path, "/") != "" {
+		// The Discord client's endpoints are absolute paths: only the host
+		// is replaced, so a path here would be dropped without a word.
+		errs = append(errs, field.Invalid(p.Child("apiURL"), d.APIURL, "must be scheme://host[:port] only: a path is not supported for Discord"))
+	}
 	return errs
 }
 

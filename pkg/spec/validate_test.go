@@ -38,6 +38,9 @@ func TestValidate(t *testing.T) {
 		{"no secret source", strings.Replace(discordDoc("a", ""), "{fromEnv: TEST_DISCORD_TOKEN}", "{}", 1), []string{"spec.discord.botToken: Required value"}},
 		{"apiURL relative", discordDoc("a", "") + "    apiURL: /api\n", []string{`spec.discord.apiURL: Invalid value: "/api": must be an absolute http or https URL`}},
 		{"apiURL ok", discordDoc("a", "") + "    apiURL: http://127.0.0.1:9000\n", nil},
+		{"apiURL ok with a slash", discordDoc("a", "") + "    apiURL: http://127.0.0.1:9000/\n", nil},
+		{"discord apiURL with a path", discordDoc("a", "") + "    apiURL: http://127.0.0.1:9000/discord\n",
+			[]string{`spec.discord.apiURL: Invalid value: "http://127.0.0.1:9000/discord": must be scheme://host[:port] only: a path is not supported for Discord`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
