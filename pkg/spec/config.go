@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -109,9 +110,34 @@ func resolveConfig(d *ChatDaemon, specDir string, lookupEnv func(string) (string
 			APIURL:           s.Slack.APIURL,
 		}
 	}
+	errs = append(errs, tokenShapeErrors(out.config, p)...)
 	out.secretFiles = r.files
 	out.envNames = r.envNames
 	return out, errs
+}
+
+// tokenShapeErrors catches the token mistakes a service would only answer
+// with "invalid_auth" or close code 4004, forever: Slack's two tokens
+// swapped (a bot token starts with xoxb-, an app-level one with xapp-),
+// and a Discord token written with the "Bot " that goes in its header.
+// The messages never quote a token.
+func tokenShapeErrors(c Config, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	invalid := func(path *field.Path, msg string) {
+		errs = append(errs, field.Invalid(path, field.OmitValueType{}, msg))
+	}
+	if d := c.Discord; d != nil && len(d.BotToken.Reveal()) >= 4 && strings.EqualFold(d.BotToken.Reveal()[:4], "bot ") {
+		invalid(p.Child("discord", "botToken"), `starts with "Bot ": write the token alone; the "Bot " prefix belongs in the Authorization header, which the daemon adds`)
+	}
+	if sl := c.Slack; sl != nil {
+		if strings.HasPrefix(sl.BotToken.Reveal(), "xapp-") {
+			invalid(p.Child("slack", "botToken"), "is an app-level token (xapp-); a bot token starts with xoxb-: are botToken and appToken swapped?")
+		}
+		if strings.HasPrefix(sl.AppToken.Reveal(), "xoxb-") {
+			invalid(p.Child("slack", "appToken"), "is a bot token (xoxb-); an app-level token starts with xapp-: are botToken and appToken swapped?")
+		}
+	}
+	return errs
 }
 
 // specDir is the directory relative fromFile paths are resolved against.

@@ -142,3 +142,42 @@ func TestInlineValueWarns(t *testing.T) {
 		t.Errorf("warning = %q", got)
 	}
 }
+
+// Tokens a service would refuse forever are caught by validate, with a
+// message that says what is wrong and never quotes the token.
+func TestTokenShapes(t *testing.T) {
+	dir := t.TempDir()
+	slack := writeFile(t, dir, "s.yaml", slackDoc("s"))
+	discord := writeFile(t, dir, "d.yaml", discordDoc("d", ""))
+	cases := []struct {
+		name      string
+		file      string
+		env       map[string]string
+		wantError string // "" when valid
+	}{
+		{"slack tokens right", slack, map[string]string{"TEST_SLACK_BOT": "xoxb-SECRET", "TEST_SLACK_APP": "xapp-SECRET"}, ""},
+		{"slack tokens swapped", slack, map[string]string{"TEST_SLACK_BOT": "xapp-SECRET", "TEST_SLACK_APP": "xoxb-SECRET"},
+			"spec.slack.botToken: Invalid value: is an app-level token (xapp-); a bot token starts with xoxb-: are botToken and appToken swapped?"},
+		{"slack app token is a bot token", slack, map[string]string{"TEST_SLACK_BOT": "xoxb-SECRET", "TEST_SLACK_APP": "xoxb-SECRET"},
+			"spec.slack.appToken: Invalid value: is a bot token (xoxb-)"},
+		{"discord token alone", discord, map[string]string{"TEST_DISCORD_TOKEN": "SECRET.token"}, ""},
+		{"discord token with its Bot prefix", discord, map[string]string{"TEST_DISCORD_TOKEN": "Bot SECRET.token"},
+			`spec.discord.botToken: Invalid value: starts with "Bot "`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			got := issueStrings(LoadOnce(tc.file).Errors)
+			switch {
+			case tc.wantError == "" && got != "":
+				t.Fatalf("refused: %s", got)
+			case tc.wantError != "" && !strings.Contains(got, tc.wantError):
+				t.Fatalf("errors %q, want %q", got, tc.wantError)
+			case strings.Contains(got, "SECRET"):
+				t.Fatalf("an error quotes the token: %s", got)
+			}
+		})
+	}
+}
