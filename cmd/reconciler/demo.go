@@ -37,17 +37,33 @@ func newDemoCommand(g *globals) *cobra.Command {
 					return err
 				}
 			}
-			fmt.Fprintf(out, "demo: fake Discord at %s, fake Slack at %s\ndemo: agent dir %s (edit %s while it runs)\ndemo: Ctrl-C stops the loop, the daemons and the fakes, and removes the agent dir\n\n",
+			fmt.Fprintf(out, "demo: fake Discord at %s, fake Slack at %s\ndemo: agent dir %s (edit %s while it runs)\ndemo: Ctrl-C stops the loop, the daemons and the fakes, and removes the agent dir\n",
 				env.Discord.URL(), env.Slack.URL(), env.AgentDir, env.SpecPath)
+			if exe, err := os.Executable(); err == nil {
+				fmt.Fprintf(out, "demo: from another shell, try:\n")
+				for _, c := range []string{"status", "stop slack", "start slack", "restart discord"} {
+					fmt.Fprintf(out, "demo:   %s %s --agent-dir %s\n", exe, c, env.AgentDir)
+				}
+			}
+			fmt.Fprintln(out)
 			r, err := reconcile.New(reconcileOptions(env.AgentDir, log, 0))
 			if err != nil {
 				return &exitError{code: exitNotDone, err: err}
 			}
 			defer r.Close()
-			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+			// A closed terminal (SIGHUP) ends the demo as Ctrl-C does, and so
+			// does a closed output pipe: SIGPIPE is caught, so a write fails
+			// with EPIPE instead of killing the demo before it cleans up.
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
 			defer stop()
+			ctx, outputGone := context.WithCancel(ctx)
+			defer outputGone()
 			loop := reconcile.NewLoop(r, reconcile.LoopOptions{SpecPath: env.SpecPath, LockTimeout: 30 * time.Second, WarmReplacements: true})
-			go printEvery(ctx, out, env.AgentDir, env.SpecPath, every)
+			go func() {
+				if printEvery(ctx, out, env.AgentDir, env.SpecPath, every) != nil {
+					outputGone()
+				}
+			}()
 			if err := loop.Run(ctx); err != nil {
 				return &exitError{code: exitNotDone, err: err}
 			}
@@ -75,20 +91,27 @@ func newDemoCommand(g *globals) *cobra.Command {
 	return cmd
 }
 
-func printEvery(ctx context.Context, out interface{ Write([]byte) (int, error) }, agentDir, specPath string, every time.Duration) {
+// printEvery prints the status table every so often until ctx is done, or
+// until the output cannot be written (its reader went away): then it
+// returns the write's error.
+func printEvery(ctx context.Context, out interface{ Write([]byte) (int, error) }, agentDir, specPath string, every time.Duration) error {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			return
+			return nil
 		case <-t.C:
 			st, err := view(agentDir, specPath, nil)
 			if err != nil {
 				continue
 			}
-			fmt.Fprintf(out, "\n%s\n", time.Now().Format("15:04:05"))
-			_ = printStatus(out, st, "table")
+			if _, err := fmt.Fprintf(out, "\n%s\n", time.Now().Format("15:04:05")); err != nil {
+				return err
+			}
+			if err := printStatus(out, st, "table"); err != nil {
+				return err
+			}
 		}
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,10 +16,26 @@ import (
 	"gjc.dev/reconciler/pkg/platform"
 )
 
-// The README's first command: it converges on the fakes, and Ctrl-C leaves
-// nothing behind.
+// The README's first command: it converges on the fakes, and leaves
+// nothing behind however it ends: Ctrl-C, a closed terminal (SIGHUP), or a
+// reader of its output that went away (| head).
 func TestDemo(t *testing.T) {
-	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		end  func(cmd *exec.Cmd, stdout io.ReadCloser) error
+	}{
+		{"Ctrl-C", func(cmd *exec.Cmd, _ io.ReadCloser) error { return cmd.Process.Signal(syscall.SIGINT) }},
+		{"closed terminal", func(cmd *exec.Cmd, _ io.ReadCloser) error { return cmd.Process.Signal(syscall.SIGHUP) }},
+		{"output pipe closed", func(_ *exec.Cmd, stdout io.ReadCloser) error { return stdout.Close() }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			runDemo(t, tc.end)
+		})
+	}
+}
+
+func runDemo(t *testing.T, end func(*exec.Cmd, io.ReadCloser) error) {
 	cmd := exec.Command(binary, "demo", "--print-every", "200ms")
 	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0")
 	stdout, err := cmd.StdoutPipe()
@@ -43,6 +60,7 @@ func TestDemo(t *testing.T) {
 	agentDirRe := regexp.MustCompile(`agent dir (\S+)`)
 	readyRow := regexp.MustCompile(`^(discord|slack)\s+\S+\s+Running\s+Running\s+1\s+(\d+)\s+True`)
 	var agentDir string
+	tryLines := 0
 	pids := map[string]int{}
 	deadline := time.After(e2eDeadline)
 	for len(pids) < 2 {
@@ -54,6 +72,9 @@ func TestDemo(t *testing.T) {
 			if m := agentDirRe.FindStringSubmatch(l); m != nil {
 				agentDir = m[1]
 			}
+			if strings.HasPrefix(l, "demo:   ") && strings.Contains(l, "--agent-dir") {
+				tryLines++
+			}
 			if m := readyRow.FindStringSubmatch(l); m != nil {
 				pids[m[1]], _ = strconv.Atoi(m[2])
 			}
@@ -64,7 +85,10 @@ func TestDemo(t *testing.T) {
 	if agentDir == "" || !strings.HasPrefix(filepath.Base(agentDir), "reconciler-demo-") {
 		t.Fatalf("agent dir not announced: %q", agentDir)
 	}
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+	if tryLines == 0 {
+		t.Error("the demo does not say what to try from another shell")
+	}
+	if err := end(cmd, stdout); err != nil {
 		t.Fatal(err)
 	}
 	go func() {
@@ -74,10 +98,10 @@ func TestDemo(t *testing.T) {
 	select {
 	case err := <-done:
 		if err != nil {
-			t.Fatalf("demo exited with %v after SIGINT", err)
+			t.Fatalf("demo exited with %v", err)
 		}
 	case <-time.After(e2eDeadline):
-		t.Fatal("demo did not exit after SIGINT")
+		t.Fatal("demo did not exit")
 	}
 	for name, pid := range pids {
 		if alive, _ := platform.Alive(pid); alive {
