@@ -2,6 +2,7 @@ package spec
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 )
@@ -31,7 +32,22 @@ func ResolveAgentDir(flag string, lookupEnv func(string) (string, bool)) (string
 		}
 		dir = filepath.Join(home, ".gjc", "agent")
 	}
-	return filepath.Abs(dir)
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	// An agent dir given as a symlink (to a private dir elsewhere) is
+	// resolved once, here: everything after works on, and checks, the real
+	// dir, which must be private as any other, and every daemon's command
+	// line names that one path.
+	if fi, err := os.Lstat(abs); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		real, err := filepath.EvalSymlinks(abs)
+		if err != nil {
+			return "", fmt.Errorf("agent dir %s is a symlink that cannot be followed: %w", abs, err)
+		}
+		return real, nil
+	}
+	return abs, nil
 }
 
 // DefaultSource is the spec file read when --spec is not given.

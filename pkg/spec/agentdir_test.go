@@ -36,3 +36,31 @@ func TestResolveAgentDir(t *testing.T) {
 		t.Errorf("relative flag resolved to %q, want it made absolute", got)
 	}
 }
+
+// An agent dir given as a symlink is resolved once, to the dir it names;
+// one that cannot be followed is an error that names it.
+func TestResolveAgentDirFollowsASymlinkOnce(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	real := filepath.Join(base, "real")
+	if err := os.Mkdir(real, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(base, "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	none := func(string) (string, bool) { return "", false }
+	if got, err := ResolveAgentDir(link, none); err != nil || got != real {
+		t.Errorf("ResolveAgentDir(symlink) = %q, %v; want %q", got, err, real)
+	}
+	dangling := filepath.Join(base, "dangling")
+	if err := os.Symlink(filepath.Join(base, "gone"), dangling); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ResolveAgentDir(dangling, none); err == nil {
+		t.Error("a dangling agent dir symlink was accepted")
+	}
+}
