@@ -10,7 +10,7 @@ export GOBIN="$PWD/.tools/bin"
 
 step() { printf '\n==> %s\n' "$*"; }
 
-step "go build"
+step "go build (the first run fetches the modules and staticcheck: a minute or two more)"
 go build ./...
 
 step "go vet"
@@ -32,5 +32,5 @@ if [ -n "$unformatted" ]; then
 	exit 1
 fi
 
-step "go test -race"
+step "go test -race (2 to 4 minutes; each package prints when it is done, cmd/reconciler last and longest)"
 go test -race -timeout 15m ./...
