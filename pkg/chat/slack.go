@@ -73,7 +73,7 @@ func (t *slackTransport) Run(ctx context.Context, report func(Health)) error {
 // or pings stop; it returns only when a reconnect fails.
 func (t *slackTransport) session(ctx context.Context, api *slack.Client, h *healthReporter, b *backoff) error {
 	if _, err := api.AuthTestContext(ctx); err != nil {
-		return fmt.Errorf("checking the bot token: %w", err)
+		return &slackTokenError{which: "bot token (botToken)", err: fmt.Errorf("checking the bot token: %w", err)}
 	}
 	client := socketmode.New(api)
 	runCtx, cancel := context.WithCancel(ctx)
@@ -84,9 +84,11 @@ func (t *slackTransport) session(ctx context.Context, api *slack.Client, h *heal
 		select {
 		case err := <-errc:
 			if err == nil {
-				err = errors.New("socket mode stopped")
+				return errors.New("socket mode stopped")
 			}
-			return err
+			// Socket mode opens its connection with the app-level token: a
+			// refusal it returns is that token's.
+			return &slackTokenError{which: "app token (appToken)", err: err}
 		case ev := <-client.Events:
 			switch ev.Type {
 			case socketmode.EventTypeConnecting:
@@ -96,7 +98,7 @@ func (t *slackTransport) session(ctx context.Context, api *slack.Client, h *heal
 			case socketmode.EventTypeInvalidAuth:
 				cancel()
 				<-errc
-				return &TerminalError{Reason: daemonproto.ReasonInvalidCredentials, Message: "slack rejected the app token"}
+				return &TerminalError{Reason: daemonproto.ReasonInvalidCredentials, Message: "slack rejected the app token (appToken)"}
 			case socketmode.EventTypeHello:
 				b.reset()
 				h.set(Health{Healthy: true})
@@ -113,23 +115,41 @@ func (t *slackTransport) session(ctx context.Context, api *slack.Client, h *heal
 	}
 }
 
+// slackTokenError marks an error with the token the request carried, so a
+// refusal names which of the two Slack tokens to fix.
+type slackTokenError struct {
+	which string
+	err   error
+}
+
+func (e *slackTokenError) Error() string { return e.err.Error() }
+func (e *slackTokenError) Unwrap() error { return e.err }
+
 func slackTerminal(err error) *TerminalError {
 	var te *TerminalError
 	if errors.As(err, &te) {
 		return te
 	}
+	which := "a token"
+	var tok *slackTokenError
+	if errors.As(err, &tok) {
+		which = "the " + tok.which
+	}
+	refused := func(code string) *TerminalError {
+		return &TerminalError{Reason: daemonproto.ReasonInvalidCredentials, Message: "slack rejected " + which + ": " + code}
+	}
 	var se slack.SlackErrorResponse
 	if errors.As(err, &se) && slackTerminalErrors[se.Err] {
-		return &TerminalError{Reason: daemonproto.ReasonInvalidCredentials, Message: "slack rejected a token: " + se.Err}
+		return refused(se.Err)
 	}
 	var sep *slack.SlackErrorResponse
 	if errors.As(err, &sep) && slackTerminalErrors[sep.Err] {
-		return &TerminalError{Reason: daemonproto.ReasonInvalidCredentials, Message: "slack rejected a token: " + sep.Err}
+		return refused(sep.Err)
 	}
 	// Not every slack-go path wraps its error response; the code is in the text.
 	for code := range slackTerminalErrors {
 		if err != nil && strings.Contains(err.Error(), code) {
-			return &TerminalError{Reason: daemonproto.ReasonInvalidCredentials, Message: "slack rejected a token: " + code}
+			return refused(code)
 		}
 	}
 	return nil

@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -144,12 +145,24 @@ func TestSlackHealthAndReconnect(t *testing.T) {
 	}
 }
 
+// A refused token is terminal, and the refusal names which of the two
+// tokens Slack refused, so an operator knows which to fix.
 func TestSlackRejectedToken(t *testing.T) {
-	srv := slackFake(t)
-	srv.SetTokenRejected("xapp-1", true)
-	_, _, done := startTransport(t, NewSlack(slackCfg(srv, "xapp-1"), SlackOptions{Log: testr.New(t)}))
-	var te *TerminalError
-	if err := done.wait(t); !errors.As(err, &te) || te.Reason != daemonproto.ReasonInvalidCredentials {
-		t.Fatalf("Run = %v, want a terminal InvalidCredentials", err)
+	for _, tc := range []struct{ rejected, want string }{
+		{"xapp-1", "app token (appToken)"},
+		{"xoxb-1", "bot token (botToken)"},
+	} {
+		t.Run(tc.rejected, func(t *testing.T) {
+			srv := slackFake(t)
+			srv.SetTokenRejected(tc.rejected, true)
+			_, _, done := startTransport(t, NewSlack(slackCfg(srv, "xapp-1"), SlackOptions{Log: testr.New(t)}))
+			var te *TerminalError
+			if err := done.wait(t); !errors.As(err, &te) || te.Reason != daemonproto.ReasonInvalidCredentials {
+				t.Fatalf("Run = %v, want a terminal InvalidCredentials", err)
+			}
+			if !strings.Contains(te.Message, tc.want) {
+				t.Errorf("refusal %q does not name the %s", te.Message, tc.want)
+			}
+		})
 	}
 }
