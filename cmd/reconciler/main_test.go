@@ -150,4 +150,17 @@ func TestVersion(t *testing.T) {
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "reconciler ") {
 		t.Errorf("exit %d, stdout %q", r.code, r.stdout)
 	}
+	if flag := runBinary(t, nil, "--version"); flag.code != 0 || flag.stdout != r.stdout {
+		t.Errorf("--version: exit %d, %q; want what version prints, %q", flag.code, flag.stdout, r.stdout)
+	}
+}
+
+// Shell completion is listed in --help and works.
+func TestCompletion(t *testing.T) {
+	if r := runBinary(t, nil, "--help"); !strings.Contains(r.stdout, "completion") {
+		t.Errorf("--help does not list completion:\n%s", r.stdout)
+	}
+	if r := runBinary(t, nil, "completion", "bash"); r.code != 0 || !strings.Contains(r.stdout, "bash completion") {
+		t.Errorf("completion bash: exit %d, %.80q", r.code, r.stdout)
+	}
 }

@@ -93,7 +93,10 @@ bot, never a signal to a process it cannot prove is its own.`,
 			return nil
 		},
 	}
-	root.CompletionOptions.HiddenDefaultCmd = true
+	// `completion bash|zsh|fish|powershell` is listed: shell completion is
+	// what kubectl and systemctl users look for first.
+	root.Version = versionString()
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
