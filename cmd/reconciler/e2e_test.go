@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -42,7 +43,7 @@ func newE2EWith(t testing.TB, f *fakes) *e2e {
 	e.specPath = filepath.Join(e.agentDir, "daemons.yaml")
 	e.env = append(os.Environ(), "GORACE=atexit_sleep_ms=0",
 		"E2E_DISCORD_TOKEN="+discordToken, "E2E_SLACK_BOT="+slackBot, "E2E_SLACK_APP="+slackApp)
-	t.Cleanup(e.killDaemons)
+	t.Cleanup(e.killAllDaemons)
 	return e
 }
 
@@ -260,6 +261,39 @@ func (e *e2e) killDaemons() {
 			continue
 		}
 		proc, err := platform.OpenProcess(rec.State.PID, rec.State.Incarnation)
+		if err != nil {
+			continue
+		}
+		_ = proc.Signal(syscall.SIGKILL)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = proc.Wait(ctx)
+		cancel()
+		proc.Close()
+	}
+}
+
+// killAllDaemons is the test's last word: killDaemons, and then every
+// process started as a daemon of this agent dir. A daemon still starting
+// has no record yet (the loop may have spawned it just before it stopped),
+// and a warm replacement has none: found by the command line, so none can
+// write into the agent dir while the test's cleanup removes it.
+func (e *e2e) killAllDaemons() {
+	e.killDaemons()
+	pids, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, f := range pids {
+		argv, err := os.ReadFile(f)
+		if err != nil || !bytes.Contains(argv, []byte("\x00daemon\x00--agent-dir\x00"+e.agentDir+"\x00")) {
+			continue
+		}
+		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(f)))
+		if err != nil {
+			continue
+		}
+		inc, err := platform.Incarnation(pid)
+		if err != nil {
+			continue
+		}
+		proc, err := platform.OpenProcess(pid, inc)
 		if err != nil {
 			continue
 		}
