@@ -264,12 +264,17 @@ func (e *e2e) killDaemons() {
 		if err != nil {
 			continue
 		}
-		_ = proc.Signal(syscall.SIGKILL)
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_ = proc.Wait(ctx)
-		cancel()
-		proc.Close()
+		killAndWait(proc)
 	}
+}
+
+// killAndWait SIGKILLs proc and waits, bounded, for it to be gone.
+func killAndWait(proc *platform.Process) {
+	defer proc.Close()
+	_ = proc.Signal(syscall.SIGKILL)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = proc.Wait(ctx)
 }
 
 // killAllDaemons is the test's last word: killDaemons, and then every
@@ -297,10 +302,6 @@ func (e *e2e) killAllDaemons() {
 		if err != nil {
 			continue
 		}
-		_ = proc.Signal(syscall.SIGKILL)
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_ = proc.Wait(ctx)
-		cancel()
-		proc.Close()
+		killAndWait(proc)
 	}
 }

@@ -28,20 +28,34 @@ func (f *operateFlags) add(cmd *cobra.Command) {
 	cmd.Flags().DurationVar(&f.lockTimeout, "lock-timeout", 30*time.Second, "how long to wait for another reconciler's pass to finish")
 }
 
-func newStopCommand(g *globals) *cobra.Command {
+// operation is what one operator command does to the name it is given: a
+// method expression of reconcile.Reconciler, such as (*Reconciler).Start.
+type operation func(r *reconcile.Reconciler, ctx context.Context, name string, d *spec.Daemon, res *spec.Result) reconcile.OperateResult
+
+// newOperateCommand is a command that runs op on one NAME under the pass
+// lock, with the flags every such command takes.
+func newOperateCommand(g *globals, use, short string, op operation) *cobra.Command {
 	f := &operateFlags{}
-	var o reconcile.StopOptions
 	cmd := &cobra.Command{
-		Use:   "stop NAME",
-		Short: "Stop one daemon now and hold it stopped until start: control request and SIGTERM; SIGKILL only with --force",
+		Use:   use + " NAME",
+		Short: short,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return operate(cmd, g, f, args[0], func(ctx context.Context, r *reconcile.Reconciler, d *spec.Daemon, res *spec.Result) reconcile.OperateResult {
-				return r.Stop(ctx, args[0], d, res, o)
+				return op(r, ctx, args[0], d, res)
 			})
 		},
 	}
 	f.add(cmd)
+	return cmd
+}
+
+func newStopCommand(g *globals) *cobra.Command {
+	var o reconcile.StopOptions
+	cmd := newOperateCommand(g, "stop", "Stop one daemon now and hold it stopped until start: control request and SIGTERM; SIGKILL only with --force",
+		func(r *reconcile.Reconciler, ctx context.Context, name string, d *spec.Daemon, res *spec.Result) reconcile.OperateResult {
+			return r.Stop(ctx, name, d, res, o)
+		})
 	cmd.Flags().BoolVar(&o.Force, "force", false, "SIGKILL a daemon that does not exit within --graceful-timeout")
 	cmd.Flags().DurationVar(&o.Graceful, "graceful-timeout", spec.DefaultGracefulTimeout, "SIGTERM -> exit bound")
 	cmd.Flags().DurationVar(&o.Kill, "kill-timeout", spec.DefaultKillTimeout, "SIGKILL -> exit bound (with --force)")
@@ -49,35 +63,11 @@ func newStopCommand(g *globals) *cobra.Command {
 }
 
 func newRestartCommand(g *globals) *cobra.Command {
-	f := &operateFlags{}
-	cmd := &cobra.Command{
-		Use:   "restart NAME",
-		Short: "Stop-and-replace one daemon now, as the loop would for a drifted one",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return operate(cmd, g, f, args[0], func(ctx context.Context, r *reconcile.Reconciler, d *spec.Daemon, res *spec.Result) reconcile.OperateResult {
-				return r.Restart(ctx, args[0], d, res)
-			})
-		},
-	}
-	f.add(cmd)
-	return cmd
+	return newOperateCommand(g, "restart", "Stop-and-replace one daemon now, as the loop would for a drifted one", (*reconcile.Reconciler).Restart)
 }
 
 func newStartCommand(g *globals) *cobra.Command {
-	f := &operateFlags{}
-	cmd := &cobra.Command{
-		Use:   "start NAME",
-		Short: "Let go of a stop's hold on one daemon and start it now, if the spec says Running",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return operate(cmd, g, f, args[0], func(ctx context.Context, r *reconcile.Reconciler, d *spec.Daemon, res *spec.Result) reconcile.OperateResult {
-				return r.Start(ctx, args[0], d, res)
-			})
-		},
-	}
-	f.add(cmd)
-	return cmd
+	return newOperateCommand(g, "start", "Let go of a stop's hold on one daemon and start it now, if the spec says Running", (*reconcile.Reconciler).Start)
 }
 
 // operate runs one operator command under the pass lock and prints its result.

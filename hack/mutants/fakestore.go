@@ -7,9 +7,13 @@ package main
 func init() {
 	mutants = append(mutants, []mutant{
 		{"fakestore: a stop compares the owner decided on", "pkg/ownership/fakestore/proof.go",
+			"\tif err := ownership.MaySignal(decided, *cur, want, w.boot); err != nil {\n",
+			"\tif err := error(nil); err != nil {\n",
+			"./pkg/ownership/fakestore", "Conformance/StopOfRewritten|RecordChangedBeforeSignal"},
+		{"a signal compares the owner decided on (every store)", "pkg/ownership/decided.go",
 			"\t\t{\"ownerId\", decided.OwnerID, cur.OwnerID},\n",
 			"",
-			"./pkg/ownership/fakestore", "Conformance/StopOfRewritten|RecordChangedBeforeSignal"},
+			"./pkg/ownership/fsstore", "Conformance/StopOfRewritten|StopOfChangedOwner|Signal"},
 		{"fakestore: a live process proves its claim", "pkg/ownership/fakestore/proof.go",
 			"\tif why != \"\" {\n",
 			"\tif why != \"\" && false {\n",

@@ -9,18 +9,10 @@ import (
 // meta.SetStatusCondition moves lastTransitionTime only when a status changes.
 func (a *attempt) setConditions() {
 	s := &a.status
-	ready := metav1.ConditionFalse
-	if s.Converged && s.Phase == PhaseRunning {
-		ready = metav1.ConditionTrue
-	}
-	readyReason := s.Reason
-	if readyReason == "" {
-		readyReason = string(s.Phase)
-	}
 	set := func(t string, status metav1.ConditionStatus, reason, msg string) {
 		meta.SetStatusCondition(&s.Conditions, metav1.Condition{Type: t, Status: status, Reason: reason, Message: msg})
 	}
-	set(ConditionReady, ready, readyReason, s.Message)
+	setReady(s)
 	if a.progressing || s.Phase == PhaseStarting || s.Phase == PhaseReplacing {
 		set(ConditionProgressing, metav1.ConditionTrue, string(s.Phase), s.Message)
 	} else {
@@ -40,4 +32,18 @@ func (a *attempt) setConditions() {
 		}
 		set(ConditionSpecValid, metav1.ConditionFalse, "SpecInvalid", msg)
 	}
+}
+
+// setReady derives Ready from the phase and convergence: True only for a
+// converged Running name. Its reason is the status's, or the phase's.
+func setReady(s *DaemonStatus) {
+	ready := metav1.ConditionFalse
+	if s.Converged && s.Phase == PhaseRunning {
+		ready = metav1.ConditionTrue
+	}
+	reason := s.Reason
+	if reason == "" {
+		reason = string(s.Phase)
+	}
+	meta.SetStatusCondition(&s.Conditions, metav1.Condition{Type: ConditionReady, Status: ready, Reason: reason, Message: s.Message})
 }

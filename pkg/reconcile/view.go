@@ -4,9 +4,6 @@ import (
 	"maps"
 	"slices"
 
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/spec"
 )
@@ -118,14 +115,6 @@ func liveStatus(s DaemonStatus, rec ownership.Record, cls ownership.Classificati
 	// A look can undo the pass's convergence, never grant it: a healthy
 	// owner, or a stop that still has no owner, keeps it.
 	s.Converged = s.Converged && (cls.Health == ownership.HealthHealthy || wasStopped && s.Phase == PhaseStopped)
-	ready := metav1.ConditionFalse
-	if s.Converged && s.Phase == PhaseRunning {
-		ready = metav1.ConditionTrue
-	}
-	reason := s.Reason
-	if reason == "" {
-		reason = string(s.Phase)
-	}
-	meta.SetStatusCondition(&s.Conditions, metav1.Condition{Type: ConditionReady, Status: ready, Reason: reason, Message: s.Message})
+	setReady(&s)
 	return s
 }

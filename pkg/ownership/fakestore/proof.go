@@ -3,7 +3,6 @@ package fakestore
 import (
 	"fmt"
 	"os"
-	"strconv"
 
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/platform"
@@ -63,25 +62,8 @@ func (w *World) openOwner(name string, want *ownership.Desired, decided ownershi
 		return nil, rec.Malformed
 	}
 	cur := rec.State
-	if field, was, is := decidedDiff(decided, *cur); field != "" {
-		return nil, &ownership.OwnerChangedError{Field: field, Want: was, Got: is}
-	}
-	if want != nil {
-		if cur.Kind != want.Kind {
-			return nil, &ownership.NotSignalableError{PID: cur.PID, Code: ownership.ReasonForeignOwner,
-				Detail: fmt.Sprintf("a %s daemon, desired %s", cur.Kind, want.Kind)}
-		}
-		if cur.Generation != nil && *cur.Generation > want.Generation {
-			return nil, &ownership.NotSignalableError{PID: cur.PID, Code: ownership.ReasonGenerationAhead,
-				Detail: fmt.Sprintf("generation %d is ahead of desired %d; never downgraded", *cur.Generation, want.Generation)}
-		}
-	}
-	if !w.boot.Known(cur) {
-		return nil, &ownership.NotSignalableError{PID: cur.PID, Code: ownership.ReasonOwnerUnverifiable, Detail: "boot time unknown", Err: w.boot.TimeErr}
-	}
-	if w.boot.FromPreviousBoot(cur) {
-		return nil, &ownership.NotSignalableError{PID: cur.PID, Code: ownership.ReasonPreviousBoot,
-			Detail: "the record's process started before this boot, so its incarnation proves nothing"}
+	if err := ownership.MaySignal(decided, *cur, want, w.boot); err != nil {
+		return nil, err
 	}
 	f := w.processFacts(name, cur)
 	switch {
@@ -97,29 +79,4 @@ func (w *World) openOwner(name string, want *ownership.Desired, decided ownershi
 			Detail: "live, but its incarnation cannot be proved", Err: f.Err}
 	}
 	return w.procs[cur.PID], nil
-}
-
-// decidedDiff returns the first field identifying the owner in which cur
-// differs from decided (fsstore's order), or "".
-func decidedDiff(decided, cur ownership.State) (field, was, is string) {
-	for _, d := range [][3]string{
-		{"ownerId", decided.OwnerID, cur.OwnerID},
-		{"pid", strconv.Itoa(decided.PID), strconv.Itoa(cur.PID)},
-		{"identity", decided.Identity, cur.Identity},
-		{"incarnation", decided.Incarnation, cur.Incarnation},
-		{"generation", generation(decided.Generation), generation(cur.Generation)},
-		{"kind", decided.Kind, cur.Kind},
-	} {
-		if d[1] != d[2] {
-			return d[0], d[1], d[2]
-		}
-	}
-	return "", "", ""
-}
-
-func generation(g *int64) string {
-	if g == nil {
-		return "(none: legacy)"
-	}
-	return strconv.FormatInt(*g, 10)
 }

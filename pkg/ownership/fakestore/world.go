@@ -89,7 +89,7 @@ func (w *World) SetRecord(name string, s ownership.State) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	sl := w.slot(name)
-	c := cloneState(s)
+	c := s.Clone()
 	sl.record, sl.malformed, sl.prepared = &c, false, true
 	w.changed(name)
 }
@@ -166,7 +166,7 @@ func (w *World) record(name string) ownership.Record {
 	case sl.malformed:
 		return ownership.Record{Present: true, Malformed: &ownership.MalformedError{Path: name + "/" + ownership.StateFile, Err: errNotARecord}}
 	}
-	s := cloneState(*sl.record)
+	s := sl.record.Clone()
 	return ownership.Record{Present: true, State: &s, Raw: s.Marshal()}
 }
 
@@ -211,22 +211,6 @@ func (w *World) holderOf(name string) *Process {
 	}
 	sort.Ints(pids)
 	return w.procs[pids[0]]
-}
-
-func cloneState(s ownership.State) ownership.State {
-	if s.Generation != nil {
-		g := *s.Generation
-		s.Generation = &g
-	}
-	if s.StoppedAt != nil {
-		t := *s.StoppedAt
-		s.StoppedAt = &t
-	}
-	if s.Terminated != nil {
-		t := *s.Terminated
-		s.Terminated = &t
-	}
-	return s
 }
 
 // signalName names sig as fsstore's messages do.

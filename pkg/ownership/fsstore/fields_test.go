@@ -75,9 +75,9 @@ func TestStateFieldsEverywhere(t *testing.T) {
 		if d := diffStates(base, changed); !slices.ContainsFunc(d, func(f fieldDiff) bool { return f.field == name }) {
 			t.Errorf("%s: diffStates does not compare it (got %v)", name, d)
 		}
-		d := decidedDiff(base, changed)
-		if want := slices.Contains(identifying, name); (d != nil && d.field == name) != want {
-			t.Errorf("%s: decidedDiff = %v; identifying: %v", name, d, want)
+		d := ownership.DecidedChange(base, changed)
+		if want := slices.Contains(identifying, name); (d != nil && d.Field == name) != want {
+			t.Errorf("%s: DecidedChange = %v; identifying: %v", name, d, want)
 		}
 	}
 }

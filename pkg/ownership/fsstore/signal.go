@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"gjc.dev/reconciler/pkg/ownership"
-	"strconv"
 	"syscall"
 
 	"gjc.dev/reconciler/pkg/platform"
@@ -70,28 +69,8 @@ func OpenOwner(p ownership.Paths, want *ownership.Desired, decided ownership.Sta
 		return nil, &ownership.MalformedError{Path: p.State, Err: errors.New("no record")}
 	}
 	cur := rec.State
-	if d := decidedDiff(decided, *cur); d != nil {
-		return nil, &ownership.OwnerChangedError{Field: d.field, Want: d.want, Got: d.got}
-	}
-	if want != nil {
-		if cur.Kind != want.Kind {
-			return nil, &ownership.NotSignalableError{PID: cur.PID, Code: ownership.ReasonForeignOwner,
-				Detail: fmt.Sprintf("a %s daemon, desired %s", cur.Kind, want.Kind)}
-		}
-		if cur.Generation != nil && *cur.Generation > want.Generation {
-			return nil, &ownership.NotSignalableError{PID: cur.PID, Code: ownership.ReasonGenerationAhead,
-				Detail: fmt.Sprintf("generation %d is ahead of desired %d; never downgraded", *cur.Generation, want.Generation)}
-		}
-	}
-	boot := GatherBoot(probe)
-	if !boot.Known(cur) {
-		// The boot rule cannot be applied, so the incarnation (start time
-		// since boot) is not proof across a reboot: fail closed.
-		return nil, &ownership.NotSignalableError{PID: cur.PID, Code: ownership.ReasonOwnerUnverifiable, Detail: "boot time unknown", Err: boot.TimeErr}
-	}
-	if boot.FromPreviousBoot(cur) {
-		return nil, &ownership.NotSignalableError{PID: cur.PID, Code: ownership.ReasonPreviousBoot,
-			Detail: "the record's process started before this boot, so its incarnation proves nothing"}
+	if err := ownership.MaySignal(decided, *cur, want, GatherBoot(probe)); err != nil {
+		return nil, err
 	}
 	// The process must prove, by its command line, to be this name's daemon
 	// running as this owner: a record that names any other live process (a
@@ -122,29 +101,4 @@ func OpenOwner(p ownership.Paths, want *ownership.Desired, decided ownership.Sta
 		return nil, &OwnerGoneError{PID: cur.PID, Err: err}
 	}
 	return nil, &ownership.NotSignalableError{PID: cur.PID, Code: ownership.ReasonOwnerUnverifiable, Detail: "no stable process reference", Err: err}
-}
-
-// decidedDiff returns the first field that identifies the owner in which
-// the record now differs from the decision, or nil.
-func decidedDiff(decided, cur ownership.State) *fieldDiff {
-	for _, d := range []fieldDiff{
-		{"ownerId", decided.OwnerID, cur.OwnerID},
-		{"pid", strconv.Itoa(decided.PID), strconv.Itoa(cur.PID)},
-		{"identity", decided.Identity, cur.Identity},
-		{"incarnation", decided.Incarnation, cur.Incarnation},
-		{"generation", optGeneration(decided.Generation), optGeneration(cur.Generation)},
-		{"kind", decided.Kind, cur.Kind},
-	} {
-		if d.want != d.got {
-			return &d
-		}
-	}
-	return nil
-}
-
-func optGeneration(g *int64) string {
-	if g == nil {
-		return "(none: legacy)"
-	}
-	return strconv.FormatInt(*g, 10)
 }
