@@ -24,6 +24,7 @@ type loopFlags struct {
 	lockTimeout time.Duration
 	heartbeat   time.Duration
 	warm        bool
+	metricsAddr string
 }
 
 func addLoopFlags(cmd *cobra.Command, f *loopFlags) {
@@ -33,6 +34,7 @@ func addLoopFlags(cmd *cobra.Command, f *loopFlags) {
 	fl.DurationVar(&f.lockTimeout, "lock-timeout", 30*time.Second, "how long to wait for another reconciler's pass to finish")
 	fl.DurationVar(&f.heartbeat, "daemon-heartbeat", 0, "heartbeat interval passed to spawned daemons (default: theirs, 5s)")
 	_ = fl.MarkHidden("daemon-heartbeat")
+	fl.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on host:port at /metrics, such as 127.0.0.1:9464 (off when empty; another host's address is served with a warning; not used by --once)")
 	fl.BoolVar(&f.warm, "warm-replacements", true, "keep each healthy daemon's replacement started and waiting for its config, so a restart skips the binary's start (one idle process per running daemon); not used by --once")
 }
 
@@ -45,7 +47,14 @@ func runLoop(cmd *cobra.Command, g *globals, f *loopFlags) error {
 	if f.once {
 		return runOnce(cmd, g, f, agentDir, specPath)
 	}
-	r, err := reconcile.New(reconcileOptions(agentDir, g.log, f.heartbeat))
+	ms, err := startMetrics(g.log, f.metricsAddr)
+	if err != nil {
+		return err
+	}
+	defer ms.stop()
+	opts := reconcileOptions(agentDir, g.log, f.heartbeat)
+	opts.Hooks = ms.hooks()
+	r, err := reconcile.New(opts)
 	if err != nil {
 		return &exitError{code: exitNotDone, err: err}
 	}
@@ -70,6 +79,7 @@ func runLoop(cmd *cobra.Command, g *globals, f *loopFlags) error {
 		OnStatus: func(p reconcile.PassResult) {
 			ready, desired := p.Ready()
 			notifier.Pass(ready, desired, len(p.Status.SpecErrors))
+			ms.status(p)
 		},
 		OnReloaded: notifier.Reloaded,
 		Watchdog:   notifier.WatchdogInterval(), OnWatchdog: notifier.Watchdog,

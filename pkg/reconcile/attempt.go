@@ -192,10 +192,11 @@ func (a *attempt) replaceAbsent(rec ownership.Record) {
 	if !held && a.st.expecting != "" {
 		// The owner we saw running is gone without being asked to go by us.
 		a.st.expecting = ""
-		a.st.restarts++
 		if crashed(rec) {
+			a.restarted(RestartCrashed)
 			a.st.crash.exited(now)
 		} else {
+			a.restarted(RestartReleased)
 			a.st.crash.newOwner() // released cleanly (an operator's stop): not a crash
 		}
 	}
@@ -337,7 +338,7 @@ func (a *attempt) startAndWait(why string) {
 	case <-c.done:
 		// Died before healthy: that is a crash, however it ended.
 		a.st.expecting = ""
-		a.st.restarts++
+		a.restarted(RestartExitedBeforeReady)
 		next := a.st.crash.exited(a.r.now())
 		a.requeue = max(next.Sub(a.r.now()), 0)
 		a.status.Phase, a.status.Reason = PhaseCrashLoopBackOff, ReasonCrashLoopBackOff

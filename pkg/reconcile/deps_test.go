@@ -22,5 +22,10 @@ func TestReconcileImportsNoPlatform(t *testing.T) {
 		case "gjc.dev/reconciler/pkg/platform", "gjc.dev/reconciler/pkg/ownership/fsstore":
 			t.Errorf("pkg/reconcile depends on %s; ask the ownership.Store (or Files) instead", imp)
 		}
+		// Metrics are fed through Hooks and OnStatus; how they are
+		// exported is pkg/metrics' business.
+		if strings.HasPrefix(imp, "github.com/prometheus/") {
+			t.Errorf("pkg/reconcile depends on %s; feed pkg/metrics through Hooks instead", imp)
+		}
 	}
 }

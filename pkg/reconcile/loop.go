@@ -90,6 +90,7 @@ func (l *Loop) wake(trigger string) {
 	l.mu.Lock()
 	l.wakes[trigger]++
 	l.mu.Unlock()
+	l.r.opts.Hooks.woke(trigger)
 }
 
 type exitWatch struct {

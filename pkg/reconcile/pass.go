@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -25,6 +26,7 @@ type PassResult struct {
 // Pass reconciles every name once, concurrently (one name's ready wait never
 // delays another), then writes status.json. The caller holds the pass lock.
 func (r *Reconciler) Pass(ctx context.Context, res *spec.Result) PassResult {
+	start := time.Now()
 	r.setDesired(res)
 	names := r.Names(res)
 	outcomes := make([]Outcome, len(names))
@@ -42,6 +44,7 @@ func (r *Reconciler) Pass(ctx context.Context, res *spec.Result) PassResult {
 	for i, n := range names {
 		out.outcomes[n] = outcomes[i]
 	}
+	r.opts.Hooks.passed(out, start)
 	return out
 }
 

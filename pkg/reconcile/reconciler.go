@@ -31,6 +31,8 @@ type Options struct {
 	DaemonHeartbeat time.Duration
 	// ChildExited is called when a daemon this process spawned exits.
 	ChildExited func(name string)
+	// Hooks are told what the reconciler and its loop do (metrics).
+	Hooks Hooks
 }
 
 // Reconciler observes, decides and acts for one name at a time. Reconcile
@@ -212,6 +214,7 @@ type Outcome struct {
 
 // Reconcile makes one name match its desired object (nil: not desired).
 func (r *Reconciler) Reconcile(ctx context.Context, name string, d *spec.Daemon, res *spec.Result) Outcome {
+	start := time.Now()
 	r.seedHeld()
 	st := r.state(name)
 	a := &attempt{r: r, ctx: ctx, name: name, d: d, res: res, st: st, paths: ownership.PathsFor(r.opts.AgentDir, name)}
@@ -250,5 +253,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, name string, d *spec.Daemon,
 		r.log.Info("daemon phase", "name", name, "phase", a.status.Phase, "was", prev.Phase,
 			"reason", a.status.Reason, "message", a.status.Message)
 	}
-	return Outcome{Status: a.status, RequeueAfter: a.requeue, Owner: a.owner}
+	out := Outcome{Status: a.status, RequeueAfter: a.requeue, Owner: a.owner}
+	r.opts.Hooks.reconciled(name, out, start)
+	return out
 }
