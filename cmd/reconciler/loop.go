@@ -128,6 +128,7 @@ func runOnce(cmd *cobra.Command, g *globals, f *loopFlags, agentDir, specPath st
 		return err
 	}
 	defer release()
+	r.SaveLastGood(res) // so a loop started later on a broken file keeps what this pass applied
 	pass := r.Pass(ctx, res)
 	if pass.Converged {
 		fmt.Fprintf(out, "converged: %d daemons\n", len(res.Daemons))

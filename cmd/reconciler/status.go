@@ -132,7 +132,7 @@ func printStatus(w io.Writer, st *reconcile.Status, output string) error {
 			generation(d), pid(d.PID), ready, d.Restarts, age(d), dash(d.Reason))
 	}
 	if !st.SpecValid {
-		fmt.Fprintf(tw, "\nspec invalid (last known good objects kept): %d error(s); run reconciler validate\n", len(st.SpecErrors))
+		printSpecInvalid(tw, st)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -19,7 +19,10 @@ func reconcileOptions(agentDir string, log logr.Logger, heartbeat time.Duration)
 	}
 }
 
-// view is `status`'s live look at agentDir.
+// view is `status`'s live look at agentDir. It reads the spec as a loop
+// starting now would, a broken file keeping what lastgood.json saved.
 func view(agentDir, specPath string, names []string) (*reconcile.Status, error) {
-	return reconcile.View(fsstore.New(agentDir, fsstore.Options{}), fsstore.Files{}, agentDir, spec.LoadOnce(specPath), names)
+	loader := spec.NewLoader(specPath)
+	reconcile.UseLastGood(fsstore.Files{}, agentDir, loader, logr.Discard())
+	return reconcile.View(fsstore.New(agentDir, fsstore.Options{}), fsstore.Files{}, agentDir, loader.Load(), names)
 }

@@ -23,15 +23,7 @@ func (a *attempt) setConditions() {
 	} else {
 		set(ConditionDegraded, metav1.ConditionFalse, "AsExpected", "")
 	}
-	if a.res == nil || a.res.Valid() {
-		set(ConditionSpecValid, metav1.ConditionTrue, "Valid", "")
-	} else {
-		msg := a.res.Errors[0].String()
-		if n := len(a.res.Errors); n > 1 {
-			msg += " (and more; run reconciler validate)"
-		}
-		set(ConditionSpecValid, metav1.ConditionFalse, "SpecInvalid", msg)
-	}
+	meta.SetStatusCondition(&s.Conditions, specValidCondition(a.res))
 }
 
 // setReady derives Ready from the phase and convergence: True only for a

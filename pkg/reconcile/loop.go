@@ -110,6 +110,7 @@ func NewLoop(r *Reconciler, opts LoopOptions) *Loop {
 	if opts.SpecRemoveGrace > 0 {
 		l.loader.SetRemoveGrace(opts.SpecRemoveGrace)
 	}
+	UseLastGood(r.files, r.opts.AgentDir, l.loader, r.log)
 	l.q = newQueue(l.work)
 	if opts.WarmReplacements {
 		r.warm = newStandbys(r, func(name string) *spec.Daemon { return l.result().Lookup(name) })
@@ -278,8 +279,9 @@ func (l *Loop) setResult(res *spec.Result) bool {
 		// At error level, from the first load on: journalctl -p err must
 		// find why a bot is not what the spec file says.
 		for _, e := range res.Errors {
-			l.r.log.Error(errors.New(e.String()), "spec error; keeping the last known good objects of this source")
+			l.r.log.Error(errors.New(e.String()), specErrorMessage(res, e))
 		}
+		l.r.SaveLastGood(res)
 		l.r.warm.revalidate(res)
 	}
 	return changed

@@ -46,6 +46,9 @@ type Status struct {
 	// not act on (names that cannot be a daemon's): each keeps the pass
 	// from converging until a person fixes the file.
 	Problems []Problem `json:"problems,omitempty"`
+	// Keeping is, while the spec is invalid, what stands in for each
+	// broken file and which names are acted on.
+	Keeping *SpecKeeping `json:"keeping,omitempty"`
 	// Wakes counts what woke the loop since it started, by trigger, and
 	// Reconciles how many single-name reconciles ran: an idle loop's counts
 	// grow with the daemons' heartbeats and nothing else.
@@ -88,7 +91,7 @@ type HeldOwner struct {
 
 // newStatus starts a status observed at t for a spec result.
 func newStatus(t time.Time, res *spec.Result) *Status {
-	s := &Status{Version: 1, ObservedAt: metav1.NewTime(t), SpecValid: res.Valid()}
+	s := &Status{Version: 1, ObservedAt: metav1.NewTime(t), SpecValid: res.Valid(), Keeping: keepingOf(res)}
 	for _, e := range res.Errors {
 		s.SpecErrors = append(s.SpecErrors, e.String())
 	}

@@ -69,6 +69,12 @@ func decodeDocument(chunk []byte, firstLine int) (*ChatDaemon, field.ErrorList) 
 	if bytes.Equal(bytes.TrimSpace(js), []byte("null")) {
 		return nil, nil
 	}
+	return decodeJSON(js)
+}
+
+// decodeJSON strictly decodes one object from JSON: a spec document once
+// converted, or an object lastgood.json saved.
+func decodeJSON(js []byte) (*ChatDaemon, field.ErrorList) {
 	var errs field.ErrorList
 	var obj ChatDaemon
 	strictErrs, err := sigsjson.UnmarshalStrict(js, &obj)

@@ -20,6 +20,15 @@ type fileState struct {
 	// ever validated (an empty file contributes nothing, validly).
 	good    []*Daemon
 	hasGood bool
+	// goodSaved are good's objects as written, for lastgood.json; with
+	// fromDisk, they were read back from it, not from the file, and
+	// restoreErrs are the ones whose secrets did not resolve (left out of
+	// good).
+	goodSaved   []SavedObject
+	fromDisk    bool
+	restoreErrs []Issue
+	// abs is path made absolute, as lastgood.json names it.
+	abs string
 	// goneSince is when the file was first found gone from its directory
 	// source; zero while it is listed.
 	goneSince time.Time

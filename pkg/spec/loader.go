@@ -23,6 +23,13 @@ type Result struct {
 	Sources  []SourceStatus
 	Errors   []Issue
 	Warnings []Issue
+	// Source is the spec source, absolute; Kept is each of its files' last
+	// valid objects as written: what lastgood.json saves.
+	Source string
+	Kept   []KeptSource
+	// LastGoodProblem says why lastgood.json was not used, while a broken
+	// file keeps nothing that it could have kept.
+	LastGoodProblem string
 }
 
 // Valid reports whether every source read, parsed and validated. While it is
@@ -55,6 +62,34 @@ type SourceStatus struct {
 	// LastKnownGood is set when the file is invalid now and its objects are the
 	// ones it contributed when it last validated.
 	LastKnownGood bool
+	// FromDisk is set with LastKnownGood when those objects were read back
+	// from lastgood.json: the process started on the broken file.
+	FromDisk bool
+}
+
+// Keeping sorts the invalid sources of a result by what stands in for
+// them: the objects this process saw them validate with (Memory), the
+// ones lastgood.json saved (Disk), or nothing: then the names they
+// declare are neither started nor stopped, and nothing is pruned.
+type Keeping struct {
+	Memory, Disk, Nothing []string
+}
+
+// Keeping says what the invalid sources keep.
+func (r *Result) Keeping() Keeping {
+	var k Keeping
+	for _, s := range r.Sources {
+		switch {
+		case s.Valid:
+		case s.FromDisk:
+			k.Disk = append(k.Disk, s.File)
+		case s.LastKnownGood:
+			k.Memory = append(k.Memory, s.File)
+		default:
+			k.Nothing = append(k.Nothing, s.File)
+		}
+	}
+	return k
 }
 
 // Loader reads a spec source (a file, or a directory of *.yaml/*.yml files)
@@ -63,6 +98,7 @@ type SourceStatus struct {
 // read when a file is (re)evaluated. A Loader is not safe for concurrent use.
 type Loader struct {
 	path        string
+	abs         string
 	lookupEnv   func(string) (string, bool)
 	now         func() time.Time
 	removeGrace time.Duration
@@ -70,6 +106,10 @@ type Loader struct {
 	files       map[string]*fileState
 	listErr     string
 	last        *Result
+	// saved is lastgood.json's content until the first Load uses it;
+	// savedProblem why it could not be used, if so.
+	saved        *LastGood
+	savedProblem string
 }
 
 // DefaultRemoveGrace is how long a file gone from a directory source keeps
@@ -79,7 +119,7 @@ const DefaultRemoveGrace = 2 * time.Second
 
 // NewLoader returns a loader for path, a file or a directory.
 func NewLoader(path string) *Loader {
-	return &Loader{path: path, lookupEnv: os.LookupEnv, now: time.Now, removeGrace: DefaultRemoveGrace, files: map[string]*fileState{}}
+	return &Loader{path: path, abs: absPath(path), lookupEnv: os.LookupEnv, now: time.Now, removeGrace: DefaultRemoveGrace, files: map[string]*fileState{}}
 }
 
 // SetRemoveGrace changes DefaultRemoveGrace for this loader.
@@ -106,6 +146,10 @@ func (l *Loader) Load() *Result {
 		}
 		l.order = paths
 	}
+	if l.saved != nil {
+		l.restoreSaved(err == nil)
+		changed = true
+	}
 	if listErr != l.listErr {
 		changed = true
 		l.listErr = listErr
@@ -117,7 +161,7 @@ func (l *Loader) Load() *Result {
 	for i, p := range l.order {
 		fs, ok := l.files[p]
 		if !ok {
-			fs = &fileState{path: p}
+			fs = &fileState{path: p, abs: absPath(p)}
 			l.files[p] = fs
 		}
 		if fs.gone() {
@@ -207,9 +251,12 @@ func (l *Loader) list() ([]string, error) {
 // merge applies the duplicate-name rule across files, advances each valid
 // file's last known good, and assembles the result.
 func (l *Loader) merge() *Result {
-	res := &Result{}
+	res := &Result{Source: l.abs}
 	if l.listErr != "" {
 		res.Errors = append(res.Errors, Issue{File: l.path, Index: -1, Detail: strings.TrimPrefix(l.listErr, l.path+": ")})
+		if len(l.order) == 0 {
+			res.Sources = append(res.Sources, SourceStatus{File: l.path})
+		}
 	}
 	dups := l.duplicates()
 	for _, p := range l.order {
@@ -235,15 +282,26 @@ func (l *Loader) merge() *Result {
 		}
 		valid := len(errs) == 0
 		if valid {
-			fs.good = fs.good[:0]
+			// A new slice: the last Result's Kept shares the old one.
+			fs.good, fs.goodSaved = nil, nil
 			for _, d := range fs.docs {
 				fs.good = append(fs.good, d.daemon)
+				fs.goodSaved = append(fs.goodSaved, SavedObject{Index: d.index, Object: d.daemon.Object})
 			}
-			fs.hasGood = true
+			fs.hasGood, fs.fromDisk, fs.restoreErrs = true, false, nil
 		}
 		res.Errors = append(res.Errors, errs...)
-		res.Sources = append(res.Sources, SourceStatus{File: p, Valid: valid, LastKnownGood: !valid && fs.hasGood})
+		if !valid && fs.fromDisk {
+			res.Errors = append(res.Errors, fs.restoreErrs...)
+		}
+		res.Sources = append(res.Sources, SourceStatus{File: p, Valid: valid, LastKnownGood: !valid && fs.hasGood, FromDisk: !valid && fs.hasGood && fs.fromDisk})
 		res.Daemons = append(res.Daemons, fs.good...)
+		if fs.hasGood {
+			res.Kept = append(res.Kept, KeptSource{File: fs.abs, Objects: fs.goodSaved})
+		}
+	}
+	if l.savedProblem != "" && len(res.Keeping().Nothing) > 0 {
+		res.LastGoodProblem = l.savedProblem
 	}
 	sort.SliceStable(res.Daemons, func(i, j int) bool { return res.Daemons[i].Name() < res.Daemons[j].Name() })
 	return res
@@ -265,9 +323,11 @@ func (l *Loader) duplicates() map[string][]string {
 			add(d.name, location(p, d.index))
 		}
 		if !fs.currentlyClean() {
-			for _, d := range fs.good {
-				if !fs.declares(d.Name()) {
-					add(d.Name(), location(d.File, d.Index))
+			// goodSaved, not good: a restored object whose secrets do not
+			// resolve now is still the file's, and still not another's.
+			for _, o := range fs.goodSaved {
+				if !fs.declares(o.Object.Name) {
+					add(o.Object.Name, location(p, o.Index))
 				}
 			}
 		}
