@@ -47,6 +47,9 @@ func New(w io.Writer, format string, verbosity int) (logr.Logger, error) {
 	default:
 		return logr.Discard(), fmt.Errorf("log format %q: must be %s or %s", format, FormatJSON, FormatConsole)
 	}
+	if journalStream(w, os.Getenv("JOURNAL_STREAM")) {
+		enc = priorityEncoder{enc}
+	}
 	// zapr maps V(n) to zap level -n.
 	level := zap.NewAtomicLevelAt(zapcore.Level(-verbosity))
 	core := zapcore.NewCore(enc, zapcore.AddSync(w), level)
