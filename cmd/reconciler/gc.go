@@ -47,7 +47,9 @@ func newGCCommand(g *globals) *cobra.Command {
 			// The pass lock keeps gc from judging files a pass is changing.
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
-			release, err := passLock(ctx, agentDir, lockTimeout)
+			waits := newWaitReporter(cmd.ErrOrStderr())
+			release, err := passLock(ctx, agentDir, lockTimeout, waits.Report)
+			waits.Close()
 			if err != nil {
 				return err
 			}

@@ -94,19 +94,24 @@ func operate(cmd *cobra.Command, g *globals, f *operateFlags, name string,
 			return &exitError{code: exitInvalid, err: fmt.Errorf("unknown daemon %q: not in the spec and no daemon dir", name)}
 		}
 	}
-	r, err := reconcile.New(reconcileOptions(agentDir, g.log, 0))
+	waits := newWaitReporter(cmd.ErrOrStderr())
+	defer waits.Close()
+	opts := reconcileOptions(agentDir, g.log, 0)
+	opts.Progress = waits.Report
+	r, err := reconcile.New(opts)
 	if err != nil {
 		return &exitError{code: exitNotDone, err: err}
 	}
 	defer r.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	release, err := passLock(ctx, agentDir, f.lockTimeout)
+	release, err := passLock(ctx, agentDir, f.lockTimeout, waits.Report)
 	if err != nil {
 		return err
 	}
 	result := op(ctx, r, d, res)
 	release()
+	waits.Close()
 	out := cmd.OutOrStdout()
 	if f.output == "json" {
 		data, err := json.MarshalIndent(result, "", "  ")
@@ -116,6 +121,11 @@ func operate(cmd *cobra.Command, g *globals, f *operateFlags, name string,
 		fmt.Fprintf(out, "%s\n", data)
 	} else {
 		fmt.Fprintln(out, result.Message)
+		if !result.OK {
+			for _, l := range afterFailure(result.Message, result.Before, result.After) {
+				fmt.Fprintln(out, l)
+			}
+		}
 		for _, w := range result.Warnings {
 			fmt.Fprintln(out, "warning:", w)
 		}

@@ -20,8 +20,9 @@ const (
 	// stopped to exit, after the control request and the signal.
 	WaitExitAfterSIGTERM Wait = "ExitAfterSIGTERM"
 	WaitExitAfterSIGKILL Wait = "ExitAfterSIGKILL"
-	// WaitExitRequested: an owner that was asked to go (a control request)
-	// but could not be signalled to exit on its own.
+	// WaitExitRequested: an owner asked to go by its control request and
+	// not signalled: it released its record already, on its way out, or
+	// it could not be proved for a signal.
 	WaitExitRequested Wait = "ExitRequested"
 	// WaitLastOwnerExit: the owner last proved for a name, whose record is
 	// gone or released, to exit before a successor may start.
