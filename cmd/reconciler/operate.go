@@ -24,7 +24,7 @@ type operateFlags struct {
 }
 
 func (f *operateFlags) add(cmd *cobra.Command) {
-	cmd.Flags().StringVarP(&f.output, "output", "o", "text", "text or json")
+	addOutputFlag(cmd, &f.output, textFormats)
 	cmd.Flags().DurationVar(&f.lockTimeout, "lock-timeout", 30*time.Second, "how long to wait for another reconciler's pass to finish")
 }
 
@@ -73,9 +73,6 @@ func newStartCommand(g *globals) *cobra.Command {
 // operate runs one operator command under the pass lock and prints its result.
 func operate(cmd *cobra.Command, g *globals, f *operateFlags, name string,
 	op func(context.Context, *reconcile.Reconciler, *spec.Daemon, *spec.Result) reconcile.OperateResult) error {
-	if f.output != "text" && f.output != "json" {
-		return &exitError{code: exitInvalid, err: fmt.Errorf("-o %q: must be text or json", f.output)}
-	}
 	if err := checkNameArg(name); err != nil {
 		return err
 	}
