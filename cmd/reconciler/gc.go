@@ -25,9 +25,6 @@ func newGCCommand(g *globals) *cobra.Command {
 		Short: "List (or with --prune remove) what dead owners left behind; a dry run by default",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if output != "text" && output != "json" {
-				return &exitError{code: exitInvalid, err: fmt.Errorf("-o %q: must be text or json", output)}
-			}
 			agentDir, specPath, err := g.paths()
 			if err != nil {
 				return err
@@ -47,7 +44,9 @@ func newGCCommand(g *globals) *cobra.Command {
 			// The pass lock keeps gc from judging files a pass is changing.
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
-			release, err := passLock(ctx, agentDir, lockTimeout)
+			waits := newWaitReporter(cmd.ErrOrStderr())
+			release, err := passLock(ctx, agentDir, lockTimeout, waits.Report)
+			waits.Close()
 			if err != nil {
 				return err
 			}
@@ -76,7 +75,7 @@ func newGCCommand(g *globals) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&prune, "prune", false, "remove what is proven stale (default: only list it)")
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "text or json")
+	addOutputFlag(cmd, &output, textFormats)
 	cmd.Flags().DurationVar(&lockTimeout, "lock-timeout", 30*time.Second, "how long to wait for another reconciler's pass to finish")
 	return cmd
 }

@@ -116,26 +116,31 @@ func runOnce(cmd *cobra.Command, g *globals, f *loopFlags, agentDir, specPath st
 		}
 		return &exitError{code: exitInvalid, err: fmt.Errorf("invalid spec %s: nothing touched", specPath)}
 	}
-	r, err := reconcile.New(reconcileOptions(agentDir, g.log, f.heartbeat))
+	waits := newWaitReporter(cmd.ErrOrStderr())
+	defer waits.Close()
+	opts := reconcileOptions(agentDir, g.log, f.heartbeat)
+	opts.Progress = waits.Report
+	r, err := reconcile.New(opts)
 	if err != nil {
 		return &exitError{code: exitNotDone, err: err}
 	}
 	defer r.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	release, err := passLock(ctx, agentDir, f.lockTimeout)
+	release, err := passLock(ctx, agentDir, f.lockTimeout, waits.Report)
 	if err != nil {
 		return err
 	}
 	defer release()
 	r.SaveLastGood(res) // so a loop started later on a broken file keeps what this pass applied
 	pass := r.Pass(ctx, res)
+	waits.Close()
 	if pass.Converged {
 		fmt.Fprintf(out, "converged: %d daemons\n", len(res.Daemons))
 		return nil
 	}
-	for _, reason := range pass.Reasons {
-		fmt.Fprintln(out, "not converged:", reason)
+	for _, l := range onceFailures(pass) {
+		fmt.Fprintln(out, l)
 	}
 	return &exitError{code: exitNotDone}
 }

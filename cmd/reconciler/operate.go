@@ -24,7 +24,7 @@ type operateFlags struct {
 }
 
 func (f *operateFlags) add(cmd *cobra.Command) {
-	cmd.Flags().StringVarP(&f.output, "output", "o", "text", "text or json")
+	addOutputFlag(cmd, &f.output, textFormats)
 	cmd.Flags().DurationVar(&f.lockTimeout, "lock-timeout", 30*time.Second, "how long to wait for another reconciler's pass to finish")
 }
 
@@ -73,9 +73,6 @@ func newStartCommand(g *globals) *cobra.Command {
 // operate runs one operator command under the pass lock and prints its result.
 func operate(cmd *cobra.Command, g *globals, f *operateFlags, name string,
 	op func(context.Context, *reconcile.Reconciler, *spec.Daemon, *spec.Result) reconcile.OperateResult) error {
-	if f.output != "text" && f.output != "json" {
-		return &exitError{code: exitInvalid, err: fmt.Errorf("-o %q: must be text or json", f.output)}
-	}
 	if err := checkNameArg(name); err != nil {
 		return err
 	}
@@ -94,19 +91,24 @@ func operate(cmd *cobra.Command, g *globals, f *operateFlags, name string,
 			return &exitError{code: exitInvalid, err: fmt.Errorf("unknown daemon %q: not in the spec and no daemon dir", name)}
 		}
 	}
-	r, err := reconcile.New(reconcileOptions(agentDir, g.log, 0))
+	waits := newWaitReporter(cmd.ErrOrStderr())
+	defer waits.Close()
+	opts := reconcileOptions(agentDir, g.log, 0)
+	opts.Progress = waits.Report
+	r, err := reconcile.New(opts)
 	if err != nil {
 		return &exitError{code: exitNotDone, err: err}
 	}
 	defer r.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	release, err := passLock(ctx, agentDir, f.lockTimeout)
+	release, err := passLock(ctx, agentDir, f.lockTimeout, waits.Report)
 	if err != nil {
 		return err
 	}
 	result := op(ctx, r, d, res)
 	release()
+	waits.Close()
 	out := cmd.OutOrStdout()
 	if f.output == "json" {
 		data, err := json.MarshalIndent(result, "", "  ")
@@ -116,6 +118,11 @@ func operate(cmd *cobra.Command, g *globals, f *operateFlags, name string,
 		fmt.Fprintf(out, "%s\n", data)
 	} else {
 		fmt.Fprintln(out, result.Message)
+		if !result.OK {
+			for _, l := range afterFailure(result.Message, result.Before, result.After) {
+				fmt.Fprintln(out, l)
+			}
+		}
 		for _, w := range result.Warnings {
 			fmt.Fprintln(out, "warning:", w)
 		}

@@ -1,19 +1,14 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"io"
 	"os"
-	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 
 	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/logging"
-	"gjc.dev/reconciler/pkg/ownership"
-	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"gjc.dev/reconciler/pkg/spec"
 )
 
@@ -52,21 +47,6 @@ func (g *globals) paths() (agentDir, specPath string, err error) {
 		return "", "", &exitError{code: exitInvalid, err: err}
 	}
 	return agentDir, specPath, nil
-}
-
-// passLock takes the pass lock for a one-shot command; another reconciler
-// holding it past the timeout is exit 3.
-func passLock(ctx context.Context, agentDir string, timeout time.Duration) (release func(), err error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	release, err = fsstore.New(agentDir, fsstore.Options{}).LockPasses(ctx)
-	switch {
-	case errors.Is(err, ownership.ErrPassesLocked):
-		return nil, &exitError{code: exitLockTimeout, err: err}
-	case err != nil:
-		return nil, &exitError{code: exitNotDone, err: err}
-	}
-	return release, nil
 }
 
 func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
@@ -111,5 +91,6 @@ bot, never a signal to a process it cannot prove is its own.`,
 
 	addLoopFlags(root, lf)
 	root.AddCommand(newValidateCommand(g), newVersionCommand(), newDaemonCommand(g), newStatusCommand(g), newStopCommand(g), newStartCommand(g), newRestartCommand(g), newDemoCommand(g), newGCCommand(g))
+	addExamples(root)
 	return root
 }

@@ -1,15 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -56,58 +53,6 @@ func TestStatusCommand(t *testing.T) {
 	}
 	if r := runBinary(t, e.env, "status", "-o", "xml", "--agent-dir", e.agentDir); r.code != 2 {
 		t.Errorf("-o xml: exit %d, want 2", r.code)
-	}
-}
-
-// status --watch prints again when status.json changes.
-func TestStatusWatch(t *testing.T) {
-	t.Parallel()
-	e := newE2E(t)
-	e.writeSpec(object{name: "slack", provider: "slack", generation: 1})
-	e.mustConverge()
-	cmd := exec.Command(binary, "status", "--watch", "--agent-dir", e.agentDir)
-	cmd.Env = e.env
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	headers := make(chan struct{}, 16)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if strings.HasPrefix(sc.Text(), "NAME") {
-				headers <- struct{}{}
-			}
-		}
-	}()
-	wait := func(what string) {
-		t.Helper()
-		select {
-		case <-headers:
-		case <-time.After(e2eDeadline):
-			t.Fatalf("no table printed %s", what)
-		}
-	}
-	wait("at start")
-	// The table is printed again once the status changes; the watch may
-	// start after this pass, so passes are run until one is seen.
-	e.writeSpec(object{name: "slack", provider: "slack", generation: 2})
-	deadline := time.Now().Add(e2eDeadline)
-	for {
-		e.mustConverge()
-		select {
-		case <-headers:
-			return
-		case <-time.After(500 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("status --watch did not print again after status.json changed")
-		}
-		e.writeSpec(object{name: "slack", provider: "slack", generation: 3})
 	}
 }
 

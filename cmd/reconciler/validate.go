@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,8 +11,18 @@ import (
 	"gjc.dev/reconciler/pkg/spec"
 )
 
+// validateReport is `validate -o json`.
+type validateReport struct {
+	Spec     string   `json:"spec"`
+	Valid    bool     `json:"valid"`
+	Daemons  []string `json:"daemons"`
+	Errors   []string `json:"errors"`
+	Warnings []string `json:"warnings"`
+}
+
 func newValidateCommand(g *globals) *cobra.Command {
-	return &cobra.Command{
+	var output string
+	cmd := &cobra.Command{
 		Use:   "validate",
 		Short: "Parse and validate the spec; touches nothing",
 		Long: `Parse and validate the spec, resolving every secret reference, and print
@@ -24,19 +35,41 @@ func newValidateCommand(g *globals) *cobra.Command {
 			}
 			res := spec.LoadOnce(path)
 			out := cmd.OutOrStdout()
-			for _, w := range res.Warnings {
-				fmt.Fprintln(out, "warning:", w)
-			}
-			if !res.Valid() {
+			if output == "json" {
+				rep := validateReport{Spec: path, Valid: res.Valid(), Daemons: res.Names(), Errors: []string{}, Warnings: []string{}}
+				if !rep.Valid {
+					rep.Daemons = []string{}
+				}
+				for _, e := range res.Errors {
+					rep.Errors = append(rep.Errors, e.String())
+				}
+				for _, w := range res.Warnings {
+					rep.Warnings = append(rep.Warnings, w.String())
+				}
+				data, err := json.MarshalIndent(rep, "", "  ")
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(out, "%s\n", data)
+			} else {
+				for _, w := range res.Warnings {
+					fmt.Fprintln(out, "warning:", w)
+				}
 				for _, e := range res.Errors {
 					fmt.Fprintln(out, e)
 				}
+			}
+			if !res.Valid() {
 				return &exitError{code: exitInvalid, err: errors.New(plural(len(res.Errors), "error") + " in " + path)}
 			}
-			fmt.Fprintf(out, "ok: %d daemons: %s\n", len(res.Daemons), strings.Join(res.Names(), ", "))
+			if output != "json" {
+				fmt.Fprintf(out, "ok: %d daemons: %s\n", len(res.Daemons), strings.Join(res.Names(), ", "))
+			}
 			return nil
 		},
 	}
+	addOutputFlag(cmd, &output, textFormats)
+	return cmd
 }
 
 func plural(n int, word string) string {

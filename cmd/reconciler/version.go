@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"runtime/debug"
 
@@ -8,39 +9,68 @@ import (
 )
 
 func newVersionCommand() *cobra.Command {
-	return &cobra.Command{
+	var output string
+	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the version and the commit it was built from",
 		Args:  cobra.NoArgs,
-		Run: func(cmd *cobra.Command, _ []string) {
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if output == "json" {
+				data, err := json.MarshalIndent(readBuildVersion(), "", "  ")
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "%s\n", data)
+				return nil
+			}
 			fmt.Fprintln(cmd.OutOrStdout(), versionString())
+			return nil
 		},
 	}
+	addOutputFlag(cmd, &output, textFormats)
+	return cmd
 }
 
-// versionString reads what the go command stamped into the binary, so a
+// buildVersion is what the go command stamped into the binary, so a
 // binary built from a checkout names its commit without a release process.
-func versionString() string {
+type buildVersion struct {
+	Version   string `json:"version"`
+	Revision  string `json:"revision,omitempty"`
+	Modified  bool   `json:"modified,omitempty"`
+	GoVersion string `json:"goVersion,omitempty"`
+}
+
+func readBuildVersion() buildVersion {
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
-		return "reconciler (unknown version)"
+		return buildVersion{Version: "(unknown version)"}
 	}
-	version, revision, dirty := info.Main.Version, "", ""
+	v := buildVersion{Version: info.Main.Version, GoVersion: info.GoVersion}
 	for _, s := range info.Settings {
 		switch s.Key {
 		case "vcs.revision":
-			revision = s.Value
+			v.Revision = s.Value
 		case "vcs.modified":
-			if s.Value == "true" {
-				dirty = "-dirty"
-			}
+			v.Modified = s.Value == "true"
 		}
 	}
+	return v
+}
+
+func versionString() string {
+	v := readBuildVersion()
+	if v.GoVersion == "" {
+		return "reconciler " + v.Version
+	}
+	revision, dirty := v.Revision, ""
 	if len(revision) > 12 {
 		revision = revision[:12]
 	}
-	if revision == "" {
-		return fmt.Sprintf("reconciler %s %s", version, info.GoVersion)
+	if v.Modified {
+		dirty = "-dirty"
 	}
-	return fmt.Sprintf("reconciler %s (%s%s) %s", version, revision, dirty, info.GoVersion)
+	if revision == "" {
+		return fmt.Sprintf("reconciler %s %s", v.Version, v.GoVersion)
+	}
+	return fmt.Sprintf("reconciler %s (%s%s) %s", v.Version, revision, dirty, v.GoVersion)
 }

@@ -141,7 +141,7 @@ func (d *discordTransport) connect(ctx context.Context, s *discordgo.Session, co
 		if errors.As(err, &re) && re.Response != nil && re.Response.StatusCode == http.StatusUnauthorized {
 			return &TerminalError{Reason: daemonproto.ReasonInvalidCredentials, Message: "discord rejected the bot token (401)"}
 		}
-		return fmt.Errorf("checking the bot token: %w", err)
+		return fmt.Errorf("checking the bot token: %w", dialledErr(err, d.cfg.APIURL))
 	}
 	done := make(chan error, 1)
 	go func() { done <- s.Open() }()
@@ -155,6 +155,7 @@ func (d *discordTransport) connect(ctx context.Context, s *discordgo.Session, co
 	case <-ctx.Done():
 		err = d.abortOpen(s, conns, done, ctx.Err())
 	}
+	err = dialledErr(err, d.cfg.APIURL)
 	if errors.Is(err, discordgo.ErrWSAlreadyOpen) {
 		return nil // a late Disconnect from an earlier socket; this one is up
 	}

@@ -1,9 +1,13 @@
 package chat
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
+
+	"github.com/bwmarrin/discordgo"
 )
 
 // rewriteHost sends every request to base's scheme and host, keeping the path.
@@ -27,3 +31,46 @@ func (r *rewriteHost) RoundTrip(req *http.Request) (*http.Response, error) {
 	req.URL.Scheme, req.URL.Host, req.Host = r.base.Scheme, r.base.Host, r.base.Host
 	return r.next.RoundTrip(req)
 }
+
+// discordAPIHost is the host discordgo builds every REST URL with, the one
+// rewriteHost replaces.
+var discordAPIHost = func() string {
+	u, _ := url.Parse(discordgo.EndpointDiscord)
+	return u.Host
+}()
+
+// dialledErr makes an HTTP error name the host that was dialled. The client
+// quotes the URL it was asked for (discord.com), not the one rewriteHost
+// sent the request to, so a refused connection to a proxy or a fake would
+// read as discord.com's. Only URLs of discordgo's API host are rewritten:
+// the gateway's socket is dialled where /gateway said, and says so itself.
+// The text changes, the chain does not: errors.Is and As see the original.
+func dialledErr(err error, apiURL string) error {
+	if err == nil || apiURL == "" {
+		return err
+	}
+	base, perr := url.Parse(apiURL)
+	var ue *url.Error
+	if perr != nil || base.Host == "" || !errors.As(err, &ue) {
+		return err
+	}
+	u, perr := url.Parse(ue.URL)
+	if perr != nil || u.Host != discordAPIHost {
+		return err
+	}
+	u.Scheme, u.Host = base.Scheme, base.Host
+	dialled := *ue
+	dialled.URL = u.String()
+	// Wrappers format their text when made: the quoted error is replaced
+	// in the whole text, not in the url.Error alone.
+	return &renamedError{msg: strings.Replace(err.Error(), ue.Error(), dialled.Error(), 1), err: err}
+}
+
+// renamedError is err with another text.
+type renamedError struct {
+	msg string
+	err error
+}
+
+func (e *renamedError) Error() string { return e.msg }
+func (e *renamedError) Unwrap() error { return e.err }

@@ -69,6 +69,25 @@ type StopOptions struct {
 	// Escalate allows SIGKILL; without it the stop ends, unproven, after
 	// the graceful wait.
 	Escalate bool
+	// Progress, when set, is told of each step as its wait begins, so a
+	// person watching knows what the stop waits for. It must not block.
+	Progress func(StopStep)
+}
+
+// StopStep is one step of a stop's ladder: the signal it is about, whether
+// it was sent (false: refused, or the owner had exited), and how long the
+// stop now waits for the owner to exit.
+type StopStep struct {
+	Signal string // "SIGTERM" or "SIGKILL"
+	Sent   bool
+	Wait   time.Duration
+}
+
+// Report passes step on to Progress, if set.
+func (o StopOptions) Report(step StopStep) {
+	if o.Progress != nil {
+		o.Progress(step)
+	}
 }
 
 // OwnerRef is a held reference to a live owner's process.

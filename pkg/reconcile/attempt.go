@@ -83,7 +83,7 @@ func (a *attempt) run() {
 		if p.step == stepWaitRelease {
 			// Released but not gone yet: give it the graceful timeout to
 			// exit, then judge again. It is no longer an owner.
-			a.r.waitReleasedExit(a.ctx, rec.State, a.d.Config.GracefulTimeout)
+			a.r.waitReleasedExit(a.ctx, a.name, rec.State, a.d.Config.GracefulTimeout)
 			mem.waitedRelease = true
 			continue
 		}
@@ -408,7 +408,7 @@ func (a *attempt) stop(s *ownership.State, action string, graceful, kill time.Du
 		d := desiredOf(a.d)
 		want = &d
 	}
-	err := a.r.store.Stop(a.ctx, a.name, want, *s, ownership.StopOptions{Action: action, Graceful: graceful, Kill: kill, Escalate: true})
+	err := a.r.stopWith(a.ctx, a.name, want, *s, ownership.StopOptions{Action: action, Graceful: graceful, Kill: kill, Escalate: true})
 	if err == nil {
 		return true
 	}
@@ -442,6 +442,7 @@ func (a *attempt) observe(rec ownership.Record) {
 	}
 	s := rec.State
 	a.status.PID, a.status.OwnerID, a.status.Generation = s.PID, s.OwnerID, s.Generation
+	a.status.TransportError = s.TransportError
 	t := metav1.NewTime(time.UnixMilli(s.StartedAt))
 	a.status.StartedAt = &t
 	if s.StoppedAt != nil {

@@ -83,6 +83,10 @@ func (a *attempt) lastOwnerRuns(graceful time.Duration) bool {
 	if l.waited {
 		wait = 0
 	}
+	if wait > 0 {
+		a.r.progress(Progress{Name: a.name, Wait: WaitLastOwnerExit, PID: l.state.PID, Deadline: time.Now().Add(wait)})
+		defer a.r.progress(Progress{Name: a.name})
+	}
 	if waitExit(a.ctx, l.proc, wait) {
 		a.st.forget()
 		return false

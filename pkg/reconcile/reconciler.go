@@ -33,6 +33,9 @@ type Options struct {
 	ChildExited func(name string)
 	// Hooks are told what the reconciler and its loop do (metrics).
 	Hooks Hooks
+	// Progress, when set, hears what each wait is waiting for (a command
+	// run by a person shows it); nil for the loop, which logs instead.
+	Progress ProgressFunc
 }
 
 // Reconciler observes, decides and acts for one name at a time. Reconcile

@@ -145,6 +145,8 @@ func (r *Reconciler) waitOwnerHealthy(ctx context.Context, d *spec.Daemon, paths
 	defer cancel()
 	timeout := time.NewTimer(d.Config.ReadyTimeout)
 	defer timeout.Stop()
+	deadline := time.Now().Add(d.Config.ReadyTimeout)
+	defer r.progress(Progress{Name: d.Name()})
 	var exited <-chan struct{}
 	if c != nil {
 		exited = c.done
@@ -155,13 +157,21 @@ func (r *Reconciler) waitOwnerHealthy(ctx context.Context, d *spec.Daemon, paths
 			(cls.Class == ownership.ClassCompatible || cls.Class == ownership.ClassNewer) {
 			return rec, cls, nil
 		}
+		p := Progress{Name: d.Name(), Wait: WaitReady, Deadline: deadline}
+		if c != nil {
+			p.PID = c.pid
+		}
+		if s := rec.State; s != nil && s.OwnerID == ownerID {
+			p.PID, p.Detail = s.PID, s.TransportError
+		}
+		r.progress(p)
 		select {
 		case <-events:
 		case <-exited:
 			rec, cls = r.observe(d.Name(), desiredOf(d))
 			return rec, cls, fmt.Errorf("daemon exited with code %d (%s) before it was healthy", c.exitCode, daemonproto.ExitMeaning(c.exitCode))
 		case <-timeout.C:
-			return rec, cls, fmt.Errorf("not healthy within readyTimeout %v", d.Config.ReadyTimeout)
+			return rec, cls, fmt.Errorf("not healthy within readyTimeout %v%s", d.Config.ReadyTimeout, transportSaid(rec, ownerID))
 		case <-ctx.Done():
 			return rec, cls, ctx.Err()
 		}
@@ -170,4 +180,13 @@ func (r *Reconciler) waitOwnerHealthy(ctx context.Context, d *spec.Daemon, paths
 
 func desiredOf(d *spec.Daemon) ownership.Desired {
 	return ownership.Desired{Kind: string(d.Config.Provider), Identity: d.Identity, Generation: d.Config.Generation}
+}
+
+// transportSaid is what ownerID's record last said about its connection,
+// for the message of a wait that gave up: the why an operator needs.
+func transportSaid(rec ownership.Record, ownerID string) string {
+	if s := rec.State; s != nil && s.OwnerID == ownerID && s.TransportError != "" {
+		return "; its transport: " + s.TransportError
+	}
+	return ""
 }

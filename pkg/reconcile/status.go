@@ -72,6 +72,13 @@ type DaemonStatus struct {
 	Reason            string             `json:"reason,omitempty"`
 	Message           string             `json:"message,omitempty"`
 	Conditions        []metav1.Condition `json:"conditions,omitempty"`
+	// TransportError is what the live owner last said about its
+	// connection (its record's transportError), empty when connected or
+	// when no owner runs: the why of a daemon that is not Ready.
+	TransportError string `json:"transportError,omitempty"`
+	// Relay is the owner's outbox as it last published it; nil until the
+	// relay (DESIGN 5) reports one, and shown as "-", never as zero.
+	Relay *RelayStatus `json:"relay,omitempty"`
 	// HeldOwner is the live owner the reconciler that wrote this last proved
 	// and held a process reference to, whether or not its record is still
 	// there. A report: the next reconciler learns of it from held.json

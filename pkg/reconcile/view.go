@@ -78,8 +78,9 @@ func heldRuns(store ownership.Store, h *HeldOwner) bool {
 func liveStatus(s DaemonStatus, rec ownership.Record, cls ownership.Classification, held bool) DaemonStatus {
 	st := rec.State
 	wasStopped := s.Phase == PhaseStopped
+	s.TransportError = ""
 	if st != nil {
-		s.OwnerID, s.Generation = st.OwnerID, st.Generation
+		s.OwnerID, s.Generation, s.TransportError = st.OwnerID, st.Generation, st.TransportError
 		if s.Provider == "" {
 			s.Provider = st.Kind
 		}

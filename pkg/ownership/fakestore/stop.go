@@ -45,7 +45,9 @@ func (s *Store) Stop(ctx context.Context, name string, want *ownership.Desired, 
 		wait time.Duration
 	}{{syscall.SIGTERM, how.Graceful}, {syscall.SIGKILL, how.Kill}} {
 		w.runBeforeSignal(name, step.sig)
-		done.add(step.sig, step.wait, w.signalOwner(name, want, decided, step.sig))
+		serr := w.signalOwner(name, want, decided, step.sig)
+		done.add(step.sig, step.wait, serr)
+		how.Report(ownership.StopStep{Signal: signalName(step.sig), Sent: serr == nil, Wait: step.wait})
 		if waitExit(ctx, proc, step.wait) {
 			return nil
 		}

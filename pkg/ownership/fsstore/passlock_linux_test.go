@@ -231,3 +231,21 @@ func TestPassLockRefusesUnsafeDir(t *testing.T) {
 		t.Errorf("a lock file was created in an unsafe dir: %v", err)
 	}
 }
+
+// The holder of the pass lock is named for a waiting operator: this
+// process while it holds the lock, no one once it let go.
+func TestPassLockHolderNamesTheHolder(t *testing.T) {
+	dir := t.TempDir()
+	if _, held, err := PassLockHolder(dir); held || err != nil {
+		t.Fatalf("PassLockHolder of a free lock: held %v, %v", held, err)
+	}
+	l := mustAcquire(t, dir)
+	h, held, err := PassLockHolder(dir)
+	if !held || err != nil || h.PID != os.Getpid() {
+		t.Errorf("PassLockHolder while held: %+v held %v, %v; want pid %d", h, held, err, os.Getpid())
+	}
+	l.release()
+	if _, held, err := PassLockHolder(dir); held || err != nil {
+		t.Errorf("PassLockHolder after release: held %v, %v", held, err)
+	}
+}

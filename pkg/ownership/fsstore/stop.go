@@ -77,6 +77,7 @@ func (s *Store) Stop(ctx context.Context, name string, want *ownership.Desired, 
 			s.log.Info("not signalling", "pid", decided.PID, "signal", step.sig.String(), "why", err.Error())
 		}
 		done.add(step.sig, step.wait, err)
+		how.Report(ownership.StopStep{Signal: unix.SignalName(step.sig), Sent: err == nil, Wait: step.wait})
 		if waitExit(ctx, proc, step.wait) {
 			return nil
 		}

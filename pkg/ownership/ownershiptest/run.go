@@ -47,6 +47,7 @@ var cases = []testCase{
 	{"StopOfNewerOwnerSendsNothing", true, stopNewerOwner},
 	{"StopOfForeignOwnerSendsNothing", true, stopForeignOwner},
 	{"StopCutShortNeverReportsGone", true, stopCutShort},
+	{"StopReportsEachStep", false, stopReportsEachStep},
 
 	// SpawnBlocked and Prepare: nothing starts beside a live holder.
 	{"SpawnFreeName", false, spawnFreeName},

@@ -3,6 +3,7 @@ package ownershiptest
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
 	"gjc.dev/reconciler/pkg/ownership"
@@ -127,4 +128,24 @@ func stopCutShort(t *testing.T, w World) {
 		t.Fatalf("Stop cut short by its context = %v, want the context's error", err)
 	}
 	decide(t, s, o)
+}
+
+// A stop tells its Progress of each step as its wait begins: SIGTERM sent
+// with the graceful wait, then SIGKILL sent with the kill wait, for an
+// owner that ignores SIGTERM.
+func stopReportsEachStep(t *testing.T, w World) {
+	s := w.Store()
+	o := w.StartOwner(t, name, desired, OwnerOptions{Stubborn: true})
+	decided := decide(t, s, o)
+	var steps []ownership.StopStep
+	how := ladderStop
+	how.Graceful = shortWait
+	how.Progress = func(step ownership.StopStep) { steps = append(steps, step) }
+	if err := s.Stop(stopCtx(t), name, &desired, decided, how); err != nil {
+		t.Fatalf("Stop with escalation of an owner ignoring SIGTERM: %v", err)
+	}
+	want := []ownership.StopStep{{Signal: "SIGTERM", Sent: true, Wait: shortWait}, {Signal: "SIGKILL", Sent: true, Wait: how.Kill}}
+	if !slices.Equal(steps, want) {
+		t.Errorf("steps reported %+v, want %+v", steps, want)
+	}
 }

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// examples are every command's --help examples, by command path, in one
+// place so that they read as one voice. Each line that starts with
+// "reconciler" must parse on the command tree (examples_test.go checks
+// it): an example that does not run teaches the wrong thing.
+var examples = map[string]string{
+	"reconciler": `  # Run the loop (what the systemd unit and the launchd agent run)
+  reconciler --agent-dir ~/.config/reconciler
+
+  # One bounded pass: exit 0 converged, 1 not, 2 invalid spec, 3 lock not had
+  reconciler --once --spec ~/.config/reconciler/daemons.yaml`,
+
+	"reconciler status": `  # Every daemon, with a live look at its record
+  reconciler status
+
+  # Two of them, with the outbox columns and the status message
+  reconciler status discord slack -o wide
+
+  # Print the table, then each row again when it changes (Ctrl-C ends it)
+  reconciler status -w
+
+  # Everything status.json holds, for scripts
+  reconciler status -o json`,
+
+	"reconciler stop": `  # Stop the discord daemon and hold it stopped until start
+  reconciler stop discord
+
+  # Allow SIGKILL if it does not exit within 5 seconds of SIGTERM
+  reconciler stop discord --force --graceful-timeout 5s`,
+
+	"reconciler start": `  # Lift the hold that stop put on discord; it starts if the spec says Running
+  reconciler start discord`,
+
+	"reconciler restart": `  # Replace the slack daemon now (SIGTERM, SIGKILL if needed, a new one)
+  reconciler restart slack
+
+  # The same, for a script: the result as JSON, and no more than 5s waiting for another pass
+  reconciler restart slack -o json --lock-timeout 5s`,
+
+	"reconciler validate": `  # Check the default spec (<agent-dir>/daemons.yaml)
+  reconciler validate
+
+  # Check a spec directory before installing it
+  reconciler validate --spec ./specs -o json`,
+
+	"reconciler gc": `  # List what dead owners left behind (a dry run)
+  reconciler gc
+
+  # Remove what is proven stale
+  reconciler gc --prune -o json`,
+
+	"reconciler demo": `  # The whole product on local fake Discord and Slack servers; Ctrl-C ends it
+  reconciler demo
+
+  # Print the status table every 10 seconds instead
+  reconciler demo --print-every 10s`,
+
+	"reconciler version": `  reconciler version
+  reconciler version -o json`,
+
+	"reconciler completion": `  # Load completions in the current bash shell
+  source <(reconciler completion bash)`,
+
+	"reconciler completion bash": `  reconciler completion bash > ~/.local/share/bash-completion/completions/reconciler`,
+
+	"reconciler completion zsh": `  reconciler completion zsh > "${fpath[1]}/_reconciler"`,
+
+	"reconciler completion fish": `  reconciler completion fish > ~/.config/fish/completions/reconciler.fish`,
+
+	"reconciler completion powershell": `  reconciler completion powershell | Out-String | Invoke-Expression`,
+
+	"reconciler help": `  reconciler help status`,
+}
+
+// addExamples puts the examples on root's tree, cobra's own help and
+// completion commands included (made here rather than when run, so that
+// they have theirs too).
+func addExamples(root *cobra.Command) {
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	var walk func(*cobra.Command)
+	walk = func(c *cobra.Command) {
+		if ex, ok := examples[c.CommandPath()]; ok {
+			c.Example = strings.TrimRight(ex, "\n")
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+}

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"gjc.dev/reconciler/pkg/reconcile"
+)
+
+// -o wide adds OUTBOX, FAILED, LAST-POST and MESSAGE. With no relay
+// reporting, the outbox columns are unknown ("-"), never a zero.
+func TestWideRows(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	started := metav1.NewTime(now.Add(-90 * time.Second))
+	posted := metav1.NewTime(now.Add(-3 * time.Minute))
+	long := strings.Repeat("word ", 40)
+	gen := int64(2)
+	for _, tc := range []struct {
+		what string
+		d    reconcile.DaemonStatus
+		want []string // the wide columns
+	}{
+		{"no relay yet", reconcile.DaemonStatus{Name: "a", Phase: reconcile.PhaseRunning, PID: 7, StartedAt: &started, Message: "healthy"},
+			[]string{"-", "-", "-", "healthy"}},
+		{"a relay that never posted", reconcile.DaemonStatus{Name: "a", Phase: reconcile.PhaseRunning, Relay: &reconcile.RelayStatus{Pending: 0, Failed: 0}},
+			[]string{"0", "0", "-", "-"}},
+		{"a relay's figures", reconcile.DaemonStatus{Name: "a", Phase: reconcile.PhaseRunning, Relay: &reconcile.RelayStatus{Pending: 3, Failed: 1, LastPostAt: &posted}, Message: "line one\nline two"},
+			[]string{"3", "1", "3m", "line one line two"}},
+		{"the Ready condition's message when the status has none", reconcile.DaemonStatus{Name: "a", Phase: reconcile.PhaseStarting, Generation: &gen,
+			Conditions: []metav1.Condition{{Type: reconcile.ConditionReady, Status: metav1.ConditionFalse, Message: "waiting"}}},
+			[]string{"-", "-", "-", "waiting"}},
+		{"a long message is cut", reconcile.DaemonStatus{Name: "a", Phase: reconcile.PhaseCrashLoopBackOff, Message: long},
+			[]string{"-", "-", "-", strings.Repeat("word ", 15) + "wo..."}},
+	} {
+		rows := statusRows(&reconcile.Status{Daemons: []reconcile.DaemonStatus{tc.d}}, true, now)
+		if len(rows) != 1 || len(rows[0].cells) != len(statusColumns)+len(wideColumns) {
+			t.Fatalf("%s: rows %v", tc.what, rows)
+		}
+		if got := rows[0].cells[len(statusColumns):]; !slices.Equal(got, tc.want) {
+			t.Errorf("%s: wide columns %q, want %q", tc.what, got, tc.want)
+		}
+		if n := len([]rune(rows[0].cells[len(rows[0].cells)-1])); n > maxMessage {
+			t.Errorf("%s: MESSAGE of %d runes, over %d", tc.what, n, maxMessage)
+		}
+		narrow := statusRows(&reconcile.Status{Daemons: []reconcile.DaemonStatus{tc.d}}, false, now)
+		if len(narrow[0].cells) != len(statusColumns) {
+			t.Errorf("%s: the table without wide has %d cells", tc.what, len(narrow[0].cells))
+		}
+	}
+	d := reconcile.DaemonStatus{Name: "a", Phase: reconcile.PhaseRunning, PID: 7, StartedAt: &started}
+	if got := statusRows(&reconcile.Status{Daemons: []reconcile.DaemonStatus{d}}, false, now)[0].cells[ageColumn]; got != "1m" {
+		t.Errorf("AGE of a daemon started 90s ago: %q, want 1m", got)
+	}
+}
+
+// A watch's later rows line up under the header it printed first.
+func TestTableKeepsItsColumns(t *testing.T) {
+	tb := newTable([]string{"NAME", "PHASE", "AGE"}, []row{{name: "slack", cells: []string{"slack", "Running", "5s"}}})
+	head := tb.line([]string{"NAME", "PHASE", "AGE"})
+	later := tb.line([]string{"a", "Stopped", "-"})
+	if strings.Index(head, "PHASE") != strings.Index(later, "Stopped") || strings.Index(head, "AGE") != strings.Index(later, "-") {
+		t.Errorf("columns moved:\n%s%s", head, later)
+	}
+	if strings.HasSuffix(strings.TrimSuffix(later, "\n"), " ") {
+		t.Errorf("the last cell is padded: %q", later)
+	}
+}
