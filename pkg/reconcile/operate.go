@@ -168,13 +168,20 @@ func wantOf(d *spec.Daemon) *ownership.Desired {
 func (r *Reconciler) Start(ctx context.Context, name string, d *spec.Daemon, res *spec.Result) OperateResult {
 	r.seedHeld()
 	out := r.operation(name, "start", d, res)
-	if d == nil {
-		out.Message = fmt.Sprintf("%s is not in the spec; nothing to start it as", name)
-		return out
-	}
 	changed, err := r.setHold(name, false)
 	if err != nil {
 		out.Message = fmt.Sprintf("%s not started: %v", name, err)
+		return out
+	}
+	if d == nil {
+		// A hold outlives the name's object; letting go of it is all a
+		// start can do then (start --all does it for every held name).
+		out.Message = fmt.Sprintf("%s is not in the spec; nothing to start it as", name)
+		if changed {
+			out.OK, out.Message = true, fmt.Sprintf("no longer held; %s is not in the spec, so nothing is started", name)
+		}
+		after := r.view(name, d, res)
+		out.After = &after
 		return out
 	}
 	if !changed {
