@@ -35,6 +35,7 @@ const (
 // Client asks the loop of one agent dir over its socket.
 type Client struct {
 	path string
+	dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	hc   *http.Client
 }
 
@@ -54,7 +55,18 @@ func NewClient(agentDir string) *Client {
 		}
 		return c, err
 	}
-	return &Client{path: path, hc: &http.Client{Transport: &http.Transport{DialContext: dial, DisableKeepAlives: true}}}
+	return &Client{path: path, dial: dial, hc: &http.Client{Transport: &http.Transport{DialContext: dial, DisableKeepAlives: true}}}
+}
+
+// Answering reports whether something listens on the socket: nil, or
+// ErrNoLoop (or why the socket could not be reached). A command that waits
+// says it waits for the loop only once it knows one is there.
+func (c *Client) Answering(ctx context.Context) error {
+	conn, err := c.dial(ctx, "", "")
+	if err != nil {
+		return err
+	}
+	return conn.Close()
 }
 
 // Path is the socket the client asks on.

@@ -21,6 +21,9 @@ type Direct struct {
 	Log      logr.Logger
 	// Options builds the reconciler of an operation (its store and files).
 	Options func() reconcile.Options
+	// LockPasses takes the pass lock, waiting at most timeout (a command
+	// line's, which says whom it waits for); nil takes it silently.
+	LockPasses func(ctx context.Context, timeout time.Duration) (release func(), err error)
 }
 
 var _ Backend = (*Direct)(nil)
@@ -85,6 +88,9 @@ func (d *Direct) GC(ctx context.Context, req GCRequest) (*gc.Report, error) {
 }
 
 func (d *Direct) lockPasses(ctx context.Context, timeout time.Duration) (func(), error) {
+	if d.LockPasses != nil {
+		return d.LockPasses(ctx, lockTimeout(timeout))
+	}
 	ctx, cancel := context.WithTimeout(ctx, lockTimeout(timeout))
 	defer cancel()
 	return fsstore.New(d.AgentDir, fsstore.Options{}).LockPasses(ctx)
