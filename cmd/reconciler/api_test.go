@@ -175,6 +175,11 @@ func TestNoLoopActsDirectly(t *testing.T) {
 			t.Errorf("%s: SpecValid %s while the top says specValid false", d.Name, specValidCondition(d))
 		}
 	}
+	// Alone, a shell without the tokens cannot restart, and is told why.
+	r = runBinary(t, nil, "restart", "slack", "--agent-dir", e.agentDir)
+	if r.code != 1 || !strings.Contains(r.stdout, "slack is not in the spec; nothing to restart it as (the spec is invalid as read here") {
+		t.Errorf("restart without a loop or tokens: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 	// A restart acts with this shell's environment, which has the tokens.
 	r = runBinary(t, e.env, "restart", "slack", "--agent-dir", e.agentDir)
 	if r.code != 0 || !strings.Contains(r.stderr, "no loop answering on "+sock+": acting directly") {
