@@ -59,6 +59,11 @@ func newDemoCommand(g *globals) *cobra.Command {
 			ctx, outputGone := context.WithCancel(ctx)
 			defer outputGone()
 			loop := reconcile.NewLoop(r, reconcile.LoopOptions{SpecPath: env.SpecPath, LockTimeout: 30 * time.Second, WarmReplacements: true})
+			stopAPI, err := serveAPI(ctx, loop, env.AgentDir, log)
+			if err != nil {
+				return err
+			}
+			defer stopAPI()
 			go func() {
 				if printEvery(ctx, out, env.AgentDir, env.SpecPath, every) != nil {
 					outputGone()

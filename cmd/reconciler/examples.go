@@ -33,13 +33,22 @@ var examples = map[string]string{
   reconciler stop discord
 
   # Allow SIGKILL if it does not exit within 5 seconds of SIGTERM
-  reconciler stop discord --force --graceful-timeout 5s`,
+  reconciler stop discord --force --graceful-timeout 5s
+
+  # Stop and hold every daemon this reconciler manages (the loop keeps running)
+  reconciler stop --all`,
 
 	"reconciler start": `  # Lift the hold that stop put on discord; it starts if the spec says Running
-  reconciler start discord`,
+  reconciler start discord
+
+  # Lift every hold, as after stop --all
+  reconciler start --all`,
 
 	"reconciler restart": `  # Replace the slack daemon now (SIGTERM, SIGKILL if needed, a new one)
   reconciler restart slack
+
+  # Two at once
+  reconciler restart discord slack
 
   # The same, for a script: the result as JSON, and no more than 5s waiting for another pass
   reconciler restart slack -o json --lock-timeout 5s`,

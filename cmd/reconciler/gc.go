@@ -9,11 +9,10 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"gjc.dev/reconciler/pkg/gc"
-	"gjc.dev/reconciler/pkg/ownership/fsstore"
-	"gjc.dev/reconciler/pkg/reconcile"
-	"gjc.dev/reconciler/pkg/spec"
+	"gjc.dev/reconciler/pkg/localapi"
 )
 
 func newGCCommand(g *globals) *cobra.Command {
@@ -29,31 +28,18 @@ func newGCCommand(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			managed, problems, err := reconcile.ReadInventory(fsstore.Files{}, agentDir, g.log)
-			if err != nil {
-				return &exitError{code: exitNotDone, err: err}
-			}
-			res := spec.LoadOnce(specPath)
-			managed = append(managed, res.Names()...)
-			opts := gc.Options{AgentDir: agentDir, Managed: managed, Prune: prune}
-			if !res.Valid() || len(problems) > 0 {
-				// A broken spec may declare any name, and a damaged
-				// inventory may have meant any: keep every record.
-				opts.KeepAllRecords = true
-			}
-			// The pass lock keeps gc from judging files a pass is changing.
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
+			// The loop's gc judges with the loop's spec; alone, with this
+			// shell's, under the pass lock either way.
 			waits := newWaitReporter(cmd.ErrOrStderr())
-			release, err := passLock(ctx, agentDir, lockTimeout, waits.Report)
+			a := newAPIChoice(cmd.ErrOrStderr(), agentDir, specPath, g.log, waits)
+			rep, err := ask(a, "gc", func(b localapi.Backend) (*gc.Report, error) {
+				return b.GC(ctx, localapi.GCRequest{Prune: prune, LockTimeout: metav1.Duration{Duration: lockTimeout}})
+			})
 			waits.Close()
 			if err != nil {
 				return err
-			}
-			rep, err := gc.Run(opts)
-			release()
-			if err != nil {
-				return &exitError{code: exitNotDone, err: err}
 			}
 			out := cmd.OutOrStdout()
 			if output == "json" {
@@ -76,6 +62,6 @@ func newGCCommand(g *globals) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&prune, "prune", false, "remove what is proven stale (default: only list it)")
 	addOutputFlag(cmd, &output, textFormats)
-	cmd.Flags().DurationVar(&lockTimeout, "lock-timeout", 30*time.Second, "how long to wait for another reconciler's pass to finish")
+	cmd.Flags().DurationVar(&lockTimeout, "lock-timeout", localapi.DefaultLockTimeout, "how long to wait for another reconciler's pass to finish")
 	return cmd
 }

@@ -84,6 +84,11 @@ func runLoop(cmd *cobra.Command, g *globals, f *loopFlags) error {
 		OnReloaded: notifier.Reloaded,
 		Watchdog:   notifier.WatchdogInterval(), OnWatchdog: notifier.Watchdog,
 	})
+	stopAPI, err := serveAPI(ctx, loop, agentDir, g.log)
+	if err != nil {
+		return err
+	}
+	defer stopAPI()
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)

@@ -25,12 +25,9 @@ func newStatusCommand(g *globals) *cobra.Command {
 					return err
 				}
 			}
+			src := newAPIChoice(cmd.ErrOrStderr(), agentDir, specPath, g.log, nil)
 			load := func() (*reconcile.Status, error) {
-				st, err := view(agentDir, specPath, names)
-				if err != nil {
-					return nil, &exitError{code: exitNotDone, err: err}
-				}
-				return st, nil
+				return src.status(names)
 			}
 			if watch {
 				return runStatusWatch(cmd, agentDir, names, output, load)

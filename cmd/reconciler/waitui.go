@@ -38,13 +38,15 @@ func waitLine(p reconcile.Progress, now time.Time) string {
 		s = fmt.Sprintf("waiting for the last owner of %s to exit", who)
 	case reconcile.WaitPassLock:
 		s = "waiting for another reconciler's pass to end: the pass lock is held by " + lockHolder(p)
+	case reconcile.WaitLoop:
+		s = "waiting for the reconcile loop to " + p.Detail
 	default:
 		s = fmt.Sprintf("waiting for %s: %s", who, p.Wait)
 	}
 	if !p.Deadline.IsZero() {
 		s += fmt.Sprintf(" (%s left)", left(p.Deadline, now))
 	}
-	if p.Detail != "" && p.Wait != reconcile.WaitPassLock {
+	if p.Detail != "" && p.Wait != reconcile.WaitPassLock && p.Wait != reconcile.WaitLoop {
 		s += "; its transport: " + p.Detail
 	}
 	return s

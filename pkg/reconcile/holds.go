@@ -76,6 +76,8 @@ func readHolds(files Files, agentDir string) (map[string]Hold, error) {
 // holds the pass lock, so no other reconciler rewrites the file meanwhile.
 // It reports whether the file changed.
 func (r *Reconciler) setHold(name string, on bool) (bool, error) {
+	r.rewrite.Lock()
+	defer r.rewrite.Unlock()
 	holds, err := readHolds(r.files, r.opts.AgentDir)
 	if err != nil {
 		return false, fmt.Errorf("%w; it is left as it is", err)

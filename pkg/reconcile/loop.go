@@ -50,6 +50,8 @@ type Loop struct {
 	lock   *sharedLock
 	q      *queue
 	ctx    context.Context
+	// serving is what operators' commands served by this loop need (loopapi.go).
+	serving *loopServing
 
 	mu      sync.Mutex
 	res     *spec.Result
@@ -106,7 +108,8 @@ func NewLoop(r *Reconciler, opts LoopOptions) *Loop {
 	l := &Loop{r: r, opts: opts, loader: spec.NewLoader(opts.SpecPath),
 		lock:    &sharedLock{store: r.store, timeout: opts.LockTimeout},
 		watched: map[string]func(){}, exits: map[string]*exitWatch{},
-		reload: make(chan struct{}, 1), dirty: make(chan struct{}, 1), wakes: map[string]int64{}}
+		reload: make(chan struct{}, 1), dirty: make(chan struct{}, 1), wakes: map[string]int64{},
+		serving: newLoopServing()}
 	if opts.SpecRemoveGrace > 0 {
 		l.loader.SetRemoveGrace(opts.SpecRemoveGrace)
 	}
@@ -133,6 +136,7 @@ func (l *Loop) Reload() { poke(l.reload) }
 // Daemons keep running when it returns.
 func (l *Loop) Run(ctx context.Context) error {
 	l.ctx = ctx
+	defer l.serving.markDone()
 	defer l.stopWatches()
 	// Runs after the queue's workers are done (see ctx.Done below), so no
 	// spawn is handing one over meanwhile.
@@ -224,6 +228,7 @@ func (l *Loop) fullPass(ctx context.Context) (PassResult, error) {
 	defer l.lock.release()
 	out := l.r.Pass(ctx, res)
 	l.started.Store(true)
+	l.serving.markReady()
 	for name, o := range out.outcomes {
 		if o.RequeueAfter > 0 {
 			l.requeueAfter(name, o.RequeueAfter)
@@ -298,6 +303,12 @@ func (l *Loop) work(name string) {
 	if l.ctx.Err() != nil {
 		return
 	}
+	// An operator's command on this name, served by this loop, runs alone.
+	unlock, err := l.serving.names.lock(l.ctx, name)
+	if err != nil {
+		return
+	}
+	defer unlock()
 	if err := l.lock.acquire(l.ctx); err != nil {
 		l.r.log.Error(err, "pass lock not had; retrying", "name", name)
 		l.requeueAfter(name, time.Second)

@@ -75,7 +75,7 @@ func (r *Reconciler) Stop(ctx context.Context, name string, d *spec.Daemon, res 
 func (r *Reconciler) Restart(ctx context.Context, name string, d *spec.Daemon, res *spec.Result) OperateResult {
 	out := r.operation(name, "restart", d, res)
 	if d == nil {
-		out.Message = fmt.Sprintf("%s is not in the spec; nothing to restart it as", name)
+		out.Message = notInSpec(name, "restart", res)
 		return out
 	}
 	if d.Config.State == spec.StateStopped {
@@ -168,13 +168,20 @@ func wantOf(d *spec.Daemon) *ownership.Desired {
 func (r *Reconciler) Start(ctx context.Context, name string, d *spec.Daemon, res *spec.Result) OperateResult {
 	r.seedHeld()
 	out := r.operation(name, "start", d, res)
-	if d == nil {
-		out.Message = fmt.Sprintf("%s is not in the spec; nothing to start it as", name)
-		return out
-	}
 	changed, err := r.setHold(name, false)
 	if err != nil {
 		out.Message = fmt.Sprintf("%s not started: %v", name, err)
+		return out
+	}
+	if d == nil {
+		// A hold outlives the name's object; letting go of it is all a
+		// start can do then (start --all does it for every held name).
+		out.Message = notInSpec(name, "start", res)
+		if changed {
+			out.OK, out.Message = true, fmt.Sprintf("no longer held; %s is not in the spec, so nothing is started", name)
+		}
+		after := r.view(name, d, res)
+		out.After = &after
 		return out
 	}
 	if !changed {
@@ -191,4 +198,14 @@ func (r *Reconciler) Start(ctx context.Context, name string, d *spec.Daemon, res
 		out.Message = fmt.Sprintf("%s: %s %s: %s", name, o.Status.Phase, o.Status.Reason, o.Status.Message)
 	}
 	return out
+}
+
+// notInSpec says that name has no object to act as; with the spec invalid
+// as read here (a shell without its fromEnv tokens, say), that may be why.
+func notInSpec(name, verb string, res *spec.Result) string {
+	msg := fmt.Sprintf("%s is not in the spec; nothing to %s it as", name, verb)
+	if !res.Valid() {
+		msg += fmt.Sprintf(" (the spec is invalid as read here: %d error(s); run reconciler validate)", len(res.Errors))
+	}
+	return msg
 }

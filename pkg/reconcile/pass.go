@@ -104,6 +104,8 @@ func (p PassResult) Ready() (ready, desired int) {
 // an operator command reconciles one name, outside any pass. The caller
 // holds the pass lock.
 func (r *Reconciler) saveStatus(res *spec.Result, d DaemonStatus) error {
+	r.rewrite.Lock()
+	defer r.rewrite.Unlock()
 	s, err := r.readStatus()
 	if err != nil {
 		s = newStatus(r.now(), res)

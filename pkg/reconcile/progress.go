@@ -30,6 +30,9 @@ const (
 	// WaitPassLock: another reconciler's pass to end (PID its holder,
 	// Detail its command line, both as far as they are known).
 	WaitPassLock Wait = "PassLock"
+	// WaitLoop: the running loop to do what a command asked of it over
+	// the local API (Detail: the command).
+	WaitLoop Wait = "Loop"
 )
 
 // Progress is one change in a wait: what the reconciler waits for, on

@@ -58,6 +58,11 @@ type Reconciler struct {
 	pending []Problem
 	noted   map[Problem]bool
 
+	// rewrite serializes this process's read-modify-writes of holds.json
+	// and status.json: commands on several names run at once, and the pass
+	// lock does not exclude this process's own goroutines.
+	rewrite sync.Mutex
+
 	heldMu    sync.Mutex           // guards held, savedHeld, heldSaved; serializes saves
 	held      map[string]HeldOwner // by name, as each name's worker last reported
 	savedHeld map[string]HeldOwner // what the last save wrote

@@ -4,6 +4,8 @@ import (
 	"maps"
 	"slices"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/spec"
 )
@@ -30,7 +32,11 @@ func View(store ownership.Store, files Files, agentDir string, res *spec.Result,
 		if len(only) > 0 && !slices.Contains(only, n) {
 			continue
 		}
-		out.Daemons = append(out.Daemons, live(byName[n], n, res.Lookup(n), store))
+		d := live(byName[n], n, res.Lookup(n), store)
+		// Judged with res, as the top of the status is: the saved
+		// condition is the last pass's spec, maybe another shell's.
+		meta.SetStatusCondition(&d.Conditions, specValidCondition(res))
+		out.Daemons = append(out.Daemons, d)
 	}
 	return out, nil
 }

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+
+	"gjc.dev/reconciler/pkg/localapi"
+	"gjc.dev/reconciler/pkg/ownership/fsstore"
+	"gjc.dev/reconciler/pkg/reconcile"
+)
+
+// apiChoice is where an operator's command gets its answers: the loop that
+// answers on the agent dir's socket, or, with none answering, this process
+// acting itself, said once on stderr. A loop that answers with an error is
+// that error: never a reason to act alone.
+type apiChoice struct {
+	loop   *localapi.Client
+	direct *localapi.Direct
+	stderr io.Writer
+	waits  *waitReporter // nil: a command that does not wait
+	said   sync.Once
+}
+
+// newAPIChoice asks agentDir's loop; acting alone, it reports its waits to
+// waits (when not nil), as --once does.
+func newAPIChoice(stderr io.Writer, agentDir, specPath string, log logr.Logger, waits *waitReporter) *apiChoice {
+	a := &apiChoice{loop: localapi.NewClient(agentDir), stderr: stderr, waits: waits}
+	a.direct = &localapi.Direct{AgentDir: agentDir, SpecPath: specPath, Log: log, Options: func() reconcile.Options {
+		opts := reconcileOptions(agentDir, log, 0)
+		if waits != nil {
+			opts.Progress = waits.Report
+		}
+		return opts
+	}}
+	if waits != nil {
+		a.direct.LockPasses = func(ctx context.Context, timeout time.Duration) (func(), error) {
+			return passLock(ctx, agentDir, timeout, waits.Report)
+		}
+	}
+	return a
+}
+
+// ask calls the loop, or acts directly when no loop answers. While the
+// loop works on it, the wait says so (what: the command, "" for a read):
+// the loop's own waits are in its log.
+func ask[T any](a *apiChoice, what string, call func(localapi.Backend) (T, error)) (T, error) {
+	var v T
+	err := a.loop.Answering(context.Background())
+	if err == nil {
+		if a.waits != nil && what != "" {
+			a.waits.Report(reconcile.Progress{Name: "loop", Wait: reconcile.WaitLoop, Detail: what})
+		}
+		v, err = call(a.loop)
+		if a.waits != nil && what != "" {
+			a.waits.Report(reconcile.Progress{Name: "loop"})
+		}
+	}
+	if !errors.Is(err, localapi.ErrNoLoop) {
+		return v, apiExit(err)
+	}
+	a.said.Do(func() { fmt.Fprintf(a.stderr, "%v: acting directly\n", err) })
+	v, err = call(a.direct)
+	return v, apiExit(err)
+}
+
+// status is `status`'s data: the loop's view, or a live look from here.
+func (a *apiChoice) status(names []string) (*reconcile.Status, error) {
+	return ask(a, "", func(b localapi.Backend) (*reconcile.Status, error) {
+		return b.Status(context.Background(), localapi.StatusRequest{Names: names})
+	})
+}
+
+// apiExit gives an answer's error the command line's exit code.
+func apiExit(err error) error {
+	var ee *exitError
+	if err == nil || errors.As(err, &ee) {
+		return err
+	}
+	return &exitError{code: localapi.ExitCode(err), err: err}
+}
+
+// serveAPI serves the loop's local API until ctx is done; the returned stop
+// removes the socket. It fails when another loop runs on agentDir.
+func serveAPI(ctx context.Context, loop *reconcile.Loop, agentDir string, log logr.Logger) (stop func(), err error) {
+	b := &localapi.LoopBackend{Loop: loop, AgentDir: agentDir, Files: fsstore.Files{}, Log: log}
+	stop, err = localapi.Serve(ctx, agentDir, b, log)
+	if err != nil {
+		return nil, &exitError{code: exitNotDone, err: err}
+	}
+	return stop, nil
+}

@@ -1,0 +1,149 @@
+package localapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"net/url"
+	"syscall"
+	"time"
+
+	"gjc.dev/reconciler/pkg/gc"
+	"gjc.dev/reconciler/pkg/reconcile"
+)
+
+// ErrNoLoop: no loop answers on the socket (none is there, or the one there
+// is a dead loop's). Nothing was sent, so the caller may act itself.
+var ErrNoLoop = errors.New("no loop answering")
+
+// Bounds of a client's wait for the loop's answer, so a loop that is hung
+// (stopped by a debugger, say) never hangs a command. A read is immediate;
+// an operation is bounded by the loop (each of readyTimeout, gracefulTimeout
+// and killTimeout is at most 10 minutes, and a restart waits for all three)
+// after the pass lock.
+const (
+	readBound      = 30 * time.Second
+	operationBound = 30 * time.Minute
+)
+
+// Client asks the loop of one agent dir over its socket.
+type Client struct {
+	path string
+	dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	hc   *http.Client
+}
+
+var _ Backend = (*Client)(nil)
+
+// NewClient is a client of agentDir's loop; it connects on each request.
+func NewClient(agentDir string) *Client {
+	path := SocketPath(agentDir)
+	dial := func(ctx context.Context, _, _ string) (net.Conn, error) {
+		if len(path) > maxSocketPath {
+			return nil, fmt.Errorf("%w on %s: %w", ErrNoLoop, path, ErrSocketPathTooLong)
+		}
+		var d net.Dialer
+		c, err := d.DialContext(ctx, "unix", path)
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.ECONNREFUSED) {
+			return nil, fmt.Errorf("%w on %s", ErrNoLoop, path)
+		}
+		return c, err
+	}
+	return &Client{path: path, dial: dial, hc: &http.Client{Transport: &http.Transport{DialContext: dial, DisableKeepAlives: true}}}
+}
+
+// Answering reports whether something listens on the socket: nil, or
+// ErrNoLoop (or why the socket could not be reached). A command that waits
+// says it waits for the loop only once it knows one is there.
+func (c *Client) Answering(ctx context.Context) error {
+	conn, err := c.dial(ctx, "", "")
+	if err != nil {
+		return err
+	}
+	return conn.Close()
+}
+
+// Path is the socket the client asks on.
+func (c *Client) Path() string { return c.path }
+
+func (c *Client) Status(ctx context.Context, req StatusRequest) (*reconcile.Status, error) {
+	return call[*reconcile.Status](ctx, c, PathStatus, req, readBound)
+}
+
+func (c *Client) Stop(ctx context.Context, req StopRequest) (*OperateResponse, error) {
+	return call[*OperateResponse](ctx, c, PathStop, req, req.LockTimeout.Duration+operationBound)
+}
+
+func (c *Client) Start(ctx context.Context, req StartRequest) (*OperateResponse, error) {
+	return call[*OperateResponse](ctx, c, PathStart, req, req.LockTimeout.Duration+operationBound)
+}
+
+func (c *Client) Restart(ctx context.Context, req RestartRequest) (*OperateResponse, error) {
+	return call[*OperateResponse](ctx, c, PathRestart, req, req.LockTimeout.Duration+operationBound)
+}
+
+func (c *Client) GC(ctx context.Context, req GCRequest) (*gc.Report, error) {
+	return call[*gc.Report](ctx, c, PathGC, req, req.LockTimeout.Duration+operationBound)
+}
+
+// call posts req to path and decodes the answer: a Resp, or the loop's
+// *Error. Failing to connect at all is ErrNoLoop; anything after that is
+// the loop's answer or a failure to get it, never a reason to act alone.
+func call[Resp any](ctx context.Context, c *Client, path string, req any, bound time.Duration) (Resp, error) {
+	var zero Resp
+	body, err := json.Marshal(req)
+	if err != nil {
+		return zero, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://reconciler"+path, bytes.NewReader(body))
+	if err != nil {
+		return zero, err
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	resp, err := c.hc.Do(hreq)
+	if err != nil {
+		if errors.Is(err, ErrNoLoop) {
+			return zero, unwrapURL(err)
+		}
+		return zero, fmt.Errorf("asking the loop on %s: %w", c.path, unwrapURL(err))
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponse+1))
+	switch {
+	case err != nil:
+		return zero, fmt.Errorf("reading the loop's answer on %s: %w", c.path, err)
+	case len(data) > MaxResponse:
+		return zero, fmt.Errorf("the loop's answer on %s is over %d bytes", c.path, MaxResponse)
+	}
+	if resp.StatusCode != http.StatusOK {
+		var e Error
+		if json.Unmarshal(data, &e) != nil || e.Message == "" || e.Code == 0 {
+			return zero, fmt.Errorf("the loop on %s answered %s: %.200q", c.path, resp.Status, data)
+		}
+		e.Message = "the loop on " + c.path + ": " + e.Message
+		return zero, &e
+	}
+	var out Resp
+	if err := json.Unmarshal(data, &out); err != nil {
+		return zero, fmt.Errorf("the loop's answer on %s: %w", c.path, err)
+	}
+	return out, nil
+}
+
+// unwrapURL drops net/http's "Post \"http://reconciler/...\":" wrapping,
+// which names no real URL.
+func unwrapURL(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
