@@ -68,9 +68,7 @@ func (e Event) check() error {
 // them) and cut so that the line fits in MaxLine.
 func line(e Event) ([]byte, error) {
 	e.Message = redact.Text(e.Message)
-	if len(e.Reason) > maxReason {
-		e.Reason = e.Reason[:maxReason]
-	}
+	e.Reason = cleanReason(e.Reason)
 	for {
 		data, err := json.Marshal(e)
 		if err != nil {
@@ -89,6 +87,26 @@ func line(e Event) ([]byte, error) {
 		}
 		e.Message = cut(e.Message, len(e.Message)/2) + "…"
 	}
+}
+
+// cleanReason makes a reason one that check accepts, so that no event
+// written is skipped when read: letters and digits only, starting with a
+// letter, capped.
+func cleanReason(r string) string {
+	if reasonPattern.MatchString(r) && len(r) <= maxReason {
+		return r
+	}
+	var b []byte
+	for i := 0; i < len(r) && len(b) < maxReason; i++ {
+		c := r[i]
+		if c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || len(b) > 0 && c >= '0' && c <= '9' {
+			b = append(b, c)
+		}
+	}
+	if len(b) == 0 {
+		return "Unknown"
+	}
+	return string(b)
 }
 
 // cut returns s's first n bytes or fewer, ending on a rune boundary.

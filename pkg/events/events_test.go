@@ -262,6 +262,24 @@ func TestLineCapped(t *testing.T) {
 	}
 }
 
+// A reason that is not CamelCase is cleaned up, never written as a line
+// the reader would skip.
+func TestReasonCleaned(t *testing.T) {
+	for in, want := range map[string]string{"Spawned": "Spawned", "not camel": "notcamel", "9Lives": "Lives", "": "Unknown", "!!": "Unknown", strings.Repeat("A", 300): strings.Repeat("A", maxReason)} {
+		if got := cleanReason(in); got != want {
+			t.Errorf("cleanReason(%q) = %q, want %q", in, got, want)
+		}
+		data, err := line(Event{Time: time.Now(), Name: "bot", Type: TypeNormal, Reason: in})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var e Event
+		if err := json.Unmarshal(data, &e); err != nil || e.check() != nil {
+			t.Errorf("reason %q: written line does not read back: %v %v", in, err, e.check())
+		}
+	}
+}
+
 // A daemon's error text quoted in an event loses its token-like values
 // and its URLs' queries before it is written.
 func TestMessagesRedacted(t *testing.T) {
