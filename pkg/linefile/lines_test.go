@@ -153,3 +153,20 @@ func TestOpenRefusesSymlinkAndFIFO(t *testing.T) {
 		t.Errorf("Open(dir) = %v, want a refusal naming the directory", err)
 	}
 }
+
+func TestPrintable(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain text\twith a tab":     "plain text\twith a tab",
+		"red \x1b[31mtext":           `red \x1b[31mtext`,
+		"hidden\rshown":              `hidden\rshown`,
+		"two\nlines":                 `two\nlines`,
+		"bidi \u202eesrever":         `bidi \u202eesrever`,
+		"bad \xff byte":              `bad \xff byte`,
+		"ünïcode is fine 👀":          "ünïcode is fine 👀",
+		"del \x7f and c1 \u009b end": `del \x7f and c1 \u009b end`,
+	} {
+		if got := Printable(in); got != want {
+			t.Errorf("Printable(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
