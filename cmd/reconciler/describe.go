@@ -224,4 +224,3 @@ func printRecord(out io.Writer, rec ownership.Record, now time.Time) {
 	}
 	_ = tw.Flush()
 }
-
