@@ -159,3 +159,46 @@ func TestEventsDescribeLogsAfterAKill(t *testing.T) {
 		return false
 	})
 }
+
+// A daemon started by a previous loop is not the new loop's child: when it
+// is killed, the new loop says what it knows (its record) and makes up no
+// code or signal.
+func TestExitOfAPreviousLoopsDaemon(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t)
+	e.writeSpec(object{name: "discord", provider: "discord", generation: 1})
+	first := e.startLoop()
+	e.waitStatus("ready", func(s *reconcile.Status) bool { return countReady(s) == 1 })
+	first.stop()
+	old := e.state("discord")
+	// The new loop's look at the healthy daemon ends with a warm
+	// replacement beside it: then it has attached.
+	second := e.startLoop()
+	second.logs.waitLog(t, "the new loop attached", func(lines []map[string]any) bool {
+		for _, m := range lines {
+			if m["msg"] == "warm replacement standing by" {
+				return true
+			}
+		}
+		return false
+	})
+	if cur := e.state("discord"); cur.OwnerID != old.OwnerID {
+		t.Fatalf("the new loop replaced the daemon (%s, was %s)", cur.OwnerID, old.OwnerID)
+	}
+	if err := syscall.Kill(old.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	st := e.waitStatus("respawned", func(s *reconcile.Status) bool {
+		d, _ := daemonStatus(s, "discord")
+		return d.Converged && d.OwnerID != old.OwnerID
+	})
+	d, _ := daemonStatus(st, "discord")
+	want := fmt.Sprintf("pid %d exited; how is not known (it is not this reconciler's child); it did not release its record", old.PID)
+	if ex := d.LastExit; ex == nil || ex.Message != want || ex.Code != nil || ex.Signal != "" {
+		t.Errorf("lastExit %+v, want %q and no code or signal", ex, want)
+	}
+	r := runBinary(t, e.env, "events", "discord", "--agent-dir", e.agentDir)
+	if r.code != 0 || !strings.Contains(r.stdout, want) || strings.Contains(r.stdout, fmt.Sprintf("pid %d killed", old.PID)) {
+		t.Errorf("events: exit %d, want %q:\n%s%s", r.code, want, r.stdout, r.stderr)
+	}
+}
