@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"gjc.dev/reconciler/pkg/linefile"
 	"gjc.dev/reconciler/pkg/ownership"
@@ -75,7 +77,7 @@ func Follow(ctx context.Context, agentDir, name string, tail int, emit func(line
 	if err != nil {
 		return err
 	}
-	fl, err := linefile.NewFollower(path, MaxLine)
+	fl, err := linefile.NewFollower(path, MaxLine, func() []string { return Backups(path) })
 	if err != nil {
 		return err
 	}
@@ -102,4 +104,22 @@ func Follow(ctx context.Context, agentDir, name string, tail int, emit func(line
 		fl.Skip(end)
 	}
 	return fl.Run(ctx, func(l linefile.Line) error { emit(l); return nil })
+}
+
+// Backups lists the files the daemon's log rotation (lumberjack) renamed
+// its log to, oldest first: daemon-<time>.log beside it, whose names sort
+// by time.
+func Backups(path string) []string {
+	dir, base := filepath.Split(path)
+	ext := filepath.Ext(base)
+	prefix := strings.TrimSuffix(base, ext) + "-"
+	entries, _ := os.ReadDir(dir)
+	var out []string
+	for _, e := range entries {
+		if n := e.Name(); strings.HasPrefix(n, prefix) && strings.HasSuffix(n, ext) {
+			out = append(out, filepath.Join(dir, n))
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -162,3 +162,20 @@ func TestFollowAcrossLumberjackRotation(t *testing.T) {
 		t.Errorf("Follow: %v", err)
 	}
 }
+
+// The rotated logs are lumberjack's daemon-<time>.log, oldest first; the
+// log itself and other files are not among them.
+func TestBackups(t *testing.T) {
+	_, log := daemonDir(t)
+	dir := filepath.Dir(log)
+	for _, n := range []string{"daemon.log", "daemon-2026-01-02T03-04-05.000.log", "daemon-2025-12-31T23-59-59.999.log", "state.json", "other-1.log"} {
+		if err := os.WriteFile(filepath.Join(dir, n), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := Backups(log)
+	want := []string{filepath.Join(dir, "daemon-2025-12-31T23-59-59.999.log"), filepath.Join(dir, "daemon-2026-01-02T03-04-05.000.log")}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("Backups = %q, want %q", got, want)
+	}
+}

@@ -101,7 +101,13 @@ func wanted(e Event, names []string) bool {
 func Follow(ctx context.Context, path string, names []string, history func(History), each func(Event), skipped func()) error {
 	// Watching begins before anything is read, so nothing written from
 	// here on is missed.
-	fl, err := linefile.NewFollower(path, MaxLine)
+	fl, err := linefile.NewFollower(path, MaxLine, func() []string {
+		var out []string
+		for i := Backups; i >= 1; i-- {
+			out = append(out, rotated(path, i))
+		}
+		return out
+	})
 	if err != nil {
 		return err
 	}

@@ -16,10 +16,15 @@ import (
 // `tail -F` does: when the writer renames the file away and starts a new
 // one, the old one is read to its end (and kept, for writers that still
 // had it open) and the new one from its start. A file cut shorter is read
-// again from its start.
+// again from its start. A writer faster than the reader may rotate more
+// than once between two wakes: the files in between are found among the
+// rotated files (NewFollower's rotated) and read whole; only a file rotated out of those
+// too before the reader woke is missed.
 type Follower struct {
-	path    string
-	max     int
+	path string
+	max  int
+	// rotated lists the rotated files, oldest first; nil when unknown.
+	rotated func() []string
 	watch   *dirwatch.Watch
 	changes <-chan struct{}
 	cancel  func()
@@ -36,7 +41,9 @@ type tracked struct {
 
 // NewFollower watches path's directory, then opens path if it exists, so
 // nothing written after it returns is missed. Lines are capped at max.
-func NewFollower(path string, max int) (*Follower, error) {
+// rotated, when set, lists the files the writer rotates path to, oldest
+// first.
+func NewFollower(path string, max int, rotated func() []string) (*Follower, error) {
 	w, err := dirwatch.New()
 	if err != nil {
 		return nil, fmt.Errorf("watching %s: %w", path, err)
@@ -47,7 +54,7 @@ func NewFollower(path string, max int) (*Follower, error) {
 		_ = w.Close()
 		return nil, fmt.Errorf("watching %s: %w", path, err)
 	}
-	fl := &Follower{path: path, max: max, watch: w, changes: changes, cancel: cancel}
+	fl := &Follower{path: path, max: max, rotated: rotated, watch: w, changes: changes, cancel: cancel}
 	if err := fl.reopen(); err != nil {
 		_ = fl.Close()
 		return nil, err
@@ -118,11 +125,54 @@ func (fl *Follower) drain(emit func(Line) error) error {
 			}
 			_ = fl.prev.f.Close()
 		}
+		if err := fl.readSkipped(emit); err != nil {
+			return err
+		}
 		fl.prev = fl.cur
 		if err := fl.reopen(); err != nil {
 			return err
 		}
 	}
+}
+
+// readSkipped reads whole the files rotated after the current one and
+// before the one now at the path: rotated more than once since the last
+// wake, they were never current here. The current file is found among
+// the rotated ones by identity; when it is not there (rotated out of them
+// too, or removed) nothing is known to lie between.
+func (fl *Follower) readSkipped(emit func(Line) error) error {
+	if fl.rotated == nil || fl.cur == nil {
+		return nil
+	}
+	list := fl.rotated()
+	after := -1
+	for i, p := range list {
+		if fi, err := os.Lstat(p); err == nil && os.SameFile(fi, fl.cur.fi) {
+			after = i
+		}
+	}
+	if after < 0 {
+		return nil
+	}
+	for _, p := range list[after+1:] {
+		f, _, err := Open(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		t := &tracked{f: f, sp: splitter{max: fl.max}}
+		err = t.read(p, emit)
+		if err == nil {
+			err = t.sp.flush(emit)
+		}
+		_ = f.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // reopen opens the file now at the path as the current one, read from its

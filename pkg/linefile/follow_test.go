@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -12,7 +13,7 @@ import (
 // as they come.
 func follow(t *testing.T, path string) (<-chan string, *Follower) {
 	t.Helper()
-	fl, err := NewFollower(path, 64)
+	fl, err := NewFollower(path, 64, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +115,7 @@ func TestFollowerRefusesSymlinkAfterRotation(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "daemon.log")
 	appendTo(t, path, "a\n")
-	fl, err := NewFollower(path, 64)
+	fl, err := NewFollower(path, 64, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,5 +139,54 @@ func TestFollowerRefusesSymlinkAfterRotation(t *testing.T) {
 		if l == "not for the reader" {
 			t.Errorf("read through the symbolic link")
 		}
+	}
+}
+
+// Two rotations before the follower wakes: the file in between, never
+// current here, is found among the rotated ones and read whole, in order.
+func TestFollowerReadsFilesRotatedBetweenWakes(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "events.jsonl")
+	appendTo(t, path, "a1\n")
+	fl, err := NewFollower(path, 64, func() []string { return []string{path + ".2", path + ".1"} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fl.Close()
+	rotate := func() {
+		_ = os.Rename(path+".1", path+".2")
+		if err := os.Rename(path, path+".1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	appendTo(t, path, "a2\n")
+	rotate()
+	appendTo(t, path, "b1\nb2\n")
+	rotate()
+	appendTo(t, path, "c1\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	var got []string
+	done := make(chan error, 1)
+	go func() {
+		done <- fl.Run(ctx, func(l Line) error {
+			got = append(got, string(l.Text))
+			if len(got) == 5 {
+				cancel()
+			}
+			return nil
+		})
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		cancel()
+		<-done
+		t.Fatalf("lines %q before the deadline, want five", got)
+	}
+	if want := "a1,a2,b1,b2,c1"; strings.Join(got, ",") != want {
+		t.Errorf("lines %q, want %s", got, want)
 	}
 }
