@@ -53,6 +53,27 @@ var examples = map[string]string{
   # The same, for a script: the result as JSON, and no more than 5s waiting for another pass
   reconciler restart slack -o json --lock-timeout 5s`,
 
+	"reconciler events": `  # What happened, oldest first: spawns, stops, exits, refusals, spec errors
+  reconciler events
+
+  # Only two daemons, and keep printing new events (Ctrl-C ends it)
+  reconciler events discord slack -f
+
+  # For scripts: one JSON object a line
+  reconciler events discord -o json`,
+
+	"reconciler describe": `  # Conditions, the record, how the last one exited, recent events, the log's tail
+  reconciler describe discord
+
+  # Several at once
+  reconciler describe discord slack`,
+
+	"reconciler logs": `  # The daemon's current log, readable
+  reconciler logs discord
+
+  # Its last 20 lines, then each new one as it is written (Ctrl-C ends it)
+  reconciler logs discord --tail 20 -f`,
+
 	"reconciler validate": `  # Check the default spec (<agent-dir>/daemons.yaml)
   reconciler validate
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/go-logr/logr"
 
+	"gjc.dev/reconciler/pkg/events"
 	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"gjc.dev/reconciler/pkg/reconcile"
 	"gjc.dev/reconciler/pkg/spec"
@@ -16,6 +17,7 @@ func reconcileOptions(agentDir string, log logr.Logger, heartbeat time.Duration)
 	return reconcile.Options{
 		AgentDir: agentDir, Log: log, DaemonHeartbeat: heartbeat,
 		Store: fsstore.New(agentDir, fsstore.Options{Log: log}), Files: fsstore.Files{},
+		Events: events.Open(reconcile.EventsPath(agentDir), log),
 	}
 }
 

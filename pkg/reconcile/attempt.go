@@ -191,6 +191,7 @@ func (a *attempt) replaceAbsent(rec ownership.Record) {
 	held := a.lastOwnerRuns(a.d.Config.GracefulTimeout)
 	if !held && a.st.expecting != "" {
 		// The owner we saw running is gone without being asked to go by us.
+		a.noteExit(a.st.expecting, rec)
 		a.st.expecting = ""
 		if crashed(rec) {
 			a.restarted(RestartCrashed)
@@ -337,6 +338,7 @@ func (a *attempt) startAndWait(why string) {
 	select {
 	case <-c.done:
 		// Died before healthy: that is a crash, however it ended.
+		a.noteExit(c.ownerID, rec)
 		a.st.expecting = ""
 		a.restarted(RestartExitedBeforeReady)
 		next := a.st.crash.exited(a.r.now())
@@ -408,7 +410,11 @@ func (a *attempt) stop(s *ownership.State, action string, graceful, kill time.Du
 		d := desiredOf(a.d)
 		want = &d
 	}
-	err := a.r.stopWith(a.ctx, a.name, want, *s, ownership.StopOptions{Action: action, Graceful: graceful, Kill: kill, Escalate: true})
+	why := "the spec says Stopped"
+	if action == "reload" {
+		why = "to replace it"
+	}
+	err := a.r.stopOwner(a.ctx, a.name, want, *s, ownership.StopOptions{Action: action, Graceful: graceful, Kill: kill, Escalate: true}, why)
 	if err == nil {
 		return true
 	}
@@ -459,7 +465,9 @@ func (a *attempt) phaseOf(rec ownership.Record) Phase {
 
 func (a *attempt) crashMessage(rec ownership.Record, wait time.Duration) string {
 	msg := fmt.Sprintf("exited %d times in a row; next start in %v", a.st.crash.crashes, wait.Round(time.Millisecond))
-	if rec.State != nil && rec.State.Terminated != nil {
+	if ex := a.status.LastExit; ex != nil {
+		msg += "; last exit: " + ex.Message
+	} else if rec.State != nil && rec.State.Terminated != nil {
 		msg += fmt.Sprintf("; last exit: %s: %s", rec.State.Terminated.Reason, rec.State.Terminated.Message)
 	}
 	if tail := logTail(a.paths.Dir, 3); tail != "" {

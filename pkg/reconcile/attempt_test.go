@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-logr/logr"
 
+	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/ownership/fakestore"
 	"gjc.dev/reconciler/pkg/ownership/fsstore"
@@ -79,7 +80,7 @@ func TestChildExitedDuringReleasedWaitIsSeen(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			return
 		}
-		c.exitCode = 3
+		c.exit = daemonproto.Exit{Code: 3}
 		close(c.done) // our child gives up (exit 3) ...
 		p.Kill()      // ... and the released owner exits
 	}()

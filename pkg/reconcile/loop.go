@@ -277,6 +277,7 @@ func (l *Loop) forgetOthers(names []string) {
 func (l *Loop) setResult(res *spec.Result) bool {
 	l.mu.Lock()
 	changed := l.res != res
+	wasValid := l.res == nil || l.res.Valid()
 	l.res = res
 	l.r.setDesired(res)
 	l.mu.Unlock()
@@ -287,6 +288,7 @@ func (l *Loop) setResult(res *spec.Result) bool {
 			l.r.log.Error(errors.New(e.String()), specErrorMessage(res, e))
 		}
 		l.r.SaveLastGood(res)
+		l.r.specEvents(res, wasValid)
 		l.r.warm.revalidate(res)
 	}
 	return changed

@@ -55,7 +55,7 @@ func (r *Reconciler) Stop(ctx context.Context, name string, d *spec.Daemon, res 
 		}
 		out.OK, out.Message = true, fmt.Sprintf("no running %s daemon", name)
 	default:
-		err := r.stopWith(ctx, name, wantOf(d), *rec.State, ownership.StopOptions{Action: "stop", Graceful: o.Graceful, Kill: o.Kill, Escalate: o.Force})
+		err := r.stopOwner(ctx, name, wantOf(d), *rec.State, ownership.StopOptions{Action: "stop", Graceful: o.Graceful, Kill: o.Kill, Escalate: o.Force}, "reconciler stop")
 		switch {
 		case err == nil:
 			out.OK, out.Message = true, fmt.Sprintf("stopped %s daemon (pid %d)", name, rec.State.PID)
@@ -97,7 +97,7 @@ func (r *Reconciler) Restart(ctx context.Context, name string, d *spec.Daemon, r
 	}
 	if cls.Signalable {
 		how := ownership.StopOptions{Action: "reload", Graceful: d.Config.GracefulTimeout, Kill: d.Config.KillTimeout, Escalate: true}
-		if err := r.stopWith(ctx, name, wantOf(d), *rec.State, how); err != nil {
+		if err := r.stopOwner(ctx, name, wantOf(d), *rec.State, how, "reconciler restart"); err != nil {
 			out.Message = fmt.Sprintf("%s daemon: %v; not starting a second one", name, err)
 			return out
 		}

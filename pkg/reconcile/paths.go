@@ -13,6 +13,9 @@ func InventoryPath(agentDir string) string {
 	return filepath.Join(controlDir(agentDir), "inventory.json")
 }
 
+// EventsPath is the event history (pkg/events), rotated beside itself.
+func EventsPath(agentDir string) string { return filepath.Join(controlDir(agentDir), "events.jsonl") }
+
 // LockPath is the flock that serializes passes across processes.
 func LockPath(agentDir string) string { return filepath.Join(controlDir(agentDir), "lock") }
 

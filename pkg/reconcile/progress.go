@@ -77,9 +77,13 @@ func (r *Reconciler) stopProgress(name string, pid int) func(ownership.StopStep)
 }
 
 // stopWith runs the store's stop of name's owner s, reporting its steps
-// and the end of its wait.
+// and the end of its wait; a how.Progress the caller set hears them too.
 func (r *Reconciler) stopWith(ctx context.Context, name string, want *ownership.Desired, s ownership.State, how ownership.StopOptions) error {
-	how.Progress = r.stopProgress(name, s.PID)
+	if report, also := r.stopProgress(name, s.PID), how.Progress; report != nil && also != nil {
+		how.Progress = func(st ownership.StopStep) { report(st); also(st) }
+	} else if report != nil {
+		how.Progress = report
+	}
 	defer r.progress(Progress{Name: name})
 	return r.store.Stop(ctx, name, want, s, how)
 }

@@ -36,6 +36,8 @@ type Options struct {
 	// Progress, when set, hears what each wait is waiting for (a command
 	// run by a person shows it); nil for the loop, which logs instead.
 	Progress ProgressFunc
+	// Events, when set, keeps the event history (pkg/events).
+	Events EventRecorder
 }
 
 // Reconciler observes, decides and acts for one name at a time. Reconcile
@@ -152,7 +154,10 @@ func (r *Reconciler) observe(name string, desired ownership.Desired) (ownership.
 	return obs.Record, obs.Classify(desired)
 }
 
-func (r *Reconciler) childExited(name string) {
+// childExited logs how a daemon this process spawned ended (its parent is
+// the only one told) and tells the loop.
+func (r *Reconciler) childExited(name string, c *child) {
+	r.log.Info("daemon exited", "name", name, "pid", c.pid, "ownerId", c.ownerID, "code", c.exit.Code, "signal", c.exit.Signal, "how", c.exit.String())
 	if r.opts.ChildExited != nil {
 		r.opts.ChildExited(name)
 	}
@@ -235,7 +240,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, name string, d *spec.Daemon,
 	// A copy: SetStatusCondition edits in place, and snapshot reads the old one.
 	conditions := slices.Clone(st.status.Conditions)
 	r.mu.Unlock()
-	a.status = DaemonStatus{Name: name, Restarts: st.restarts, Conditions: conditions}
+	a.status = DaemonStatus{Name: name, Restarts: st.restarts, Conditions: conditions, LastExit: st.status.LastExit}
 	if d != nil {
 		a.status.Provider = string(d.Config.Provider)
 		a.status.DesiredState = string(d.Config.State)
@@ -260,6 +265,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, name string, d *spec.Daemon,
 		// reading the journal sees every crash loop and refusal begin.
 		r.log.Info("daemon phase", "name", name, "phase", a.status.Phase, "was", prev.Phase,
 			"reason", a.status.Reason, "message", a.status.Message)
+		r.phaseEvent(prev, a.status, a.degraded)
 	}
 	out := Outcome{Status: a.status, RequeueAfter: a.requeue, Owner: a.owner}
 	r.opts.Hooks.reconciled(name, out, start)

@@ -3,7 +3,6 @@ package reconcile
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -25,7 +24,7 @@ type child struct {
 	ownerID  string
 	pid      int
 	done     chan struct{}
-	exitCode int
+	exit     daemonproto.Exit // how it ended; set before done is closed
 	exitedAt time.Time
 }
 
@@ -57,6 +56,7 @@ func (r *Reconciler) spawn(d *spec.Daemon, paths ownership.Paths) (*child, error
 	}
 	if c := r.warm.handOver(d, paths, config); c != nil {
 		r.log.Info("spawned daemon", "name", d.Name(), "pid", c.pid, "ownerId", c.ownerID, "generation", d.Config.Generation, "warm", true)
+		r.event(d.Name(), EventNormal, EventSpawned, fmt.Sprintf("started pid %d at generation %d (a warm replacement, handed its config)", c.pid, d.Config.Generation))
 		return c, nil
 	}
 	ownerID := newOwnerID()
@@ -67,9 +67,10 @@ func (r *Reconciler) spawn(d *spec.Daemon, paths ownership.Paths) (*child, error
 	c := &child{ownerID: ownerID, pid: cmd.Process.Pid, done: make(chan struct{})}
 	go func() {
 		c.reap(cmd)
-		r.childExited(d.Name())
+		r.childExited(d.Name(), c)
 	}()
 	r.log.Info("spawned daemon", "name", d.Name(), "pid", c.pid, "ownerId", ownerID, "generation", d.Config.Generation)
+	r.event(d.Name(), EventNormal, EventSpawned, fmt.Sprintf("started pid %d at generation %d", c.pid, d.Config.Generation))
 	return c, nil
 }
 
@@ -119,17 +120,10 @@ func (r *Reconciler) start(l launch, paths ownership.Paths, stdin io.Reader) (*e
 	return cmd, logID, nil
 }
 
-// reap waits for cmd, records how it ended and closes done.
+// reap waits for cmd, records how it ended (code or signal) and closes done.
 func (c *child) reap(cmd *exec.Cmd) {
-	err := cmd.Wait()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		c.exitCode = ee.ExitCode()
-	default:
-		c.exitCode = -1
-	}
+	_ = cmd.Wait() // its error says no more than ProcessState
+	c.exit = daemonproto.ExitOf(cmd.ProcessState)
 	c.exitedAt = time.Now()
 	close(c.done)
 }
@@ -169,7 +163,7 @@ func (r *Reconciler) waitOwnerHealthy(ctx context.Context, d *spec.Daemon, paths
 		case <-events:
 		case <-exited:
 			rec, cls = r.observe(d.Name(), desiredOf(d))
-			return rec, cls, fmt.Errorf("daemon exited with code %d (%s) before it was healthy", c.exitCode, daemonproto.ExitMeaning(c.exitCode))
+			return rec, cls, fmt.Errorf("daemon pid %d %s before it was healthy", c.pid, c.exit)
 		case <-timeout.C:
 			return rec, cls, fmt.Errorf("not healthy within readyTimeout %v%s", d.Config.ReadyTimeout, transportSaid(rec, ownerID))
 		case <-ctx.Done():

@@ -257,10 +257,10 @@ func (p *standbys) reap(s *standby, cmd *exec.Cmd) {
 	p.mu.Unlock()
 	switch state {
 	case promoted:
-		p.r.childExited(s.name)
+		p.r.childExited(s.name, s.c)
 	case standing:
 		s.closeStdin()
-		p.r.log.Info("warm replacement exited while standing by; the next restart starts cold", "name", s.name, "pid", s.c.pid, "code", s.c.exitCode)
+		p.r.log.Info("warm replacement exited while standing by; the next restart starts cold", "name", s.name, "pid", s.c.pid, "how", s.c.exit.String())
 	}
 }
 

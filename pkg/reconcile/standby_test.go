@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-logr/logr"
 
+	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"gjc.dev/reconciler/pkg/spec"
@@ -143,8 +144,8 @@ func (w *warmWorld) spawn() *child {
 func (w *warmWorld) checkDiscarded(s *standby) {
 	w.t.Helper()
 	waitDone(w.t, s.reaped, s.c.pid, "the discarded standby")
-	if s.c.exitCode != 0 {
-		w.t.Errorf("discarded standby exited %d, want 0", s.c.exitCode)
+	if s.c.exit != (daemonproto.Exit{Code: 0}) {
+		w.t.Errorf("discarded standby %s, want exit 0", s.c.exit)
 	}
 	if n := w.exited.Load(); n != 0 {
 		w.t.Errorf("a discarded standby's exit was reported as a child's exit (%d calls)", n)
@@ -167,7 +168,7 @@ func TestStandbyIsHandedTheSpawn(t *testing.T) {
 	// With its config it runs (with none it would have exited): now its
 	// exit is a child's exit like any spawned daemon's.
 	if c.exited() {
-		t.Fatalf("the handed-over standby exited %d: it got no config", c.exitCode)
+		t.Fatalf("the handed-over standby %s: it got no config", c.exit)
 	}
 	if err := syscall.Kill(c.pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)

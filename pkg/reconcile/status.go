@@ -85,6 +85,9 @@ type DaemonStatus struct {
 	// (HeldPath), which deleting status.json does not touch. Not refreshed
 	// by `reconciler status`.
 	HeldOwner *HeldOwner `json:"heldOwner,omitempty"`
+	// LastExit is how the last owner seen running ended, kept until the
+	// next one ends: describe shows it beside a healthy successor.
+	LastExit *Exit `json:"lastExit,omitempty"`
 }
 
 // HeldOwner names a process exactly: PID and incarnation, within one boot

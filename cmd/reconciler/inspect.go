@@ -1,0 +1,62 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"gjc.dev/reconciler/pkg/reconcile"
+)
+
+// lookNames checks the names a read-only command is given: each a valid
+// name and known, as for status (the spec, status.json, the daemon dirs),
+// or to known (the event history of a name long gone). It returns the
+// live look at them, as status shows it.
+func lookNames(agentDir, specPath string, names []string, known func(string) bool) (*reconcile.Status, error) {
+	for _, n := range names {
+		if err := checkNameArg(n); err != nil {
+			return nil, err
+		}
+	}
+	st, err := view(agentDir, specPath, names)
+	if err != nil {
+		return nil, &exitError{code: exitNotDone, err: err}
+	}
+	var unknown []string
+	for _, n := range names {
+		if _, ok := statusOf(st, n); !ok && (known == nil || !known(n)) {
+			unknown = append(unknown, n)
+		}
+	}
+	if len(unknown) > 0 {
+		return nil, unknownNames(st, unknown)
+	}
+	return st, nil
+}
+
+func statusOf(st *reconcile.Status, name string) (reconcile.DaemonStatus, bool) {
+	for _, d := range st.Daemons {
+		if d.Name == name {
+			return d, true
+		}
+	}
+	return reconcile.DaemonStatus{}, false
+}
+
+// since is how long ago t was, as kubectl shows ages: 5s, 3m, 2h, 4d.
+func since(t, now time.Time) string {
+	a := now.Sub(t)
+	switch {
+	case a < 0:
+		return "0s"
+	case a < time.Minute:
+		return fmt.Sprintf("%ds", int(a.Seconds()))
+	case a < time.Hour:
+		return fmt.Sprintf("%dm", int(a.Minutes()))
+	case a < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(a.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(a.Hours()/24))
+}
+
+// eventTimeLayout is how event times are shown, in the local zone.
+const eventTimeLayout = "2006-01-02 15:04:05"
