@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/spf13/cobra"
 
 	"gjc.dev/reconciler/pkg/localapi"
 	"gjc.dev/reconciler/pkg/ownership/fsstore"
@@ -74,6 +75,12 @@ func (a *apiChoice) status(names []string) (*reconcile.Status, error) {
 	return ask(a, "", func(b localapi.Backend) (*reconcile.Status, error) {
 		return b.Status(context.Background(), localapi.StatusRequest{Names: names})
 	})
+}
+
+// look is the status source of a read-only command run from cmd: the
+// loop's view, or a live look from here.
+func look(cmd *cobra.Command, g *globals, agentDir, specPath string) func([]string) (*reconcile.Status, error) {
+	return newAPIChoice(cmd.ErrOrStderr(), agentDir, specPath, g.log, nil).status
 }
 
 // apiExit gives an answer's error the command line's exit code.

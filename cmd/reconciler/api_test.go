@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -68,6 +69,17 @@ func TestLocalAPIServesAShellWithoutTokens(t *testing.T) {
 	table := runBinary(t, noTokens, append([]string{"status"}, base...)...)
 	if table.code != 0 || strings.Contains(table.stdout, "spec invalid") {
 		t.Errorf("status table: exit %d\n%s%s", table.code, table.stdout, table.stderr)
+	}
+	// The read-only commands judge names and conditions by the loop's view
+	// too: from this shell the spec would be invalid.
+	desc := runBinary(t, noTokens, append([]string{"describe", "discord"}, base...)...)
+	if desc.code != 0 || !regexp.MustCompile(`SpecValid\s+True`).MatchString(desc.stdout) || strings.Contains(desc.stderr, "acting directly") {
+		t.Errorf("describe from a shell without tokens: exit %d\n%s%s", desc.code, desc.stdout, desc.stderr)
+	}
+	for _, args := range [][]string{{"events", "discord"}, {"logs", "discord", "--tail", "1"}} {
+		if r := runBinary(t, noTokens, append(args, base...)...); r.code != 0 || strings.Contains(r.stderr, "acting directly") {
+			t.Errorf("%v from a shell without tokens: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
+		}
 	}
 
 	old := e.state("discord")

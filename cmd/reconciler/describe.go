@@ -32,7 +32,7 @@ func newDescribeCommand(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ds, err := gatherDescriptions(agentDir, specPath, names)
+			ds, err := gatherDescriptions(look(cmd, g, agentDir, specPath), agentDir, names)
 			if err != nil {
 				return err
 			}
@@ -64,7 +64,7 @@ type description struct {
 
 // gatherDescriptions reads, and only reads, what describe shows of names:
 // the live look (as status), each record, the event history and the log.
-func gatherDescriptions(agentDir, specPath string, names []string) ([]description, error) {
+func gatherDescriptions(look func([]string) (*reconcile.Status, error), agentDir string, names []string) ([]description, error) {
 	h, herr := events.Read(reconcile.EventsPath(agentDir), names)
 	has := func(n string) bool {
 		for _, e := range h.Events {
@@ -74,7 +74,7 @@ func gatherDescriptions(agentDir, specPath string, names []string) ([]descriptio
 		}
 		return false
 	}
-	st, err := lookNames(agentDir, specPath, names, has)
+	st, err := lookNames(look, names, has)
 	if err != nil {
 		return nil, err
 	}

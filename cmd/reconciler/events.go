@@ -37,7 +37,7 @@ line, in both modes.`,
 			if err != nil {
 				return &exitError{code: exitNotDone, err: err}
 			}
-			if _, err := lookNames(agentDir, specPath, names, func(n string) bool {
+			if _, err := lookNames(look(cmd, g, agentDir, specPath), names, func(n string) bool {
 				return slices.ContainsFunc(h.Events, func(e events.Event) bool { return e.Name == n })
 			}); err != nil {
 				return err

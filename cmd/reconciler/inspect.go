@@ -10,16 +10,19 @@ import (
 // lookNames checks the names a read-only command is given: each a valid
 // name and known, as for status (the spec, status.json, the daemon dirs),
 // or to known (the event history of a name long gone). It returns the
-// live look at them, as status shows it.
-func lookNames(agentDir, specPath string, names []string, known func(string) bool) (*reconcile.Status, error) {
+// live look at them, as status shows it: the running loop's, when one
+// answers, so a shell without the bots' tokens sees the loop's spec.
+func lookNames(look func(names []string) (*reconcile.Status, error), names []string, known func(string) bool) (*reconcile.Status, error) {
 	for _, n := range names {
 		if err := checkNameArg(n); err != nil {
 			return nil, err
 		}
 	}
-	st, err := view(agentDir, specPath, names)
+	// Every name, not just those asked for: a name known only to the event
+	// history is no error, and the look refuses names it does not know.
+	st, err := look(nil)
 	if err != nil {
-		return nil, &exitError{code: exitNotDone, err: err}
+		return nil, err
 	}
 	var unknown []string
 	for _, n := range names {

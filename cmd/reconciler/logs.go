@@ -34,7 +34,7 @@ interrupted.`,
 			if err != nil {
 				return err
 			}
-			if _, err := lookNames(agentDir, specPath, []string{name}, nil); err != nil {
+			if _, err := lookNames(look(cmd, g, agentDir, specPath), []string{name}, nil); err != nil {
 				return err
 			}
 			r := daemonlog.Renderer{Loc: time.Local, Omit: map[string]string{"daemon": name}}
