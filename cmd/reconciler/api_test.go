@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	"gjc.dev/reconciler/pkg/localapi"
+	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"gjc.dev/reconciler/pkg/reconcile"
 )
 
@@ -196,6 +197,23 @@ func TestNoLoopActsDirectly(t *testing.T) {
 	r = runBinary(t, e.env, "restart", "slack", "--agent-dir", e.agentDir)
 	if r.code != 0 || !strings.Contains(r.stderr, "no loop answering on "+sock+": acting directly") {
 		t.Errorf("restart without a loop: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	// Acting alone, stop and start leave status.json saying what they did:
+	// no loop comes by to write it.
+	for _, step := range []struct {
+		op    string
+		phase reconcile.Phase
+	}{{"stop", reconcile.PhaseHeld}, {"start", reconcile.PhaseRunning}} {
+		if r := runBinary(t, e.env, step.op, "slack", "--agent-dir", e.agentDir); r.code != 0 {
+			t.Fatalf("%s without a loop: exit %d\n%s%s", step.op, r.code, r.stdout, r.stderr)
+		}
+		st, err := reconcile.ReadStatus(fsstore.Files{}, e.agentDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d, _ := daemonStatus(st, "slack"); d.Phase != step.phase || !d.Converged {
+			t.Errorf("after %s, status.json says %s (converged %v) %s: %s, want %s", step.op, d.Phase, d.Converged, d.Reason, d.Message, step.phase)
+		}
 	}
 }
 

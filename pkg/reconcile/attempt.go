@@ -91,7 +91,7 @@ func (a *attempt) run() {
 		a.execute(p, rec, cls)
 		if a.held != nil && a.status.Phase == PhaseStopped && a.status.Converged {
 			a.status.Phase, a.status.Reason = PhaseHeld, ReasonOperatorStopped
-			a.status.Message = fmt.Sprintf("held stopped by reconciler stop since %s; reconciler start %s starts it", a.held.Since.UTC().Format(time.RFC3339), a.name)
+			a.status.Message = heldMessage(a.name, *a.held)
 		}
 		return
 	}

@@ -67,7 +67,17 @@ func (r *Reconciler) Stop(ctx context.Context, name string, d *spec.Daemon, res 
 	}
 	after := r.view(name, d, res)
 	out.After = &after
+	r.saveAfter(res, after)
 	return out
+}
+
+// saveAfter puts what an operator's command left into status.json: acting
+// alone, no loop comes by to write it, and status would show the name as
+// it was before the command until a pass ran.
+func (r *Reconciler) saveAfter(res *spec.Result, s DaemonStatus) {
+	if err := r.saveStatus(res, s); err != nil {
+		r.log.Error(err, "writing status.json")
+	}
 }
 
 // Restart is stop-and-replace now: the loop's fenced sequence (SIGKILL after
@@ -105,9 +115,7 @@ func (r *Reconciler) Restart(ctx context.Context, name string, d *spec.Daemon, r
 	o := r.Reconcile(ctx, name, d, res)
 	// The loop may not run: the next reconciler learns of the new owner
 	// (and the one it holds) from status.json.
-	if err := r.saveStatus(res, o.Status); err != nil {
-		r.log.Error(err, "writing status.json")
-	}
+	r.saveAfter(res, o.Status)
 	out.After = &o.Status
 	out.OK = o.Status.Converged
 	out.Message = fmt.Sprintf("%s: %s", o.Status.Reason, o.Status.Message)
@@ -132,7 +140,8 @@ func (r *Reconciler) view(name string, d *spec.Daemon, res *spec.Result) DaemonS
 	if saved != nil {
 		s = saved.status
 	}
-	return live(s, name, d, r.store)
+	holds, _ := readHolds(r.files, r.opts.AgentDir) // unreadable: see heldLook
+	return heldLook(live(s, name, d, r.store), holdOf(holds, name))
 }
 
 // operable classifies a name's owner for an operator's command, with the
@@ -182,6 +191,7 @@ func (r *Reconciler) Start(ctx context.Context, name string, d *spec.Daemon, res
 		}
 		after := r.view(name, d, res)
 		out.After = &after
+		r.saveAfter(res, after)
 		return out
 	}
 	if !changed {
@@ -189,6 +199,7 @@ func (r *Reconciler) Start(ctx context.Context, name string, d *spec.Daemon, res
 	}
 	o := r.Reconcile(ctx, name, d, res)
 	out.After = &o.Status
+	r.saveAfter(res, o.Status)
 	switch {
 	case d.Config.State == spec.StateStopped:
 		out.OK, out.Message = true, fmt.Sprintf("no longer held; the spec says %s is Stopped", name)

@@ -26,13 +26,14 @@ func View(store ownership.Store, files Files, agentDir string, res *spec.Result,
 	names = append(names, daemonDirNames(agentDir)...)
 	slices.Sort(names)
 	names = slices.Compact(names)
+	holds, _ := readHolds(files, agentDir) // unreadable: see heldLook
 	out := newStatus(saved.ObservedAt.Time, res)
 	out.Problems = saved.Problems
 	for _, n := range names {
 		if len(only) > 0 && !slices.Contains(only, n) {
 			continue
 		}
-		d := live(byName[n], n, res.Lookup(n), store)
+		d := heldLook(live(byName[n], n, res.Lookup(n), store), holdOf(holds, n))
 		// Judged with res, as the top of the status is: the saved
 		// condition is the last pass's spec, maybe another shell's.
 		meta.SetStatusCondition(&d.Conditions, specValidCondition(res))
@@ -124,4 +125,12 @@ func liveStatus(s DaemonStatus, rec ownership.Record, cls ownership.Classificati
 	s.Converged = s.Converged && (cls.Health == ownership.HealthHealthy || wasStopped && s.Phase == PhaseStopped)
 	setReady(&s)
 	return s
+}
+
+// holdOf is name's hold, nil when it has none.
+func holdOf(holds map[string]Hold, name string) *Hold {
+	if h, ok := holds[name]; ok {
+		return &h
+	}
+	return nil
 }
