@@ -263,11 +263,22 @@ func (r *Reconciler) Reconcile(ctx context.Context, name string, d *spec.Daemon,
 	if prev.Phase != a.status.Phase || prev.Reason != a.status.Reason {
 		// Transitions only: a steady name logs nothing, and an operator
 		// reading the journal sees every crash loop and refusal begin.
-		r.log.Info("daemon phase", "name", name, "phase", a.status.Phase, "was", prev.Phase,
-			"reason", a.status.Reason, "message", a.status.Message)
+		kv := []any{"name", name, "phase", a.status.Phase, "was", prev.Phase, "reason", a.status.Reason, "message", a.status.Message}
+		if phaseIsError(a.status.Phase, a.degraded) {
+			r.log.Error(errors.New(a.status.Reason), "daemon phase", kv...)
+		} else {
+			r.log.Info("daemon phase", kv...)
+		}
 		r.phaseEvent(prev, a.status, a.degraded)
 	}
 	out := Outcome{Status: a.status, RequeueAfter: a.requeue, Owner: a.owner}
 	r.opts.Hooks.reconciled(name, out, start)
 	return out
+}
+
+// phaseIsError reports whether a daemon's new phase is logged at error
+// level: a refusal, a crash loop or anything that degrades it needs a
+// person, and `journalctl -p err` is where one looks.
+func phaseIsError(p Phase, degraded bool) bool {
+	return degraded || p == PhaseRefused || p == PhaseCrashLoopBackOff
 }
