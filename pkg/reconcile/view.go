@@ -83,7 +83,7 @@ func heldRuns(store ownership.Store, h *HeldOwner) bool {
 // not Running. Ready is recomputed from the result.
 func liveStatus(s DaemonStatus, rec ownership.Record, cls ownership.Classification, held bool) DaemonStatus {
 	st := rec.State
-	wasStopped := s.Phase == PhaseStopped
+	wasStopped := stoppedPhase(s.Phase)
 	s.TransportError = ""
 	if st != nil {
 		s.OwnerID, s.Generation, s.TransportError = st.OwnerID, st.Generation, st.TransportError
@@ -120,8 +120,15 @@ func liveStatus(s DaemonStatus, rec ownership.Record, cls ownership.Classificati
 		s.Phase = PhaseUnmanaged
 	}
 	// A look can undo the pass's convergence, never grant it: a healthy
-	// owner, or a stop that still has no owner, keeps it.
-	s.Converged = s.Converged && (cls.Health == ownership.HealthHealthy || wasStopped && s.Phase == PhaseStopped)
+	// owner, or a stop (held or not) that still has no owner, keeps it.
+	if wasStopped {
+		s.Converged = s.Converged && stoppedPhase(s.Phase) && s.PID == 0
+	} else {
+		s.Converged = s.Converged && cls.Health == ownership.HealthHealthy
+	}
 	setReady(&s)
 	return s
 }
+
+// stoppedPhase: a phase that wants no owner running.
+func stoppedPhase(p Phase) bool { return p == PhaseStopped || p == PhaseHeld }

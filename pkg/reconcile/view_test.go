@@ -24,6 +24,11 @@ func TestLiveStatusTrustsOnlyWhatItSees(t *testing.T) {
 		meta.SetStatusCondition(&s.Conditions, metav1.Condition{Type: ConditionReady, Status: metav1.ConditionTrue, Reason: ReasonReady})
 		return s
 	}
+	held := func() DaemonStatus {
+		s := DaemonStatus{Name: "bot", Phase: PhaseHeld, Reason: ReasonOperatorStopped, Converged: true}
+		meta.SetStatusCondition(&s.Conditions, metav1.Condition{Type: ConditionReady, Status: metav1.ConditionFalse, Reason: ReasonOperatorStopped})
+		return s
+	}
 	present := ownership.Record{Present: true, State: owner}
 	malformed := ownership.Record{Present: true, Malformed: &ownership.MalformedError{Path: "state.json", Field: "pid"}}
 	cases := []struct {
@@ -61,6 +66,20 @@ func TestLiveStatusTrustsOnlyWhatItSees(t *testing.T) {
 		{"stopped: Ready is not left True", stopped(), ownership.Record{},
 			ownership.Classification{Class: ownership.ClassAbsent, Reason: ownership.ReasonNoOwner},
 			false, PhaseStopped, ReasonStopped, metav1.ConditionFalse, true},
+		// Held counts as converged (issue 12), in the loop's view as in status.json.
+		{"held, its owner released", held(), ownership.Record{Present: true, State: owner},
+			ownership.Classification{Class: ownership.ClassStopped, Reason: ownership.ReasonOwnerReleased},
+			false, PhaseHeld, ReasonOperatorStopped, metav1.ConditionFalse, true},
+		{"held, no record", held(), ownership.Record{},
+			ownership.Classification{Class: ownership.ClassAbsent, Reason: ownership.ReasonNoOwner},
+			false, PhaseHeld, ReasonOperatorStopped, metav1.ConditionFalse, true},
+		// A stop is not converged while a healthy owner runs after all.
+		{"stopped, yet a healthy owner runs", stopped(), present,
+			ownership.Classification{Class: ownership.ClassCompatible, Health: ownership.HealthHealthy, Signalable: true, Reason: ownership.ReasonOwnerHealthy},
+			false, PhaseStopped, ReasonStopped, metav1.ConditionFalse, false},
+		{"held, yet a healthy owner runs", held(), present,
+			ownership.Classification{Class: ownership.ClassCompatible, Health: ownership.HealthHealthy, Signalable: true, Reason: ownership.ReasonOwnerHealthy},
+			false, PhaseHeld, ReasonOperatorStopped, metav1.ConditionFalse, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
