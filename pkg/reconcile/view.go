@@ -116,7 +116,12 @@ func liveStatus(s DaemonStatus, rec ownership.Record, cls ownership.Classificati
 			s.Reason, s.Message = cls.Reason, cls.Message
 		}
 	}
-	if s.Phase == "" {
+	switch {
+	case s.Phase == "" && s.DesiredState != "":
+		// Declared, its owner live, and no pass has judged it yet (the
+		// loop's first pass waits for it): not another controller's.
+		s.Phase, s.Reason, s.Message = PhaseStarting, cls.Reason, cls.Message
+	case s.Phase == "":
 		s.Phase = PhaseUnmanaged
 	}
 	// A look can undo the pass's convergence, never grant it: a healthy

@@ -102,3 +102,22 @@ func TestLiveStatusHeldOwnerWithoutRecord(t *testing.T) {
 		t.Fatalf("liveStatus = %s %s pid %d; want Refused OwnerWithoutRecord pid 4242", got.Phase, got.Reason, got.PID)
 	}
 }
+
+// A name the spec declares whose owner runs before any pass has judged it
+// (the loop's first pass waiting for it to be ready) is Starting, not
+// Unmanaged: Unmanaged says another controller's.
+func TestLiveStatusDeclaredNameBeforeAnyPass(t *testing.T) {
+	rec := ownership.Record{Present: true, State: &ownership.State{PID: 4242, OwnerID: "o-1", Kind: "discord"}}
+	for _, cls := range []ownership.Classification{
+		{Class: ownership.ClassCompatible, Health: ownership.HealthStarting, Signalable: true, Reason: ownership.ReasonOwnerStarting},
+		{Class: ownership.ClassCompatible, Health: ownership.HealthHealthy, Signalable: true, Reason: ownership.ReasonOwnerHealthy},
+	} {
+		got := liveStatus(DaemonStatus{Name: "bot", DesiredState: "Running"}, rec, cls, false)
+		if got.Phase != PhaseStarting || got.Converged || got.PID != 4242 || meta.IsStatusConditionTrue(got.Conditions, ConditionReady) {
+			t.Errorf("%s: liveStatus = %s converged=%v pid %d; want Starting, not converged, pid 4242", cls.Reason, got.Phase, got.Converged, got.PID)
+		}
+	}
+	if got := liveStatus(DaemonStatus{Name: "other"}, rec, ownership.Classification{Class: ownership.ClassCompatible, Health: ownership.HealthHealthy}, false); got.Phase != PhaseUnmanaged {
+		t.Errorf("a name no spec declares: %s, want Unmanaged", got.Phase)
+	}
+}
