@@ -120,6 +120,10 @@ func statusNotes(st *reconcile.Status) []string {
 	for _, p := range st.Problems {
 		notes = append(notes, "problem: "+p.String())
 	}
+	// As the cells: read from an untrusted status.json.
+	for i := range notes {
+		notes[i] = ownership.OneLine(notes[i])
+	}
 	return notes
 }
 

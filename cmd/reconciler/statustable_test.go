@@ -73,6 +73,18 @@ func TestRowsArePrintable(t *testing.T) {
 	}
 }
 
+// The notes under the table come from the same untrusted file.
+func TestNotesArePrintable(t *testing.T) {
+	st := &reconcile.Status{SpecErrors: []string{"x"},
+		Keeping:  &reconcile.SpecKeeping{LastGoodProblem: "bad\x1b]0;pwned\x07", ActingOn: []string{"a\x1b[2J"}},
+		Problems: []reconcile.Problem{{File: "f\x1b[8m", Entry: "e", Message: "m\u009b31m"}}}
+	for _, n := range statusNotes(st) {
+		if strings.ContainsFunc(n, unicode.IsControl) {
+			t.Errorf("note %q holds a control character", n)
+		}
+	}
+}
+
 // A watch's later rows line up under the header it printed first.
 func TestTableKeepsItsColumns(t *testing.T) {
 	tb := newTable([]string{"NAME", "PHASE", "AGE"}, []row{{name: "slack", cells: []string{"slack", "Running", "5s"}}})
