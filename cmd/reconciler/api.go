@@ -21,17 +21,18 @@ import (
 // acting itself, said once on stderr. A loop that answers with an error is
 // that error: never a reason to act alone.
 type apiChoice struct {
-	loop   *localapi.Client
-	direct *localapi.Direct
-	stderr io.Writer
-	waits  *waitReporter // nil: a command that does not wait
-	said   sync.Once
+	agentDir string
+	loop     *localapi.Client
+	direct   *localapi.Direct
+	stderr   io.Writer
+	waits    *waitReporter // nil: a command that does not wait
+	said     sync.Once
 }
 
 // newAPIChoice asks agentDir's loop; acting alone, it reports its waits to
 // waits (when not nil), as --once does.
 func newAPIChoice(stderr io.Writer, agentDir, specPath string, log logr.Logger, waits *waitReporter) *apiChoice {
-	a := &apiChoice{loop: localapi.NewClient(agentDir), stderr: stderr, waits: waits}
+	a := &apiChoice{agentDir: agentDir, loop: localapi.NewClient(agentDir), stderr: stderr, waits: waits}
 	a.direct = &localapi.Direct{AgentDir: agentDir, SpecPath: specPath, Log: log, Options: func() reconcile.Options {
 		opts := reconcileOptions(agentDir, log, 0)
 		if waits != nil {
@@ -65,9 +66,23 @@ func ask[T any](a *apiChoice, what string, call func(localapi.Backend) (T, error
 	if !errors.Is(err, localapi.ErrNoLoop) {
 		return v, apiExit(err)
 	}
-	a.said.Do(func() { fmt.Fprintf(a.stderr, "%v: acting directly\n", err) })
+	a.said.Do(func() { fmt.Fprintf(a.stderr, "%v: acting directly%s\n", err, loopRunsAnyway(a.agentDir)) })
 	v, err = call(a.direct)
 	return v, apiExit(err)
+}
+
+// loopRunsAnyway is what acting directly adds when a loop holds the agent
+// dir's loop lock though none answers (its socket removed, or a path too
+// long for one): this shell's environment, not the loop's, is used.
+func loopRunsAnyway(agentDir string) string {
+	h, held, err := fsstore.LoopLockHolder(agentDir)
+	switch {
+	case err != nil || !held:
+		return ""
+	case h.PID == 0:
+		return ", though a reconciler loop runs on this agent dir; this shell's environment is used, not the loop's"
+	}
+	return fmt.Sprintf(", though a reconciler loop (pid %d) runs on this agent dir; this shell's environment is used, not the loop's", h.PID)
 }
 
 // status is `status`'s data: the loop's view, or a live look from here.

@@ -340,3 +340,23 @@ func TestSecondLoopRefused(t *testing.T) {
 		t.Errorf("socket after the loop stopped: %v", err)
 	}
 }
+
+// A loop whose socket is gone (removed under it) still runs: a command
+// that finds no loop answering says so before it acts with this shell's
+// environment, instead of only "no loop answering".
+func TestActingDirectlyNamesARunningLoop(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t)
+	e.writeSpec(object{name: "slack", provider: "slack", generation: 1})
+	p := e.startLoop()
+	e.waitStatus("slack running", func(s *reconcile.Status) bool { return countReady(s) == 1 })
+	if err := os.Remove(localapi.SocketPath(e.agentDir)); err != nil {
+		t.Fatal(err)
+	}
+	_, r := e.statusJSON(e.env)
+	want := "acting directly, though a reconciler loop (pid " + itoa(p.cmd.Process.Pid) + ") runs on this agent dir; this shell's environment is used, not the loop's"
+	if r.code != 0 || !strings.Contains(r.stderr, want) {
+		t.Errorf("status with the loop's socket gone: exit %d, stderr %q; want %q", r.code, r.stderr, want)
+	}
+	p.stop()
+}

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/yaml"
 
+	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/reconcile"
 )
 
@@ -58,6 +59,11 @@ func statusRows(st *reconcile.Status, wide bool, now time.Time) []row {
 		if wide {
 			cells = append(cells, relayCells(d.Relay, now)...)
 			cells = append(cells, dash(truncate(message(d), maxMessage)))
+		}
+		// status.json is untrusted and a message may quote a remote
+		// server: nothing in a cell may drive the terminal.
+		for i := range cells {
+			cells[i] = ownership.OneLine(cells[i])
 		}
 		rows = append(rows, row{name: d.Name, cells: cells})
 	}
@@ -113,6 +119,10 @@ func statusNotes(st *reconcile.Status) []string {
 	}
 	for _, p := range st.Problems {
 		notes = append(notes, "problem: "+p.String())
+	}
+	// As the cells: read from an untrusted status.json.
+	for i := range notes {
+		notes[i] = ownership.OneLine(notes[i])
 	}
 	return notes
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -54,6 +55,33 @@ func TestWideRows(t *testing.T) {
 	d := reconcile.DaemonStatus{Name: "a", Phase: reconcile.PhaseRunning, PID: 7, StartedAt: &started}
 	if got := statusRows(&reconcile.Status{Daemons: []reconcile.DaemonStatus{d}}, false, now)[0].cells[ageColumn]; got != "1m" {
 		t.Errorf("AGE of a daemon started 90s ago: %q, want 1m", got)
+	}
+}
+
+// status.json is an untrusted file, and a message can carry a remote
+// server's text: no cell of the table sends a control character (an
+// escape sequence) to the terminal.
+func TestRowsArePrintable(t *testing.T) {
+	d := reconcile.DaemonStatus{Name: "a", Provider: "discord\x1b[8m", Phase: reconcile.PhaseRunning,
+		Reason: "Bad\x1b]0;pwned\x07", Message: "transport down: \x1b[2J\u009b31mhi"}
+	for _, wide := range []bool{false, true} {
+		for _, cell := range statusRows(&reconcile.Status{Daemons: []reconcile.DaemonStatus{d}}, wide, time.Now())[0].cells {
+			if strings.ContainsFunc(cell, unicode.IsControl) {
+				t.Errorf("wide=%v: cell %q holds a control character", wide, cell)
+			}
+		}
+	}
+}
+
+// The notes under the table come from the same untrusted file.
+func TestNotesArePrintable(t *testing.T) {
+	st := &reconcile.Status{SpecErrors: []string{"x"},
+		Keeping:  &reconcile.SpecKeeping{LastGoodProblem: "bad\x1b]0;pwned\x07", ActingOn: []string{"a\x1b[2J"}},
+		Problems: []reconcile.Problem{{File: "f\x1b[8m", Entry: "e", Message: "m\u009b31m"}}}
+	for _, n := range statusNotes(st) {
+		if strings.ContainsFunc(n, unicode.IsControl) {
+			t.Errorf("note %q holds a control character", n)
+		}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"syscall"
 	"time"
 
@@ -35,6 +36,7 @@ const (
 // Client asks the loop of one agent dir over its socket.
 type Client struct {
 	path string
+	uid  int // the uid the loop must run as: this process's
 	dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	hc   *http.Client
 }
@@ -44,18 +46,43 @@ var _ Backend = (*Client)(nil)
 // NewClient is a client of agentDir's loop; it connects on each request.
 func NewClient(agentDir string) *Client {
 	path := SocketPath(agentDir)
+	c := &Client{path: path, uid: os.Getuid()}
 	dial := func(ctx context.Context, _, _ string) (net.Conn, error) {
 		if len(path) > maxSocketPath {
 			return nil, fmt.Errorf("%w on %s: %w", ErrNoLoop, path, ErrSocketPathTooLong)
 		}
 		var d net.Dialer
-		c, err := d.DialContext(ctx, "unix", path)
+		conn, err := d.DialContext(ctx, "unix", path)
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.ECONNREFUSED) {
 			return nil, fmt.Errorf("%w on %s", ErrNoLoop, path)
 		}
-		return c, err
+		if err != nil {
+			return nil, err
+		}
+		// The loop's rule in reverse: only a server of this uid is this
+		// user's loop. Another's answers are not trusted, and it is sent
+		// nothing; nor is it a reason to act alone.
+		if err := checkServer(conn, c.uid); err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("refused the socket %s: %w", path, err)
+		}
+		return conn, nil
 	}
-	return &Client{path: path, dial: dial, hc: &http.Client{Transport: &http.Transport{DialContext: dial, DisableKeepAlives: true}}}
+	c.dial = dial
+	c.hc = &http.Client{Transport: &http.Transport{DialContext: dial, DisableKeepAlives: true}}
+	return c
+}
+
+// checkServer is the kernel's word on who listens at the other end.
+func checkServer(conn net.Conn, uid int) error {
+	p, err := peerOf(conn)
+	switch {
+	case err != nil:
+		return fmt.Errorf("its server's credentials could not be read: %w", err)
+	case p.UID != uid:
+		return fmt.Errorf("it is served by uid %d, not this user's (uid %d) loop", p.UID, uid)
+	}
+	return nil
 }
 
 // Answering reports whether something listens on the socket: nil, or

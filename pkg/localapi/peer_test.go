@@ -2,6 +2,7 @@ package localapi
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -61,5 +62,26 @@ func TestPeerOfRealConnection(t *testing.T) {
 	}
 	if b.calls.Load() != 1 {
 		t.Error("not answered")
+	}
+}
+
+// The client holds the server to the same rule: a socket in the agent dir
+// that another uid serves (a dir someone else can write, a command run as
+// root on a user's dir) is not this user's loop. Its answer is never
+// trusted, and nothing is sent to it.
+func TestClientRefusesAServerOfAnotherUID(t *testing.T) {
+	b := &fakeBackend{}
+	dir := serveOn(t, NewServer(b, logr.Discard()))
+	c := NewClient(dir)
+	c.uid = os.Getuid() + 1
+	_, err := c.Status(t.Context(), StatusRequest{})
+	if err == nil || errors.Is(err, ErrNoLoop) || !strings.Contains(err.Error(), fmt.Sprintf("served by uid %d", os.Getuid())) {
+		t.Fatalf("status from a server of another uid: %v, want refused, naming its uid", err)
+	}
+	if err := c.Answering(t.Context()); err == nil {
+		t.Error("Answering: a server of another uid counts as this user's loop")
+	}
+	if n := b.calls.Load(); n != 0 {
+		t.Errorf("%d requests were sent to a server of another uid", n)
 	}
 }

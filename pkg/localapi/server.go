@@ -93,15 +93,28 @@ func endpoint[Req, Resp any](s *Server, act bool, f func(context.Context, Req) (
 	})
 }
 
+// bodyWait bounds the reading of a request's body, at most MaxRequest
+// bytes on a local socket: the header timeout ends with the headers, and
+// without this a client that stops sending would hold its connection (and
+// a file descriptor of the loop) for ever.
+var bodyWait = 10 * time.Second
+
 func decodeRequest(w http.ResponseWriter, r *http.Request, into any) *Error {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(bodyWait))
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxRequest))
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
 		return badRequest("request body over %d bytes", MaxRequest)
 	case err != nil:
+		// The deadline stays: net/http reads what is left of the body
+		// before it answers, and closes the connection when that fails.
 		return badRequest("reading the request: %v", err)
 	}
+	// Once the body is read, net/http clears the deadline itself for its
+	// look for the client's disconnect, so an operation that takes minutes
+	// is not cut short (the test checks it).
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(into); err != nil {

@@ -147,3 +147,50 @@ func TestClientHungLoopIsAnError(t *testing.T) {
 		t.Errorf("hung loop: %v, want an error that is not ErrNoLoop", err)
 	}
 }
+
+// A client that sends its headers and then dribbles (or stops sending) its
+// body is answered and let go within bodyWait, not held open for ever: the
+// header timeout ends with the headers, and nothing else bounds the body.
+func TestServeBoundsASlowBody(t *testing.T) {
+	defer func(d time.Duration) { bodyWait = d }(bodyWait)
+	bodyWait = 200 * time.Millisecond
+	dir := agentDir(t)
+	stop, err := Serve(t.Context(), dir, &slowBackend{hold: 3 * bodyWait}, logr.Discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	c, err := net.Dial("unix", SocketPath(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := io.WriteString(c, "POST /v1/status HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.SetReadDeadline(time.Now().Add(time.Minute))
+	answer, err := io.ReadAll(c)
+	if err != nil || !strings.HasPrefix(string(answer), "HTTP/1.1 400") || !strings.Contains(string(answer), "timeout") {
+		t.Fatalf("a body that never came: %q, %v; want a 400 naming the timeout, then the connection closed", answer, err)
+	}
+	// The bound is the body's only: a request read in time may take
+	// longer than bodyWait to answer, and its context is not cut short.
+	if code, e := post(t, dir, http.MethodPost, PathStatus, []byte(`{}`)); code != http.StatusOK {
+		t.Fatalf("a request answered after bodyWait: %d %+v", code, e)
+	}
+}
+
+// slowBackend answers status after hold, unless its context ends first.
+type slowBackend struct {
+	fakeBackend
+	hold time.Duration
+}
+
+func (b *slowBackend) Status(ctx context.Context, req StatusRequest) (*reconcile.Status, error) {
+	select {
+	case <-time.After(b.hold):
+		return b.fakeBackend.Status(ctx, req)
+	case <-ctx.Done():
+		return nil, fmt.Errorf("cut short: %w", context.Cause(ctx))
+	}
+}

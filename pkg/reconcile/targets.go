@@ -81,12 +81,19 @@ func Targets(files Files, agentDir, action string, sel Selection, res *spec.Resu
 		}
 		return names, nil
 	}
-	return selectTargets(action, sel, known, all)
+	why := "not in the spec and no daemon dir"
+	if !res.Valid() {
+		// Acting alone from a shell without the spec's fromEnv tokens, a
+		// name the spec declares is missing from what resolves here.
+		why = fmt.Sprintf("not in the spec as read here and no daemon dir (the spec is invalid as read here: %d error(s); run reconciler validate)", len(res.Errors))
+	}
+	return selectTargets(action, sel, known, all, why)
 }
 
 // selectTargets is Targets' decision: the names to act on, in the order
-// given (each once), or every name of all() sorted; or the usage error.
-func selectTargets(action string, sel Selection, known func(string) bool, all func() ([]string, error)) ([]string, error) {
+// given (each once), or every name of all() sorted; or the usage error,
+// saying why for names nothing knows.
+func selectTargets(action string, sel Selection, known func(string) bool, all func() ([]string, error), why string) ([]string, error) {
 	switch {
 	case sel.All && action == ActionRestart:
 		return nil, usage("restart takes names, not --all")
@@ -119,7 +126,7 @@ func selectTargets(action string, sel Selection, known func(string) bool, all fu
 		}
 	}
 	if len(unknown) > 0 {
-		return nil, unknownNames(unknown, "not in the spec and no daemon dir")
+		return nil, unknownNames(unknown, why)
 	}
 	return out, nil
 }

@@ -41,7 +41,7 @@ func TestSelectTargets(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := selectTargets(c.action, c.sel, known, c.all)
+			got, err := selectTargets(c.action, c.sel, known, c.all, "not in the spec and no daemon dir")
 			switch {
 			case c.usage != "":
 				if !IsUsage(err) || !strings.Contains(err.Error(), c.usage) {
@@ -120,5 +120,22 @@ func TestConcurrentHoldsKeepEveryName(t *testing.T) {
 	holds, err := readHolds(r.files, r.opts.AgentDir)
 	if err != nil || len(holds) != len(names) {
 		t.Errorf("holds = %v, %v; want all of %q", holds, err, names)
+	}
+}
+
+// A name the spec declares may be missing from a result that is invalid
+// as read here (a shell without its fromEnv tokens, acting alone): the
+// refusal says so, not only "not in the spec".
+func TestTargetsUnknownNameOfAnInvalidSpec(t *testing.T) {
+	dir := t.TempDir()
+	invalid := &spec.Result{Errors: []spec.Issue{{File: "/s/daemons.yaml", Index: 0, Field: "spec.discord.botToken.fromEnv", Detail: "environment variable is not set"}}}
+	for _, action := range []string{ActionStop, ActionStart, ActionRestart} {
+		_, err := Targets(fsstore.Files{}, dir, action, Selection{Names: []string{"discord"}}, invalid)
+		if !IsUsage(err) || !strings.Contains(err.Error(), `unknown daemon "discord"`) || !strings.Contains(err.Error(), "the spec is invalid as read here: 1 error(s); run reconciler validate") {
+			t.Errorf("%s discord on an invalid spec: %v", action, err)
+		}
+	}
+	if _, err := Targets(fsstore.Files{}, dir, ActionStop, Selection{Names: []string{"discord"}}, &spec.Result{}); err == nil || strings.Contains(err.Error(), "invalid") {
+		t.Errorf("stop discord on a valid spec without it: %v", err)
 	}
 }

@@ -84,7 +84,7 @@ func heldRuns(store ownership.Store, h *HeldOwner) bool {
 // not Running. Ready is recomputed from the result.
 func liveStatus(s DaemonStatus, rec ownership.Record, cls ownership.Classification, held bool) DaemonStatus {
 	st := rec.State
-	wasStopped := s.Phase == PhaseStopped
+	wasStopped := stoppedPhase(s.Phase)
 	s.TransportError = ""
 	if st != nil {
 		s.OwnerID, s.Generation, s.TransportError = st.OwnerID, st.Generation, st.TransportError
@@ -117,12 +117,21 @@ func liveStatus(s DaemonStatus, rec ownership.Record, cls ownership.Classificati
 			s.Reason, s.Message = cls.Reason, cls.Message
 		}
 	}
-	if s.Phase == "" {
+	switch {
+	case s.Phase == "" && s.DesiredState != "":
+		// Declared, its owner live, and no pass has judged it yet (the
+		// loop's first pass waits for it): not another controller's.
+		s.Phase, s.Reason, s.Message = PhaseStarting, cls.Reason, cls.Message
+	case s.Phase == "":
 		s.Phase = PhaseUnmanaged
 	}
 	// A look can undo the pass's convergence, never grant it: a healthy
-	// owner, or a stop that still has no owner, keeps it.
-	s.Converged = s.Converged && (cls.Health == ownership.HealthHealthy || wasStopped && s.Phase == PhaseStopped)
+	// owner, or a stop (held or not) that still has no owner, keeps it.
+	if wasStopped {
+		s.Converged = s.Converged && stoppedPhase(s.Phase) && s.PID == 0
+	} else {
+		s.Converged = s.Converged && cls.Health == ownership.HealthHealthy
+	}
 	setReady(&s)
 	return s
 }
@@ -134,3 +143,6 @@ func holdOf(holds map[string]Hold, name string) *Hold {
 	}
 	return nil
 }
+
+// stoppedPhase: a phase that wants no owner running.
+func stoppedPhase(p Phase) bool { return p == PhaseStopped || p == PhaseHeld }

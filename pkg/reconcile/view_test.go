@@ -24,6 +24,11 @@ func TestLiveStatusTrustsOnlyWhatItSees(t *testing.T) {
 		meta.SetStatusCondition(&s.Conditions, metav1.Condition{Type: ConditionReady, Status: metav1.ConditionTrue, Reason: ReasonReady})
 		return s
 	}
+	held := func() DaemonStatus {
+		s := DaemonStatus{Name: "bot", Phase: PhaseHeld, Reason: ReasonOperatorStopped, Converged: true}
+		meta.SetStatusCondition(&s.Conditions, metav1.Condition{Type: ConditionReady, Status: metav1.ConditionFalse, Reason: ReasonOperatorStopped})
+		return s
+	}
 	present := ownership.Record{Present: true, State: owner}
 	malformed := ownership.Record{Present: true, Malformed: &ownership.MalformedError{Path: "state.json", Field: "pid"}}
 	cases := []struct {
@@ -61,6 +66,20 @@ func TestLiveStatusTrustsOnlyWhatItSees(t *testing.T) {
 		{"stopped: Ready is not left True", stopped(), ownership.Record{},
 			ownership.Classification{Class: ownership.ClassAbsent, Reason: ownership.ReasonNoOwner},
 			false, PhaseStopped, ReasonStopped, metav1.ConditionFalse, true},
+		// Held counts as converged (issue 12), in the loop's view as in status.json.
+		{"held, its owner released", held(), ownership.Record{Present: true, State: owner},
+			ownership.Classification{Class: ownership.ClassStopped, Reason: ownership.ReasonOwnerReleased},
+			false, PhaseHeld, ReasonOperatorStopped, metav1.ConditionFalse, true},
+		{"held, no record", held(), ownership.Record{},
+			ownership.Classification{Class: ownership.ClassAbsent, Reason: ownership.ReasonNoOwner},
+			false, PhaseHeld, ReasonOperatorStopped, metav1.ConditionFalse, true},
+		// A stop is not converged while a healthy owner runs after all.
+		{"stopped, yet a healthy owner runs", stopped(), present,
+			ownership.Classification{Class: ownership.ClassCompatible, Health: ownership.HealthHealthy, Signalable: true, Reason: ownership.ReasonOwnerHealthy},
+			false, PhaseStopped, ReasonStopped, metav1.ConditionFalse, false},
+		{"held, yet a healthy owner runs", held(), present,
+			ownership.Classification{Class: ownership.ClassCompatible, Health: ownership.HealthHealthy, Signalable: true, Reason: ownership.ReasonOwnerHealthy},
+			false, PhaseHeld, ReasonOperatorStopped, metav1.ConditionFalse, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -81,5 +100,24 @@ func TestLiveStatusHeldOwnerWithoutRecord(t *testing.T) {
 	got := liveStatus(saved, ownership.Record{}, ownership.Classification{Class: ownership.ClassAbsent, Reason: ownership.ReasonNoOwner}, true)
 	if got.Phase != PhaseRefused || got.Reason != ReasonOwnerWithoutRecord || got.PID != 4242 {
 		t.Fatalf("liveStatus = %s %s pid %d; want Refused OwnerWithoutRecord pid 4242", got.Phase, got.Reason, got.PID)
+	}
+}
+
+// A name the spec declares whose owner runs before any pass has judged it
+// (the loop's first pass waiting for it to be ready) is Starting, not
+// Unmanaged: Unmanaged says another controller's.
+func TestLiveStatusDeclaredNameBeforeAnyPass(t *testing.T) {
+	rec := ownership.Record{Present: true, State: &ownership.State{PID: 4242, OwnerID: "o-1", Kind: "discord"}}
+	for _, cls := range []ownership.Classification{
+		{Class: ownership.ClassCompatible, Health: ownership.HealthStarting, Signalable: true, Reason: ownership.ReasonOwnerStarting},
+		{Class: ownership.ClassCompatible, Health: ownership.HealthHealthy, Signalable: true, Reason: ownership.ReasonOwnerHealthy},
+	} {
+		got := liveStatus(DaemonStatus{Name: "bot", DesiredState: "Running"}, rec, cls, false)
+		if got.Phase != PhaseStarting || got.Converged || got.PID != 4242 || meta.IsStatusConditionTrue(got.Conditions, ConditionReady) {
+			t.Errorf("%s: liveStatus = %s converged=%v pid %d; want Starting, not converged, pid 4242", cls.Reason, got.Phase, got.Converged, got.PID)
+		}
+	}
+	if got := liveStatus(DaemonStatus{Name: "other"}, rec, ownership.Classification{Class: ownership.ClassCompatible, Health: ownership.HealthHealthy}, false); got.Phase != PhaseUnmanaged {
+		t.Errorf("a name no spec declares: %s, want Unmanaged", got.Phase)
 	}
 }

@@ -63,7 +63,9 @@ func (r *secretResolver) resolve(ref SecretRef, p *field.Path) (Secret, field.Er
 	case ref.FromEnv != "":
 		fp := p.Child("fromEnv")
 		if !envName.MatchString(ref.FromEnv) {
-			return Secret{}, field.ErrorList{field.Invalid(fp, ref.FromEnv, "must be an environment variable name")}, nil
+			// Not echoed: what is not a variable's name may be the token
+			// itself, pasted in its place, and errors reach logs.
+			return Secret{}, field.ErrorList{field.Invalid(fp, "(not shown)", "must be an environment variable name such as DISCORD_BOT_TOKEN; what is there is not shown, in case it is a token")}, nil
 		}
 		r.envNames = append(r.envNames, ref.FromEnv)
 		v, ok := r.lookupEnv(ref.FromEnv)

@@ -108,6 +108,8 @@ func TestSecretsNeverPrinted(t *testing.T) {
 		strings.Replace(discordDoc("url", ""), "guildId: guild-2", "guildId: guild-2\n    apiURL: http://u:"+secret+"@127.0.0.1/", 1),
 		strings.Replace(discordDoc("url2", ""), "guildId: guild-2", "guildId: guild-2\n    apiURL: \"http://u:"+secret+"@127.0.0.1:x/\"", 1),
 		strings.Replace(slackDoc("slack-x"), "{fromEnv: TEST_SLACK_APP}", "{value: "+secret+"}", 1),
+		// The token pasted where its variable's name goes.
+		strings.Replace(discordDoc("pasted", ""), "{fromEnv: TEST_DISCORD_TOKEN}", "{fromEnv: "+secret+"}", 1),
 	}
 	writeFile(t, dir, "bad.yaml", strings.Join(docs, "---\n"))
 	res := LoadOnce(dir)

@@ -83,7 +83,10 @@ func ParseState(data []byte) (st *ownership.State, legacy bool, err error) {
 	s.TransportHealthy = f.boolean("transportHealthy")
 	s.StoppedAt = f.optionalTime("stoppedAt")
 	s.Generation = f.generation()
-	s.TransportError = f.optionalString("transportError")
+	// Free text (a remote server's error, a stopper's reason) that status,
+	// waits and failures print to a terminal: one line, no control
+	// characters, so an escape sequence in a record never reaches it.
+	s.TransportError = ownership.OneLine(f.optionalString("transportError"))
 	s.Terminated = f.terminated()
 	s.BootID = f.optionalString("bootId")
 	if f.err != nil {
@@ -292,5 +295,5 @@ func (f *fields) terminated() *ownership.Terminated {
 	if !rok || !mok || reason == "" {
 		return fail()
 	}
-	return &ownership.Terminated{Reason: reason, Message: message}
+	return &ownership.Terminated{Reason: ownership.OneLine(reason), Message: ownership.OneLine(message)}
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // jsonObj is a record as ordered raw members, to build exact variants.
@@ -209,6 +210,15 @@ func TestParseStateAccepts(t *testing.T) {
 		{"transportError and terminated", r.with("transportError", `"gateway closed"`).with("terminated", `{"reason":"InvalidCredentials","message":"4004","extra":1}`).bytes(), false,
 			func(s *ownership.State) bool {
 				return s.TransportError == "gateway closed" && s.Terminated.Reason == "InvalidCredentials" && s.Terminated.Message == "4004"
+			}},
+		// Free text from a remote server's error or another writer reaches
+		// an operator's terminal: read as one line of printable text, so
+		// an escape sequence in it is never sent to that terminal.
+		{"control characters in free text", r.with("transportError", `"4004 \u001b]0;pwned\u0007\u001b[2J\u009b31m\nnext"`).
+			with("terminated", `{"reason":"Bad\u001b[1m","message":"m\u001b[0m\r"}`).bytes(), false,
+			func(s *ownership.State) bool {
+				free := s.TransportError + s.Terminated.Reason + s.Terminated.Message
+				return strings.HasPrefix(s.TransportError, "4004 ") && !strings.ContainsFunc(free, unicode.IsControl)
 			}},
 		{"legacy unavailable record", legacy.bytes(), true, func(s *ownership.State) bool {
 			return s.Incarnation == ownership.LegacyIncarnation && s.Generation == nil
