@@ -1,0 +1,121 @@
+package bus
+
+import (
+	"fmt"
+	"unicode/utf8"
+)
+
+// Events of a session.
+const (
+	EventMessage = "message"
+	EventOpen    = "open"
+	EventClose   = "close"
+)
+
+// Levels of a message.
+const (
+	LevelInfo   = "info"
+	LevelAction = "action"
+	LevelError  = "error"
+)
+
+// Limits of DESIGN 5.
+const (
+	MaxIDLen      = 64
+	MaxSessionLen = 128
+	MaxTitleLen   = 256     // code points
+	MaxTextSize   = 1 << 20 // bytes
+)
+
+// Message is one outbox file.
+type Message struct {
+	ID      string `json:"id"`
+	Session string `json:"session"`
+	Event   string `json:"event"`
+	Title   string `json:"title,omitempty"`
+	Text    string `json:"text,omitempty"`
+	Level   string `json:"level"`
+	// Replaces is the id of an earlier message of the same session, to be
+	// edited in place (progress updates).
+	Replaces string `json:"replaces,omitempty"`
+}
+
+// WithDefaults returns m with an empty event and level set to their
+// defaults (message, info).
+func (m Message) WithDefaults() Message {
+	if m.Event == "" {
+		m.Event = EventMessage
+	}
+	if m.Level == "" {
+		m.Level = LevelInfo
+	}
+	return m
+}
+
+// FieldError says which field breaks which rule.
+type FieldError struct{ Field, Rule string }
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Rule }
+
+// Validate checks m as it stands (defaults not applied: an empty event or
+// level is refused) and returns one error per broken rule, in field order.
+func (m Message) Validate() []error {
+	var errs []error
+	bad := func(field, format string, a ...any) {
+		errs = append(errs, &FieldError{Field: field, Rule: fmt.Sprintf(format, a...)})
+	}
+	if !validToken(m.ID, MaxIDLen, false) {
+		bad("id", "must match [A-Za-z0-9._-]{1,%d}", MaxIDLen)
+	}
+	if !validToken(m.Session, MaxSessionLen, true) {
+		bad("session", "must match [A-Za-z0-9._:-]{1,%d}", MaxSessionLen)
+	}
+	switch m.Event {
+	case EventMessage, EventOpen, EventClose:
+	default:
+		bad("event", "must be one of message, open, close")
+	}
+	if !utf8.ValidString(m.Title) {
+		bad("title", "must be valid UTF-8")
+	} else if n := utf8.RuneCountInString(m.Title); n > MaxTitleLen {
+		bad("title", "is %d characters, over %d", n, MaxTitleLen)
+	}
+	if !utf8.ValidString(m.Text) {
+		bad("text", "must be valid UTF-8")
+	} else if len(m.Text) > MaxTextSize {
+		bad("text", "is %d bytes, over %d", len(m.Text), MaxTextSize)
+	}
+	switch m.Level {
+	case LevelInfo, LevelAction, LevelError:
+	default:
+		bad("level", "must be one of info, action, error")
+	}
+	if m.Replaces != "" {
+		if !validToken(m.Replaces, MaxIDLen, false) {
+			bad("replaces", "must match [A-Za-z0-9._-]{1,%d}", MaxIDLen)
+		} else if m.Replaces == m.ID {
+			bad("replaces", "must not be the message's own id")
+		}
+	}
+	return errs
+}
+
+// validToken reports whether s is 1..max bytes of [A-Za-z0-9._-], plus ':'
+// when colon is set. Checked by hand: these run on every file of a busy
+// outbox, and a byte loop says exactly what is allowed.
+func validToken(s string, max int, colon bool) bool {
+	if len(s) == 0 || len(s) > max {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9',
+			c == '.', c == '_', c == '-':
+		case c == ':' && colon:
+		default:
+			return false
+		}
+	}
+	return true
+}
