@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"time"
 
 	"gjc.dev/reconciler/pkg/reconcile"
@@ -46,20 +45,7 @@ func statusOf(st *reconcile.Status, name string) (reconcile.DaemonStatus, bool) 
 }
 
 // since is how long ago t was, as kubectl shows ages: 5s, 3m, 2h, 4d.
-func since(t, now time.Time) string {
-	a := now.Sub(t)
-	switch {
-	case a < 0:
-		return "0s"
-	case a < time.Minute:
-		return fmt.Sprintf("%ds", int(a.Seconds()))
-	case a < time.Hour:
-		return fmt.Sprintf("%dm", int(a.Minutes()))
-	case a < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(a.Hours()))
-	}
-	return fmt.Sprintf("%dd", int(a.Hours()/24))
-}
+func since(t, now time.Time) string { return duration(now.Sub(t)) }
 
 // eventTimeLayout is how event times are shown, in the local zone.
 const eventTimeLayout = "2006-01-02 15:04:05"

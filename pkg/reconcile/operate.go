@@ -141,7 +141,7 @@ func (r *Reconciler) view(name string, d *spec.Daemon, res *spec.Result) DaemonS
 		s = saved.status
 	}
 	holds, _ := readHolds(r.files, r.opts.AgentDir) // unreadable: see heldLook
-	return heldLook(live(s, name, d, r.store), holdOf(holds, name))
+	return live(s, name, d, r.store, holdOf(holds, name))
 }
 
 // operable classifies a name's owner for an operator's command, with the

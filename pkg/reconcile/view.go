@@ -33,7 +33,7 @@ func View(store ownership.Store, files Files, agentDir string, res *spec.Result,
 		if len(only) > 0 && !slices.Contains(only, n) {
 			continue
 		}
-		d := heldLook(live(byName[n], n, res.Lookup(n), store), holdOf(holds, n))
+		d := live(byName[n], n, res.Lookup(n), store, holdOf(holds, n))
 		// Judged with res, as the top of the status is: the saved
 		// condition is the last pass's spec, maybe another shell's.
 		meta.SetStatusCondition(&d.Conditions, specValidCondition(res))
@@ -42,8 +42,9 @@ func View(store ownership.Store, files Files, agentDir string, res *spec.Result,
 	return out, nil
 }
 
-// live refreshes one saved status with what the record and the kernel say now.
-func live(s DaemonStatus, name string, d *spec.Daemon, store ownership.Store) DaemonStatus {
+// live refreshes one saved status with what the record and the kernel say
+// now, and the operator's hold on the name (nil: none) as holds.json says it.
+func live(s DaemonStatus, name string, d *spec.Daemon, store ownership.Store, hold *Hold) DaemonStatus {
 	s.Name = name
 	if d != nil {
 		s.Provider, s.DesiredState = string(d.Config.Provider), string(d.Config.State)
@@ -56,7 +57,7 @@ func live(s DaemonStatus, name string, d *spec.Daemon, store ownership.Store) Da
 	if d != nil {
 		desired = desiredOf(d)
 	}
-	return liveStatus(s, rec, obs.Classify(desired), heldRuns(store, s.HeldOwner))
+	return heldLook(liveStatus(s, rec, obs.Classify(desired), heldRuns(store, s.HeldOwner)), hold)
 }
 
 // heldRuns reports whether the owner the last pass held a reference to

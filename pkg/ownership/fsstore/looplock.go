@@ -35,7 +35,7 @@ func TakeLoopLock(agentDir string) (release func(), err error) {
 		return nil, fmt.Errorf("loop lock: %w", err)
 	}
 	for i := range keys {
-		keys[i] += "/.loop"
+		keys[i] += loopLockKey
 	}
 	held, err := platform.TakeNameLocks(keys...)
 	var h *platform.NameHeldError
@@ -52,20 +52,5 @@ func TakeLoopLock(agentDir string) (release func(), err error) {
 // PassLockHolder does the pass lock's: for a command that finds no loop
 // answering on the socket and must say that one runs all the same.
 func LoopLockHolder(agentDir string) (holder platform.NameHolder, held bool, err error) {
-	keys, err := agentDirKeys(agentDir, false)
-	if err != nil {
-		return holder, false, fmt.Errorf("loop lock: %w", err)
-	}
-	for _, k := range keys {
-		h, ok, err := platform.NameLockHolder(k + "/.loop")
-		switch {
-		case err != nil:
-			return holder, false, fmt.Errorf("loop lock holder: %w", err)
-		case ok && h.PID > 0:
-			return h, true, nil
-		case ok:
-			holder, held = h, true
-		}
-	}
-	return holder, held, nil
+	return lockHolder(agentDir, loopLockKey, "loop lock")
 }

@@ -100,7 +100,7 @@ func PassLockKeys(agentDir string) ([]string, error) {
 		return nil, fmt.Errorf("pass lock: %w", err)
 	}
 	for i := range keys {
-		keys[i] += "/.pass"
+		keys[i] += passLockKey
 	}
 	return keys, nil
 }
