@@ -1,0 +1,44 @@
+package bus
+
+// Journal operations.
+const (
+	OpAttempt = "attempt" // written (and durable) before a request
+	OpDone    = "done"    // written after the service confirmed it
+)
+
+// Part names of a message's parts, besides the text parts "0", "1", ...
+const (
+	PartRoot    = "root"    // the session's root message in the channel
+	PartThread  = "thread"  // the thread started from the root
+	PartArchive = "archive" // the thread archived (and locked) on close
+)
+
+// Record is one line of a daemon's relay journal (<bus>/journal): JSON,
+// one object per line, append-only. An attempt record is durable before
+// its request is sent; a done record follows once the service confirmed
+// it. The relay rebuilds all it knows of the service from these records.
+type Record struct {
+	Op string `json:"op"`
+	// ID is the message id; Part one of its parts ("0", "1", ... for
+	// text, "edit:0", ... for edits of a replaced message's parts, or
+	// PartRoot, PartThread, PartArchive).
+	ID      string `json:"id"`
+	Part    string `json:"part"`
+	Session string `json:"session"`
+	// Thread is the service id of the thread the part goes to; "" for
+	// the channel (a root).
+	Thread string `json:"thread,omitempty"`
+	// Text (attempt) is the part as rendered: redacted, split, before
+	// the adapter's escaping. A lookup matches on it, a re-post sends it.
+	Text string `json:"text,omitempty"`
+	// Parts (attempt of a text part) is how many text parts the message
+	// was rendered into.
+	Parts int `json:"parts,omitempty"`
+	// Remote (done) is the service's id of what was made: a message id or
+	// ts, or the thread id for PartThread; for an edit, the id edited.
+	Remote string `json:"remote,omitempty"`
+	At     int64  `json:"at"` // unix ms
+}
+
+// Key is the record's part key, "<id>/<part>", unique per daemon.
+func (r Record) Key() string { return r.ID + "/" + r.Part }

@@ -1,0 +1,78 @@
+package relay
+
+import (
+	"context"
+	"time"
+)
+
+// Poster is one chat service as the relay uses it; the Discord and Slack
+// adapters implement it. Every call is one request (no hidden retries: a
+// request that may have been accepted is never sent again blindly) and
+// honours ctx. A failure is an *Error saying what kind it is; any other
+// error is taken as Uncertain.
+//
+// Shape of a session at the service: a root message in the channel (the
+// session's title line), a thread under it (Discord: a thread started from
+// the root message; Slack: the root's reply thread), and every later part
+// posted in that thread.
+type Poster interface {
+	// PartLimit is the longest part the service takes, in Unicode code
+	// points of the text as the relay renders it (before any escaping the
+	// adapter applies).
+	PartLimit() int
+	// CheckChannel proves that the configured channel exists and can be
+	// posted to (Discord: GET channel; Slack: conversations.info). A
+	// wrong id is an *Error of kind Blocked with Reason ChannelUnavailable.
+	CheckChannel(ctx context.Context) error
+	// Post posts one part: in the channel when p.Thread is empty (a
+	// session's root), else in that thread. It returns the service's id
+	// of the message (Discord message id; Slack ts). The part carries
+	// p.Key invisibly where the service allows it (Discord nonce with
+	// enforce_nonce; Slack message metadata), so Lookup can find it.
+	Post(ctx context.Context, p Part) (remoteID string, err error)
+	// StartThread makes the thread of a session whose root was posted as
+	// rootID and returns the thread's id. It must be safe to repeat: a
+	// thread that already exists for that root is success (Slack: the
+	// thread is the root's ts, nothing to create).
+	StartThread(ctx context.Context, rootID, name string) (threadID string, err error)
+	// Edit replaces the text of an earlier part in place. Repeating it is
+	// harmless (the same text again).
+	Edit(ctx context.Context, e EditRequest) error
+	// Archive ends a session's thread (Discord: archived and locked;
+	// Slack: nothing to do). Repeating it is harmless.
+	Archive(ctx context.Context, threadID string) error
+	// Lookup resolves a part that was attempted but not known done: was it
+	// accepted? after is the service id of the last part known done in
+	// the same thread (or channel, for a root), "" when none is; the part
+	// can only lie after it. found with the remote id when the service
+	// has it; not found when it is sure the part was never accepted.
+	// Anything it cannot be sure of is an error, and the part stays
+	// unresolved. A lookup may resolve by posting again when the service
+	// itself guarantees that a repeat is not a double (Discord's nonce
+	// with enforce_nonce, inside its window): found is then true.
+	Lookup(ctx context.Context, p Part, after string) (remoteID string, found bool, err error)
+}
+
+// Part is one request's worth of a message: the unit the journal records.
+type Part struct {
+	// Key names the part uniquely for this daemon, "<message id>/<part>";
+	// the service-side lookups match on it.
+	Key     string
+	Session string
+	// Thread is the service id of the session's thread; empty for a
+	// session's root message, posted in the channel.
+	Thread string
+	// Text is the part as rendered (redacted, split), the exact text
+	// journaled and, before the adapter's own escaping, posted.
+	Text string
+	// FirstAttempt is when this part was first attempted: a lookup may
+	// depend on how long ago that was (Discord's nonce window).
+	FirstAttempt time.Time
+}
+
+// EditRequest edits an earlier part.
+type EditRequest struct {
+	Thread   string // where the part is ("" for a root, in the channel)
+	RemoteID string // the part's service id
+	Text     string // the new text, rendered
+}
