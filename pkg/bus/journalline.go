@@ -180,25 +180,28 @@ func checkKeys(line []byte) error {
 	for i < len(line) {
 		end := stringEnd(line, i)
 		raw := line[i:end]
-		key := string(raw[1 : len(raw)-1])
+		// Indexing the map with string(bytes) does not allocate: this runs
+		// for every key of every line at start-up.
+		bit, known := recordFields[string(raw[1:len(raw)-1])]
 		if bytes.IndexByte(raw, '\\') >= 0 {
+			var key string
 			if err := json.Unmarshal(raw, &key); err != nil {
 				return err
 			}
+			bit, known = recordFields[key]
 		}
-		bit, known := recordFields[key]
 		switch {
 		case !known:
-			return fmt.Errorf("unknown field %q", key)
+			return fmt.Errorf("unknown field %s", raw)
 		case seen&bit != 0:
-			return fmt.Errorf("field %q repeated", key)
+			return fmt.Errorf("field %s repeated", raw)
 		}
 		seen |= bit
 		i = skipSpace(line, end)
 		i = skipSpace(line, i+1) // the colon
 		switch {
 		case line[i] == 'n':
-			return fmt.Errorf("field %q is null", key)
+			return fmt.Errorf("field %s is null", raw)
 		case line[i] == '"':
 			i = stringEnd(line, i)
 		default:
