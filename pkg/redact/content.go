@@ -35,8 +35,8 @@ var contentTokens = []struct {
 // name is what it would leak.
 var otherHome = regexp.MustCompile("/(home|Users)/[^/\\s\"'`<>()\\[\\]{}|,;:*?]+")
 
-// UserPlaceholder replaces the user name in another user's home path.
-const UserPlaceholder = "[user]"
+// userPlaceholder replaces the user name in another user's home path.
+const userPlaceholder = "[user]"
 
 // Content scrubs a text bound for a chat service when a daemon's spec
 // says redact: true (DESIGN 5), deterministically (the relay renders
@@ -63,7 +63,7 @@ func Content(s, home string) string {
 	}
 	s = ownHome(s, home)
 	if strings.Contains(s, "/home/") || strings.Contains(s, "/Users/") {
-		s = otherHome.ReplaceAllString(s, "/${1}/"+UserPlaceholder)
+		s = otherHome.ReplaceAllString(s, "/${1}/"+userPlaceholder)
 	}
 	return s
 }

@@ -24,7 +24,8 @@ const (
 // journal entry.
 //
 //   - A cut prefers the last blank line ("\n\n") that fits, then the last
-//     line break, then the last white space; the separator is consumed,
+//     line break, then the last white space (not a no-break space); the
+//     separator is consumed,
 //     never repeated. A word longer than a part is cut hard, at a code
 //     point, and backs off a few code points so as not to split a base
 //     from its combining marks or an emoji ZWJ sequence.
@@ -232,7 +233,7 @@ func findCut(r []rune, pos, first, max, end int, fits, tidy func(int) bool) (cut
 		}
 	}
 	for i := max; i > first; i-- { // white space
-		if i < end && unicode.IsSpace(r[i]) && fits(i) {
+		if i < end && breakable(r[i]) && fits(i) {
 			return i, i + 1
 		}
 	}
@@ -278,6 +279,17 @@ func joins(prev, cur rune) bool {
 		return true // a flag is two regional indicators
 	}
 	return false
+}
+
+// breakable reports whether a word cut may consume c: white space other
+// than the no-break spaces, which say that the words around them belong
+// together.
+func breakable(c rune) bool {
+	switch c {
+	case '\u00A0', '\u2007', '\u202F':
+		return false
+	}
+	return unicode.IsSpace(c)
 }
 
 func isRegional(c rune) bool { return c >= 0x1F1E6 && c <= 0x1F1FF }

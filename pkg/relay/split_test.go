@@ -6,6 +6,8 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"gjc.dev/reconciler/pkg/bus"
 )
 
 func TestSplit(t *testing.T) {
@@ -25,6 +27,7 @@ func TestSplit(t *testing.T) {
 		{"last blank line that fits", "a\n\nb\n\ncccc\n\nd", 9, []string{"a\n\nb", "cccc\n\nd"}},
 		{"line break before space", "aaa bbb\nccc ddd", 12, []string{"aaa bbb", "ccc ddd"}},
 		{"space before hard cut", "aaa bbb ccc", 8, []string{"aaa bbb", "ccc"}},
+		{"no cut at a no-break space", "aa bb\u00a0cc", 6, []string{"aa", "bb\u00a0cc"}},
 		{"separator consumed once", "a b", 2, []string{"a", "b"}},
 		{"runs of white space are not parts", "aaa   \n\n\n   bbb", 4, []string{"aaa", "bbb"}},
 		{"hard cut of a long word", "abcdefghij", 4, []string{"abcd", "efgh", "ij"}},
@@ -194,6 +197,20 @@ func nonSpace(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// BenchmarkSplit: the largest text an outbox file may hold, at Discord's
+// limit.
+func BenchmarkSplit(b *testing.B) {
+	var s strings.Builder
+	for s.Len() < bus.MaxTextSize-1000 {
+		s.WriteString("A paragraph of words, " + strings.Repeat("and more words ", 40) + "\n\n```go\n" + strings.Repeat("x := f(y)\n", 50) + "```\n\n")
+	}
+	text := s.String()
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		Split(text, 2000)
+	}
 }
 
 func FuzzSplit(f *testing.F) {
