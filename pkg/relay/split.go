@@ -25,16 +25,18 @@ const (
 //
 //   - A cut prefers the last blank line ("\n\n") that fits, then the last
 //     line break, then the last white space (not a no-break space); the
-//     separator is consumed,
-//     never repeated. A word longer than a part is cut hard, at a code
-//     point, and backs off a few code points so as not to split a base
-//     from its combining marks or an emoji ZWJ sequence.
+//     separator is consumed, never repeated. A cut by a line break does
+//     not leave an empty code block (right after a fence's opening line,
+//     or right before its closing line). A word longer than a part is cut
+//     hard, at a code point, and backs off a few code points so as not to
+//     split a base from its combining marks or an emoji ZWJ sequence.
+//     Invalid UTF-8 reads as U+FFFD.
 //   - Parts are trimmed of white space at both ends (the services trim
 //     it, and the relay's content lookup compares the exact text), except
 //     that the indentation of the first line after a reopened fence is
 //     kept: it is code. White-space-only parts are dropped; an empty or
 //     white-space-only text gives no parts. "\r\n" is read as "\n".
-//   - Code fences: a line starting with ``` (after up to any indentation)
+//   - Code fences: a line starting with ``` (after any indentation)
 //     opens a fence, unless it also closes it on the same line; while one
 //     is open, the next line starting with ``` closes it. A part that ends
 //     inside a fence gets a closing "```" line, and the next part starts
