@@ -79,26 +79,26 @@ func ownHome(s, home string) string {
 		return s
 	}
 	var b strings.Builder
-	rest := s
-	for {
-		i := strings.Index(rest, home)
+	done := 0 // s[:done] is in b
+	for from := 0; ; {
+		i := strings.Index(s[from:], home)
 		if i < 0 {
 			break
 		}
-		after := rest[i+len(home):]
-		if (i == 0 || !pathByte(rest[i-1])) && endsPath(after) {
-			b.WriteString(rest[:i])
+		i += from
+		if (i == 0 || !pathByte(s[i-1])) && endsPath(s[i+len(home):]) {
+			b.WriteString(s[done:i])
 			b.WriteString("~")
+			done = i + len(home)
+			from = done
 		} else {
-			b.WriteString(rest[:i+1])
-			after = rest[i+1:]
+			from = i + 1
 		}
-		rest = after
 	}
-	if b.Len() == 0 {
+	if done == 0 {
 		return s
 	}
-	b.WriteString(rest)
+	b.WriteString(s[done:])
 	return b.String()
 }
 

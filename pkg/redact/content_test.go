@@ -26,6 +26,8 @@ func TestContentHomes(t *testing.T) {
 		{"a home off /home: /var/lib/agent/run and /var/lib/agentx", "/var/lib/agent", "a home off /home: ~/run and /var/lib/agentx"},
 		{"/home/ alone and /homes/x stay", home, "/home/ alone and /homes/x stay"},
 		{"again: /home/[user]/x", home, "again: /home/[user]/x"},
+		{"/home/alice/home/alice/x", home, "~/home/[user]/x"},
+		{"/home/alice:/home/alice", home, "~:~"},
 	}
 	for _, c := range cases {
 		got := Content(c.in, c.home)
@@ -100,4 +102,21 @@ func TestContentNeverLeaks(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzContent: whatever the text, nothing token-shaped is left (a second
+// pass finds nothing to scrub), and the same text scrubs the same.
+func FuzzContent(f *testing.F) {
+	f.Add("token xoxb-1-2-abc in /home/alice/x and /Users/bob", "/home/alice")
+	f.Add("Bearer abcdefghijklmnopqrstuvwxyz TOKEN_xapp-1-2", "")
+	f.Add("MTIzNDU2Nzg5MDEyMzQ1Njc4OTA.GhIjKl.abcdefghijklmnopqrstuvwxyz0123", "/root")
+	f.Fuzz(func(t *testing.T, s, home string) {
+		out := Content(s, home)
+		if again := Content(s, home); again != out {
+			t.Fatalf("not deterministic: %q then %q", out, again)
+		}
+		if again := Content(out, ""); again != out {
+			t.Fatalf("a second pass still scrubs %q into %q", out, again)
+		}
+	})
 }
