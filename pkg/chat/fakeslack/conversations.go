@@ -40,8 +40,9 @@ func (s *Server) historyLocked(form url.Values) map[string]any {
 	}
 }
 
-// repliesLocked lists a thread: its parent (first on every page), then the
-// replies oldest first, a page at a time.
+// repliesLocked lists a thread: its parent (first on every page, not
+// counted in limit, so every page makes progress), then the replies oldest
+// first, a page at a time.
 func (s *Server) repliesLocked(form url.Values) map[string]any {
 	channel := form.Get("channel")
 	if e := s.channelErrLocked(channel); e != "" {
@@ -66,7 +67,7 @@ func (s *Server) repliesLocked(form url.Values) map[string]any {
 		if m.TS != parent && (!in(m.TS) || (from >= 0 && micros(m.TS) < from)) {
 			continue
 		}
-		if len(out) == limit(form, 1000) {
+		if m.TS != parent && len(out) == limit(form, 1000)+1 {
 			next = cursorFor(m.TS)
 			break
 		}

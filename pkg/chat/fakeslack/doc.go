@@ -13,7 +13,8 @@
 //     chat.update (the author only; earlier texts kept), conversations.info
 //     (is_member false while the bots are out of the channel),
 //     conversations.history (top-level messages newest first) and
-//     conversations.replies (the parent first, then replies oldest first),
+//     conversations.replies (the parent first on every page, outside limit,
+//     then replies oldest first),
 //     both with limit, latest, oldest, inclusive, Slack-shaped cursors
 //     (has_more, next_cursor) and message metadata returned only with
 //     include_all_metadata. The token may come as "Authorization: Bearer"
