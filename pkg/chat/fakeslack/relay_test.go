@@ -160,9 +160,15 @@ func TestInfoUpdateAndChannelFaults(t *testing.T) {
 		t.Fatalf("info while removed: %+v, %v", ch, err)
 	}
 	for name, call := range map[string]func() error{
-		"post":    func() error { _, _, err := api.PostMessage(channel, slack.MsgOptionText("x", false)); return err },
-		"update":  func() error { _, _, _, err := api.UpdateMessage(channel, ts, slack.MsgOptionText("x", false)); return err },
-		"history": func() error { _, err := api.GetConversationHistory(&slack.GetConversationHistoryParameters{ChannelID: channel}); return err },
+		"post": func() error { _, _, err := api.PostMessage(channel, slack.MsgOptionText("x", false)); return err },
+		"update": func() error {
+			_, _, _, err := api.UpdateMessage(channel, ts, slack.MsgOptionText("x", false))
+			return err
+		},
+		"history": func() error {
+			_, err := api.GetConversationHistory(&slack.GetConversationHistoryParameters{ChannelID: channel})
+			return err
+		},
 		"replies": func() error {
 			_, _, _, err := api.GetConversationReplies(&slack.GetConversationRepliesParameters{ChannelID: channel, Timestamp: ts})
 			return err
