@@ -31,6 +31,30 @@ func (s *Server) SetNotInChannel(channel string, out bool) {
 	}
 }
 
+// SetChannelArchived archives a channel or unarchives it. While archived,
+// conversations.info says is_archived and chat.postMessage and chat.update
+// answer is_archived; history and replies still read it, as in Slack.
+func (s *Server) SetChannelArchived(channel string, archived bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if archived {
+		s.archived[channel] = true
+	} else {
+		delete(s.archived, channel)
+	}
+}
+
+// writeErrLocked is the error a method writing to a channel answers, "" if none.
+func (s *Server) writeErrLocked(channel string) string {
+	if e := s.channelErrLocked(channel); e != "" {
+		return e
+	}
+	if s.archived[channel] {
+		return "is_archived"
+	}
+	return ""
+}
+
 // channelErrLocked is the error a method about a channel answers, "" if none.
 func (s *Server) channelErrLocked(channel string) string {
 	switch {
@@ -51,7 +75,7 @@ func (s *Server) infoLocked(form url.Values) map[string]any {
 	return map[string]any{"ok": true, "channel": map[string]any{
 		"id": id, "name": "fake-" + strings.ToLower(id), "created": 1700000000, "creator": "U0FAKEADMIN",
 		"is_channel": channelType(id) == "channel", "is_group": channelType(id) == "group", "is_im": channelType(id) == "im",
-		"is_private": channelType(id) != "channel", "is_archived": false, "is_general": false,
+		"is_private": channelType(id) != "channel", "is_archived": s.archived[id], "is_general": false,
 		"is_member": !s.notIn[id],
 	}}
 }

@@ -10,7 +10,7 @@ import (
 // call brings new metadata.
 func (s *Server) updateLocked(token string, form url.Values) map[string]any {
 	channel, ts, text := form.Get("channel"), form.Get("ts"), form.Get("text")
-	if e := s.channelErrLocked(channel); e != "" {
+	if e := s.writeErrLocked(channel); e != "" {
 		return fail(e)
 	}
 	i := -1

@@ -180,6 +180,19 @@ func TestInfoUpdateAndChannelFaults(t *testing.T) {
 	}
 	f.SetNotInChannel(channel, false)
 
+	f.SetChannelArchived(channel, true)
+	ch, err = api.GetConversationInfo(&slack.GetConversationInfoInput{ChannelID: channel})
+	if err != nil || !ch.IsArchived {
+		t.Fatalf("info while archived: %+v, %v", ch, err)
+	}
+	if _, _, err := api.PostMessage(channel, slack.MsgOptionText("x", false)); err == nil || err.Error() != "is_archived" {
+		t.Fatalf("post while archived: %v", err)
+	}
+	if _, err := api.GetConversationHistory(&slack.GetConversationHistoryParameters{ChannelID: channel}); err != nil {
+		t.Fatalf("history while archived: %v", err)
+	}
+	f.SetChannelArchived(channel, false)
+
 	f.SetChannelUnknown(channel, true)
 	if _, err := api.GetConversationInfo(&slack.GetConversationInfoInput{ChannelID: channel}); err == nil || err.Error() != "channel_not_found" {
 		t.Fatalf("info of a channel made unknown: %v", err)

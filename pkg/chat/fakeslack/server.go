@@ -68,6 +68,7 @@ type Server struct {
 	postMessages int
 	// unknown channels answer channel_not_found; notIn ones not_in_channel.
 	unknown, notIn map[string]bool
+	archived       map[string]bool
 	// limits are the per-method rate limits, with each method's recent calls.
 	limits     map[string]*methodLimit
 	roundRobin int
@@ -90,16 +91,17 @@ func Start(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("fakeslack: listen: %w", err)
 	}
 	s := &Server{
-		opts:    opts,
-		base:    "http://" + ln.Addr().String(),
-		conns:   map[*conn]struct{}{},
-		tickets: map[string]string{},
-		apps:    map[string]*AppStats{},
-		faults:  faults{rejected: map[string]bool{}},
-		done:    make(chan struct{}),
-		unknown: map[string]bool{},
-		notIn:   map[string]bool{},
-		limits:  map[string]*methodLimit{},
+		opts:     opts,
+		base:     "http://" + ln.Addr().String(),
+		conns:    map[*conn]struct{}{},
+		tickets:  map[string]string{},
+		apps:     map[string]*AppStats{},
+		faults:   faults{rejected: map[string]bool{}},
+		done:     make(chan struct{}),
+		unknown:  map[string]bool{},
+		notIn:    map[string]bool{},
+		archived: map[string]bool{},
+		limits:   map[string]*methodLimit{},
 	}
 	s.pings.Store(true)
 	for _, tok := range opts.AppTokens {

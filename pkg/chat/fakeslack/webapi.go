@@ -126,7 +126,7 @@ func (s *Server) openConnectionLocked(token string) map[string]any {
 
 func (s *Server) postMessageLocked(token string, form url.Values) map[string]any {
 	channel, text := form.Get("channel"), form.Get("text")
-	if e := s.channelErrLocked(channel); e != "" {
+	if e := s.writeErrLocked(channel); e != "" {
 		return fail(e)
 	}
 	if e := checkText(text, form); e != "" {

@@ -83,7 +83,8 @@ func NewPoster(cfg *spec.SlackConfig, opts Options) (*Poster, error) {
 func (p *Poster) PartLimit() int { return PartLimit }
 
 // CheckChannel implements relay.Poster: conversations.info, and the bot
-// must be a member (Slack answers ok for a public channel the bot left).
+// must be a member (Slack answers ok for a public channel the bot left)
+// of a channel that is not archived.
 func (p *Poster) CheckChannel(ctx context.Context) error {
 	ch, err := p.api.GetConversationInfoContext(ctx, &slackapi.GetConversationInfoInput{ChannelID: p.channel})
 	if err != nil {
@@ -97,7 +98,7 @@ func (p *Poster) CheckChannel(ctx context.Context) error {
 	case ch.IsArchived:
 		return &relay.Error{Kind: relay.Blocked, Reason: relay.ReasonChannelUnavailable, Code: "is_archived",
 			Err: fmt.Errorf("channel %s is archived", p.channel)}
-	case !ch.IsMember:
+	case !ch.IsMember && !ch.IsIM && !ch.IsMpIM: // a DM carries no is_member
 		return &relay.Error{Kind: relay.Blocked, Reason: relay.ReasonChannelUnavailable, Code: "not_in_channel",
 			Err: fmt.Errorf("the bot is not a member of channel %s: invite it", p.channel)}
 	}

@@ -257,6 +257,17 @@ func TestCheckChannelAndBlocked(t *testing.T) {
 		t.Fatalf("CheckChannel after fix: %v", err)
 	}
 
+	e.f.SetChannelArchived(channel, true)
+	err = e.p.CheckChannel(ctx(t))
+	if re := relayErr(t, err, relay.Blocked); re.Reason != relay.ReasonChannelUnavailable || re.Code != "is_archived" {
+		t.Fatalf("archived: %+v", re)
+	}
+	_, err = e.p.Post(ctx(t), relay.Part{Key: "k/0", Text: "x"})
+	if re := relayErr(t, err, relay.Blocked); re.Reason != relay.ReasonRelayBlocked || re.Code != "is_archived" {
+		t.Fatalf("post while archived: %+v", re)
+	}
+	e.f.SetChannelArchived(channel, false)
+
 	e.f.SetTokenRejected(botTok, true)
 	err = e.p.CheckChannel(ctx(t))
 	if re := relayErr(t, err, relay.Blocked); re.Reason != relay.ReasonRelayBlocked || re.Code != "invalid_auth" {
