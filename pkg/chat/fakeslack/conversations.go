@@ -90,8 +90,8 @@ func (s *Server) apiMessageLocked(m Message, withMeta bool) map[string]any {
 	if withMeta && m.Metadata != nil {
 		out["metadata"] = map[string]any{"event_type": m.Metadata.EventType, "event_payload": m.Metadata.EventPayload}
 	}
-	if len(m.Edits) > 0 {
-		out["edited"] = map[string]string{"user": m.User, "ts": m.TS}
+	if m.EditedTS != "" {
+		out["edited"] = map[string]string{"user": m.User, "ts": m.EditedTS}
 	}
 	if m.ThreadTS != "" {
 		out["thread_ts"] = m.ThreadTS

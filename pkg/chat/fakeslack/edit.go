@@ -34,7 +34,7 @@ func (s *Server) updateLocked(token string, form url.Values) map[string]any {
 		return fail(e)
 	}
 	m.Edits = append(m.Edits, m.Text)
-	m.Text = text
+	m.Text, m.EditedTS = text, s.nextTSLocked()
 	if md != nil {
 		m.Metadata = md
 	}

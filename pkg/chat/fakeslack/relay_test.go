@@ -137,8 +137,12 @@ func TestInfoUpdateAndChannelFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := f.Snapshot().Messages[0]
-	if m.Text != "two" || len(m.Edits) != 1 || m.Edits[0] != "one" || m.Metadata == nil {
+	if m.Text != "two" || len(m.Edits) != 1 || m.Edits[0] != "one" || m.Metadata == nil || m.EditedTS <= m.TS {
 		t.Fatalf("after update %+v", m)
+	}
+	h, err := api.GetConversationHistory(&slack.GetConversationHistoryParameters{ChannelID: channel})
+	if err != nil || h.Messages[0].Text != "two" || h.Messages[0].Edited == nil || h.Messages[0].Edited.Timestamp != m.EditedTS {
+		t.Fatalf("history after update: %+v, %v", h, err)
 	}
 	if _, _, _, err := api.UpdateMessage(channel, "1.000001", slack.MsgOptionText("x", false)); err == nil || err.Error() != "message_not_found" {
 		t.Fatalf("update of unknown ts: %v", err)

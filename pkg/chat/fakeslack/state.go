@@ -30,8 +30,10 @@ type Message struct {
 	// UnfurlLinks and UnfurlMedia are the raw unfurl_links and unfurl_media
 	// parameters, "" when the client did not send them.
 	UnfurlLinks, UnfurlMedia string
-	// Edits are the texts the message had before each chat.update, oldest first.
-	Edits []string
+	// Edits are the texts the message had before each chat.update, oldest
+	// first; EditedTS is when the latest edit was made.
+	Edits    []string
+	EditedTS string
 }
 
 // Metadata is a message's metadata as Slack stores it.

@@ -84,6 +84,11 @@ func (s *Server) call(method, token string, form url.Values) (resp map[string]an
 		s.logf("%s: %s", method, e)
 		return fail(e), 0
 	}
+	if method == "chat.postMessage" {
+		if after, hit := s.takeRateLimitLocked(); hit {
+			return fail("ratelimited"), max(after, time.Nanosecond)
+		}
+	}
 	if after := s.methodLimitLocked(method, time.Now()); after > 0 {
 		return fail("ratelimited"), after
 	}
@@ -93,9 +98,6 @@ func (s *Server) call(method, token string, form url.Values) (resp map[string]an
 	case "apps.connections.open":
 		return s.openConnectionLocked(token), 0
 	case "chat.postMessage":
-		if after, hit := s.takeRateLimitLocked(); hit {
-			return fail("ratelimited"), max(after, time.Nanosecond)
-		}
 		return s.postMessageLocked(token, form), 0
 	case "chat.update":
 		return s.updateLocked(token, form), 0

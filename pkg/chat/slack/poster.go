@@ -14,9 +14,10 @@ import (
 	"gjc.dev/reconciler/pkg/spec"
 )
 
-// PartLimit is the longest part posted, in code points before escaping:
-// under Slack's 4,000-character text limit, with room for what escaping adds
-// kept small by splitting (DESIGN 5).
+// PartLimit is the longest part posted, in code points before escaping
+// (DESIGN 5): within the 4,000 characters Slack advises for a message's
+// text, and even escaped in full (at most 5 characters for one) far under
+// the 40,000 it accepts.
 const PartLimit = 3900
 
 // MetadataEventType names the metadata every relay part carries; its
