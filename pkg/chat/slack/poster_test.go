@@ -412,3 +412,50 @@ func TestNewPosterRejectsBadConfig(t *testing.T) {
 		}
 	}
 }
+
+// Sessions post at the same time through one Poster; each lands once in
+// its own thread, in its own order.
+func TestConcurrentSessions(t *testing.T) {
+	t.Parallel()
+	e := setup(t, slack.Options{})
+	const sessions, parts = 6, 5
+	roots := make([]string, sessions)
+	errc := make(chan error, sessions)
+	for s := range sessions {
+		go func() {
+			root, err := e.p.Post(ctx(t), relay.Part{Key: fmt.Sprintf("s%d/0", s), Text: fmt.Sprintf("session %d", s)})
+			if err != nil {
+				errc <- err
+				return
+			}
+			roots[s] = root
+			for i := range parts {
+				if _, err := e.p.Post(ctx(t), relay.Part{Key: fmt.Sprintf("s%d-%d/0", s, i), Thread: root, Text: fmt.Sprintf("s%d part %d", s, i)}); err != nil {
+					errc <- err
+					return
+				}
+			}
+			errc <- nil
+		}()
+	}
+	for range sessions {
+		if err := <-errc; err != nil {
+			t.Fatal(err)
+		}
+	}
+	snap := e.f.Snapshot()
+	for s, root := range roots {
+		th := snap.Thread(channel, root)
+		if len(th) != parts {
+			t.Fatalf("session %d: %d replies", s, len(th))
+		}
+		for i, m := range th {
+			if want := fmt.Sprintf("s%d part %d", s, i); m.Text != want {
+				t.Fatalf("session %d reply %d = %q, want %q", s, i, m.Text, want)
+			}
+		}
+	}
+	if n := len(snap.Messages); n != sessions*(parts+1) {
+		t.Fatalf("%d messages", n)
+	}
+}
