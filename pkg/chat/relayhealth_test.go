@@ -73,7 +73,9 @@ func TestRunDaemonPublishesTheRelaysHealth(t *testing.T) {
 	for i := range 5 {
 		rl.set(&ownership.RelayState{Pending: int64(10 + i), Posted: 3})
 	}
-	waitRecord(t, paths, func(s *ownership.State) bool { return s.Relay != nil && s.Relay.Pending == 14 && s.Relay.Blocked == nil })
+	waitRecord(t, paths, func(s *ownership.State) bool {
+		return s.Relay != nil && s.Relay.Pending == 14 && s.Relay.Blocked == nil
+	})
 	cancel()
 	select {
 	case code := <-done:
