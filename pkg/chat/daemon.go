@@ -23,6 +23,10 @@ type DaemonOptions struct {
 	Config    *spec.Config
 	Log       logr.Logger
 	Heartbeat time.Duration
+	// Relay is where the relay's health comes from, read at each
+	// heartbeat; a change is published at once (at most one extra write a
+	// second). nil: the daemon runs no relay and publishes none.
+	Relay RelayHealth
 }
 
 // RunDaemon owns the config's name for as long as it runs, in four phases,
@@ -49,7 +53,7 @@ func RunDaemon(ctx context.Context, opts DaemonOptions, tr Transport) (int, erro
 		return code, err
 	}
 	transport := newTransportComponent(tr)
-	d := &daemon{claim: owner, paths: ownership.PathsFor(opts.AgentDir, opts.Config.Name), cfg: opts.Config, log: opts.Log, heartbeat: opts.Heartbeat, health: transport}
+	d := &daemon{claim: owner, paths: ownership.PathsFor(opts.AgentDir, opts.Config.Name), cfg: opts.Config, log: opts.Log, heartbeat: opts.Heartbeat, health: transport, relay: opts.Relay}
 	return d.run(ctx, []Component{transport})
 }
 
@@ -61,7 +65,9 @@ type daemon struct {
 	log        logr.Logger
 	heartbeat  time.Duration
 	health     healthSource
-	controlErr string // the last control.json problem logged
+	relay      RelayHealth // nil: no relay
+	lastBeat   time.Time   // when the last heartbeat was written (supervise)
+	controlErr string      // the last control.json problem logged
 }
 
 // run starts the components, supervises them and shuts them down.
