@@ -146,6 +146,9 @@ func readBody(r *http.Request, v any) (files bool, err error) {
 		return files, json.Unmarshal([]byte(pj), v)
 	}
 	err = json.NewDecoder(io.LimitReader(r.Body, maxPayload)).Decode(v)
+	// Read to the end: only then does net/http watch the connection and
+	// cancel the request's context when the client leaves (HoldPosts).
+	_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, maxPayload))
 	if errors.Is(err, io.EOF) {
 		return false, nil
 	}

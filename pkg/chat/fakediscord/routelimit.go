@@ -54,7 +54,9 @@ func (s *Server) routeLimited(h handler) handler {
 		remaining, reset := n-win.count, win.start.Add(per)
 		s.mu.Unlock()
 
-		after := reset.Sub(now)
+		// Rounded up to the millisecond, as Discord's are: a client waiting
+		// exactly this long is never early.
+		after := time.Duration(math.Ceil(float64(reset.Sub(now))/float64(time.Millisecond))) * time.Millisecond
 		hdr := w.Header()
 		hdr.Set("X-RateLimit-Limit", strconv.Itoa(n))
 		hdr.Set("X-RateLimit-Remaining", strconv.Itoa(remaining))
