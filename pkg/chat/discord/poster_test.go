@@ -408,3 +408,82 @@ func TestSlowAnswerTimesOutUncertain(t *testing.T) {
 		t.Fatalf("Lookup = %s, %v, %v", id, found, err)
 	}
 }
+
+// Sessions post concurrently through one Poster, each thread its own route:
+// every part arrives once, in order per thread, with no 429.
+func TestConcurrentSessions(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, discord.Options{}, fakediscord.Options{})
+	r.f.SetRouteLimit(2, 100*time.Millisecond)
+	threads := make([]string, 4)
+	for i := range threads {
+		th, err := r.p.StartThread(ctx(t), r.root(t, fmt.Sprintf("root%d/0", i), "root"), "s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		threads[i] = th
+	}
+	errc := make(chan error, len(threads))
+	for i, th := range threads {
+		go func() {
+			for j := range 5 {
+				if _, err := r.p.Post(ctx(t), part(fmt.Sprintf("s%d-m%d/0", i, j), th, fmt.Sprint("part ", j))); err != nil {
+					errc <- err
+					return
+				}
+			}
+			errc <- nil
+		}()
+	}
+	for range threads {
+		if err := <-errc; err != nil {
+			t.Fatal(err)
+		}
+	}
+	snap := r.f.Snapshot()
+	for _, th := range threads {
+		got := snap.In(th)
+		for j, m := range got {
+			if m.Content != fmt.Sprint("part ", j) {
+				t.Fatalf("thread %s holds %+v: want parts 0..4 in order", th, got)
+			}
+		}
+		if len(got) != 5 {
+			t.Fatalf("thread %s holds %d messages, want 5", th, len(got))
+		}
+	}
+	if snap.RateLimited != 0 {
+		t.Errorf("%d 429s", snap.RateLimited)
+	}
+}
+
+// BenchmarkSteadyStream posts back to back into one channel limited to 5
+// requests a second (the figure DESIGN asks for) and reports the share of
+// the budget used.
+func BenchmarkSteadyStream(b *testing.B) {
+	const n, per, posts = 5, time.Second, 16
+	f, err := fakediscord.Start(fakediscord.Options{Tokens: []string{token}, Channels: []string{parent}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	p, err := discord.NewPoster(&spec.DiscordConfig{BotToken: spec.NewSecret(token), ParentChannelID: parent, APIURL: f.URL()}, discord.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	f.SetRouteLimit(n, per)
+	var total time.Duration
+	for i := range b.N {
+		start := time.Now()
+		for j := range posts {
+			if _, err := p.Post(context.Background(), relay.Part{Key: fmt.Sprintf("b%d-%d/0", i, j), Text: "x"}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		total += time.Since(start)
+	}
+	// posts-1 after the first window's start need (posts-1)/n further windows.
+	ideal := time.Duration((posts-1)/n) * per * time.Duration(b.N)
+	b.ReportMetric(100*float64(ideal)/float64(total), "budget-%")
+	b.ReportMetric(float64(f.Snapshot().RateLimited), "429s")
+}
