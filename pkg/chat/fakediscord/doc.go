@@ -36,8 +36,10 @@
 //     method, route and channel, X-RateLimit-* headers on every answer,
 //     429 with retry_after past it), accept then fail (the message is
 //     stored and dispatched, then answered 502 or the connection cut), slow
-//     answers, message POSTs held before storing until released, a channel
-//     or thread made unknown (404, 10003).
+//     REST answers (handled at once, answered late), message and thread
+//     POSTs held before anything is stored until released (nothing is
+//     stored if the client leaves meanwhile), a channel or thread made
+//     unknown (404, 10003).
 //   - Observation: per token live sessions, the most ever live at once,
 //     IDENTIFY and RESUME counts, heartbeats and 4004 closes; every message
 //     (with its nonce, allowed_mentions, flags and earlier contents) and

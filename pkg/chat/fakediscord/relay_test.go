@@ -231,6 +231,25 @@ func TestHoldSlowUnknownThroughDiscordgo(t *testing.T) {
 		t.Fatalf("released: %d messages, want 1", n)
 	}
 
+	// A thread start is held the same way.
+	root := f.Snapshot().Messages[0]
+	f.HoldPosts()
+	go func() {
+		_, err := s.MessageThreadStartComplex(channel, root.ID, &discordgo.ThreadStart{Name: "s"})
+		errc <- err
+	}()
+	waitFor(t, f, "a held thread start", func(sn fakediscord.Snapshot) bool { return sn.Held == 1 })
+	if n := len(f.Snapshot().Threads); n != 0 {
+		t.Fatalf("a held thread start made %d threads", n)
+	}
+	f.Release()
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := f.Snapshot().Thread(root.ID); !ok {
+		t.Fatal("released thread start made no thread")
+	}
+
 	f.SetSlow(time.Minute)
 	s.Client.Timeout = 200 * time.Millisecond
 	_, err := s.ChannelMessageSend(channel, "slow")

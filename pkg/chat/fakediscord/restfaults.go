@@ -2,6 +2,7 @@ package fakediscord
 
 import (
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -25,7 +26,7 @@ func (s *Server) AcceptThenFail(n int, mode FailMode) {
 	s.faults.acceptFail, s.faults.failMode = n, mode
 }
 
-// SetSlow delays every REST answer by d after the request was handled (a
+// SetSlow delays every REST answer (not the gateway's) by d after the request was handled (a
 // message POST is stored, then answered late); 0 ends it.
 func (s *Server) SetSlow(d time.Duration) {
 	s.mu.Lock()
@@ -33,8 +34,8 @@ func (s *Server) SetSlow(d time.Duration) {
 	s.faults.slow = d
 }
 
-// HoldPosts makes every message POST wait, before anything is stored, until
-// Release. A held request whose client goes away meanwhile (a daemon killed
+// HoldPosts makes every POST that creates something (a message, a thread)
+// wait, before anything is stored, until Release. A held request whose client goes away meanwhile (a daemon killed
 // during its request) stores nothing. Snapshot.Held counts the waiting ones.
 func (s *Server) HoldPosts() {
 	s.mu.Lock()
@@ -44,7 +45,7 @@ func (s *Server) HoldPosts() {
 	}
 }
 
-// Release lets every held message POST go on and ends HoldPosts.
+// Release lets every held POST go on and ends HoldPosts.
 func (s *Server) Release() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -126,7 +127,7 @@ func (s *Server) slowed(h http.Handler) http.Handler {
 		s.mu.Lock()
 		d := s.faults.slow
 		s.mu.Unlock()
-		if d > 0 {
+		if d > 0 && strings.HasPrefix(r.URL.Path, "/api/") { // not the socket: it needs the raw connection
 			w = &slowWriter{ResponseWriter: w, d: d, r: r, done: s.done}
 		}
 		h.ServeHTTP(w, r)

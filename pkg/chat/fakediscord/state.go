@@ -62,7 +62,7 @@ type Snapshot struct {
 	Threads     []Thread              // likewise
 	RateLimited int                   // 429 answers served, injected or from route limits
 	Posts       int                   // message POSTs received, whatever their answer
-	Held        int                   // message POSTs waiting at the HoldPosts gate now
+	Held        int                   // POSTs waiting at the HoldPosts gate now
 }
 
 // In returns the messages of one channel or thread, oldest first.

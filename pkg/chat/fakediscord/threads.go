@@ -37,6 +37,9 @@ func (s *Server) startThread(w http.ResponseWriter, r *http.Request, token strin
 		// ThreadStart omits a zero Type.
 		typ = channelTypePrivateThread
 	}
+	if !s.hold(r) {
+		return // the client left while held: nothing made
+	}
 	cid := r.PathValue("cid")
 
 	s.mu.Lock()
@@ -72,6 +75,9 @@ func (s *Server) startMessageThread(w http.ResponseWriter, r *http.Request, toke
 	if body.Name == "" || utf8.RuneCountInString(body.Name) > maxThreadName || !validAutoArchive(body.AutoArchive) {
 		writeError(w, http.StatusBadRequest, codeInvalidFormBody, "Invalid Form Body")
 		return
+	}
+	if !s.hold(r) {
+		return // the client left while held: nothing made
 	}
 	cid, mid := r.PathValue("cid"), r.PathValue("mid")
 	status, resp := s.messageThread(cid, mid, body.Name, body.AutoArchive, token)
