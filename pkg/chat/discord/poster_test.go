@@ -487,3 +487,23 @@ func BenchmarkSteadyStream(b *testing.B) {
 	b.ReportMetric(100*float64(ideal)/float64(total), "budget-%")
 	b.ReportMetric(float64(f.Snapshot().RateLimited), "429s")
 }
+
+// A lookup that runs out of pages has not proved the part absent: an error,
+// never "not found" (which would re-post a part that may be further on).
+func TestLookupPastItsPagesIsAnError(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, discord.Options{LookupPages: 1}, fakediscord.Options{})
+	for i := range 100 {
+		if _, err := r.f.InjectMessage(parent, user, fmt.Sprint("line ", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := r.root(t, "m1/0", "late part")
+	p := part("m1/0", "", "late part")
+	p.FirstAttempt = time.Now().Add(-time.Hour)
+	id, found, err := r.p.Lookup(ctx(t), p, "")
+	if err == nil || found {
+		t.Fatalf("Lookup = %s, %v, %v; want an error (the part, %s, is past the one page allowed)", id, found, err, want)
+	}
+	noToken(t, err)
+}
