@@ -30,6 +30,26 @@ func (f *fakeRelay) RelayState() *ownership.RelayState {
 
 func (f *fakeRelay) RelayChanged() <-chan struct{} { return f.ch }
 
+// component makes it a daemon's relay component that does nothing else.
+func (f *fakeRelay) component(ownership.Claim) (RelayComponent, error) {
+	return &fakeRelayComponent{fakeRelay: f, done: make(chan struct{})}, nil
+}
+
+type fakeRelayComponent struct {
+	*fakeRelay
+	done chan struct{}
+	once sync.Once
+}
+
+func (c *fakeRelayComponent) Name() string                { return "relay" }
+func (c *fakeRelayComponent) Start(context.Context) error { return nil }
+func (c *fakeRelayComponent) Done() <-chan struct{}       { return c.done }
+func (c *fakeRelayComponent) Err() error                  { return nil }
+func (c *fakeRelayComponent) Stop(context.Context) error {
+	c.once.Do(func() { close(c.done) })
+	return nil
+}
+
 func (f *fakeRelay) set(s *ownership.RelayState) {
 	f.mu.Lock()
 	f.state = s
@@ -55,7 +75,7 @@ func TestRunDaemonPublishesTheRelaysHealth(t *testing.T) {
 	done := make(chan int, 1)
 	go func() {
 		code, _ := RunDaemon(ctx, DaemonOptions{AgentDir: dir, Owners: releasedAtCleanup(t, fsstore.New(dir, fsstore.Options{})),
-			OwnerID: "owner-1", Config: cfg, Log: testr.New(t), Heartbeat: time.Hour, Relay: rl}, tr)
+			OwnerID: "owner-1", Config: cfg, Log: testr.New(t), Heartbeat: time.Hour, NewRelay: rl.component}, tr)
 		done <- code
 	}()
 	waitRunning(t, tr)

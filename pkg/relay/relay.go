@@ -92,35 +92,14 @@ func New(opts Options) *Relay {
 
 func (r *Relay) Name() string { return "relay" }
 
-// Start makes the bus dirs, rebuilds the state from the journal and
-// begins watching the outbox. A journal that cannot be read whole is an
-// error: the relay cannot prove what was posted, so it posts nothing.
-func (r *Relay) Start(ctx context.Context) error {
-	if err := bus.EnsureDirs(r.opts.Bus); err != nil {
-		return fmt.Errorf("relay: %w", err)
-	}
-	st, err := r.recover()
-	if err != nil {
-		return fmt.Errorf("relay: %w", err)
-	}
-	r.st = st
-	j, err := bus.OpenJournal(journalPath(r.opts.Bus))
-	if err != nil {
-		return fmt.Errorf("relay: %w", err)
-	}
-	r.j = j
-	if n, err := bus.CountFailed(r.opts.Bus); err == nil {
-		r.failed = n
-	}
+// Start begins the relay's work in the background and returns: the bus
+// dirs made, the state rebuilt from the journal, the channel checked, the
+// outbox watched. A bus it cannot use (a dir refused, a journal that
+// cannot be read whole, so it cannot prove what was posted) posts nothing
+// and says so (RelayBlocked) until it is repaired; the daemon runs on.
+func (r *Relay) Start(context.Context) error {
 	w, err := dirwatch.New()
 	if err != nil {
-		_ = j.Close()
-		return fmt.Errorf("relay: watching the outbox: %w", err)
-	}
-	changes, unsubscribe, err := w.Subscribe(r.opts.Bus.Outbox, func(base string) bool { return base != "" && base[0] != '.' })
-	if err != nil {
-		_ = w.Close()
-		_ = j.Close()
 		return fmt.Errorf("relay: watching the outbox: %w", err)
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
@@ -128,14 +107,68 @@ func (r *Relay) Start(ctx context.Context) error {
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
-		defer func() { unsubscribe(); _ = w.Close() }()
+		defer func() { _ = w.Close() }()
+		if !r.open(runCtx) {
+			return
+		}
+		changes, unsubscribe, err := w.Subscribe(r.opts.Bus.Outbox, func(base string) bool { return base != "" && base[0] != '.' })
+		if err != nil {
+			r.fail(fmt.Errorf("relay: watching the outbox: %w", err))
+			return
+		}
+		defer unsubscribe()
 		r.run(runCtx, changes)
 	}()
 	go func() {
 		r.wg.Wait()
-		_ = r.j.Close()
+		if r.j != nil {
+			_ = r.j.Close()
+		}
 		close(r.done)
 	}()
+	return nil
+}
+
+// open prepares the bus, retrying with back-off while it cannot be used;
+// false when the relay stopped first.
+func (r *Relay) open(ctx context.Context) bool {
+	b := r.newBackoff()
+	for {
+		err := r.prepare()
+		if err == nil {
+			r.setBlock("", nil)
+			return true
+		}
+		r.opts.Log.Error(err, "the relay's bus cannot be used; nothing is posted until it is repaired")
+		r.setBlock("", &Block{Reason: ReasonRelayBlocked, Message: err.Error()})
+		if !b.wait(ctx) {
+			return false
+		}
+	}
+}
+
+// prepare makes the bus dirs, rebuilds the state from the journal and
+// opens it for appending.
+func (r *Relay) prepare() error {
+	if err := bus.EnsureDirs(r.opts.Bus); err != nil {
+		return err
+	}
+	st, err := r.recover()
+	if err != nil {
+		return err
+	}
+	j, err := bus.OpenJournal(journalPath(r.opts.Bus))
+	if err != nil {
+		return err
+	}
+	n, err := bus.CountFailed(r.opts.Bus)
+	if err != nil {
+		_ = j.Close()
+		return err
+	}
+	r.mu.Lock()
+	r.st, r.j, r.failed = st, j, n
+	r.mu.Unlock()
 	return nil
 }
 

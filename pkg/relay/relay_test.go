@@ -356,3 +356,31 @@ func TestReplacesEditsAndCloseArchives(t *testing.T) {
 		t.Fatalf("failed/ holds %v, want the message after close", got)
 	}
 }
+
+// A journal that cannot be read whole proves nothing about what was
+// posted: the relay posts nothing and says why until it is repaired.
+func TestUnreadableJournalBlocksUntilRepaired(t *testing.T) {
+	f := newFakePoster()
+	h := newHarness(t, f)
+	path := journalPath(h.dirs)
+	bad := []byte("{\"op\":\"attempt\"}\n{\"op\":\"done\",\"id\":\"x\"}\n")
+	if err := os.WriteFile(path, bad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.send(bus.Message{ID: "01", Session: "s", Text: "hello"})
+	h.start()
+	h.waitFor("RelayBlocked", func() bool {
+		b := h.relay.Health().Blocked
+		return b != nil && b.Reason == ReasonRelayBlocked && strings.Contains(b.Message, "journal")
+	})
+	if n := len(f.texts("")); n != 0 {
+		t.Fatalf("%d posts with an unreadable journal", n)
+	}
+	if data, err := os.ReadFile(path); err != nil || string(data) != string(bad) {
+		t.Fatalf("the journal was touched: %q, %v", data, err)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("posted once repaired", func() bool { return h.outboxEmpty() && h.relay.Health().Blocked == nil })
+}
