@@ -14,22 +14,22 @@ import (
 // threads) holding messages in order, each with the key it was posted
 // with, as Slack's metadata keeps it. Faults are switched by the tests.
 type fakePoster struct {
-	mu      sync.Mutex
-	next    int
-	places  map[string][]fakeMsg // "" is the channel
-	threads map[string]string    // root id -> thread id
-	edits   map[string]string    // message id -> text
+	mu       sync.Mutex
+	next     int
+	places   map[string][]fakeMsg // "" is the channel
+	threads  map[string]string    // root id -> thread id
+	edits    map[string]string    // message id -> text
 	archived map[string]bool
-	posts   []postCall // every Post, in order, with its time
-	changed chan struct{}
+	posts    []postCall // every Post, in order, with its time
+	changed  chan struct{}
 
-	channelErr   error            // CheckChannel's answer
-	blocked      error            // every request fails with it while set
-	refuse       string           // a text containing it is refused
-	acceptFail   int              // the next n posts are stored, then "lost"
-	rateLimitN   int              // the next n posts get a 429
+	channelErr   error  // CheckChannel's answer
+	blocked      error  // every request fails with it while set
+	refuse       string // a text containing it is refused
+	acceptFail   int    // the next n posts are stored, then "lost"
+	rateLimitN   int    // the next n posts get a 429
 	retryAfter   time.Duration
-	limitSession string           // only posts of this session are limited ("" all)
+	limitSession string // only posts of this session are limited ("" all)
 }
 
 type fakeMsg struct{ id, key, text string }

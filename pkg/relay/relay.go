@@ -42,7 +42,7 @@ type Relay struct {
 	st   *state
 
 	mu       sync.Mutex
-	queues   map[string]*queue // by session; only sessions with work
+	queues   map[string]*queue    // by session; only sessions with work
 	known    map[string]time.Time // outbox names queued, and when first seen
 	ignored  map[string]bool      // outbox entries left in place (not files)
 	health   Health
