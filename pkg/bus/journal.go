@@ -53,6 +53,9 @@ type commit struct {
 // the fsyncs (Syncs) that made them so.
 type JournalStats struct{ Records, Syncs int64 }
 
+// JournalPath is where the relay journal of the bus d lives (DESIGN 5).
+func (d Dirs) JournalPath() string { return filepath.Join(d.Dir, "journal") }
+
 // OpenJournal opens the journal at path for appending, creating it (0600)
 // when missing. It refuses, without blocking and touching nothing, a
 // symbolic link, a FIFO, anything but a regular file, another uid's file

@@ -425,3 +425,29 @@ func TestRewriteJournal(t *testing.T) {
 		t.Fatalf("rewrite to nothing left %v", got)
 	}
 }
+
+// After a failed write nothing more is appended: what the file holds past
+// its last fsync is unknown until it is reopened.
+func TestJournalWriteFailureIsSticky(t *testing.T) {
+	d := busDirs(t)
+	j, err := OpenJournal(d.JournalPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Append(context.Background(), attempt("m1", "0")); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.f.Close(); err != nil { // the descriptor fails under it
+		t.Fatal(err)
+	}
+	if err := j.Append(context.Background(), attempt("m2", "0")); err == nil {
+		t.Fatal("append to a closed descriptor succeeded")
+	}
+	if err := j.Append(context.Background(), attempt("m3", "0")); !errors.Is(err, ErrJournalClosed) {
+		t.Fatalf("append after a failure: %v, want ErrJournalClosed", err)
+	}
+	_ = j.Close()
+	if got := replayAll(t, d.JournalPath()); len(got) != 1 {
+		t.Fatalf("replayed %+v", got)
+	}
+}
