@@ -36,6 +36,7 @@ type Journal struct {
 	done    chan struct{} // closed when the syncer has exited
 
 	records, syncs atomic.Int64
+	wakeups        atomic.Int64 // for tests: how often the syncer looked
 
 	// beforeWrite, when set (by tests, before the first Append), is called
 	// by the syncer before each group's write.
@@ -52,6 +53,9 @@ type commit struct {
 // JournalStats counts what a Journal made durable: Records appended, and
 // the fsyncs (Syncs) that made them so.
 type JournalStats struct{ Records, Syncs int64 }
+
+// JournalPath is where the relay journal of the bus d lives (DESIGN 5).
+func (d Dirs) JournalPath() string { return filepath.Join(d.Dir, "journal") }
 
 // OpenJournal opens the journal at path for appending, creating it (0600)
 // when missing. It refuses, without blocking and touching nothing, a
@@ -183,9 +187,16 @@ func (j *Journal) syncer() {
 	for {
 		<-j.wake
 		j.mu.Lock()
-		data, c, closing := j.pending, j.batch, j.err != nil
-		j.pending, j.batch = spare[:0], nil
+		c, closing := j.batch, j.err != nil
+		var data []byte
+		if c != nil {
+			// Swap buffers only when taking a group: a wake with nothing
+			// pending must not hand pending the buffer spare still names.
+			data = j.pending
+			j.pending, j.batch = spare[:0], nil
+		}
 		j.mu.Unlock()
+		j.wakeups.Add(1)
 		if c != nil {
 			if j.beforeWrite != nil {
 				j.beforeWrite()

@@ -425,3 +425,75 @@ func TestRewriteJournal(t *testing.T) {
 		t.Fatalf("rewrite to nothing left %v", got)
 	}
 }
+
+// After a failed write nothing more is appended: what the file holds past
+// its last fsync is unknown until it is reopened.
+func TestJournalWriteFailureIsSticky(t *testing.T) {
+	d := busDirs(t)
+	j, err := OpenJournal(d.JournalPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Append(context.Background(), attempt("m1", "0")); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.f.Close(); err != nil { // the descriptor fails under it
+		t.Fatal(err)
+	}
+	if err := j.Append(context.Background(), attempt("m2", "0")); err == nil {
+		t.Fatal("append to a closed descriptor succeeded")
+	}
+	if err := j.Append(context.Background(), attempt("m3", "0")); !errors.Is(err, ErrJournalClosed) {
+		t.Fatalf("append after a failure: %v, want ErrJournalClosed", err)
+	}
+	_ = j.Close()
+	if got := replayAll(t, d.JournalPath()); len(got) != 1 {
+		t.Fatalf("replayed %+v", got)
+	}
+}
+
+// A wake of the syncer with nothing pending (an Append's wake that arrives
+// after its group was taken) must not leave pending sharing a buffer with
+// the next group being written.
+func TestJournalEmptyWakeKeepsBuffersApart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal")
+	j := openJ(t, path)
+	ctx := context.Background()
+	if err := j.Append(ctx, attempt("m1", "0")); err != nil {
+		t.Fatal(err)
+	}
+	woken := j.wakeups.Load()
+	j.wake <- struct{}{} // nothing is pending
+	deadline := time.Now().Add(10 * time.Second)
+	for j.wakeups.Load() == woken {
+		if time.Now().After(deadline) {
+			t.Fatal("the syncer never looked")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	entered, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	j.mu.Lock()
+	j.beforeWrite = func() { once.Do(func() { close(entered); <-release }) }
+	j.mu.Unlock()
+	errs := make(chan error, 2)
+	go func() { errs <- j.Append(ctx, attempt("m2", "0")) }()
+	<-entered // m2's group is taken, its write held
+	go func() { errs <- j.Append(ctx, attempt("m3", "0")) }()
+	for pendingLines(j) < 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("m3 never became pending")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	close(release)
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := replayAll(t, path)
+	if want := []Record{attempt("m1", "0"), attempt("m2", "0"), attempt("m3", "0")}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("replayed %v, want %v", got, want)
+	}
+}

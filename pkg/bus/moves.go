@@ -161,10 +161,7 @@ func PruneSent(d Dirs, olderThan time.Time) (int, error) {
 	}
 	n := 0
 	for _, e := range entries {
-		if !e.Type().IsRegular() {
-			continue
-		}
-		fi, err := e.Info() // an lstat
+		fi, err := e.Info() // an lstat: a link is judged, not followed
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

@@ -82,7 +82,7 @@ func checkOutbox(dir string) error {
 // the same content), and errs if its id is taken there by other content
 // or by a file in failed/. A bus without those directories has neither.
 func settled(outbox string, m Message) (posted bool, err error) {
-	bus := filepath.Dir(outbox)
+	bus := filepath.Dir(filepath.Clean(outbox))
 	failed := filepath.Join(bus, "failed", m.ID+".json")
 	if _, err := os.Lstat(failed); err == nil {
 		return false, fmt.Errorf("message %q: id already used by a failed message: %s", m.ID, failed)

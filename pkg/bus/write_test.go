@@ -291,7 +291,7 @@ func TestWriteIDTakenInSentOrFailed(t *testing.T) {
 			if tt.failed {
 				put(t, d.Failed, "p1.json", `{"name":"p1.json","reason":"x","failedAt":1,"message":""}`)
 			}
-			id, err := Write(d.Outbox, m)
+			id, err := Write(d.Outbox+"/", m)
 			if tt.wantErr == "" {
 				if err != nil || id != "p1" {
 					t.Fatalf("want success, got %q, %v", id, err)
