@@ -212,13 +212,8 @@ func (j *Journal) syncer() {
 			}
 			c.err = err
 			close(c.done)
+			spare = data // written: it gathers the group after next
 		}
-		// The two buffers take turns: the one just written (or, on a
-		// wake with nothing to write, the empty one swapped out) gathers
-		// next. Keeping spare when nothing was written would hand out the
-		// buffer pending now uses, and the next group would be written
-		// while appends copy into it.
-		spare = data
 		if closing {
 			j.failPending()
 			return
