@@ -84,6 +84,9 @@ func (c *relayComponent) RelayChanged() <-chan struct{} { return c.changed }
 
 func (c *relayComponent) RelayState() *ownership.RelayState { return relayState(c.Health()) }
 
+// Settled reports whether the relay's channel check has answered.
+func (c *relayComponent) Settled() bool { return c.Health().Settled }
+
 // relayState is h as state.json carries it.
 func relayState(h relay.Health) *ownership.RelayState {
 	ms := func(t time.Time) int64 {

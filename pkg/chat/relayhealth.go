@@ -22,10 +22,18 @@ const relayMinGap = time.Second
 
 // heartbeatOf is what a heartbeat publishes: the transport's health h and
 // the relay's health as it is now.
+//
+// A daemon whose relay has not settled yet (its channel check has not
+// answered) does not call itself healthy: Ready would otherwise come
+// before a wrong channel id could show as ChannelUnavailable, and a
+// bounded pass (--once) would call a daemon that posts nowhere converged.
 func (d *daemon) heartbeatOf(h Health) ownership.Heartbeat {
 	hb := ownership.Heartbeat{TransportHealthy: h.Healthy, TransportError: h.Err}
 	if d.relay != nil {
 		hb.Relay = d.relay.RelayState()
+		if s, ok := d.relay.(interface{ Settled() bool }); ok && !s.Settled() && hb.TransportHealthy {
+			hb.TransportHealthy = false
+		}
 	}
 	return hb
 }

@@ -180,3 +180,38 @@ func TestRelayBeatsArmOnce(t *testing.T) {
 		t.Fatal("no relay, yet a change channel")
 	}
 }
+
+// settledRelay is a relay health source that says whether it settled.
+type settledRelay struct {
+	*fakeRelay
+	settled bool
+}
+
+func (s settledRelay) Settled() bool { return s.settled }
+
+// A daemon is healthy only once its relay's channel check answered: a
+// wrong channel must show as ChannelUnavailable, never first as Ready.
+func TestHeartbeatWaitsForTheRelayToSettle(t *testing.T) {
+	tests := []struct {
+		name               string
+		transport, settled bool
+		relay, wantHealthy bool
+	}{
+		{"no relay", true, false, false, true},
+		{"relay not settled", true, false, true, false},
+		{"relay settled", true, true, true, true},
+		{"transport down", false, true, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := &daemon{}
+			if tt.relay {
+				d.relay = settledRelay{fakeRelay: newFakeRelay(), settled: tt.settled}
+			}
+			hb := d.heartbeatOf(Health{Healthy: tt.transport})
+			if hb.TransportHealthy != tt.wantHealthy {
+				t.Fatalf("healthy %v, want %v", hb.TransportHealthy, tt.wantHealthy)
+			}
+		})
+	}
+}

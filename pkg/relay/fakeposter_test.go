@@ -24,6 +24,7 @@ type fakePoster struct {
 	changed  chan struct{}
 
 	channelErr   error  // CheckChannel's answer
+	checks       int    // CheckChannel calls
 	blocked      error  // every request fails with it while set
 	refuse       string // a text containing it is refused
 	acceptFail   int    // the next n posts are stored, then "lost"
@@ -57,6 +58,8 @@ func (f *fakePoster) PartLimit() int { return 100 }
 func (f *fakePoster) CheckChannel(context.Context) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	defer f.poke()
+	f.checks++
 	return f.channelErr
 }
 

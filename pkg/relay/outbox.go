@@ -56,16 +56,24 @@ func (r *Relay) checkChannel(ctx context.Context) bool {
 			return false
 		}
 		if err == nil {
+			r.settle()
 			r.setBlock("", nil)
 			return true
 		}
-		block := &Block{Reason: ReasonChannelUnavailable, Message: err.Error()}
 		var e *Error
-		if errors.As(err, &e) && e.Kind == Blocked && e.Reason != "" {
-			block.Reason = e.Reason
+		if !errors.As(err, &e) || e.Kind != Blocked {
+			// No answer about the channel (the network, a 5xx): not a
+			// verdict on the spec; the daemon stays not ready meanwhile.
+			r.opts.Log.Info("channel check got no answer; trying again", "error", err.Error())
+		} else {
+			block := &Block{Reason: ReasonChannelUnavailable, Message: err.Error()}
+			if e.Reason != "" {
+				block.Reason = e.Reason
+			}
+			r.settle()
+			r.setBlock("", block)
+			r.opts.Log.Error(err, "channel check failed; nothing is posted until it passes", "reason", block.Reason)
 		}
-		r.setBlock("", block)
-		r.opts.Log.Error(err, "channel check failed; nothing is posted until it passes", "reason", block.Reason)
 		if !b.wait(ctx) {
 			return false
 		}

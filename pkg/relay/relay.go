@@ -49,6 +49,7 @@ type Relay struct {
 	blocks   map[string]*Block // by session, and "" for the channel check
 	globalRL time.Time         // a global rate limit: no request before it
 	failed   int
+	settled  bool // see Health.Settled
 
 	wake   chan struct{}
 	cancel context.CancelFunc
@@ -140,6 +141,7 @@ func (r *Relay) open(ctx context.Context) bool {
 			return true
 		}
 		r.opts.Log.Error(err, "the relay's bus cannot be used; nothing is posted until it is repaired")
+		r.settle()
 		r.setBlock("", &Block{Reason: ReasonRelayBlocked, Message: err.Error()})
 		if !b.wait(ctx) {
 			return false

@@ -384,3 +384,24 @@ func TestUnreadableJournalBlocksUntilRepaired(t *testing.T) {
 	}
 	h.waitFor("posted once repaired", func() bool { return h.outboxEmpty() && h.relay.Health().Blocked == nil })
 }
+
+// The relay is not settled until the channel check answered; a check
+// with no answer (the network) settles nothing and blocks nothing.
+func TestSettledOnlyOnceTheCheckAnswers(t *testing.T) {
+	f := newFakePoster()
+	f.channelErr = errors.New("dial tcp: connection refused")
+	h := newHarness(t, f)
+	h.start()
+	h.waitFor("a second check", func() bool {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.checks >= 2
+	})
+	if hl := h.relay.Health(); hl.Settled || hl.Blocked != nil {
+		t.Fatalf("settled %v, blocked %+v before any answer", hl.Settled, hl.Blocked)
+	}
+	f.mu.Lock()
+	f.channelErr = nil
+	f.mu.Unlock()
+	h.waitFor("settled", func() bool { return h.relay.Health().Settled })
+}

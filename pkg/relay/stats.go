@@ -19,6 +19,7 @@ func (r *Relay) Health() Health {
 		}
 	}
 	h.Failed = r.failed
+	h.Settled = r.settled
 	h.Blocked = nil
 	if b := r.blocks[""]; b != nil {
 		h.Blocked = b // the channel check first: it holds back everything
@@ -35,6 +36,17 @@ func (r *Relay) Health() Health {
 }
 
 func (r *Relay) changed() { r.opts.Changed() }
+
+// settle marks the relay settled (Health.Settled), once.
+func (r *Relay) settle() {
+	r.mu.Lock()
+	was := r.settled
+	r.settled = true
+	r.mu.Unlock()
+	if !was {
+		r.changed()
+	}
+}
 
 // posted counts a confirmed request.
 func (r *Relay) posted(took time.Duration) {
