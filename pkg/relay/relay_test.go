@@ -17,6 +17,7 @@ import (
 
 type harness struct {
 	t       *testing.T
+	render  RenderOptions // zero: verbose, the fake's limit
 	agent   string
 	dirs    bus.Dirs
 	fake    *fakePoster
@@ -43,7 +44,7 @@ func (h *harness) start() *Relay {
 	r := New(Options{
 		Bus: h.dirs, Poster: h.fake,
 		Log:        funcr.New(func(prefix, args string) { h.t.Log(prefix, args) }, funcr.Options{Verbosity: 1}),
-		Render:     RenderOptions{Verbose: true, Limit: h.fake.PartLimit()},
+		Render:     h.renderOptions(),
 		MinBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond,
 		Changed: func() {
 			select {
@@ -58,6 +59,13 @@ func (h *harness) start() *Relay {
 	h.relay = r
 	h.t.Cleanup(func() { h.stop() })
 	return r
+}
+
+func (h *harness) renderOptions() RenderOptions {
+	if h.render == (RenderOptions{}) {
+		return RenderOptions{Verbose: true, Limit: h.fake.PartLimit()}
+	}
+	return h.render
 }
 
 func (h *harness) stop() {
@@ -404,4 +412,67 @@ func TestSettledOnlyOnceTheCheckAnswers(t *testing.T) {
 	f.channelErr = nil
 	f.mu.Unlock()
 	h.waitFor("settled", func() bool { return h.relay.Health().Settled })
+}
+
+// With redact on, no token-shaped string and no home path reaches the
+// service or the journal, even in a text long enough to be split.
+func TestRedactionBeforeSplitAndJournal(t *testing.T) {
+	f := newFakePoster()
+	h := newHarness(t, f)
+	h.render = RenderOptions{Redact: true, Home: "/home/alice", Verbose: true, Limit: f.PartLimit()}
+	secrets := []string{
+		"xoxb-123456789012-123456789012-abcdefghijklmnopqrstuvwx",
+		"xapp-1-A0123456789-1234567890123-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+		"Bearer abcdefghijklmnopqrstuvwxyz0123456789",
+	}
+	const home = "/home/alice/src/secret-project"
+	text := strings.Repeat("filler words here ", 5) + strings.Join(secrets, " and ") + " " + home + strings.Repeat(" more filler", 8)
+	h.send(bus.Message{ID: "01", Session: "s", Title: "leak " + secrets[0], Text: text})
+	h.start()
+	h.waitFor("posted", h.outboxEmpty)
+	journal, err := os.ReadFile(journalPath(h.dirs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	posted := f.String()
+	if len(f.texts(f.sessionThread("s"))) < 2 {
+		t.Fatalf("the text was not split: %s", posted)
+	}
+	for _, secret := range secrets {
+		for _, part := range []string{secret, secret[len(secret)-12:]} {
+			if strings.Contains(posted, part) {
+				t.Errorf("posted text holds %q", part)
+			}
+			if strings.Contains(string(journal), part) {
+				t.Errorf("the journal holds %q", part)
+			}
+		}
+	}
+	if strings.Contains(posted, "/home/alice") || strings.Contains(string(journal), "/home/alice") {
+		t.Errorf("the home path reached the service or the journal")
+	}
+	if !strings.Contains(posted, "~/src/secret-project") {
+		t.Errorf("the home path is not shown as ~: %s", posted)
+	}
+}
+
+// verbosity lean posts actions, errors, open and close; an info message
+// goes to sent/ unposted.
+func TestLeanVerbositySkipsInfo(t *testing.T) {
+	f := newFakePoster()
+	h := newHarness(t, f)
+	h.render = RenderOptions{Limit: f.PartLimit()}
+	h.send(bus.Message{ID: "01", Session: "s", Event: bus.EventOpen, Title: "T"})
+	h.send(bus.Message{ID: "02", Session: "s", Text: "chatter"})
+	h.send(bus.Message{ID: "03", Session: "s", Text: "ran the tests", Level: bus.LevelAction})
+	h.send(bus.Message{ID: "04", Session: "s", Text: "it broke", Level: bus.LevelError})
+	h.start()
+	h.waitFor("outbox drained", h.outboxEmpty)
+	got := f.texts(f.sessionThread("s"))
+	if want := []string{"▶ ran the tests", "⚠ it broke"}; !slices.Equal(got, want) {
+		t.Fatalf("thread holds %q, want %q", got, want)
+	}
+	if got := files(t, h.dirs.Sent); len(got) != 4 {
+		t.Fatalf("sent/ holds %v, want all 4", got)
+	}
 }
