@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"gjc.dev/reconciler/pkg/bus"
@@ -33,8 +34,9 @@ func (r *Relay) work(ctx context.Context, session string) {
 			return
 		}
 		r.mu.Lock()
-		if len(q.ids) > 0 && q.ids[0] == id {
-			q.ids = q.ids[1:]
+		// By value: an id that sorts first may have arrived meanwhile.
+		if i := slices.Index(q.ids, id); i >= 0 {
+			q.ids = slices.Delete(q.ids, i, i+1)
 		}
 		delete(r.known, id+".json")
 		r.mu.Unlock()
