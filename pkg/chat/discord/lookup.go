@@ -20,6 +20,25 @@ import (
 // historyPage is the most messages Discord returns per history request.
 const historyPage = 100
 
+// clockSkew is how far this machine's clock may be ahead of Discord's: a
+// lookup with nothing done before the part never reads messages made more
+// than this before its first attempt (a busy parent channel's whole
+// history would not fit in the lookup's pages).
+const clockSkew = time.Hour
+
+// discordEpoch is the zero of Discord snowflakes (2015-01-01), in ms.
+const discordEpoch = 1420070400000
+
+// floorSnowflake is the smallest id of a message made skew before first:
+// "0", the channel's beginning, when first is unknown or that early.
+func floorSnowflake(first time.Time, skew time.Duration) string {
+	ms := first.Add(-skew).UnixMilli() - discordEpoch
+	if first.IsZero() || ms <= 0 {
+		return "0"
+	}
+	return strconv.FormatUint(uint64(ms)<<22, 10)
+}
+
 // nonce derives a part's nonce from its key and the parent channel: the same
 // part always gets the same nonce, which Discord caps at 25 characters.
 func (p *Poster) nonce(key string) string {
@@ -72,7 +91,7 @@ func (p *Poster) findByContent(ctx context.Context, part relay.Part, after strin
 	ch := p.channelOf(part.Thread)
 	cursor := after
 	if cursor == "" {
-		cursor = "0" // from the channel's first message
+		cursor = floorSnowflake(part.FirstAttempt, clockSkew)
 	}
 	for range p.opts.LookupPages {
 		url := discordgo.EndpointChannelMessages(ch) + "?after=" + cursor + "&limit=" + strconv.Itoa(historyPage)
