@@ -63,6 +63,7 @@ func newDaemonCommand(g *globals) *cobra.Command {
 			defer stop()
 			code, err := chat.RunDaemon(ctx, chat.DaemonOptions{
 				AgentDir: agentDir, Owners: fsstore.New(agentDir, fsstore.Options{Log: log}), OwnerID: ownerID, Config: cfg, Log: log, Heartbeat: heartbeat,
+				NewRelay: chat.NewRelay(cfg, agentDir, log, chat.RelayOptions{}),
 			}, chat.NewTransport(cfg, log))
 			if err != nil {
 				log.Error(err, "daemon exiting", "code", code)

@@ -146,6 +146,7 @@ func printDescription(out io.Writer, d description, now time.Time) error {
 
 	fmt.Fprintln(out, "Record (state.json):")
 	printRecord(out, d.Record, now)
+	printRelay(out, s.Relay, now) // describerelay.go
 
 	fmt.Fprintln(out, "Events:")
 	switch {

@@ -80,6 +80,14 @@ var examples = map[string]string{
   # Check a spec directory before installing it
   reconciler validate --spec ./specs -o json`,
 
+	"reconciler send": `  # Open a session's thread, post to it, close it (each prints the message's id)
+  reconciler send discord --session build-42 --event open --title "$BRANCH"
+  reconciler send discord --session build-42 --level action "$SUMMARY"
+  reconciler send discord --session build-42 --event close
+
+  # The text from stdin, with an id of your own so that a retry is the same message
+  make test 2>&1 | tail -50 | reconciler send slack --session build-42 --level error --id build-42-tests -`,
+
 	"reconciler gc": `  # List what dead owners left behind (a dry run)
   reconciler gc
 

@@ -58,7 +58,7 @@ func statusRows(st *reconcile.Status, wide bool, now time.Time) []row {
 			generation(d), pid(d.PID), ready, strconv.Itoa(d.Restarts), age(d, now), dash(d.Reason)}
 		if wide {
 			cells = append(cells, relayCells(d.Relay, now)...)
-			cells = append(cells, dash(truncate(message(d), maxMessage)))
+			cells = append(cells, dash(truncate(wideMessage(d), maxMessage)))
 		}
 		// status.json is untrusted and a message may quote a remote
 		// server: nothing in a cell may drive the terminal.
@@ -70,8 +70,9 @@ func statusRows(st *reconcile.Status, wide bool, now time.Time) []row {
 	return rows
 }
 
-// relayCells are OUTBOX, FAILED and LAST-POST: "-" while no relay has
-// reported, never a zero nobody measured.
+// relayCells are OUTBOX (pending), FAILED and LAST-POST (the age of the
+// last post): "-" while no relay has reported, never a zero nobody
+// measured.
 func relayCells(r *reconcile.RelayStatus, now time.Time) []string {
 	if r == nil {
 		return []string{"-", "-", "-"}
@@ -81,6 +82,15 @@ func relayCells(r *reconcile.RelayStatus, now time.Time) []string {
 		last = duration(now.Sub(r.LastPostAt.Time))
 	}
 	return []string{strconv.FormatInt(r.Pending, 10), strconv.FormatInt(r.Failed, 10), last}
+}
+
+// wideMessage is MESSAGE: the relay's block message while it is paused
+// (the why of a connected daemon that posts nothing), else message.
+func wideMessage(d reconcile.DaemonStatus) string {
+	if r := d.Relay; r != nil && r.Blocked != nil && r.Blocked.Message != "" {
+		return r.Blocked.Message
+	}
+	return message(d)
 }
 
 // message is the daemon's status message, else its Ready condition's.

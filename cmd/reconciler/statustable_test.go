@@ -9,6 +9,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/reconcile"
 )
 
@@ -31,6 +32,9 @@ func TestWideRows(t *testing.T) {
 			[]string{"0", "0", "-", "-"}},
 		{"a relay's figures", reconcile.DaemonStatus{Name: "a", Phase: reconcile.PhaseRunning, Relay: &reconcile.RelayStatus{Pending: 3, Failed: 1, LastPostAt: &posted}, Message: "line one\nline two"},
 			[]string{"3", "1", "3m", "line one line two"}},
+		{"a blocked relay's message", reconcile.DaemonStatus{Name: "a", Phase: reconcile.PhaseRunning, PID: 7, Reason: "Ready", Message: "healthy",
+			Relay: &reconcile.RelayStatus{Pending: 12, Failed: 0, LastPostAt: &posted, Blocked: &ownership.RelayBlock{Reason: "RelayBlocked", Message: "403 Missing Access\x1b[2J"}}},
+			[]string{"12", "0", "3m", "403 Missing Access [2J"}},
 		{"the Ready condition's message when the status has none", reconcile.DaemonStatus{Name: "a", Phase: reconcile.PhaseStarting, Generation: &gen,
 			Conditions: []metav1.Condition{{Type: reconcile.ConditionReady, Status: metav1.ConditionFalse, Message: "waiting"}}},
 			[]string{"-", "-", "-", "waiting"}},

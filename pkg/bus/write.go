@@ -3,6 +3,7 @@ package bus
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -20,6 +21,12 @@ import (
 // same id already published with the same content is success (the same
 // message, written once); with different content it is an error naming
 // the id.
+//
+// The id is also taken once the message has left the outbox: in the
+// outbox's siblings sent/ (posted) and failed/. The same content in sent/
+// is success with nothing written, so a producer that retries after a
+// lost answer never has a message posted twice; different content there,
+// or any file in failed/, is an error naming the id and where it is.
 func Write(dir string, m Message) (string, error) {
 	if m.ID == "" {
 		m.ID = NewID()
@@ -37,6 +44,9 @@ func Write(dir string, m Message) (string, error) {
 	}
 	if err := checkOutbox(dir); err != nil {
 		return "", err
+	}
+	if posted, err := settled(dir, m); err != nil || posted {
+		return m.ID, err
 	}
 	path := filepath.Join(dir, m.ID+".json")
 	err = platform.PublishExclusive(path, data)
@@ -66,4 +76,31 @@ func checkOutbox(dir string) error {
 		return fmt.Errorf("outbox %s: %w", dir, err)
 	}
 	return nil
+}
+
+// settled reports whether m was already posted (its file in sent/, with
+// the same content), and errs if its id is taken there by other content
+// or by a file in failed/. A bus without those directories has neither.
+func settled(outbox string, m Message) (posted bool, err error) {
+	bus := filepath.Dir(filepath.Clean(outbox))
+	failed := filepath.Join(bus, "failed", m.ID+".json")
+	if _, err := os.Lstat(failed); err == nil {
+		return false, fmt.Errorf("message %q: id already used by a failed message: %s", m.ID, failed)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return false, fmt.Errorf("message %q: %w", m.ID, err)
+	}
+	sent := filepath.Join(bus, "sent", m.ID+".json")
+	if _, err := os.Lstat(sent); errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	} else if err != nil {
+		return false, fmt.Errorf("message %q: %w", m.ID, err)
+	}
+	prev, err := Read(sent)
+	if err != nil {
+		return false, fmt.Errorf("message %q: id already used by a sent file that cannot be read: %w", m.ID, err)
+	}
+	if prev != m {
+		return false, fmt.Errorf("message %q: id already used by a sent message with different content: %s", m.ID, sent)
+	}
+	return true, nil
 }

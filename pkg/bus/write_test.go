@@ -259,3 +259,58 @@ func TestWriteSameIDRacingDifferentContentOneWins(t *testing.T) {
 		t.Fatalf("outbox holds %v", n)
 	}
 }
+
+func TestWriteIDTakenInSentOrFailed(t *testing.T) {
+	m := Message{ID: "p1", Session: "s", Text: "posted"}
+	posted, err := encode(m.WithDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := encode(Message{ID: "p1", Session: "s", Text: "other"}.WithDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		sent    []byte // nil: none
+		failed  bool
+		wantErr string // "" for success
+	}{
+		{"same content already sent", posted, false, ""},
+		{"different content already sent", other, false, "sent message with different content"},
+		{"unreadable sent file", []byte("not json"), false, "cannot be read"},
+		{"failed", nil, true, "failed message"},
+		{"failed and sent", posted, true, "failed message"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := busDirs(t)
+			if tt.sent != nil {
+				put(t, d.Sent, "p1.json", string(tt.sent))
+			}
+			if tt.failed {
+				put(t, d.Failed, "p1.json", `{"name":"p1.json","reason":"x","failedAt":1,"message":""}`)
+			}
+			id, err := Write(d.Outbox+"/", m)
+			if tt.wantErr == "" {
+				if err != nil || id != "p1" {
+					t.Fatalf("want success, got %q, %v", id, err)
+				}
+			} else if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), `"p1"`) {
+				t.Fatalf("want an error naming p1 and %q, got %v", tt.wantErr, err)
+			}
+			if n := names(t, d.Outbox); n != nil {
+				t.Fatalf("outbox holds %v: the message would be posted again", n)
+			}
+		})
+	}
+	t.Run("a sent symlink is not followed", func(t *testing.T) {
+		d := busDirs(t)
+		if err := os.Symlink(put(t, t.TempDir(), "p1.json", string(posted)), filepath.Join(d.Sent, "p1.json")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Write(d.Outbox, m); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+			t.Fatalf("want a refusal, got %v", err)
+		}
+	})
+}

@@ -2,10 +2,12 @@ package chat
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/go-logr/logr"
 
+	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/spec"
 )
@@ -23,6 +25,19 @@ type DaemonOptions struct {
 	Config    *spec.Config
 	Log       logr.Logger
 	Heartbeat time.Duration
+	// NewRelay, when set, makes the daemon's relay once the name is its
+	// own: a component started after the transport (stopped before it)
+	// that posts only while claim holds, and the source of the relay's
+	// health in every heartbeat (a change is published at once, at most
+	// one extra write a second). nil: no relay, and none published.
+	NewRelay func(claim ownership.Claim) (RelayComponent, error)
+}
+
+// RelayComponent is a daemon's relay: a component that reports its
+// health.
+type RelayComponent interface {
+	Component
+	RelayHealth
 }
 
 // RunDaemon owns the config's name for as long as it runs, in four phases,
@@ -31,7 +46,7 @@ type DaemonOptions struct {
 //  1. acquire (acquire.go): take the name; held by another, exit 3
 //     without connecting;
 //  2. start (start.go): the first heartbeat, then the components in
-//     order (today the transport; the relay comes after it);
+//     order (the transport, then the relay);
 //  3. supervise (supervise.go): heartbeat with the transport's health,
 //     watch control.json and ctx (SIGTERM, SIGINT), until a stop request,
 //     lost ownership or a component that ends on its own;
@@ -50,7 +65,20 @@ func RunDaemon(ctx context.Context, opts DaemonOptions, tr Transport) (int, erro
 	}
 	transport := newTransportComponent(tr)
 	d := &daemon{claim: owner, paths: ownership.PathsFor(opts.AgentDir, opts.Config.Name), cfg: opts.Config, log: opts.Log, heartbeat: opts.Heartbeat, health: transport}
-	return d.run(ctx, []Component{transport})
+	components := []Component{transport}
+	if opts.NewRelay != nil {
+		r, err := opts.NewRelay(owner)
+		if err != nil {
+			// Nothing connected yet: give the name back as a plain failure.
+			if rerr := owner.Release(nil); rerr != nil {
+				opts.Log.Error(rerr, "releasing after the relay could not be made")
+			}
+			return daemonproto.ExitFailed, fmt.Errorf("making the relay: %w", err)
+		}
+		d.relay = r
+		components = append(components, r)
+	}
+	return d.run(ctx, components)
 }
 
 // daemon is a daemon that owns its name: phases 2 to 4.
@@ -61,7 +89,9 @@ type daemon struct {
 	log        logr.Logger
 	heartbeat  time.Duration
 	health     healthSource
-	controlErr string // the last control.json problem logged
+	relay      RelayHealth // nil: no relay
+	lastBeat   time.Time   // when the last heartbeat was written (supervise)
+	controlErr string      // the last control.json problem logged
 }
 
 // run starts the components, supervises them and shuts them down.

@@ -1,10 +1,7 @@
 package chat
 
 import (
-	"errors"
-	"fmt"
 	"net"
-	"net/url"
 	"strings"
 	"testing"
 
@@ -28,19 +25,5 @@ func TestDiscordErrorNamesTheDialledHost(t *testing.T) {
 	v := h.waitFor(t, false)
 	if !strings.Contains(v.Err, "http://"+addr+"/") || strings.Contains(v.Err, "discord.com") {
 		t.Errorf("transport error %q: want it to name http://%s/, not discord.com", v.Err, addr)
-	}
-}
-
-func TestDialledErrLeavesOtherHostsAlone(t *testing.T) {
-	for _, tc := range []struct{ apiURL, url, want string }{
-		{"http://127.0.0.1:9", "https://discord.com/api/v9/users/@me", `Get "http://127.0.0.1:9/api/v9/users/@me": refused`},
-		// The gateway's socket is dialled where /gateway said, not rewritten.
-		{"http://127.0.0.1:9", "wss://gateway.example/?v=10", `Get "wss://gateway.example/?v=10": refused`},
-		{"", "https://discord.com/api/v9/gateway", `Get "https://discord.com/api/v9/gateway": refused`},
-	} {
-		err := fmt.Errorf("checking the bot token: %w", &url.Error{Op: "Get", URL: tc.url, Err: errors.New("refused")})
-		if got := dialledErr(err, tc.apiURL).Error(); got != "checking the bot token: "+tc.want {
-			t.Errorf("dialledErr(%q, %q) = %q, want %q", tc.url, tc.apiURL, got, tc.want)
-		}
 	}
 }

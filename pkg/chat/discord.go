@@ -13,6 +13,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/gorilla/websocket"
 
+	"gjc.dev/reconciler/pkg/chat/internal/rewrite"
 	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/spec"
 )
@@ -126,7 +127,7 @@ func (d *discordTransport) session(conns *connTracker) (*discordgo.Session, erro
 	s.Dialer = &dialer
 	transport := http.DefaultTransport
 	if d.cfg.APIURL != "" {
-		if transport, err = newRewriteHost(d.cfg.APIURL, transport); err != nil {
+		if transport, err = rewrite.NewHost(d.cfg.APIURL, transport); err != nil {
 			return nil, err
 		}
 	}
@@ -141,7 +142,7 @@ func (d *discordTransport) connect(ctx context.Context, s *discordgo.Session, co
 		if errors.As(err, &re) && re.Response != nil && re.Response.StatusCode == http.StatusUnauthorized {
 			return &TerminalError{Reason: daemonproto.ReasonInvalidCredentials, Message: "discord rejected the bot token (401)"}
 		}
-		return fmt.Errorf("checking the bot token: %w", dialledErr(err, d.cfg.APIURL))
+		return fmt.Errorf("checking the bot token: %w", rewrite.DialledErr(err, d.cfg.APIURL))
 	}
 	done := make(chan error, 1)
 	go func() { done <- s.Open() }()
@@ -155,7 +156,7 @@ func (d *discordTransport) connect(ctx context.Context, s *discordgo.Session, co
 	case <-ctx.Done():
 		err = d.abortOpen(s, conns, done, ctx.Err())
 	}
-	err = dialledErr(err, d.cfg.APIURL)
+	err = rewrite.DialledErr(err, d.cfg.APIURL)
 	if errors.Is(err, discordgo.ErrWSAlreadyOpen) {
 		return nil // a late Disconnect from an earlier socket; this one is up
 	}

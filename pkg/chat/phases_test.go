@@ -47,7 +47,7 @@ type fakeClaim struct {
 	fenceErr error
 }
 
-func (f *fakeClaim) Renew(bool, string) error {
+func (f *fakeClaim) Renew(ownership.Heartbeat) error {
 	f.calls.add("heartbeat")
 	n := f.n
 	f.n++

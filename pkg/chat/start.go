@@ -15,7 +15,7 @@ import (
 // connection of a bot whose name is no longer its own.
 func (d *daemon) start(ctx context.Context, components []Component) ([]Component, *ending) {
 	// No transport error yet: the record reads as starting, not as failing.
-	if err := d.claim.Renew(false, ""); err != nil {
+	if err := d.claim.Renew(d.heartbeatOf(Health{})); err != nil {
 		return nil, &ending{kind: endLost, err: fmt.Errorf("first heartbeat: %w", err)}
 	}
 	st := d.claim.State()

@@ -30,8 +30,8 @@ const (
 	endStartFailed                // a component could not start
 )
 
-// supervise is phase 3: heartbeat every interval and on every change of
-// the transport's health, and watch control.json, ctx and the components,
+// supervise is phase 3: heartbeat every interval, on every change of the
+// transport's health and (rate-limited, relayhealth.go) of the relay's, and watch control.json, ctx and the components,
 // until one of them ends the daemon. A change to the record or the lock by
 // anyone is proved at once (Fence), so a daemon whose ownership was taken
 // stops within a file event, not a heartbeat.
@@ -43,6 +43,8 @@ func (d *daemon) supervise(ctx context.Context, components []Component) *ending 
 	tick := time.NewTicker(d.heartbeat)
 	defer tick.Stop()
 	var current Health
+	relay := &relayBeats{src: d.relay}
+	defer relay.stop()
 	// A request may predate the watch: look once now, then on every change
 	// of control.json (not of other files: the daemon's own log lives here)
 	// and on every heartbeat.
@@ -84,6 +86,18 @@ func (d *daemon) supervise(ctx context.Context, components []Component) *ending 
 			}
 		case <-tick.C:
 			check = true
+			if end := d.renew(current); end != nil {
+				return end
+			}
+		case <-relay.changed():
+			if !relay.onChange(d.lastBeat, time.Now()) {
+				continue
+			}
+			if end := d.renew(current); end != nil {
+				return end
+			}
+		case <-relay.fired():
+			relay.done()
 			if end := d.renew(current); end != nil {
 				return end
 			}
@@ -129,7 +143,8 @@ func firstEnded(components []Component) (ended <-chan Component, stop func()) {
 // (a full disk, say) is logged and tried again next beat: the record goes
 // stale, and the reconciler replaces a hung owner on its own.
 func (d *daemon) renew(h Health) *ending {
-	err := d.claim.Renew(h.Healthy, h.Err)
+	d.lastBeat = time.Now()
+	err := d.claim.Renew(d.heartbeatOf(h))
 	switch {
 	case err == nil:
 		return nil

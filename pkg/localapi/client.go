@@ -124,7 +124,7 @@ func (c *Client) GC(ctx context.Context, req GCRequest) (*gc.Report, error) {
 // the loop's answer or a failure to get it, never a reason to act alone.
 func call[Resp any](ctx context.Context, c *Client, path string, req any, bound time.Duration) (Resp, error) {
 	var zero Resp
-	body, err := json.Marshal(req)
+	body, err := encodeRequest(req)
 	if err != nil {
 		return zero, err
 	}
@@ -163,6 +163,19 @@ func call[Resp any](ctx context.Context, c *Client, path string, req any, bound 
 		return zero, fmt.Errorf("the loop's answer on %s: %w", c.path, err)
 	}
 	return out, nil
+}
+
+// encodeRequest is req as JSON, with < > & as they are: a sent message's
+// text is full of them, and json.Marshal's six-byte escapes would take a
+// text well within bus.MaxTextSize past MaxSendRequest.
+func encodeRequest(req any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(req); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // unwrapURL drops net/http's "Post \"http://reconciler/...\":" wrapping,

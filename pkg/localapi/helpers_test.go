@@ -54,6 +54,14 @@ func (f *fakeBackend) GC(context.Context, GCRequest) (*gc.Report, error) {
 	return &gc.Report{Items: []gc.Item{}}, f.err
 }
 
+func (f *fakeBackend) Send(_ context.Context, req SendRequest) (*SendResponse, error) {
+	f.calls.Add(1)
+	if f.err != nil {
+		return nil, f.err
+	}
+	return &SendResponse{ID: req.Message.ID}, nil
+}
+
 // agentDir is a private agent dir with its state dir, short enough for a
 // socket address.
 func agentDir(t *testing.T) string {

@@ -20,10 +20,11 @@ const (
 	PathStart   = "/v1/start"
 	PathRestart = "/v1/restart"
 	PathGC      = "/v1/gc"
+	PathSend    = "/v1/send"
 )
 
-// MaxRequest caps a request's body, and MaxHeader its header: names and
-// flags, far smaller. MaxResponse caps what a client reads back (a status
+// MaxRequest caps a request's body (but a send's, MaxSendRequest), and
+// MaxHeader its header: names and flags, far smaller. MaxResponse caps what a client reads back (a status
 // of many daemons with their conditions).
 const (
 	MaxRequest  = 64 << 10
@@ -45,6 +46,7 @@ type Backend interface {
 	Start(ctx context.Context, req StartRequest) (*OperateResponse, error)
 	Restart(ctx context.Context, req RestartRequest) (*OperateResponse, error)
 	GC(ctx context.Context, req GCRequest) (*gc.Report, error)
+	Send(ctx context.Context, req SendRequest) (*SendResponse, error)
 }
 
 // StatusRequest asks for the status of some names, or of all (none named).

@@ -36,6 +36,8 @@ func (s *Server) routes() map[string]http.Handler {
 		PathStart:   endpoint(s, true, s.b.Start),
 		PathRestart: endpoint(s, true, s.b.Restart),
 		PathGC:      endpoint(s, true, s.b.GC),
+		// A send is not logged at info level: agents send many.
+		PathSend: endpointMax(s, false, MaxSendRequest, s.b.Send),
 	}
 }
 
@@ -62,6 +64,11 @@ func (s *Server) Handler() http.Handler {
 // fields), calls f and writes its answer or its error. An operation (act)
 // is logged at info level with the peer that asked for it.
 func endpoint[Req, Resp any](s *Server, act bool, f func(context.Context, Req) (Resp, error)) http.Handler {
+	return endpointMax(s, act, MaxRequest, f)
+}
+
+// endpointMax is endpoint with a body of at most limit bytes.
+func endpointMax[Req, Resp any](s *Server, act bool, limit int64, f func(context.Context, Req) (Resp, error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)
@@ -69,7 +76,7 @@ func endpoint[Req, Resp any](s *Server, act bool, f func(context.Context, Req) (
 			return
 		}
 		var req Req
-		if err := decodeRequest(w, r, &req); err != nil {
+		if err := decodeRequest(w, r, limit, &req); err != nil {
 			writeJSON(w, statusOf(err), err)
 			return
 		}
@@ -93,20 +100,20 @@ func endpoint[Req, Resp any](s *Server, act bool, f func(context.Context, Req) (
 	})
 }
 
-// bodyWait bounds the reading of a request's body, at most MaxRequest
+// bodyWait bounds the reading of a request's body, at most MaxSendRequest
 // bytes on a local socket: the header timeout ends with the headers, and
 // without this a client that stops sending would hold its connection (and
 // a file descriptor of the loop) for ever.
 var bodyWait = 10 * time.Second
 
-func decodeRequest(w http.ResponseWriter, r *http.Request, into any) *Error {
+func decodeRequest(w http.ResponseWriter, r *http.Request, limit int64, into any) *Error {
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(bodyWait))
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxRequest))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
-		return badRequest("request body over %d bytes", MaxRequest)
+		return badRequest("request body over %d bytes", limit)
 	case err != nil:
 		// The deadline stays: net/http reads what is left of the body
 		// before it answers, and closes the connection when that fails.

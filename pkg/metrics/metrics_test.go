@@ -24,7 +24,8 @@ func status(specValid bool) *reconcile.Status {
 		return []metav1.Condition{{Type: reconcile.ConditionReady, Status: s, Reason: "X"}}
 	}
 	return &reconcile.Status{Version: 1, SpecValid: specValid, Daemons: []reconcile.DaemonStatus{
-		{Name: "discord", Provider: "discord", DesiredState: "Running", Phase: reconcile.PhaseRunning, Converged: true, Conditions: ready(metav1.ConditionTrue)},
+		{Name: "discord", Provider: "discord", DesiredState: "Running", Phase: reconcile.PhaseRunning, Converged: true, Conditions: ready(metav1.ConditionTrue),
+			Relay: &reconcile.RelayStatus{Pending: 3, Failed: 1, Posted: 40, PostSeconds: 6.5, RateLimitWaits: 2}},
 		{Name: "slack", Provider: "slack", DesiredState: "Running", Phase: reconcile.PhaseCrashLoopBackOff, Restarts: 2, Conditions: ready(metav1.ConditionFalse)},
 		{Name: "quiet", Provider: "slack", DesiredState: "Running", Phase: reconcile.PhaseHeld, Converged: true, Conditions: ready(metav1.ConditionFalse)},
 		{Name: "old", Phase: reconcile.PhaseStopped, Converged: true},
@@ -90,6 +91,12 @@ func TestNamesAndLabels(t *testing.T) {
 		"reconciler_daemons":                           {"phase"},
 		"reconciler_daemon_ready":                      {"name", "provider"},
 		"reconciler_spec_valid":                        nil,
+		"reconciler_relay_pending":                     {"name", "provider"},
+		"reconciler_relay_failed":                      {"name", "provider"},
+		"reconciler_relay_blocked":                     {"name", "provider", "reason"},
+		"reconciler_relay_posted_total":                {"name", "provider"},
+		"reconciler_relay_rate_limit_waits_total":      {"name", "provider"},
+		"reconciler_relay_post_seconds":                {"name", "provider"},
 	}
 	got := map[string][]string{}
 	for name, mf := range families {

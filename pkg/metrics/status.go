@@ -19,10 +19,8 @@ var (
 )
 
 // daemonSeries are the series each daemon of the spec has, read from its
-// status. This is where the relay's figures of DESIGN 8 (pending, failed,
-// posted, post latency, rate-limit waits) join, once daemons publish them
-// in state.json and status.json carries them: until then there is nothing
-// true to export, so nothing is.
+// status. The relay's figures (relay.go) are sent beside them, only for a
+// daemon whose owner publishes them.
 var daemonSeries = []struct {
 	desc  *prometheus.Desc
 	kind  prometheus.ValueType
@@ -79,6 +77,9 @@ func (c *statusCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, s := range daemonSeries {
 		ch <- s.desc
 	}
+	for _, d := range relayDescs {
+		ch <- d
+	}
 }
 
 func (c *statusCollector) Collect(ch chan<- prometheus.Metric) {
@@ -107,6 +108,9 @@ func (c *statusCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		for _, series := range daemonSeries {
 			ch <- prometheus.MustNewConstMetric(series.desc, series.kind, series.value(d), d.Name, d.Provider)
+		}
+		for _, m := range relayMetrics(d) { // relay.go
+			ch <- m
 		}
 	}
 }

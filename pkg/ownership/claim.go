@@ -13,10 +13,10 @@ type AcquireRequest struct {
 // checks, before each write it makes for the claim, that the claim is still
 // the owner; a heartbeat that finds it is not returns ErrOwnershipLost.
 type Claim interface {
-	// Renew heartbeats, publishing the transport's health. An error that
-	// is ErrOwnershipLost means the name is no longer this claim's: stop
-	// everything at once, release nothing.
-	Renew(transportHealthy bool, transportError string) error
+	// Renew heartbeats, publishing the transport's health and the
+	// relay's. An error that is ErrOwnershipLost means the name is no
+	// longer this claim's: stop everything at once, release nothing.
+	Renew(hb Heartbeat) error
 	// Release gives the name up, recording t when the service refused the
 	// daemon for good (nil for a plain stop).
 	Release(t *Terminated) error
@@ -33,6 +33,13 @@ type Claim interface {
 	Lost() <-chan struct{}
 	// State is the record as last published.
 	State() State
+}
+
+// Heartbeat is what a daemon publishes with each renewal.
+type Heartbeat struct {
+	TransportHealthy bool
+	TransportError   string      // why the transport is down; kept only while it is
+	Relay            *RelayState // nil: the daemon runs no relay, or it has not reported yet
 }
 
 // Acquirer is what a daemon takes its name from: at most one live Claim per

@@ -1,5 +1,7 @@
 package ownership
 
+import "gjc.dev/reconciler/pkg/ownership/internal/jswriter"
+
 // RelayState is the relay's health as the owning daemon publishes it in
 // state.json under "relay" (DESIGN 5, "Health"). This project's field;
 // readers of the reference ignore it. Times are unix ms, 0 for never.
@@ -21,4 +23,44 @@ type RelayState struct {
 type RelayBlock struct {
 	Reason  string `json:"reason"`
 	Message string `json:"message"`
+}
+
+// marshal writes r as an object, its keys in the struct's order, the
+// optional times and blocked omitted when unset.
+func (r *RelayState) marshal(w *jswriter.Writer) {
+	w.Open()
+	w.Key("pending").Int(r.Pending)
+	if r.OldestPendingAt != 0 {
+		w.Key("oldestPendingAt").Int(r.OldestPendingAt)
+	}
+	w.Key("failed").Int(r.Failed)
+	if r.Blocked != nil {
+		w.Key("blocked").Open()
+		w.Key("reason").Str(r.Blocked.Reason)
+		w.Key("message").Str(r.Blocked.Message)
+		w.Close()
+	}
+	if r.RateLimitedUntil != 0 {
+		w.Key("rateLimitedUntil").Int(r.RateLimitedUntil)
+	}
+	if r.LastPostAt != 0 {
+		w.Key("lastPostAt").Int(r.LastPostAt)
+	}
+	w.Key("posted").Int(r.Posted)
+	w.Key("postSeconds").Float(r.PostSeconds)
+	w.Key("rateLimitWaits").Int(r.RateLimitWaits)
+	w.Close()
+}
+
+// Clone returns a deep copy (nil for nil).
+func (r *RelayState) Clone() *RelayState {
+	if r == nil {
+		return nil
+	}
+	c := *r
+	if r.Blocked != nil {
+		b := *r.Blocked
+		c.Blocked = &b
+	}
+	return &c
 }

@@ -52,13 +52,16 @@ type State struct {
 	// stepped since; records without it fall back to comparing startedAt
 	// with the boot time.
 	BootID string `json:"bootId,omitempty"`
+	// Relay is the relay's health (DESIGN 5), nil while the daemon runs
+	// no relay or has not reported one.
+	Relay *RelayState `json:"relay,omitempty"`
 }
 
 // Marshal returns the record as the reference writes it: JSON.stringify
 // with the keys in the reference's order (version, kind, pid, ownerId,
 // identity, incarnation, startedAt, heartbeatAt, transportHealthy,
 // generation, stoppedAt), then this project's optional transportError,
-// terminated and bootId, then "\n". Absent optional fields are omitted, never null.
+// terminated, bootId and relay (its keys in RelayState's order), then "\n". Absent optional fields are omitted, never null.
 func (s *State) Marshal() []byte {
 	w := jswriter.New(320)
 	w.Open()
@@ -89,6 +92,9 @@ func (s *State) Marshal() []byte {
 	if s.BootID != "" {
 		w.Key("bootId").Str(s.BootID)
 	}
+	if s.Relay != nil {
+		s.Relay.marshal(w.Key("relay"))
+	}
 	w.Close()
 	return append(w.Bytes(), '\n')
 }
@@ -108,5 +114,6 @@ func (s State) Clone() State {
 		t := *s.Terminated
 		s.Terminated = &t
 	}
+	s.Relay = s.Relay.Clone()
 	return s
 }

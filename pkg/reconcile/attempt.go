@@ -290,6 +290,9 @@ func (a *attempt) running(rec ownership.Record, cls ownership.Classification) {
 		a.status.Reason = ownership.ReasonGenerationAhead
 		a.status.Message = "healthy at a newer generation than the spec; attached, never downgraded"
 	}
+	if relayBlocked(&a.status) {
+		a.degraded = true
+	}
 	// Look again when the heartbeat would go stale, so a hung daemon is
 	// caught on time without polling.
 	a.requeue = max(time.UnixMilli(rec.State.HeartbeatAt).Add(ownership.HeartbeatTTL).Sub(now), time.Second)
@@ -449,6 +452,10 @@ func (a *attempt) observe(rec ownership.Record) {
 	s := rec.State
 	a.status.PID, a.status.OwnerID, a.status.Generation = s.PID, s.OwnerID, s.Generation
 	a.status.TransportError = s.TransportError
+	a.status.Relay = nil
+	if s.StoppedAt == nil {
+		a.status.Relay = relayStatusOf(s.Relay) // a released owner's relay is no longer running
+	}
 	t := metav1.NewTime(time.UnixMilli(s.StartedAt))
 	a.status.StartedAt = &t
 	if s.StoppedAt != nil {

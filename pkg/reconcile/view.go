@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/spec"
@@ -86,9 +87,12 @@ func heldRuns(store ownership.Store, h *HeldOwner) bool {
 func liveStatus(s DaemonStatus, rec ownership.Record, cls ownership.Classification, held bool) DaemonStatus {
 	st := rec.State
 	wasStopped := stoppedPhase(s.Phase)
-	s.TransportError = ""
+	s.TransportError, s.Relay = "", nil
 	if st != nil {
 		s.OwnerID, s.Generation, s.TransportError = st.OwnerID, st.Generation, st.TransportError
+		if st.StoppedAt == nil {
+			s.Relay = relayStatusOf(st.Relay)
+		}
 		if s.Provider == "" {
 			s.Provider = st.Kind
 		}
@@ -132,6 +136,10 @@ func liveStatus(s DaemonStatus, rec ownership.Record, cls ownership.Classificati
 		s.Converged = s.Converged && stoppedPhase(s.Phase) && s.PID == 0
 	} else {
 		s.Converged = s.Converged && cls.Health == ownership.HealthHealthy
+	}
+	if s.Converged && relayBlocked(&s) {
+		// Blocked since the pass: Degraded as the next pass will say.
+		meta.SetStatusCondition(&s.Conditions, metav1.Condition{Type: ConditionDegraded, Status: metav1.ConditionTrue, Reason: s.Reason, Message: s.Message})
 	}
 	setReady(&s)
 	return s

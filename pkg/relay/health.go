@@ -5,6 +5,10 @@ import "time"
 // Health is what the relay publishes in state.json each heartbeat
 // (DESIGN 5, "Health").
 type Health struct {
+	// Settled: the channel check has answered, passed or blocked (or the
+	// bus was found unusable). Until then the relay cannot say whether it
+	// will post, and its daemon does not call itself healthy.
+	Settled         bool
 	Pending         int       // messages in outbox/ not yet all posted
 	OldestPendingAt time.Time // when the oldest of them was seen; zero if none
 	Failed          int       // files in failed/

@@ -10,6 +10,13 @@ type faults struct {
 	readyDelay  time.Duration
 	limitN      int // how many more POSTs get a 429
 	limitAfter  time.Duration
+	unknown     map[string]bool // channel and thread IDs that answer 10003
+	acceptFail  int             // how many more message POSTs are stored, then failed
+	failMode    FailMode
+	slow        time.Duration // delay before every REST answer
+	gate        chan struct{} // non-nil: message POSTs wait until it is closed
+	routeN      int           // per-route limit: requests per routePer; 0 is off
+	routePer    time.Duration
 }
 
 // DropConnections cuts every gateway connection without a close frame, as a

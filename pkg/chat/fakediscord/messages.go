@@ -19,6 +19,11 @@ type messageBody struct {
 	Components []json.RawMessage `json:"components"`
 	StickerIDs []string          `json:"sticker_ids"`
 	Poll       json.RawMessage   `json:"poll"`
+
+	Nonce           json.RawMessage `json:"nonce"`
+	EnforceNonce    bool            `json:"enforce_nonce"`
+	AllowedMentions json.RawMessage `json:"allowed_mentions"`
+	Flags           int             `json:"flags"`
 }
 
 // check returns Discord's 400 for an empty or too long message, or "".
@@ -35,27 +40,65 @@ func (b *messageBody) check(files bool) (code int, msg string) {
 }
 
 func (s *Server) postMessage(w http.ResponseWriter, r *http.Request, token string) {
+	s.mu.Lock()
+	s.posts++
+	s.notifyLocked()
+	s.mu.Unlock()
 	var body messageBody
 	files, err := readBody(r, &body)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, codeInvalidJSON, "The request body contains invalid JSON.")
 		return
 	}
+	nonce, ok := parseNonce(body.Nonce)
+	if !ok {
+		writeError(w, http.StatusBadRequest, codeInvalidFormBody, "Invalid Form Body")
+		return
+	}
 	if code, msg := body.check(files); code != 0 {
 		writeError(w, http.StatusBadRequest, code, msg)
 		return
 	}
-	cid := r.PathValue("cid")
+	if !s.hold(r) {
+		return // the client left while held: nothing stored, nobody to answer
+	}
+	cid, author := r.PathValue("cid"), BotUserID(token)
 	s.mu.Lock()
-	if _, ok := s.channelLocked(cid); !ok {
+	t, ok := s.channelLocked(cid)
+	if !ok {
 		s.mu.Unlock()
 		writeError(w, http.StatusNotFound, codeUnknownChannel, "Unknown Channel")
 		return
 	}
-	m := s.addMessageLocked("", cid, BotUserID(token), botUsername(token), true, body.Content)
+	if nonce != "" && body.EnforceNonce {
+		if m, hit := s.nonceHitLocked(author, nonce); hit {
+			s.mu.Unlock()
+			s.logf("nonce seen again: message %s returned, nothing stored", m.ID)
+			writeJSON(w, http.StatusOK, s.apiMessageCreated(m))
+			return
+		}
+	}
+	if t != nil && t.Archived {
+		if t.Locked {
+			s.mu.Unlock()
+			writeError(w, http.StatusBadRequest, codeArchivedThread, "Thread is archived")
+			return
+		}
+		t.Archived = false // a message in an archived thread unarchives it
+		s.broadcastLocked("THREAD_UPDATE", s.threadChannel(*t))
+	}
+	m := s.addMessageLocked(Message{ChannelID: cid, AuthorID: author, Author: botUsername(token), Bot: true,
+		Content: body.Content, Nonce: nonce, AllowedMentions: body.AllowedMentions, Flags: body.Flags})
+	s.rememberNonceLocked(m)
+	mode, fail := s.takeAcceptFailLocked()
 	s.mu.Unlock()
 	s.logf("message %s posted in %s", m.ID, cid)
-	writeJSON(w, http.StatusOK, s.apiMessage(m))
+	if fail {
+		s.logf("message %s stored; failing its answer", m.ID)
+		s.failAccepted(w, mode)
+		return
+	}
+	writeJSON(w, http.StatusOK, s.apiMessageCreated(m))
 }
 
 // listMessages answers newest first, as Discord does.
@@ -105,6 +148,9 @@ func (s *Server) listMessages(w http.ResponseWriter, r *http.Request, _ string) 
 // channelLocked resolves a channel or thread ID: its parent when it is a
 // thread, and whether it exists at all.
 func (s *Server) channelLocked(id string) (thread *Thread, ok bool) {
+	if s.faults.unknown[id] {
+		return nil, false
+	}
 	for i := range s.threads {
 		if s.threads[i].ID == id {
 			return &s.threads[i], true
@@ -114,17 +160,18 @@ func (s *Server) channelLocked(id string) (thread *Thread, ok bool) {
 }
 
 // addMessageLocked stores a message, dispatches MESSAGE_CREATE and returns it.
-// id is only given for a forum post's first message, which shares the thread's ID.
-func (s *Server) addMessageLocked(id, channelID, authorID, author string, bot bool, content string) Message {
-	if id == "" {
-		id = s.nextIDLocked()
+// m.ID is only given for a forum post's first message, which shares the
+// thread's ID; the time and the parent are filled in.
+func (s *Server) addMessageLocked(m Message) Message {
+	if m.ID == "" {
+		m.ID = s.nextIDLocked()
 	}
-	m := Message{ID: id, ChannelID: channelID, AuthorID: authorID, Author: author, Bot: bot, Content: content, Time: time.Now().UTC()}
-	if t, _ := s.channelLocked(channelID); t != nil {
+	m.Time = time.Now().UTC()
+	if t, _ := s.channelLocked(m.ChannelID); t != nil {
 		m.ParentID = t.ParentID
 	}
 	s.messages = append(s.messages, m)
-	s.broadcastLocked("MESSAGE_CREATE", s.apiMessage(m))
+	s.broadcastLocked("MESSAGE_CREATE", s.apiMessageCreated(m))
 	s.notifyLocked()
 	return m
 }
@@ -138,7 +185,7 @@ func (s *Server) InjectMessage(channelID, authorID, content string) (Message, er
 	if _, ok := s.channelLocked(channelID); !ok {
 		return Message{}, fmt.Errorf("fakediscord: unknown channel %q", channelID)
 	}
-	m := s.addMessageLocked("", channelID, authorID, "user-"+authorID, false, content)
+	m := s.addMessageLocked(Message{ChannelID: channelID, AuthorID: authorID, Author: "user-" + authorID, Content: content})
 	s.logf("message %s injected in %s", m.ID, channelID)
 	return m, nil
 }

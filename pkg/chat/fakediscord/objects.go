@@ -30,6 +30,8 @@ type apiMessage struct {
 	Embeds          []any     `json:"embeds"`
 	Pinned          bool      `json:"pinned"`
 	Flags           int       `json:"flags"`
+	EditedTimestamp *string   `json:"edited_timestamp"`
+	Nonce           string    `json:"nonce,omitempty"`
 }
 
 const (
@@ -54,7 +56,16 @@ func (s *Server) apiMessage(m Message) apiMessage {
 		MentionRoles: []string{},
 		Attachments:  []any{},
 		Embeds:       []any{},
+		Flags:        m.Flags,
 	}
+}
+
+// apiMessageCreated is a message as the create answer and MESSAGE_CREATE
+// carry it: with its nonce, which fetched messages never show.
+func (s *Server) apiMessageCreated(m Message) apiMessage {
+	a := s.apiMessage(m)
+	a.Nonce = m.Nonce
+	return a
 }
 
 func (s *Server) textChannel(id string) map[string]any {
@@ -73,10 +84,10 @@ func (s *Server) threadChannel(t Thread) map[string]any {
 		"message_count":       0,
 		"member_count":        1,
 		"thread_metadata": map[string]any{
-			"archived":              false,
-			"auto_archive_duration": 1440,
+			"archived":              t.Archived,
+			"auto_archive_duration": t.AutoArchive,
 			"archive_timestamp":     time.Now().UTC().Format(time.RFC3339),
-			"locked":                false,
+			"locked":                t.Locked,
 		},
 	}
 }

@@ -22,6 +22,8 @@ const (
 	codeInvalidFormBody  = 50035
 	codeInvalidJSON      = 50109
 	codeThreadExists     = 160004
+	codeArchivedThread   = 50083
+	codeNotAuthor        = 50005
 )
 
 func (s *Server) routes() http.Handler {
@@ -31,11 +33,13 @@ func (s *Server) routes() http.Handler {
 	m.HandleFunc("GET /api/{v}/gateway", s.getGateway)
 	m.HandleFunc("GET /api/{v}/gateway/bot", s.authed(s.getGatewayBot))
 	m.HandleFunc("GET /api/{v}/users/@me", s.authed(s.getMe))
-	m.HandleFunc("GET /api/{v}/channels/{cid}", s.authed(s.getChannel))
-	m.HandleFunc("GET /api/{v}/channels/{cid}/messages", s.authed(s.listMessages))
-	m.HandleFunc("POST /api/{v}/channels/{cid}/messages", s.authed(s.limited(s.postMessage)))
-	m.HandleFunc("POST /api/{v}/channels/{cid}/threads", s.authed(s.limited(s.startThread)))
-	m.HandleFunc("POST /api/{v}/channels/{cid}/messages/{mid}/threads", s.authed(s.limited(s.startMessageThread)))
+	m.HandleFunc("GET /api/{v}/channels/{cid}", s.authed(s.routeLimited(s.getChannel)))
+	m.HandleFunc("PATCH /api/{v}/channels/{cid}", s.authed(s.routeLimited(s.patchChannel)))
+	m.HandleFunc("GET /api/{v}/channels/{cid}/messages", s.authed(s.routeLimited(s.listMessages)))
+	m.HandleFunc("POST /api/{v}/channels/{cid}/messages", s.authed(s.routeLimited(s.limited(s.postMessage))))
+	m.HandleFunc("PATCH /api/{v}/channels/{cid}/messages/{mid}", s.authed(s.routeLimited(s.patchMessage)))
+	m.HandleFunc("POST /api/{v}/channels/{cid}/threads", s.authed(s.routeLimited(s.limited(s.startThread))))
+	m.HandleFunc("POST /api/{v}/channels/{cid}/messages/{mid}/threads", s.authed(s.routeLimited(s.limited(s.startMessageThread))))
 	m.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
 		writeError(w, http.StatusNotFound, 0, "404: Not Found")
 	})
@@ -142,6 +146,9 @@ func readBody(r *http.Request, v any) (files bool, err error) {
 		return files, json.Unmarshal([]byte(pj), v)
 	}
 	err = json.NewDecoder(io.LimitReader(r.Body, maxPayload)).Decode(v)
+	// Read to the end: only then does net/http watch the connection and
+	// cancel the request's context when the client leaves (HoldPosts).
+	_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, maxPayload))
 	if errors.Is(err, io.EOF) {
 		return false, nil
 	}

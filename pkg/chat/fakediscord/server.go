@@ -35,6 +35,9 @@ type Options struct {
 	// zero. discordgo gives up on a connection after five intervals without an
 	// ACK, so tests that stop ACKs want tens of milliseconds here.
 	HeartbeatInterval time.Duration
+	// NonceWindow is how long a nonce sent with enforce_nonce stays
+	// unique per author; DefaultNonceWindow when zero.
+	NonceWindow time.Duration
 	// Logf, if set, receives one line per protocol step. Tokens are never logged.
 	Logf func(format string, args ...any)
 }
@@ -59,12 +62,19 @@ type Server struct {
 	threads     []Thread
 	faults      faults
 	rateLimited int
+	posts       int
+	held        int
+	nonces      map[string]nonceUse // by author ID and nonce
+	windows     map[string]*window  // per-route rate limit windows
 }
 
 // Start listens on an ephemeral 127.0.0.1 port and serves until Close.
 func Start(opts Options) (*Server, error) {
 	if opts.GuildID == "" {
 		opts.GuildID = DefaultGuildID
+	}
+	if opts.NonceWindow <= 0 {
+		opts.NonceWindow = DefaultNonceWindow
 	}
 	if opts.HeartbeatInterval <= 0 {
 		opts.HeartbeatInterval = DefaultHeartbeatInterval
@@ -80,7 +90,9 @@ func Start(opts Options) (*Server, error) {
 		conns:    map[*conn]struct{}{},
 		sessions: map[string]*session{},
 		stats:    map[string]*TokenStats{},
-		faults:   faults{acks: true, rejected: map[string]bool{}},
+		faults:   faults{acks: true, rejected: map[string]bool{}, unknown: map[string]bool{}},
+		nonces:   map[string]nonceUse{},
+		windows:  map[string]*window{},
 	}
 	if len(opts.Channels) > 0 {
 		s.channels = map[string]bool{}
@@ -88,7 +100,7 @@ func Start(opts Options) (*Server, error) {
 			s.channels[c] = true
 		}
 	}
-	s.http = &http.Server{Handler: s.track(s.routes()), ReadHeaderTimeout: 10 * time.Second}
+	s.http = &http.Server{Handler: s.track(s.slowed(s.routes())), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = s.http.Serve(ln) }()
 	return s, nil
 }

@@ -2,6 +2,7 @@ package fakediscord
 
 import (
 	"context"
+	"encoding/json"
 	"maps"
 	"slices"
 	"time"
@@ -29,6 +30,14 @@ type Message struct {
 	Bot       bool   // posted through REST with a bot token
 	Content   string
 	Time      time.Time
+	// Nonce is the nonce the message was posted with; Discord echoes it in
+	// the create answer and MESSAGE_CREATE, never in fetched messages.
+	Nonce string
+	// AllowedMentions is the allowed_mentions object of the post (or of the
+	// last edit that carried one), as sent; nil when none was.
+	AllowedMentions json.RawMessage
+	Flags           int      // message flags as posted (4 is SUPPRESS_EMBEDS)
+	Edits           []string // earlier contents, oldest first; one per edit
 }
 
 // Thread is one thread created through the API.
@@ -39,6 +48,11 @@ type Thread struct {
 	Type      int    // 11 public, 12 private
 	StarterID string // the message it was started from, if any
 	OwnerID   string
+	Archived  bool
+	Locked    bool
+	// AutoArchive is the auto_archive_duration in minutes asked for (1440
+	// when none was).
+	AutoArchive int
 }
 
 // Snapshot is a copy of the fake's observable state.
@@ -46,7 +60,30 @@ type Snapshot struct {
 	Tokens      map[string]TokenStats // by bot token (without "Bot ")
 	Messages    []Message             // in the order they were created
 	Threads     []Thread              // likewise
-	RateLimited int                   // 429 answers served
+	RateLimited int                   // 429 answers served, injected or from route limits
+	Posts       int                   // message POSTs received, whatever their answer
+	Held        int                   // POSTs waiting at the HoldPosts gate now
+}
+
+// In returns the messages of one channel or thread, oldest first.
+func (sn Snapshot) In(channelID string) []Message {
+	var out []Message
+	for _, m := range sn.Messages {
+		if m.ChannelID == channelID {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Thread returns the thread with this ID.
+func (sn Snapshot) Thread(id string) (Thread, bool) {
+	for _, t := range sn.Threads {
+		if t.ID == id {
+			return t, true
+		}
+	}
+	return Thread{}, false
 }
 
 // Snapshot returns a copy of the current state.
@@ -74,6 +111,11 @@ func (s *Server) snapshotLocked() Snapshot {
 		Messages:    slices.Clone(s.messages),
 		Threads:     slices.Clone(s.threads),
 		RateLimited: s.rateLimited,
+		Posts:       s.posts,
+		Held:        s.held,
+	}
+	for i := range snap.Messages {
+		snap.Messages[i].Edits = slices.Clone(snap.Messages[i].Edits)
 	}
 	for tok, st := range maps.All(s.stats) {
 		snap.Tokens[tok] = *st

@@ -1,6 +1,9 @@
 package fakediscord
 
-import "net/http"
+import (
+	"net/http"
+	"unicode/utf8"
+)
 
 // startThread creates a thread without a starter message, or with one when
 // the body carries "message", as a forum post does.
@@ -34,6 +37,9 @@ func (s *Server) startThread(w http.ResponseWriter, r *http.Request, token strin
 		// ThreadStart omits a zero Type.
 		typ = channelTypePrivateThread
 	}
+	if !s.hold(r) {
+		return // the client left while held: nothing made
+	}
 	cid := r.PathValue("cid")
 
 	s.mu.Lock()
@@ -47,7 +53,8 @@ func (s *Server) startThread(w http.ResponseWriter, r *http.Request, token strin
 	if body.Message != nil {
 		t.StarterID = t.ID
 		s.threads[len(s.threads)-1].StarterID = t.ID
-		s.addMessageLocked(t.ID, t.ID, BotUserID(token), botUsername(token), true, body.Message.Content)
+		s.addMessageLocked(Message{ID: t.ID, ChannelID: t.ID, AuthorID: BotUserID(token), Author: botUsername(token), Bot: true,
+			Content: body.Message.Content, AllowedMentions: body.Message.AllowedMentions, Flags: body.Message.Flags})
 	}
 	resp := s.threadChannel(t)
 	s.mu.Unlock()
@@ -58,24 +65,28 @@ func (s *Server) startThread(w http.ResponseWriter, r *http.Request, token strin
 // startMessageThread creates a public thread that shares the message's ID.
 func (s *Server) startMessageThread(w http.ResponseWriter, r *http.Request, token string) {
 	var body struct {
-		Name string `json:"name"`
+		Name        string `json:"name"`
+		AutoArchive int    `json:"auto_archive_duration"`
 	}
 	if _, err := readBody(r, &body); err != nil {
 		writeError(w, http.StatusBadRequest, codeInvalidJSON, "The request body contains invalid JSON.")
 		return
 	}
-	if body.Name == "" {
+	if body.Name == "" || utf8.RuneCountInString(body.Name) > maxThreadName || !validAutoArchive(body.AutoArchive) {
 		writeError(w, http.StatusBadRequest, codeInvalidFormBody, "Invalid Form Body")
 		return
 	}
+	if !s.hold(r) {
+		return // the client left while held: nothing made
+	}
 	cid, mid := r.PathValue("cid"), r.PathValue("mid")
-	status, resp := s.messageThread(cid, mid, body.Name, token)
+	status, resp := s.messageThread(cid, mid, body.Name, body.AutoArchive, token)
 	writeJSON(w, status, resp)
 }
 
 // messageThread does the work of startMessageThread under the lock and
 // returns the answer, which is written after the lock is released.
-func (s *Server) messageThread(cid, mid, name, token string) (int, any) {
+func (s *Server) messageThread(cid, mid, name string, autoArchive int, token string) (int, any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if code, msg, status := s.threadParentLocked(cid); code != 0 {
@@ -91,7 +102,7 @@ func (s *Server) messageThread(cid, mid, name, token string) (int, any) {
 	if t, _ := s.channelLocked(mid); t != nil {
 		return http.StatusBadRequest, apiError(codeThreadExists, "A thread has already been created for this message")
 	}
-	t := Thread{ID: mid, ParentID: cid, Name: name, Type: channelTypePublicThread, StarterID: mid, OwnerID: BotUserID(token)}
+	t := Thread{ID: mid, ParentID: cid, Name: name, Type: channelTypePublicThread, StarterID: mid, OwnerID: BotUserID(token), AutoArchive: autoArchive}
 	s.addThreadLocked(t)
 	s.logf("thread %s created from message in %s", t.ID, cid)
 	return http.StatusCreated, s.threadChannel(t)
@@ -110,9 +121,24 @@ func (s *Server) threadParentLocked(cid string) (code int, msg string, status in
 }
 
 func (s *Server) addThreadLocked(t Thread) {
+	if t.AutoArchive == 0 {
+		t.AutoArchive = 1440
+	}
 	s.threads = append(s.threads, t)
 	body := s.threadChannel(t)
 	body["newly_created"] = true
 	s.broadcastLocked("THREAD_CREATE", body)
 	s.notifyLocked()
+}
+
+// maxThreadName is Discord's limit on a thread name, in code points.
+const maxThreadName = 100
+
+// validAutoArchive: Discord takes 60, 1440, 4320 or 10080 minutes, or none.
+func validAutoArchive(m int) bool {
+	switch m {
+	case 0, 60, 1440, 4320, 10080:
+		return true
+	}
+	return false
 }

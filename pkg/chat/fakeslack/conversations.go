@@ -1,72 +1,97 @@
 package fakeslack
 
 import (
+	"encoding/base64"
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 )
 
-// historyLocked lists a channel's top-level messages, newest first.
+// historyLocked lists a channel's top-level messages, newest first, a page
+// at a time: next_cursor, when has_more, continues with older messages.
 func (s *Server) historyLocked(form url.Values) map[string]any {
 	channel := form.Get("channel")
-	if !s.channelLocked(channel) {
-		return fail("channel_not_found")
+	if e := s.channelErrLocked(channel); e != "" {
+		return fail(e)
 	}
 	in := window(form)
+	from, ok := cursorTS(form.Get("cursor"))
+	if !ok {
+		return fail("invalid_cursor")
+	}
+	withMeta := flag(form, "include_all_metadata")
 	var out []map[string]any
-	more := false
+	next := ""
 	for i := len(s.messages) - 1; i >= 0; i-- {
 		m := s.messages[i]
-		if m.Channel != channel || m.ThreadTS != "" || !in(m.TS) {
+		if m.Channel != channel || m.ThreadTS != "" || !in(m.TS) || (from >= 0 && micros(m.TS) > from) {
 			continue
 		}
 		if len(out) == limit(form, 100) {
-			more = true
+			next = cursorFor(m.TS)
 			break
 		}
-		out = append(out, s.apiMessageLocked(m))
+		out = append(out, s.apiMessageLocked(m, withMeta))
 	}
 	return map[string]any{
-		"ok": true, "messages": nonNil(out), "has_more": more, "pin_count": 0,
-		"response_metadata": map[string]string{"next_cursor": ""},
+		"ok": true, "messages": nonNil(out), "has_more": next != "", "pin_count": 0,
+		"response_metadata": map[string]string{"next_cursor": next},
 	}
 }
 
-// repliesLocked lists a thread: its parent, then the replies oldest first.
+// repliesLocked lists a thread: its parent (first on every page, not
+// counted in limit, so every page makes progress), then the replies oldest
+// first, a page at a time.
 func (s *Server) repliesLocked(form url.Values) map[string]any {
 	channel := form.Get("channel")
-	if !s.channelLocked(channel) {
-		return fail("channel_not_found")
+	if e := s.channelErrLocked(channel); e != "" {
+		return fail(e)
 	}
 	parent, ok := s.threadLocked(channel, form.Get("ts"))
 	if form.Get("ts") == "" || !ok {
 		return fail("thread_not_found")
 	}
 	in := window(form)
+	from, ok := cursorTS(form.Get("cursor"))
+	if !ok {
+		return fail("invalid_cursor")
+	}
+	withMeta := flag(form, "include_all_metadata")
 	var out []map[string]any
-	more := false
+	next := ""
 	for _, m := range s.messages {
-		if m.Channel != channel || (m.TS != parent && m.ThreadTS != parent) || (m.TS != parent && !in(m.TS)) {
+		if m.Channel != channel || (m.TS != parent && m.ThreadTS != parent) {
 			continue
 		}
-		if len(out) == limit(form, 1000) {
-			more = true
+		if m.TS != parent && (!in(m.TS) || (from >= 0 && micros(m.TS) < from)) {
+			continue
+		}
+		if m.TS != parent && len(out) == limit(form, 1000)+1 {
+			next = cursorFor(m.TS)
 			break
 		}
-		out = append(out, s.apiMessageLocked(m))
+		out = append(out, s.apiMessageLocked(m, withMeta))
 	}
 	return map[string]any{
-		"ok": true, "messages": nonNil(out), "has_more": more,
-		"response_metadata": map[string]string{"next_cursor": ""},
+		"ok": true, "messages": nonNil(out), "has_more": next != "",
+		"response_metadata": map[string]string{"next_cursor": next},
 	}
 }
 
 // apiMessageLocked renders a message as the Web API does, with a parent's
-// thread summary.
-func (s *Server) apiMessageLocked(m Message) map[string]any {
+// thread summary; its metadata only when asked for, as Slack returns it
+// only with include_all_metadata.
+func (s *Server) apiMessageLocked(m Message, withMeta bool) map[string]any {
 	out := map[string]any{"type": "message", "user": m.User, "text": m.Text, "ts": m.TS, "team": s.opts.TeamID}
 	if m.BotID != "" {
 		out["bot_id"], out["app_id"] = m.BotID, s.opts.AppID
+	}
+	if withMeta && m.Metadata != nil {
+		out["metadata"] = map[string]any{"event_type": m.Metadata.EventType, "event_payload": m.Metadata.EventPayload}
+	}
+	if m.EditedTS != "" {
+		out["edited"] = map[string]string{"user": m.User, "ts": m.EditedTS}
 	}
 	if m.ThreadTS != "" {
 		out["thread_ts"] = m.ThreadTS
@@ -99,7 +124,7 @@ func (s *Server) apiMessageLocked(m Message) map[string]any {
 func window(form url.Values) func(ts string) bool {
 	oldest, hasOldest := tsMicros(form.Get("oldest"))
 	latest, hasLatest := tsMicros(form.Get("latest"))
-	inclusive := form.Get("inclusive") == "1" || form.Get("inclusive") == "true"
+	inclusive := flag(form, "inclusive")
 	return func(ts string) bool {
 		t, _ := tsMicros(ts)
 		if hasOldest && (t < oldest || (t == oldest && !inclusive)) {
@@ -107,6 +132,36 @@ func window(form url.Values) func(ts string) bool {
 		}
 		return !hasLatest || t < latest || (t == latest && inclusive)
 	}
+}
+
+func flag(form url.Values, name string) bool {
+	v := form.Get(name)
+	return v == "1" || v == "true"
+}
+
+// Cursors have the shape of Slack's: base64 of "next_ts:<micros>", the
+// first message of the next page.
+func cursorFor(ts string) string {
+	return base64.StdEncoding.EncodeToString([]byte("next_ts:" + strconv.FormatInt(micros(ts), 10)))
+}
+
+// cursorTS decodes a cursor; -1 for none, ok false for a malformed one.
+func cursorTS(c string) (int64, bool) {
+	if c == "" {
+		return -1, true
+	}
+	b, err := base64.StdEncoding.DecodeString(c)
+	if err != nil {
+		return 0, false
+	}
+	v, found := strings.CutPrefix(string(b), "next_ts:")
+	n, err := strconv.ParseInt(v, 10, 64)
+	return n, found && err == nil && n >= 0
+}
+
+func micros(ts string) int64 {
+	t, _ := tsMicros(ts)
+	return t
 }
 
 func limit(form url.Values, def int) int {

@@ -8,14 +8,22 @@
 // Emulated:
 //   - Web API methods auth.test, apps.connections.open (app-level xapp-
 //     token; hands out a single-use websocket URL), chat.postMessage (ts,
-//     thread_ts; a reply to a reply lands in the parent's thread),
-//     conversations.history (top-level messages newest first, limit, latest,
-//     oldest, inclusive) and conversations.replies (parent then replies).
-//     The token may come as "Authorization: Bearer" or a "token" form field;
-//     form and JSON bodies are read. Errors are Slack's: not_authed,
-//     invalid_auth, not_allowed_token_type, channel_not_found, no_text,
-//     msg_too_long, thread_not_found, unknown_method; HTTP 429 with
-//     Retry-After when a rate limit is injected.
+//     thread_ts; a reply to a reply lands in the parent's thread; the raw
+//     text, message metadata, unfurl_links and unfurl_media stored),
+//     chat.update (the author only; earlier texts kept), conversations.info
+//     (is_member false while the bots are out of the channel, is_archived),
+//     conversations.history (top-level messages newest first) and
+//     conversations.replies (the parent first on every page, outside limit,
+//     then replies oldest first),
+//     both with limit, latest, oldest, inclusive, Slack-shaped cursors
+//     (has_more, next_cursor) and message metadata returned only with
+//     include_all_metadata. The token may come as "Authorization: Bearer"
+//     or a "token" form field; form and JSON bodies are read. Errors are
+//     Slack's: not_authed, invalid_auth, not_allowed_token_type,
+//     channel_not_found, not_in_channel, no_text, msg_too_long,
+//     is_archived, invalid_metadata_format, thread_not_found, message_not_found,
+//     cant_update_message, invalid_cursor, unknown_method; HTTP 429 with
+//     Retry-After when a rate limit is injected or a method's limit is hit.
 //   - Socket Mode: hello on connect (num_connections, debug_info,
 //     connection_info), websocket pings at a fixed interval, events_api
 //     envelopes carrying message events for every message (injected, and the
@@ -25,14 +33,25 @@
 //     (refresh_requested) on request.
 //   - Faults a test flips at run time: drop every connection, stop (and
 //     resume) pings, reject a token (invalid_auth everywhere, its sockets
-//     cut), delay hello, rate-limit the next chat.postMessage calls.
+//     cut), delay hello, rate-limit the next chat.postMessage calls, a
+//     per-method limit of n calls per window, a channel made unknown,
+//     archived, or the bots removed from it, accepted-then-failed posts
+//     (stored and announced, then answered HTTP 502 or with the connection
+//     reset), slow answers, and a post held before it is stored until
+//     released.
 //   - Observation: per app token open sockets, the most ever open at once,
-//     sockets opened; every message; every envelope and whether it was acked;
-//     WaitFor to block until a condition holds.
+//     sockets opened; every message with its metadata, unfurl flags and
+//     edits (Snapshot.Channel and Snapshot.Thread give a channel's roots and
+//     a thread's replies in order); every envelope and whether it was acked;
+//     429s served; chat.postMessage requests received; WaitFor to block
+//     until a condition holds.
 //
-// Not emulated: OAuth, scopes and token rotation, the RTM API, slash commands
-// and interactivity payloads, blocks and attachments beyond counting as
-// content, cursors (has_more is set, next_cursor is always empty), edits,
-// deletes, reactions, files, users and channel listings, the 3 s ack timeout
-// (redelivery happens on reconnect only), and per-method rate-limit tiers.
+// Not emulated: OAuth, scopes (missing_scope) and token rotation, the RTM
+// API, slash commands and interactivity payloads, blocks and attachments
+// beyond counting as content, metadata in events and in the answer to
+// chat.postMessage, message_changed events for edits, deletes, reactions,
+// files, users and channel listings, the 3 s ack timeout
+// (redelivery happens on reconnect only), Slack's per-tier default limits
+// (only those a test sets), and the "ratelimited" error Slack sometimes
+// sends with HTTP 200.
 package fakeslack

@@ -33,7 +33,7 @@ func (s *Server) InjectMessage(channel, user, text, threadTS string) (Message, e
 }
 
 func (s *Server) channelLocked(id string) bool {
-	return id != "" && (s.channels == nil || s.channels[id])
+	return id != "" && !s.unknown[id] && (s.channels == nil || s.channels[id])
 }
 
 // threadLocked resolves a thread_ts to the thread's parent ts, as Slack files

@@ -9,6 +9,12 @@ type faults struct {
 	helloDelay  time.Duration
 	limitN      int // how many more chat.postMessage calls get a 429
 	limitAfter  time.Duration
+	// acceptFailN chat.postMessage calls still to be stored, then answered
+	// as acceptFailMode says.
+	acceptFailN    int
+	acceptFailMode FailMode
+	slow           time.Duration // added before every Web API answer
+	hold           *Hold         // holds the next chat.postMessage
 }
 
 // DropConnections cuts every socket without a close frame, as a network

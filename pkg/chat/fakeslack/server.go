@@ -51,6 +51,7 @@ type Server struct {
 	channels map[string]bool // nil: every channel exists
 	pings    atomic.Bool     // read by every socket's writer, so not under mu
 	wg       sync.WaitGroup  // every request and connection in flight
+	done     chan struct{}   // closed by Close: held and slowed requests give up
 
 	mu          sync.Mutex
 	closed      bool
@@ -63,8 +64,15 @@ type Server struct {
 	envelopes   []*envelope
 	faults      faults
 	rateLimited int
-	roundRobin  int
-	connSeq     int
+	// postMessages counts chat.postMessage requests received.
+	postMessages int
+	// unknown channels answer channel_not_found; notIn ones not_in_channel.
+	unknown, notIn map[string]bool
+	archived       map[string]bool
+	// limits are the per-method rate limits, with each method's recent calls.
+	limits     map[string]*methodLimit
+	roundRobin int
+	connSeq    int
 }
 
 // Start listens on an ephemeral 127.0.0.1 port and serves until Close.
@@ -83,12 +91,17 @@ func Start(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("fakeslack: listen: %w", err)
 	}
 	s := &Server{
-		opts:    opts,
-		base:    "http://" + ln.Addr().String(),
-		conns:   map[*conn]struct{}{},
-		tickets: map[string]string{},
-		apps:    map[string]*AppStats{},
-		faults:  faults{rejected: map[string]bool{}},
+		opts:     opts,
+		base:     "http://" + ln.Addr().String(),
+		conns:    map[*conn]struct{}{},
+		tickets:  map[string]string{},
+		apps:     map[string]*AppStats{},
+		faults:   faults{rejected: map[string]bool{}},
+		done:     make(chan struct{}),
+		unknown:  map[string]bool{},
+		notIn:    map[string]bool{},
+		archived: map[string]bool{},
+		limits:   map[string]*methodLimit{},
 	}
 	s.pings.Store(true)
 	for _, tok := range opts.AppTokens {
@@ -120,6 +133,7 @@ func (s *Server) Close() {
 		return
 	}
 	s.closed = true
+	close(s.done)
 	conns := make([]*conn, 0, len(s.conns))
 	for c := range s.conns {
 		conns = append(conns, c)

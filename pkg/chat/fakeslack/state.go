@@ -2,6 +2,7 @@ package fakeslack
 
 import (
 	"context"
+	"maps"
 	"slices"
 
 	"gjc.dev/reconciler/pkg/chat/internal/changes"
@@ -21,7 +22,24 @@ type Message struct {
 	ThreadTS string // the parent's ts for a reply, "" for a top-level message
 	User     string
 	BotID    string // set for messages posted through chat.postMessage
-	Text     string
+	// Text is exactly as the client sent it (Slack-escaped, for a careful
+	// client), the latest edit's when edited.
+	Text string
+	// Metadata is the message metadata chat.postMessage carried, nil if none.
+	Metadata *Metadata
+	// UnfurlLinks and UnfurlMedia are the raw unfurl_links and unfurl_media
+	// parameters, "" when the client did not send them.
+	UnfurlLinks, UnfurlMedia string
+	// Edits are the texts the message had before each chat.update, oldest
+	// first; EditedTS is when the latest edit was made.
+	Edits    []string
+	EditedTS string
+}
+
+// Metadata is a message's metadata as Slack stores it.
+type Metadata struct {
+	EventType    string
+	EventPayload map[string]any
 }
 
 // Envelope is one events_api delivery to one app.
@@ -39,7 +57,32 @@ type Snapshot struct {
 	Apps        map[string]AppStats // by app token
 	Messages    []Message           // in the order they were created
 	Envelopes   []Envelope          // likewise
-	RateLimited int                 // 429 answers served
+	RateLimited int                 // 429 answers served, injected and by method limits
+	// PostMessages counts chat.postMessage requests received, answered
+	// or not (a client that re-sent a post shows here).
+	PostMessages int
+}
+
+// Channel returns a channel's top-level messages, oldest first.
+func (sn Snapshot) Channel(channel string) []Message {
+	var out []Message
+	for _, m := range sn.Messages {
+		if m.Channel == channel && m.ThreadTS == "" {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Thread returns the replies under a parent message, oldest first.
+func (sn Snapshot) Thread(channel, parentTS string) []Message {
+	var out []Message
+	for _, m := range sn.Messages {
+		if m.Channel == channel && m.ThreadTS == parentTS {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // Snapshot returns a copy of the current state.
@@ -63,10 +106,20 @@ func (s *Server) WaitFor(ctx context.Context, cond func(Snapshot) bool) (Snapsho
 func (s *Server) snapshotLocked() Snapshot {
 	s.sweepLocked("")
 	snap := Snapshot{
-		Apps:        make(map[string]AppStats, len(s.apps)),
-		Messages:    slices.Clone(s.messages),
-		Envelopes:   make([]Envelope, len(s.envelopes)),
-		RateLimited: s.rateLimited,
+		Apps:         make(map[string]AppStats, len(s.apps)),
+		Messages:     make([]Message, len(s.messages)),
+		Envelopes:    make([]Envelope, len(s.envelopes)),
+		RateLimited:  s.rateLimited,
+		PostMessages: s.postMessages,
+	}
+	for i, m := range s.messages {
+		m.Edits = slices.Clone(m.Edits)
+		if m.Metadata != nil {
+			md := *m.Metadata
+			md.EventPayload = maps.Clone(md.EventPayload)
+			m.Metadata = &md
+		}
+		snap.Messages[i] = m
 	}
 	for tok, st := range s.apps {
 		snap.Apps[tok] = *st

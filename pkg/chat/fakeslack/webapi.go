@@ -22,12 +22,15 @@ var methods = map[string]int{
 	"auth.test":             anyToken,
 	"apps.connections.open": appToken,
 	"chat.postMessage":      botToken,
+	"chat.update":           botToken,
 	"conversations.history": botToken,
 	"conversations.replies": botToken,
+	"conversations.info":    botToken,
 }
 
 // serveAPI answers a Web API method. Slack answers errors with HTTP 200 and
-// ok:false, so only a rate limit changes the status code.
+// ok:false, so only a rate limit (and an injected fault) changes the
+// status code.
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	form, err := readForm(r)
 	if err != nil {
@@ -38,12 +41,33 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	if token == "" {
 		token = form.Get("token")
 	}
-	resp, retryAfter := s.call(r.PathValue("method"), token, form)
+	method := r.PathValue("method")
+	isPost := method == "chat.postMessage"
+	if isPost {
+		s.mu.Lock()
+		s.postMessages++
+		s.notifyLocked()
+		s.mu.Unlock()
+		if !s.waitHold() {
+			return
+		}
+	}
+	resp, retryAfter := s.call(method, token, form)
 	if retryAfter > 0 {
 		secs := max(1, int(math.Ceil(retryAfter.Seconds())))
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
 		writeJSON(w, http.StatusTooManyRequests, resp)
 		return
+	}
+	if !s.waitSlow(r.Context()) {
+		return
+	}
+	if isPost && resp["ok"] == true {
+		if mode, hit := s.takeAcceptFail(); hit {
+			s.logf("chat.postMessage accepted, answered as failed (mode %d)", mode)
+			s.failAnswer(w, mode)
+			return
+		}
 	}
 	writeJSON(w, http.StatusOK, resp)
 }
@@ -60,18 +84,27 @@ func (s *Server) call(method, token string, form url.Values) (resp map[string]an
 		s.logf("%s: %s", method, e)
 		return fail(e), 0
 	}
+	if method == "chat.postMessage" {
+		if after, hit := s.takeRateLimitLocked(); hit {
+			return fail("ratelimited"), max(after, time.Nanosecond)
+		}
+	}
+	if after := s.methodLimitLocked(method, time.Now()); after > 0 {
+		return fail("ratelimited"), after
+	}
 	switch method {
 	case "auth.test":
 		return s.authTestLocked(token), 0
 	case "apps.connections.open":
 		return s.openConnectionLocked(token), 0
 	case "chat.postMessage":
-		if after, hit := s.takeRateLimitLocked(); hit {
-			return fail("ratelimited"), max(after, time.Nanosecond)
-		}
 		return s.postMessageLocked(token, form), 0
+	case "chat.update":
+		return s.updateLocked(token, form), 0
 	case "conversations.history":
 		return s.historyLocked(form), 0
+	case "conversations.info":
+		return s.infoLocked(form), 0
 	default:
 		return s.repliesLocked(form), 0
 	}
@@ -95,22 +128,37 @@ func (s *Server) openConnectionLocked(token string) map[string]any {
 
 func (s *Server) postMessageLocked(token string, form url.Values) map[string]any {
 	channel, text := form.Get("channel"), form.Get("text")
-	if !s.channelLocked(channel) {
-		return fail("channel_not_found")
+	if e := s.writeErrLocked(channel); e != "" {
+		return fail(e)
 	}
-	if text == "" && form.Get("blocks") == "" && form.Get("attachments") == "" {
-		return fail("no_text")
+	if e := checkText(text, form); e != "" {
+		return fail(e)
 	}
-	if utf8.RuneCountInString(text) > maxTextLen {
-		return fail("msg_too_long")
+	md, e := parseMetadata(form.Get("metadata"))
+	if e != "" {
+		return fail(e)
 	}
 	parent, ok := s.threadLocked(channel, form.Get("thread_ts"))
 	if !ok {
 		return fail("thread_not_found")
 	}
-	m := s.addMessageLocked(Message{Channel: channel, ThreadTS: parent, User: BotUserID(token), BotID: BotID(token), Text: text})
+	m := s.addMessageLocked(Message{
+		Channel: channel, ThreadTS: parent, User: BotUserID(token), BotID: BotID(token), Text: text,
+		Metadata: md, UnfurlLinks: form.Get("unfurl_links"), UnfurlMedia: form.Get("unfurl_media"),
+	})
 	s.logf("message %s posted in %s", m.TS, channel)
-	return map[string]any{"ok": true, "channel": m.Channel, "ts": m.TS, "message": s.apiMessageLocked(m)}
+	return map[string]any{"ok": true, "channel": m.Channel, "ts": m.TS, "message": s.apiMessageLocked(m, false)}
+}
+
+// checkText returns Slack's error for a message's text, "" when it is fine.
+func checkText(text string, form url.Values) string {
+	if text == "" && form.Get("blocks") == "" && form.Get("attachments") == "" {
+		return "no_text"
+	}
+	if utf8.RuneCountInString(text) > maxTextLen {
+		return "msg_too_long"
+	}
+	return ""
 }
 
 // takeRateLimitLocked consumes one injected 429, if any is left.

@@ -155,7 +155,7 @@ func runOwner() int {
 		fmt.Println("err", strings.ReplaceAll(err.Error(), "\n", " "))
 		return 3
 	}
-	if err := o.Renew(true, ""); err != nil {
+	if err := o.Renew(ownership.Heartbeat{TransportHealthy: true}); err != nil {
 		fmt.Println("err", err)
 		return 1
 	}

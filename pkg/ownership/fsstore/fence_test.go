@@ -35,7 +35,7 @@ func TestFenceFindsLossAndClosesLost(t *testing.T) {
 	default:
 		t.Fatal("Lost not closed after a fence found the loss")
 	}
-	if err := o.Renew(true, ""); !errors.Is(err, ownership.ErrOwnershipLost) {
+	if err := o.Renew(ownership.Heartbeat{TransportHealthy: true}); !errors.Is(err, ownership.ErrOwnershipLost) {
 		t.Fatalf("Renew after the fence's loss = %v, want ErrOwnershipLost", err)
 	}
 	assertSame(t, before, p.Dir, "Fence and Renew after a loss")

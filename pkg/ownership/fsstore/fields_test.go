@@ -29,6 +29,11 @@ var stateChanges = map[string]func(*ownership.State){
 		s.Terminated = &ownership.Terminated{Reason: "InvalidCredentials", Message: "close 4004"}
 	},
 	"bootId": func(s *ownership.State) { s.BootID = "another-boot" },
+	"relay": func(s *ownership.State) {
+		s.Relay = &ownership.RelayState{Pending: 3, OldestPendingAt: s.HeartbeatAt - 2000, Failed: 1,
+			Blocked: &ownership.RelayBlock{Reason: "ChannelUnavailable", Message: "unknown channel 123"}, RateLimitedUntil: s.HeartbeatAt + 500,
+			LastPostAt: s.HeartbeatAt - 100, Posted: 12, PostSeconds: 1.75, RateLimitWaits: 2}
+	},
 }
 
 // identifying are the fields a signal's re-check compares (decidedDiff):

@@ -19,6 +19,8 @@ func FuzzParseState(f *testing.F) {
 	f.Add(r.bytes())
 	f.Add(r.without("generation").with("incarnation", `"unavailable"`).bytes())
 	f.Add(r.with("stoppedAt", "1764450009000").with("transportError", `"x"`).with("terminated", `{"reason":"R","message":"m"}`).bytes())
+	f.Add(r.with("relay", goodRelay).bytes())
+	f.Add(r.with("relay", `{"pending":0,"failed":0,"posted":1e0,"postSeconds":-0,"rateLimitWaits":0,"blocked":{"message":"\u0085","reason":"ChannelUnavailable"}}`).bytes())
 	f.Add(r.with("pid", "4.242e3").with("generation", "-0").with("future", `[{"a":null}]`).bytes())
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkObjectSplit(t, data)

@@ -59,7 +59,8 @@ func ReadState(p ownership.Paths) ownership.Record {
 //     writer, Date.now() included, writes integers); transportError, when
 //     present, is a string and terminated an object with a non-empty string
 //     reason and a string message; a key that appears twice makes the record
-//     malformed.
+//     malformed; relay, when present, is judged whole (parserelay.go), an
+//     unknown key in it included.
 //   - Other keys are ignored, except that the legacy record is recognised
 //     only with exactly the old key set (stoppedAt optional) and incarnation
 //     "unavailable"; legacy is then true and Incarnation is "unavailable".
@@ -89,6 +90,7 @@ func ParseState(data []byte) (st *ownership.State, legacy bool, err error) {
 	s.TransportError = ownership.OneLine(f.optionalString("transportError"))
 	s.Terminated = f.terminated()
 	s.BootID = f.optionalString("bootId")
+	s.Relay = f.relay() // parserelay.go
 	if f.err != nil {
 		return nil, false, f.err
 	}

@@ -73,7 +73,7 @@ func malformedRecords(pid int, incarnation string) []recordCase {
 		return recordCase{name: name, data: o.bytes(), field: field}
 	}
 	strict := func(rc recordCase) recordCase { rc.stricter = true; return rc }
-	return []recordCase{
+	cases := []recordCase{
 		c("version missing", "version", r.without("version")),
 		c("version 2", "version", r.with("version", "2")),
 		c("version string", "version", r.with("version", `"1"`)),
@@ -153,6 +153,52 @@ func malformedRecords(pid int, incarnation string) []recordCase {
 		{name: "NaN literal", data: r.with("heartbeatAt", "NaN").bytes()},
 		{name: "single quotes", data: []byte(`{'version':1}`)},
 	}
+	return append(cases, malformedRelays(r)...)
+}
+
+// goodRelay is a relay object with every field set.
+const goodRelay = `{"pending":3,"oldestPendingAt":1764450001000,"failed":1,"blocked":{"reason":"RelayBlocked","message":"403 Missing Access"},` +
+	`"rateLimitedUntil":1764450006000,"lastPostAt":1764450004000,"posted":12,"postSeconds":1.75,"rateLimitWaits":2}`
+
+// malformedRelays: this project's relay object (which the reference
+// ignores, so every case is stricter) judged whole.
+func malformedRelays(r jsonObj) []recordCase {
+	relay := func(name, field, value string) recordCase {
+		return recordCase{name: "relay " + name, data: r.with("relay", value).bytes(), field: field, stricter: true}
+	}
+	edit := func(old, new string) string { return strings.Replace(goodRelay, old, new, 1) }
+	long := strconv.Quote(strings.Repeat("x", maxDetail+1))
+	return []recordCase{
+		relay("null", "relay", "null"),
+		relay("string", "relay", `"ok"`),
+		relay("array", "relay", `[1]`),
+		relay("unknown key", "relay", edit(`"pending":3`, `"pending":3,"extra":1`)),
+		relay("duplicate key", "relay", edit(`"failed":1`, `"failed":1,"failed":2`)),
+		relay("pending missing", "relay.pending", edit(`"pending":3,`, ``)),
+		relay("pending negative", "relay.pending", edit(`"pending":3`, `"pending":-1`)),
+		relay("pending fractional", "relay.pending", edit(`"pending":3`, `"pending":2.5`)),
+		relay("pending string", "relay.pending", edit(`"pending":3`, `"pending":"3"`)),
+		relay("pending unsafe", "relay.pending", edit(`"pending":3`, `"pending":9007199254740992`)),
+		relay("failed null", "relay.failed", edit(`"failed":1`, `"failed":null`)),
+		relay("posted negative", "relay.posted", edit(`"posted":12`, `"posted":-12`)),
+		relay("rateLimitWaits boolean", "relay.rateLimitWaits", edit(`"rateLimitWaits":2`, `"rateLimitWaits":true`)),
+		relay("oldestPendingAt negative", "relay.oldestPendingAt", edit(`"oldestPendingAt":1764450001000`, `"oldestPendingAt":-5`)),
+		relay("lastPostAt string", "relay.lastPostAt", edit(`"lastPostAt":1764450004000`, `"lastPostAt":"now"`)),
+		relay("rateLimitedUntil infinite", "relay.rateLimitedUntil", edit(`"rateLimitedUntil":1764450006000`, `"rateLimitedUntil":1e400`)),
+		relay("postSeconds missing", "relay.postSeconds", edit(`"postSeconds":1.75,`, ``)),
+		relay("postSeconds negative", "relay.postSeconds", edit(`"postSeconds":1.75`, `"postSeconds":-0.5`)),
+		relay("postSeconds infinite", "relay.postSeconds", edit(`"postSeconds":1.75`, `"postSeconds":1e400`)),
+		relay("blocked null", "relay.blocked", edit(`{"reason":"RelayBlocked","message":"403 Missing Access"}`, `null`)),
+		relay("blocked string", "relay.blocked", edit(`{"reason":"RelayBlocked","message":"403 Missing Access"}`, `"RelayBlocked"`)),
+		relay("blocked unknown reason", "relay.blocked", edit(`"reason":"RelayBlocked"`, `"reason":"TransportUnhealthy"`)),
+		relay("blocked empty reason", "relay.blocked", edit(`"reason":"RelayBlocked"`, `"reason":""`)),
+		relay("blocked reason number", "relay.blocked", edit(`"reason":"RelayBlocked"`, `"reason":1`)),
+		relay("blocked without message", "relay.blocked", edit(`,"message":"403 Missing Access"`, ``)),
+		relay("blocked message number", "relay.blocked", edit(`"message":"403 Missing Access"`, `"message":403`)),
+		relay("blocked message too long", "relay.blocked", edit(`"message":"403 Missing Access"`, `"message":`+long)),
+		relay("blocked unknown key", "relay.blocked", edit(`"message":"403 Missing Access"`, `"message":"m","since":1`)),
+		relay("blocked duplicate key", "relay.blocked", edit(`"message":"403 Missing Access"`, `"message":"a","message":"b"`)),
+	}
 }
 
 func TestParseStateMalformed(t *testing.T) {
@@ -220,6 +266,22 @@ func TestParseStateAccepts(t *testing.T) {
 				free := s.TransportError + s.Terminated.Reason + s.Terminated.Message
 				return strings.HasPrefix(s.TransportError, "4004 ") && !strings.ContainsFunc(free, unicode.IsControl)
 			}},
+		{"relay", r.with("relay", goodRelay).bytes(), false, func(s *ownership.State) bool {
+			want := ownership.RelayState{Pending: 3, OldestPendingAt: 1764450001000, Failed: 1, Blocked: &ownership.RelayBlock{Reason: "RelayBlocked", Message: "403 Missing Access"},
+				RateLimitedUntil: 1764450006000, LastPostAt: 1764450004000, Posted: 12, PostSeconds: 1.75, RateLimitWaits: 2}
+			return s.Relay != nil && s.Relay.Blocked != nil && *s.Relay.Blocked == *want.Blocked && relayFigures(*s.Relay) == relayFigures(want)
+		}},
+		{"relay without the optional fields", r.with("relay", `{"pending":0,"failed":0,"posted":0,"postSeconds":0,"rateLimitWaits":0}`).bytes(), false,
+			func(s *ownership.State) bool { return s.Relay != nil && *s.Relay == ownership.RelayState{} }},
+		{"relay ChannelUnavailable, keys in another order, numbers as JavaScript reads them",
+			r.with("relay", `{"postSeconds":1e-7,"rateLimitWaits":0,"posted":1.0,"blocked":{"message":"m\u001b[2J","reason":"ChannelUnavailable"},"failed":-0,"pending":2e0}`).bytes(), false,
+			func(s *ownership.State) bool {
+				return s.Relay.Pending == 2 && s.Relay.Posted == 1 && s.Relay.PostSeconds == 1e-7 && s.Relay.Blocked.Reason == "ChannelUnavailable" &&
+					!strings.ContainsFunc(s.Relay.Blocked.Message, unicode.IsControl)
+			}},
+		{"relay block message at the cap", r.with("relay", strings.Replace(goodRelay, "403 Missing Access", strings.Repeat("x", maxDetail), 1)).bytes(), false,
+			func(s *ownership.State) bool { return len(s.Relay.Blocked.Message) == maxDetail }},
+		{"no relay", r.bytes(), false, func(s *ownership.State) bool { return s.Relay == nil }},
 		{"legacy unavailable record", legacy.bytes(), true, func(s *ownership.State) bool {
 			return s.Incarnation == ownership.LegacyIncarnation && s.Generation == nil
 		}},
@@ -248,6 +310,9 @@ func TestParseStateAccepts(t *testing.T) {
 		})
 	}
 }
+
+// relayFigures is a relay state without its pointer, to compare.
+func relayFigures(r ownership.RelayState) ownership.RelayState { r.Blocked = nil; return r }
 
 func statesEqual(a, b ownership.State) bool {
 	return len(diffStates(a, b)) == 0 && a.Version == b.Version

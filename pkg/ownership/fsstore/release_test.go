@@ -24,7 +24,7 @@ func TestRenew(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = o.Release(nil) }) // drops its name lock, whatever the test did to it
 	clock = clock.Add(5 * time.Second)
-	if err := o.Renew(false, "dial tcp: connection refused"); err != nil {
+	if err := o.Renew(ownership.Heartbeat{TransportError: "dial tcp: connection refused"}); err != nil {
 		t.Fatal(err)
 	}
 	st := ReadState(p).State
@@ -33,14 +33,14 @@ func TestRenew(t *testing.T) {
 		t.Fatalf("after Renew: %+v", st)
 	}
 	clock = clock.Add(5 * time.Second)
-	if err := o.Renew(true, "ignored while healthy"); err != nil {
+	if err := o.Renew(ownership.Heartbeat{TransportHealthy: true, TransportError: "ignored while healthy"}); err != nil {
 		t.Fatal(err)
 	}
 	if st := ReadState(p).State; !st.TransportHealthy || st.TransportError != "" || st.HeartbeatAt != clock.UnixMilli() {
 		t.Fatalf("after healthy Renew: %+v", st)
 	}
 	// A long remote error is capped, so the record stays small.
-	if err := o.Renew(false, strings.Repeat("é", 5000)); err != nil {
+	if err := o.Renew(ownership.Heartbeat{TransportError: strings.Repeat("é", 5000)}); err != nil {
 		t.Fatal(err)
 	}
 	if st := ReadState(p).State; len(st.TransportError) > maxDetail || st.TransportError == "" {
@@ -97,7 +97,7 @@ func TestRenewLosesOwnership(t *testing.T) {
 			tc.mutate(t, o)
 			before := snap(t, p.Dir)
 			for range 2 { // the loss sticks
-				err := o.Renew(true, "")
+				err := o.Renew(ownership.Heartbeat{TransportHealthy: true})
 				var lost *ownership.OwnershipLostError
 				if !errors.As(err, &lost) || lost.What != tc.what || lost.Field != tc.field || ownership.Reason(err) != ownership.ReasonOwnershipLost {
 					t.Fatalf("Renew = %v, want loss of %s %s", err, tc.what, tc.field)
@@ -189,7 +189,7 @@ func TestReleaseOnlyByExactLiveOwner(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = o.Release(nil) }) // drops its name lock, whatever the test did to it
-		if err := o.Renew(true, ""); err != nil {
+		if err := o.Renew(ownership.Heartbeat{TransportHealthy: true}); err != nil {
 			t.Fatal(err)
 		}
 		clock = clock.Add(time.Second)
@@ -208,7 +208,7 @@ func TestReleaseOnlyByExactLiveOwner(t *testing.T) {
 		if err := o.Release(nil); err != nil {
 			t.Fatalf("second Release = %v", err)
 		}
-		if err := o.Renew(true, ""); !errors.Is(err, ownership.ErrOwnershipLost) {
+		if err := o.Renew(ownership.Heartbeat{TransportHealthy: true}); !errors.Is(err, ownership.ErrOwnershipLost) {
 			t.Fatalf("Renew after Release = %v", err)
 		}
 		if c := classifyNow(ReadState(p), desired, selfAsDaemon(p)); c.Class != ownership.ClassStopped || c.Reason != ownership.ReasonOwnerExiting || !c.AmbiguouslyLive {
@@ -229,7 +229,7 @@ func TestRenewReleaseConcurrently(t *testing.T) {
 	for i := range 4 {
 		wg.Go(func() {
 			for j := range 20 {
-				err := o.Renew(j%2 == 0, fmt.Sprint("e", i))
+				err := o.Renew(ownership.Heartbeat{TransportHealthy: j%2 == 0, TransportError: fmt.Sprint("e", i)})
 				if err != nil && !errors.Is(err, ownership.ErrOwnershipLost) {
 					t.Error(err)
 				}

@@ -16,8 +16,12 @@ import (
 // remote servers, and the record must stay far below MaxRecordSize.
 const maxDetail = 1024
 
-// Renew is the heartbeat: it rewrites state.json with heartbeatAt now and
-// the transport's health (transportError kept only while unhealthy). It
+// Renew is the heartbeat: it rewrites state.json with heartbeatAt now, the
+// transport's health (transportError kept only while unhealthy) and the
+// relay's (omitted when hb.Relay is nil; its block message cut to
+// maxDetail). A relay state the parser would refuse (a negative count, an
+// unknown block reason) is an error and nothing is written: a record that
+// reads as malformed would make the reconciler refuse its own owner. It
 // first proves that the ownership is still this owner's: its own
 // incarnation is still provable, owner.lock is still the file it created
 // (lease), and state.json is still exactly what it last wrote. Otherwise
@@ -26,7 +30,7 @@ const maxDetail = 1024
 // transport at once and exit. Failing to prove counts as a loss (an
 // unreadable lock is not proved ours). Failing to write, after the proof,
 // is returned as it is and is not a loss: the next Renew tries again.
-func (o *Owner) Renew(transportHealthy bool, transportError string) error {
+func (o *Owner) Renew(hb ownership.Heartbeat) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if err := o.checkHeld(); err != nil {
@@ -34,10 +38,19 @@ func (o *Owner) Renew(transportHealthy bool, transportError string) error {
 	}
 	next := o.state.Clone()
 	next.HeartbeatAt = o.env.now().UnixMilli()
-	next.TransportHealthy = transportHealthy
+	next.TransportHealthy = hb.TransportHealthy
 	next.TransportError = ""
-	if !transportHealthy {
-		next.TransportError = truncate(transportError, maxDetail)
+	if !hb.TransportHealthy {
+		next.TransportError = truncate(hb.TransportError, maxDetail)
+	}
+	next.Relay = hb.Relay.Clone()
+	if r := next.Relay; r != nil {
+		if r.Blocked != nil {
+			r.Blocked.Message = truncate(r.Blocked.Message, maxDetail)
+		}
+		if _, _, err := ParseState(next.Marshal()); err != nil {
+			return fmt.Errorf("heartbeat not written: the relay's health is not valid: %w", err)
+		}
 	}
 	return o.publish(next)
 }
@@ -159,6 +172,7 @@ func diffStates(want, got ownership.State) []fieldDiff {
 	add("transportError", want.TransportError, got.TransportError)
 	add("terminated", optTerminated(want.Terminated), optTerminated(got.Terminated))
 	add("bootId", want.BootID, got.BootID)
+	add("relay", optRelay(want.Relay), optRelay(got.Relay))
 	add("version", strconv.Itoa(want.Version), strconv.Itoa(got.Version))
 	return d
 }
@@ -168,6 +182,15 @@ func optInt(p *int64) string {
 		return ""
 	}
 	return strconv.FormatInt(*p, 10)
+}
+
+// optRelay renders a relay state for a diff: its marshalled form, which
+// holds every field.
+func optRelay(r *ownership.RelayState) string {
+	if r == nil {
+		return ""
+	}
+	return string((&ownership.State{Relay: r}).Marshal())
 }
 
 func optTerminated(t *ownership.Terminated) string {

@@ -149,11 +149,11 @@ func TestRecordsMatchReferenceShapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := o.Renew(false, "gateway closed"); err != nil {
+	if err := o.Renew(ownership.Heartbeat{TransportError: "gateway closed"}); err != nil {
 		t.Fatal(err)
 	}
 	read()
-	if err := o.Renew(true, ""); err != nil {
+	if err := o.Renew(ownership.Heartbeat{TransportHealthy: true}); err != nil {
 		t.Fatal(err)
 	}
 	read()
@@ -206,7 +206,7 @@ func TestReferenceJavaScriptAcceptsOurRecords(t *testing.T) {
 	}
 	add(p.State)
 	add(p.Lock)
-	_ = o.Renew(false, "a<b>&\u2028\"\\\n\x01")
+	_ = o.Renew(ownership.Heartbeat{TransportError: "a<b>&\u2028\"\\\n\x01"})
 	add(p.State)
 	_ = o.Release(&ownership.Terminated{Reason: "X", Message: "y"})
 	add(p.State)

@@ -4,6 +4,7 @@
 package jswriter
 
 import (
+	"math"
 	"strconv"
 	"unicode/utf8"
 )
@@ -72,3 +73,29 @@ func New(size int) *Writer { return &Writer{b: make([]byte, 0, size)} }
 
 // Bytes is what was written.
 func (w *Writer) Bytes() []byte { return w.b }
+
+// Float writes a finite f as JSON.stringify does for the common range:
+// plain decimals, exponent form below 1e-6 and from 1e21 on (the form
+// differs from JavaScript's only in where it switches, and reads back as
+// the same double either way). -0 is written as 0, as JSON.stringify does.
+func (w *Writer) Float(f float64) {
+	if f == 0 {
+		f = 0 // -0
+	}
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	start := len(w.b)
+	w.b = strconv.AppendFloat(w.b, f, format, -1, 64)
+	if format == 'e' {
+		// 1e-07 as 1e-7, the way JavaScript writes exponents.
+		n := len(w.b) - start
+		if n >= 4 && w.b[len(w.b)-4] == 'e' && w.b[len(w.b)-3] == '-' && w.b[len(w.b)-2] == '0' {
+			w.b[len(w.b)-2] = w.b[len(w.b)-1]
+			w.b = w.b[:len(w.b)-1]
+		}
+	}
+	w.comma = true
+}

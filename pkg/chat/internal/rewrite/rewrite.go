@@ -1,4 +1,6 @@
-package chat
+// Package rewrite points a discordgo session at another endpoint (a proxy,
+// a fake) and makes its errors name the host actually dialled.
+package rewrite
 
 import (
 	"errors"
@@ -10,42 +12,44 @@ import (
 	"github.com/bwmarrin/discordgo"
 )
 
-// rewriteHost sends every request to base's scheme and host, keeping the path.
+// host sends every request to base's scheme and host, keeping the path.
 // It redirects one discordgo session to another endpoint (a proxy, a fake)
 // without touching discordgo's process-wide Endpoint variables.
-type rewriteHost struct {
+type host struct {
 	base *url.URL
 	next http.RoundTripper
 }
 
-func newRewriteHost(apiURL string, next http.RoundTripper) (http.RoundTripper, error) {
+// NewHost returns a RoundTripper that sends every request to apiURL's
+// scheme and host through next.
+func NewHost(apiURL string, next http.RoundTripper) (http.RoundTripper, error) {
 	u, err := url.Parse(apiURL)
 	if err != nil || u.Host == "" {
 		return nil, fmt.Errorf("apiURL is not an absolute URL")
 	}
-	return &rewriteHost{base: u, next: next}, nil
+	return &host{base: u, next: next}, nil
 }
 
-func (r *rewriteHost) RoundTrip(req *http.Request) (*http.Response, error) {
+func (r *host) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = req.Clone(req.Context())
 	req.URL.Scheme, req.URL.Host, req.Host = r.base.Scheme, r.base.Host, r.base.Host
 	return r.next.RoundTrip(req)
 }
 
 // discordAPIHost is the host discordgo builds every REST URL with, the one
-// rewriteHost replaces.
+// host replaces.
 var discordAPIHost = func() string {
 	u, _ := url.Parse(discordgo.EndpointDiscord)
 	return u.Host
 }()
 
-// dialledErr makes an HTTP error name the host that was dialled. The client
+// DialledErr makes an HTTP error name the host that was dialled. The client
 // quotes the URL it was asked for (discord.com), not the one rewriteHost
 // sent the request to, so a refused connection to a proxy or a fake would
 // read as discord.com's. Only URLs of discordgo's API host are rewritten:
 // the gateway's socket is dialled where /gateway said, and says so itself.
 // The text changes, the chain does not: errors.Is and As see the original.
-func dialledErr(err error, apiURL string) error {
+func DialledErr(err error, apiURL string) error {
 	if err == nil || apiURL == "" {
 		return err
 	}

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"gjc.dev/reconciler/pkg/linefile"
+	"gjc.dev/reconciler/pkg/reconcile"
+)
+
+// printRelay is describe's Relay section: the relay's health as the live
+// owner last published it, or why there is none.
+func printRelay(out io.Writer, r *reconcile.RelayStatus, now time.Time) {
+	fmt.Fprintln(out, "Relay:")
+	if r == nil {
+		fmt.Fprintln(out, "  none reported (no live owner, no relay, or it has not reported yet)")
+		return
+	}
+	safe := linefile.Printable
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	p := func(format string, args ...any) { fmt.Fprintf(tw, "  "+format+"\n", args...) }
+	outbox := fmt.Sprintf("%d pending", r.Pending)
+	if r.OldestPendingAt != nil {
+		outbox += fmt.Sprintf(", the oldest seen %s ago", since(r.OldestPendingAt.Time, now))
+	}
+	p("Outbox:\t%s", outbox)
+	p("Failed:\t%d (in failed/)", r.Failed)
+	blocked := "no"
+	if b := r.Blocked; b != nil {
+		blocked = safe(b.Reason) + ": " + safe(b.Message) + " (the backlog is kept; it retries by itself)"
+	}
+	p("Blocked:\t%s", blocked)
+	if t := r.RateLimitedUntil; t != nil && t.After(now) {
+		p("Rate limited:\tuntil %s (%s from now)", t.Local().Format(eventTimeLayout), duration(t.Sub(now)))
+	}
+	last := "never"
+	if r.LastPostAt != nil {
+		last = since(r.LastPostAt.Time, now) + " ago"
+	}
+	p("Last post:\t%s", last)
+	posted := fmt.Sprintf("%d parts since the daemon started", r.Posted)
+	if r.Posted > 0 {
+		posted += fmt.Sprintf(", %.3fs each on average", r.PostSeconds/float64(r.Posted))
+	}
+	p("Posted:\t%s", posted)
+	p("Rate-limit waits:\t%d", r.RateLimitWaits)
+	_ = tw.Flush()
+}

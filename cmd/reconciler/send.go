@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"gjc.dev/reconciler/pkg/bus"
+	"gjc.dev/reconciler/pkg/localapi"
+)
+
+type sendFlags struct {
+	session, event, title, level, id string
+}
+
+func newSendCommand(g *globals) *cobra.Command {
+	f := &sendFlags{}
+	cmd := &cobra.Command{
+		Use:   "send NAME --session S [TEXT|-]",
+		Short: "Queue one message for a daemon to post: writes one outbox file and prints its id",
+		Long: `Queue one message in the outbox of daemon NAME, for its relay to post to the
+session's thread: one file, written whole or not at all, through the running
+loop when one answers (with the loop's spec), else from this process. The
+message's id is printed on stdout, and nothing else.
+
+The text is TEXT, or standard input when TEXT is "-" (at most 1 MiB); with no
+TEXT it is empty (an open or close needs none). Without --id a new id is made;
+give one to make a retry safe: the same id with the same content is the same
+message, queued once, and with other content an error.`,
+		Args: cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runSend(cmd, g, f, args)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.session, "session", "", "the session the message belongs to (required): one thread, or one root and its replies")
+	fl.StringVar(&f.event, "event", bus.EventMessage, "message, open (start the session's thread) or close (end it)")
+	fl.StringVar(&f.title, "title", "", "the session's title: its thread's name")
+	fl.StringVar(&f.level, "level", bus.LevelInfo, "info, action or error (a lean daemon posts only action and error messages)")
+	fl.StringVar(&f.id, "id", "", "the message's id (default: a new ULID)")
+	return cmd
+}
+
+func runSend(cmd *cobra.Command, g *globals, f *sendFlags, args []string) error {
+	name := args[0]
+	if err := checkNameArg(name); err != nil {
+		return err
+	}
+	if f.session == "" {
+		return &exitError{code: exitInvalid, err: errors.New("send: --session is required")}
+	}
+	text := ""
+	if len(args) == 2 {
+		text = args[1]
+		if text == "-" {
+			var err error
+			if text, err = readText(cmd.InOrStdin()); err != nil {
+				return err
+			}
+		}
+	}
+	id := f.id
+	if id == "" {
+		// Made here, not by whoever writes: a command line that gives
+		// --id is the same message however often it runs.
+		id = bus.NewID()
+	}
+	m := bus.Message{ID: id, Session: f.session, Event: f.event, Title: f.title, Text: text, Level: f.level}
+	agentDir, specPath, err := g.paths()
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	a := newAPIChoice(cmd.ErrOrStderr(), agentDir, specPath, g.log, nil)
+	resp, err := ask(a, "", func(b localapi.Backend) (*localapi.SendResponse, error) {
+		return b.Send(ctx, localapi.SendRequest{Name: name, Message: m})
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(cmd.OutOrStdout(), resp.ID)
+	return nil
+}
+
+// readText reads a message's text from r, refusing more than a text may
+// hold without reading further.
+func readText(r io.Reader) (string, error) {
+	data, err := io.ReadAll(io.LimitReader(r, bus.MaxTextSize+1))
+	if err != nil {
+		return "", &exitError{code: exitNotDone, err: fmt.Errorf("send: reading the text from stdin: %w", err)}
+	}
+	if len(data) > bus.MaxTextSize {
+		return "", &exitError{code: exitInvalid, err: fmt.Errorf("send: text: stdin holds more than %d bytes (1 MiB), the most a message may hold", bus.MaxTextSize)}
+	}
+	return string(data), nil
+}

@@ -1,0 +1,185 @@
+package bus
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"gjc.dev/reconciler/pkg/platform"
+)
+
+// ErrLeftInPlace is returned (wrapped) by Fail for an outbox entry that
+// is not a regular file (a symbolic link, a FIFO, a directory): its
+// failed/ record is written, but the entry itself is never opened,
+// followed or removed. It stays in the outbox, so ListOutbox keeps
+// listing it: the engine remembers the names Fail answered this for and
+// skips them (after a restart, Fail on it again rewrites the same record
+// and answers the same, once).
+var ErrLeftInPlace = errors.New("outbox entry left in place")
+
+// MoveToSent moves the regular file outbox/name to sent/name, durably.
+// The name is never replaced: a sent/name already there with the same
+// bytes (a move a crash interrupted, or the same message published twice)
+// is success, and the outbox copy is removed; with different bytes it is
+// an error and both are left as they are.
+func MoveToSent(d Dirs, name string) error {
+	if err := checkEntryName(name); err != nil {
+		return fmt.Errorf("move to sent: %w", err)
+	}
+	from, to := filepath.Join(d.Outbox, name), filepath.Join(d.Sent, name)
+	kind, err := entryKind(from)
+	if err != nil {
+		return fmt.Errorf("move to sent: %w", err)
+	}
+	if kind != "" {
+		return fmt.Errorf("move to sent: %s is %s: %w", from, kind, errNotRegular)
+	}
+	// A hard link never replaces a name, and leaves the outbox file in
+	// place until the sent one is durable: a crash between the two steps
+	// leaves both, and the next call finishes the move.
+	if err := os.Link(from, to); err != nil {
+		if !errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("move to sent: %w", err)
+		}
+		if err := sameBytes(from, to); err != nil {
+			return fmt.Errorf("move to sent: %w", err)
+		}
+	}
+	if err := syncDir(d.Sent); err != nil {
+		return fmt.Errorf("move to sent: %w", err)
+	}
+	if err := os.Remove(from); err != nil {
+		return fmt.Errorf("move to sent: %w", err)
+	}
+	if err := syncDir(d.Outbox); err != nil {
+		return fmt.Errorf("move to sent: %w", err)
+	}
+	return nil
+}
+
+// sameBytes errors unless the files at a and b hold the same bytes.
+func sameBytes(a, b string) error {
+	da, err := platform.ReadFileCapped(a, MaxFileSize)
+	if err != nil {
+		return err
+	}
+	db, err := platform.ReadFileCapped(b, MaxFileSize)
+	if err != nil {
+		return fmt.Errorf("%s is already there and cannot be read: %w", b, err)
+	}
+	if !bytes.Equal(da, db) {
+		return fmt.Errorf("%s is already there with different content than %s", b, a)
+	}
+	return nil
+}
+
+// FailedRecord is the JSON file failed/<name>: why an outbox entry was
+// not posted, and what it held.
+type FailedRecord struct {
+	Name     string `json:"name"`
+	Reason   string `json:"reason"`
+	FailedAt int64  `json:"failedAt"` // unix ms
+	// Message is the entry's bytes (at most MaxFileSize) as a string, ""
+	// when they could not be read. Bytes that are not UTF-8 are replaced
+	// by U+FFFD, as JSON strings must be text.
+	Message string `json:"message"`
+}
+
+// Fail records in failed/name why the outbox entry name was not posted,
+// atomically (a second Fail of the same name replaces the record), then
+// removes the entry from the outbox. An entry that is not a regular file
+// is never opened or followed: the record says what it was, the entry is
+// left where it is, and the error matches ErrLeftInPlace.
+func Fail(d Dirs, name, reason string) error {
+	if err := checkEntryName(name); err != nil {
+		return fmt.Errorf("fail: %w", err)
+	}
+	from := filepath.Join(d.Outbox, name)
+	kind, err := entryKind(from)
+	if err != nil {
+		return fmt.Errorf("fail: %w", err)
+	}
+	rec := FailedRecord{Name: name, Reason: reason, FailedAt: time.Now().UnixMilli()}
+	if kind != "" {
+		rec.Reason = fmt.Sprintf("%s (the outbox entry is %s: not opened, left in place)", reason, kind)
+	} else if data, err := platform.ReadFileCapped(from, MaxFileSize); err == nil {
+		rec.Message = string(bytes.ToValidUTF8(data, []byte("\uFFFD")))
+	} else {
+		rec.Reason = fmt.Sprintf("%s (the file could not be read: %v)", reason, err)
+	}
+	data, err := encodeFailed(rec)
+	if err != nil {
+		return fmt.Errorf("fail %s: %w", name, err)
+	}
+	if err := platform.WriteFileAtomic(filepath.Join(d.Failed, name), data); err != nil {
+		return fmt.Errorf("fail %s: %w", name, err)
+	}
+	if kind != "" {
+		return fmt.Errorf("fail: %s is %s: %w", from, kind, ErrLeftInPlace)
+	}
+	if err := os.Remove(from); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("fail %s: recorded, but %w", name, err)
+	}
+	if err := syncDir(d.Outbox); err != nil {
+		return fmt.Errorf("fail %s: %w", name, err)
+	}
+	return nil
+}
+
+func encodeFailed(rec FailedRecord) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(rec); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// CountFailed returns how many records failed/ holds (its names not
+// starting with ".", which are temp files).
+func CountFailed(d Dirs) (int, error) {
+	names, err := visibleNames(d.Failed)
+	if err != nil {
+		return 0, fmt.Errorf("count failed: %w", err)
+	}
+	return len(names), nil
+}
+
+// PruneSent removes the regular files in sent/ last modified before
+// olderThan and returns how many it removed. Anything else there (a
+// link, a directory) is left alone.
+func PruneSent(d Dirs, olderThan time.Time) (int, error) {
+	entries, err := os.ReadDir(d.Sent)
+	if err != nil {
+		return 0, fmt.Errorf("prune sent: %w", err)
+	}
+	n := 0
+	for _, e := range entries {
+		fi, err := e.Info() // an lstat: a link is judged, not followed
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return n, fmt.Errorf("prune sent: %w", err)
+		}
+		if !fi.Mode().IsRegular() || !fi.ModTime().Before(olderThan) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(d.Sent, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return n, fmt.Errorf("prune sent: %w", err)
+		}
+		n++
+	}
+	if n > 0 {
+		if err := syncDir(d.Sent); err != nil {
+			return n, fmt.Errorf("prune sent: %w", err)
+		}
+	}
+	return n, nil
+}

@@ -1,0 +1,122 @@
+package fakediscord
+
+import (
+	"encoding/json"
+	"net/http"
+	"time"
+	"unicode/utf8"
+)
+
+// patchMessage edits a message: only its author may, as on Discord.
+func (s *Server) patchMessage(w http.ResponseWriter, r *http.Request, token string) {
+	var body struct {
+		Content         *string         `json:"content"`
+		AllowedMentions json.RawMessage `json:"allowed_mentions"`
+		Flags           *int            `json:"flags"`
+	}
+	if _, err := readBody(r, &body); err != nil {
+		writeError(w, http.StatusBadRequest, codeInvalidJSON, "The request body contains invalid JSON.")
+		return
+	}
+	if body.Content != nil && utf8.RuneCountInString(*body.Content) > maxContentRunes {
+		writeError(w, http.StatusBadRequest, codeInvalidFormBody, "Invalid Form Body")
+		return
+	}
+	status, resp := s.editMessage(r.PathValue("cid"), r.PathValue("mid"), BotUserID(token), body.Content, body.AllowedMentions, body.Flags)
+	writeJSON(w, status, resp)
+}
+
+func (s *Server) editMessage(cid, mid, author string, content *string, mentions json.RawMessage, flags *int) (int, any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.channelLocked(cid)
+	if !ok {
+		return http.StatusNotFound, apiError(codeUnknownChannel, "Unknown Channel")
+	}
+	i := -1
+	for j := range s.messages {
+		if s.messages[j].ID == mid && s.messages[j].ChannelID == cid {
+			i = j
+		}
+	}
+	switch {
+	case i < 0:
+		return http.StatusNotFound, apiError(codeUnknownMessage, "Unknown Message")
+	case s.messages[i].AuthorID != author:
+		return http.StatusForbidden, apiError(codeNotAuthor, "Cannot edit a message authored by another user")
+	case t != nil && t.Archived && t.Locked:
+		return http.StatusBadRequest, apiError(codeArchivedThread, "Thread is archived")
+	}
+	m := &s.messages[i]
+	if content != nil {
+		if *content == "" {
+			return http.StatusBadRequest, apiError(codeEmptyMessage, "Cannot send an empty message")
+		}
+		m.Edits = append(m.Edits, m.Content)
+		m.Content = *content
+	}
+	if len(mentions) > 0 {
+		m.AllowedMentions = mentions
+	}
+	if flags != nil {
+		m.Flags = *flags
+	}
+	out := s.apiMessage(*m)
+	edited := time.Now().UTC().Format(time.RFC3339Nano)
+	out.EditedTimestamp = &edited
+	s.broadcastLocked("MESSAGE_UPDATE", out)
+	s.notifyLocked()
+	s.logf("message %s edited in %s", mid, cid)
+	return http.StatusOK, out
+}
+
+// patchChannel modifies a thread: archived, locked, name, auto-archive.
+func (s *Server) patchChannel(w http.ResponseWriter, r *http.Request, _ string) {
+	var body struct {
+		Name        *string `json:"name"`
+		Archived    *bool   `json:"archived"`
+		Locked      *bool   `json:"locked"`
+		AutoArchive *int    `json:"auto_archive_duration"`
+	}
+	if _, err := readBody(r, &body); err != nil {
+		writeError(w, http.StatusBadRequest, codeInvalidJSON, "The request body contains invalid JSON.")
+		return
+	}
+	if (body.Name != nil && (*body.Name == "" || utf8.RuneCountInString(*body.Name) > maxThreadName)) ||
+		(body.AutoArchive != nil && (*body.AutoArchive == 0 || !validAutoArchive(*body.AutoArchive))) {
+		writeError(w, http.StatusBadRequest, codeInvalidFormBody, "Invalid Form Body")
+		return
+	}
+	status, resp := s.modifyThread(r.PathValue("cid"), body.Name, body.Archived, body.Locked, body.AutoArchive)
+	writeJSON(w, status, resp)
+}
+
+func (s *Server) modifyThread(cid string, name *string, archived, locked *bool, autoArchive *int) (int, any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.channelLocked(cid)
+	switch {
+	case !ok:
+		return http.StatusNotFound, apiError(codeUnknownChannel, "Unknown Channel")
+	case t == nil:
+		// Modifying a text channel is not emulated.
+		return http.StatusBadRequest, apiError(codeInvalidFormBody, "Invalid Form Body")
+	}
+	if name != nil {
+		t.Name = *name
+	}
+	if archived != nil {
+		t.Archived = *archived
+	}
+	if locked != nil {
+		t.Locked = *locked
+	}
+	if autoArchive != nil {
+		t.AutoArchive = *autoArchive
+	}
+	out := s.threadChannel(*t)
+	s.broadcastLocked("THREAD_UPDATE", out)
+	s.notifyLocked()
+	s.logf("thread %s modified (archived %v, locked %v)", t.ID, t.Archived, t.Locked)
+	return http.StatusOK, out
+}

@@ -1,0 +1,84 @@
+package fakediscord
+
+import (
+	"hash/fnv"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// window is one route's current rate-limit window.
+type window struct {
+	start time.Time
+	count int
+}
+
+// SetRouteLimit gives every route (method, path template and channel ID,
+// as Discord's buckets are keyed by the major parameter) n requests per
+// window of length per. Every answer on a channel route then carries the
+// X-RateLimit-* headers, and a request past the limit gets 429 with
+// retry_after until its window ends. n <= 0 turns the limits off.
+func (s *Server) SetRouteLimit(n int, per time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults.routeN, s.faults.routePer = n, per
+	clear(s.windows)
+}
+
+// routeLimited applies SetRouteLimit to a channel route.
+func (s *Server) routeLimited(h handler) handler {
+	return func(w http.ResponseWriter, r *http.Request, token string) {
+		key := r.Method + " " + strings.Replace(r.Pattern[strings.Index(r.Pattern, " ")+1:], "{cid}", r.PathValue("cid"), 1)
+		now := time.Now()
+		s.mu.Lock()
+		n, per := s.faults.routeN, s.faults.routePer
+		if n <= 0 {
+			s.mu.Unlock()
+			h(w, r, token)
+			return
+		}
+		win := s.windows[key]
+		if win == nil || !now.Before(win.start.Add(per)) {
+			win = &window{start: now}
+			s.windows[key] = win
+		}
+		over := win.count >= n
+		if over {
+			s.rateLimited++
+			s.notifyLocked()
+		} else {
+			win.count++
+		}
+		remaining, reset := n-win.count, win.start.Add(per)
+		s.mu.Unlock()
+
+		// Rounded up to the millisecond, as Discord's are: a client waiting
+		// exactly this long is never early.
+		after := time.Duration(math.Ceil(float64(reset.Sub(now))/float64(time.Millisecond))) * time.Millisecond
+		hdr := w.Header()
+		hdr.Set("X-RateLimit-Limit", strconv.Itoa(n))
+		hdr.Set("X-RateLimit-Remaining", strconv.Itoa(remaining))
+		hdr.Set("X-RateLimit-Reset", strconv.FormatFloat(float64(reset.UnixMilli())/1000, 'f', 3, 64))
+		hdr.Set("X-RateLimit-Reset-After", strconv.FormatFloat(after.Seconds(), 'f', 3, 64))
+		hdr.Set("X-RateLimit-Bucket", bucketHash(key))
+		if !over {
+			h(w, r, token)
+			return
+		}
+		s.logf("429 for %s, retry after %s", key, after)
+		hdr.Set("Retry-After", strconv.Itoa(int(math.Ceil(after.Seconds()))))
+		hdr.Set("X-RateLimit-Scope", "user")
+		writeJSON(w, http.StatusTooManyRequests, map[string]any{
+			"message": "You are being rate limited.", "retry_after": after.Seconds(), "global": false,
+		})
+	}
+}
+
+// bucketHash is an opaque bucket name, stable per route, as Discord's are.
+func bucketHash(key string) string {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(key))
+	return strconv.FormatUint(h.Sum64(), 16)
+}

@@ -1,0 +1,60 @@
+package fakeslack
+
+import (
+	"encoding/json"
+	"net/url"
+)
+
+// updateLocked answers chat.update: the text replaced in place, the old
+// one kept in Edits; only the author may edit. Metadata stays unless the
+// call brings new metadata.
+func (s *Server) updateLocked(token string, form url.Values) map[string]any {
+	channel, ts, text := form.Get("channel"), form.Get("ts"), form.Get("text")
+	if e := s.writeErrLocked(channel); e != "" {
+		return fail(e)
+	}
+	i := -1
+	for j, m := range s.messages {
+		if m.Channel == channel && m.TS == ts {
+			i = j
+		}
+	}
+	if ts == "" || i < 0 {
+		return fail("message_not_found")
+	}
+	m := &s.messages[i]
+	if m.User != BotUserID(token) {
+		return fail("cant_update_message")
+	}
+	if e := checkText(text, form); e != "" {
+		return fail(e)
+	}
+	md, e := parseMetadata(form.Get("metadata"))
+	if e != "" {
+		return fail(e)
+	}
+	m.Edits = append(m.Edits, m.Text)
+	m.Text, m.EditedTS = text, s.nextTSLocked()
+	if md != nil {
+		m.Metadata = md
+	}
+	s.notifyLocked()
+	s.logf("message %s edited in %s", ts, channel)
+	return map[string]any{"ok": true, "channel": channel, "ts": ts, "text": text, "message": s.apiMessageLocked(*m, false)}
+}
+
+// parseMetadata reads chat.postMessage's metadata parameter; nil when
+// absent, else Slack's error for a malformed one.
+func parseMetadata(raw string) (*Metadata, string) {
+	if raw == "" {
+		return nil, ""
+	}
+	var md struct {
+		EventType    string         `json:"event_type"`
+		EventPayload map[string]any `json:"event_payload"`
+	}
+	if err := json.Unmarshal([]byte(raw), &md); err != nil || md.EventType == "" || md.EventPayload == nil {
+		return nil, "invalid_metadata_format"
+	}
+	return &Metadata{EventType: md.EventType, EventPayload: md.EventPayload}, ""
+}

@@ -1,0 +1,107 @@
+package chat
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/go-logr/logr"
+
+	"gjc.dev/reconciler/pkg/bus"
+	"gjc.dev/reconciler/pkg/chat/discord"
+	"gjc.dev/reconciler/pkg/chat/slack"
+	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/relay"
+	"gjc.dev/reconciler/pkg/spec"
+)
+
+// RelayOptions tune a daemon's relay; zero values take defaults.
+type RelayOptions struct {
+	// Step, when set, is called at each labelled step of every request
+	// (relay.Options.Step): crash tests stop the process there.
+	Step func(step, key string)
+	// MinBackoff and MaxBackoff bound the relay's waits after a failure.
+	MinBackoff, MaxBackoff time.Duration
+}
+
+// NewRelay returns DaemonOptions.NewRelay for cfg: the relay of its
+// provider over the bus of its name under agentDir, with the spec's
+// content rules (redact, verbosity). Every request it makes is fenced by
+// the claim, so it posts only while the name is the daemon's.
+func NewRelay(cfg *spec.Config, agentDir string, log logr.Logger, o RelayOptions) func(ownership.Claim) (RelayComponent, error) {
+	return func(claim ownership.Claim) (RelayComponent, error) {
+		p, markup, err := newPoster(cfg)
+		if err != nil {
+			return nil, err
+		}
+		dirs, err := bus.Paths(agentDir, cfg.Name)
+		if err != nil {
+			return nil, err
+		}
+		home, _ := os.UserHomeDir()
+		rc := &relayComponent{changed: make(chan struct{}, 1)}
+		rc.Relay = relay.New(relay.Options{
+			Bus: dirs, Poster: p, Fence: claim.Fence, Log: log.WithName("relay"),
+			Render: relay.RenderOptions{
+				Redact: cfg.Redact, Home: home, Verbose: cfg.Verbosity == spec.VerbosityVerbose,
+				Limit: p.PartLimit(), Markup: markup,
+			},
+			MinBackoff: o.MinBackoff, MaxBackoff: o.MaxBackoff,
+			Step:    o.Step,
+			Changed: rc.poke,
+		})
+		return rc, nil
+	}
+}
+
+func newPoster(cfg *spec.Config) (relay.Poster, relay.Markup, error) {
+	switch {
+	case cfg.Slack != nil:
+		p, err := slack.NewPoster(cfg.Slack, slack.Options{})
+		return p, relay.Mrkdwn, err
+	case cfg.Discord != nil:
+		p, err := discord.NewPoster(cfg.Discord, discord.Options{})
+		return p, relay.Markdown, err
+	}
+	return nil, 0, fmt.Errorf("the config of %s names no provider", cfg.Name)
+}
+
+// relayComponent is a relay as a daemon runs it: a Component, and the
+// source of its heartbeats' relay health.
+type relayComponent struct {
+	*relay.Relay
+	changed chan struct{}
+}
+
+func (c *relayComponent) poke() {
+	select {
+	case c.changed <- struct{}{}:
+	default:
+	}
+}
+
+func (c *relayComponent) RelayChanged() <-chan struct{} { return c.changed }
+
+func (c *relayComponent) RelayState() *ownership.RelayState { return relayState(c.Health()) }
+
+// Settled reports whether the relay's channel check has answered.
+func (c *relayComponent) Settled() bool { return c.Health().Settled }
+
+// relayState is h as state.json carries it.
+func relayState(h relay.Health) *ownership.RelayState {
+	ms := func(t time.Time) int64 {
+		if t.IsZero() {
+			return 0
+		}
+		return t.UnixMilli()
+	}
+	s := &ownership.RelayState{
+		Pending: int64(h.Pending), OldestPendingAt: ms(h.OldestPendingAt), Failed: int64(h.Failed),
+		RateLimitedUntil: ms(h.RateLimitedUntil), LastPostAt: ms(h.LastPostAt),
+		Posted: h.Posted, PostSeconds: h.PostSeconds, RateLimitWaits: h.RateLimitWaits,
+	}
+	if h.Blocked != nil {
+		s.Blocked = &ownership.RelayBlock{Reason: h.Blocked.Reason, Message: h.Blocked.Message}
+	}
+	return s
+}

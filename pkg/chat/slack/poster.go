@@ -1,0 +1,170 @@
+package slack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	slackapi "github.com/slack-go/slack"
+
+	"gjc.dev/reconciler/pkg/relay"
+	"gjc.dev/reconciler/pkg/spec"
+)
+
+// PartLimit is the longest part posted, in code points before escaping
+// (DESIGN 5): within the 4,000 characters Slack advises for a message's
+// text, and even escaped in full (at most 5 characters for one) far under
+// the 40,000 it accepts.
+const PartLimit = 3900
+
+// MetadataEventType names the metadata every relay part carries; its
+// payload is {"key": part key}.
+const MetadataEventType = "reconciler_relay_part"
+
+// Options tunes a Poster; zero values take defaults.
+type Options struct {
+	// Timeout bounds one Web API call (default 15 s). A post that times out
+	// is Uncertain.
+	Timeout time.Duration
+	// PageSize is the number of messages a lookup asks for per page
+	// (default 200; Slack caps it lower for some apps).
+	PageSize int
+	// ClockSkew is how far this machine's clock may be ahead of Slack's;
+	// a lookup never reads messages older than a part's first attempt
+	// minus it (default 1 h).
+	ClockSkew time.Duration
+}
+
+// Poster posts a daemon's sessions to one Slack channel.
+type Poster struct {
+	api     *slackapi.Client
+	channel string
+	token   string // only to keep it out of error text
+	opts    Options
+}
+
+var _ relay.Poster = (*Poster)(nil)
+
+// NewPoster returns a Poster for cfg's channel, with its bot token.
+func NewPoster(cfg *spec.SlackConfig, opts Options) (*Poster, error) {
+	switch {
+	case cfg == nil:
+		return nil, errors.New("slack poster: no slack configuration")
+	case cfg.BotToken.IsZero():
+		return nil, errors.New("slack poster: slack.botToken is empty")
+	case cfg.ChannelID == "":
+		return nil, errors.New("slack poster: slack.channelId is empty")
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = 15 * time.Second
+	}
+	if opts.PageSize <= 0 {
+		opts.PageSize = 200
+	}
+	if opts.ClockSkew <= 0 {
+		opts.ClockSkew = time.Hour
+	}
+	// No OptionRetry: slack-go then sends every call exactly once.
+	options := []slackapi.Option{slackapi.OptionHTTPClient(&http.Client{Timeout: opts.Timeout})}
+	if cfg.APIURL != "" {
+		options = append(options, slackapi.OptionAPIURL(apiBase(cfg.APIURL)))
+	}
+	return &Poster{
+		api:     slackapi.New(cfg.BotToken.Reveal(), options...),
+		channel: cfg.ChannelID,
+		token:   cfg.BotToken.Reveal(),
+		opts:    opts,
+	}, nil
+}
+
+// PartLimit implements relay.Poster.
+func (p *Poster) PartLimit() int { return PartLimit }
+
+// CheckChannel implements relay.Poster: conversations.info, and the bot
+// must be a member (Slack answers ok for a public channel the bot left)
+// of a channel that is not archived.
+func (p *Poster) CheckChannel(ctx context.Context) error {
+	ch, err := p.api.GetConversationInfoContext(ctx, &slackapi.GetConversationInfoInput{ChannelID: p.channel})
+	if err != nil {
+		e := p.fail("checking channel "+p.channel, err)
+		if code, ok := slackCode(err); ok && channelCodes[code] {
+			e.Kind, e.Reason = relay.Blocked, relay.ReasonChannelUnavailable
+		}
+		return e
+	}
+	switch {
+	case ch.IsArchived:
+		return &relay.Error{Kind: relay.Blocked, Reason: relay.ReasonChannelUnavailable, Code: "is_archived",
+			Err: fmt.Errorf("channel %s is archived", p.channel)}
+	case !ch.IsMember && !ch.IsIM && !ch.IsMpIM: // a DM carries no is_member
+		return &relay.Error{Kind: relay.Blocked, Reason: relay.ReasonChannelUnavailable, Code: "not_in_channel",
+			Err: fmt.Errorf("the bot is not a member of channel %s: invite it", p.channel)}
+	}
+	return nil
+}
+
+// Post implements relay.Poster: one chat.postMessage.
+func (p *Poster) Post(ctx context.Context, part relay.Part) (string, error) {
+	opts := []slackapi.MsgOption{
+		slackapi.MsgOptionText(escape(part.Text), false),
+		slackapi.MsgOptionDisableLinkUnfurl(),
+		slackapi.MsgOptionDisableMediaUnfurl(),
+		slackapi.MsgOptionMetadata(slackapi.SlackMetadata{
+			EventType:    MetadataEventType,
+			EventPayload: map[string]any{"key": part.Key},
+		}),
+	}
+	if part.Thread != "" {
+		opts = append(opts, slackapi.MsgOptionTS(part.Thread))
+	}
+	_, ts, err := p.api.PostMessageContext(ctx, p.channel, opts...)
+	if err != nil {
+		return "", p.fail("posting "+part.Key, err)
+	}
+	if ts == "" {
+		// ok:true without a ts: it was accepted, but under what id is unknown.
+		return "", &relay.Error{Kind: relay.Uncertain, Err: fmt.Errorf("posting %s: slack answered without a ts", part.Key)}
+	}
+	return ts, nil
+}
+
+// StartThread implements relay.Poster: a Slack thread is its root's ts.
+func (p *Poster) StartThread(_ context.Context, rootID, _ string) (string, error) {
+	if rootID == "" {
+		return "", &relay.Error{Kind: relay.Refused, Err: errors.New("starting a thread: no root message ts")}
+	}
+	return rootID, nil
+}
+
+// Edit implements relay.Poster: one chat.update.
+func (p *Poster) Edit(ctx context.Context, e relay.EditRequest) error {
+	_, _, _, err := p.api.UpdateMessageContext(ctx, p.channel, e.RemoteID, slackapi.MsgOptionText(escape(e.Text), false))
+	if err != nil {
+		return p.fail("editing "+e.RemoteID, err)
+	}
+	return nil
+}
+
+// Archive implements relay.Poster: a Slack thread has nothing to close.
+func (p *Poster) Archive(context.Context, string) error { return nil }
+
+// fail classifies err with context, its text scrubbed of the token.
+func (p *Poster) fail(what string, err error) *relay.Error {
+	e := classify(err)
+	e.Err = scrub(fmt.Errorf("slack %s: %w", what, err), p.token)
+	return e
+}
+
+// apiBase is the Web API base slack-go joins method names onto (ending in
+// "/api/") for an apiURL given with or without its "/api" part, as the
+// Socket Mode transport reads it.
+func apiBase(apiURL string) string {
+	base := strings.TrimRight(apiURL, "/")
+	if !strings.HasSuffix(base, "/api") {
+		base += "/api"
+	}
+	return base + "/"
+}

@@ -1,0 +1,66 @@
+package metrics
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"gjc.dev/reconciler/pkg/reconcile"
+	"gjc.dev/reconciler/pkg/relay"
+)
+
+// The relay's metrics (DESIGN 8), per daemon of the spec whose owner
+// publishes its relay's health in state.json: read from the status, so
+// they are what the records said at the last reconcile of each name.
+const (
+	NameRelayPending        = "reconciler_relay_pending"
+	NameRelayFailed         = "reconciler_relay_failed"
+	NameRelayBlocked        = "reconciler_relay_blocked"
+	NameRelayPosted         = "reconciler_relay_posted_total"
+	NameRelayRateLimitWaits = "reconciler_relay_rate_limit_waits_total"
+	NameRelayPostSeconds    = "reconciler_relay_post_seconds"
+)
+
+// blockReasons are the reason label's values: every one is sent, 1 for
+// the relay's current block and 0 for the others, so an alert on
+// "blocked == 1" sees the end of a block as a 0, not as an absence.
+var blockReasons = []string{relay.ReasonRelayBlocked, relay.ReasonChannelUnavailable}
+
+var (
+	daemonLabels      = []string{"name", "provider"}
+	relayPendingDesc  = prometheus.NewDesc(NameRelayPending, "Messages in the daemon's outbox not yet all posted.", daemonLabels, nil)
+	relayFailedDesc   = prometheus.NewDesc(NameRelayFailed, "Messages the relay moved to failed/.", daemonLabels, nil)
+	relayBlockedDesc  = prometheus.NewDesc(NameRelayBlocked, "1 while the daemon's relay is paused for this reason (a configuration error, the backlog kept), 0 otherwise.", []string{"name", "provider", "reason"}, nil)
+	relayPostedDesc   = prometheus.NewDesc(NameRelayPosted, "Message parts the service confirmed since the daemon started.", daemonLabels, nil)
+	relayWaitsDesc    = prometheus.NewDesc(NameRelayRateLimitWaits, "Rate-limit answers (429) the relay honoured since the daemon started.", daemonLabels, nil)
+	relayPostSecsDesc = prometheus.NewDesc(NameRelayPostSeconds, "Request latency of the message parts the service confirmed since the daemon started.", daemonLabels, nil)
+)
+
+// relayDescs are what Describe sends for the relay.
+var relayDescs = []*prometheus.Desc{relayPendingDesc, relayFailedDesc, relayBlockedDesc, relayPostedDesc, relayWaitsDesc, relayPostSecsDesc}
+
+// relayMetrics are d's relay series; none while its owner publishes no
+// relay: unknown, not zero. The counters restart with the daemon, which
+// rate() reads as a counter reset.
+func relayMetrics(d reconcile.DaemonStatus) []prometheus.Metric {
+	r := d.Relay
+	if r == nil {
+		return nil
+	}
+	out := []prometheus.Metric{
+		prometheus.MustNewConstMetric(relayPendingDesc, prometheus.GaugeValue, float64(r.Pending), d.Name, d.Provider),
+		prometheus.MustNewConstMetric(relayFailedDesc, prometheus.GaugeValue, float64(r.Failed), d.Name, d.Provider),
+		prometheus.MustNewConstMetric(relayPostedDesc, prometheus.CounterValue, float64(r.Posted), d.Name, d.Provider),
+		prometheus.MustNewConstMetric(relayWaitsDesc, prometheus.CounterValue, float64(r.RateLimitWaits), d.Name, d.Provider),
+		prometheus.MustNewConstSummary(relayPostSecsDesc, uint64(r.Posted), r.PostSeconds, nil, d.Name, d.Provider),
+	}
+	blocked := ""
+	if r.Blocked != nil {
+		blocked = bounded(r.Blocked.Reason, blockReasons)
+	}
+	for _, reason := range blockReasons {
+		out = append(out, prometheus.MustNewConstMetric(relayBlockedDesc, prometheus.GaugeValue, boolValue(blocked == reason), d.Name, d.Provider, reason))
+	}
+	if blocked == Other { // a reason outside the set, should one ever come
+		out = append(out, prometheus.MustNewConstMetric(relayBlockedDesc, prometheus.GaugeValue, 1, d.Name, d.Provider, Other))
+	}
+	return out
+}

@@ -1,0 +1,188 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// fakePoster is a chat service in memory: places (the channel "" and
+// threads) holding messages in order, each with the key it was posted
+// with, as Slack's metadata keeps it. Faults are switched by the tests.
+type fakePoster struct {
+	mu       sync.Mutex
+	next     int
+	places   map[string][]fakeMsg // "" is the channel
+	threads  map[string]string    // root id -> thread id
+	edits    map[string]string    // message id -> text
+	archived map[string]bool
+	posts    []postCall // every Post, in order, with its time
+	changed  chan struct{}
+
+	channelErr   error  // CheckChannel's answer
+	checks       int    // CheckChannel calls
+	blocked      error  // every request fails with it while set
+	refuse       string // a text containing it is refused
+	acceptFail   int    // the next n posts are stored, then "lost"
+	rateLimitN   int    // the next n posts get a 429
+	retryAfter   time.Duration
+	limitSession string // only posts of this session are limited ("" all)
+}
+
+type fakeMsg struct{ id, key, text string }
+
+type postCall struct {
+	key     string
+	at      time.Time
+	limited bool
+}
+
+func newFakePoster() *fakePoster {
+	return &fakePoster{places: map[string][]fakeMsg{}, threads: map[string]string{}, edits: map[string]string{},
+		archived: map[string]bool{}, changed: make(chan struct{}, 1)}
+}
+
+func (f *fakePoster) poke() {
+	select {
+	case f.changed <- struct{}{}:
+	default:
+	}
+}
+
+func (f *fakePoster) PartLimit() int { return 100 }
+
+func (f *fakePoster) CheckChannel(context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	defer f.poke()
+	f.checks++
+	return f.channelErr
+}
+
+func (f *fakePoster) Post(ctx context.Context, p Part) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	defer f.poke()
+	call := postCall{key: p.Key, at: time.Now()}
+	if f.blocked != nil {
+		f.posts = append(f.posts, call)
+		return "", f.blocked
+	}
+	if f.rateLimitN > 0 && (f.limitSession == "" || f.limitSession == p.Session) {
+		f.rateLimitN--
+		call.limited = true
+		f.posts = append(f.posts, call)
+		return "", &Error{Kind: RateLimited, RetryAfter: f.retryAfter}
+	}
+	f.posts = append(f.posts, call)
+	if f.refuse != "" && strings.Contains(p.Text, f.refuse) {
+		return "", &Error{Kind: Refused, Code: "50035", Err: errors.New("Invalid Form Body")}
+	}
+	if _, ok := f.places[p.Thread]; !ok && p.Thread != "" && !f.isThread(p.Thread) {
+		return "", &Error{Kind: Blocked, Reason: ReasonRelayBlocked, Code: "10003", Err: errors.New("Unknown Channel")}
+	}
+	f.next++
+	id := strconv.Itoa(1000 + f.next)
+	f.places[p.Thread] = append(f.places[p.Thread], fakeMsg{id: id, key: p.Key, text: p.Text})
+	if f.acceptFail > 0 {
+		f.acceptFail--
+		return "", errors.New("502 Bad Gateway after the message was stored")
+	}
+	return id, nil
+}
+
+func (f *fakePoster) isThread(id string) bool {
+	for _, t := range f.threads {
+		if t == id {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *fakePoster) StartThread(_ context.Context, rootID, _ string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.blocked != nil {
+		return "", f.blocked
+	}
+	if t, ok := f.threads[rootID]; ok {
+		return t, nil
+	}
+	t := "t" + rootID
+	f.threads[rootID] = t
+	return t, nil
+}
+
+func (f *fakePoster) Edit(_ context.Context, e EditRequest) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	defer f.poke()
+	if f.blocked != nil {
+		return f.blocked
+	}
+	f.edits[e.RemoteID] = e.Text
+	return nil
+}
+
+func (f *fakePoster) Archive(_ context.Context, thread string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	defer f.poke()
+	if f.blocked != nil {
+		return f.blocked
+	}
+	f.archived[thread] = true
+	return nil
+}
+
+// Lookup finds by key, after the given id, as Slack's metadata lookup does.
+func (f *fakePoster) Lookup(_ context.Context, p Part, after string) (string, bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.blocked != nil {
+		return "", false, f.blocked
+	}
+	for _, m := range f.places[p.Thread] {
+		if after != "" && m.id <= after {
+			continue
+		}
+		if m.key == p.Key {
+			return m.id, true, nil
+		}
+	}
+	return "", false, nil
+}
+
+// texts returns the texts of a place, in order.
+func (f *fakePoster) texts(place string) []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for _, m := range f.places[place] {
+		out = append(out, m.text)
+	}
+	return out
+}
+
+// sessionThread finds the thread whose root text mentions session.
+func (f *fakePoster) sessionThread(session string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, m := range f.places[""] {
+		if strings.Contains(m.text, "`"+session+"`") {
+			return f.threads[m.id]
+		}
+	}
+	return ""
+}
+
+func (f *fakePoster) String() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return fmt.Sprintf("%v", f.places)
+}

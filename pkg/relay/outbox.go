@@ -1,0 +1,202 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"gjc.dev/reconciler/pkg/bus"
+)
+
+// queue is one session's pending messages, by id, and whether a worker
+// runs for it. Only names are kept: a message is read when its turn
+// comes, so memory grows with the messages in flight, not the backlog.
+type queue struct {
+	ids     []string // sorted
+	running bool
+}
+
+// run is the dispatcher: it waits until the channel check passes, then
+// scans the outbox on every change (and every resync) and hands new
+// messages to their sessions' workers.
+func (r *Relay) run(ctx context.Context, changes <-chan struct{}) {
+	if !r.checkChannel(ctx) {
+		return
+	}
+	r.pruneSent()
+	resync := time.NewTicker(30 * time.Second)
+	defer resync.Stop()
+	prune := time.NewTicker(time.Hour)
+	defer prune.Stop()
+	for {
+		r.scan(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-changes:
+		case <-r.wake:
+		case <-resync.C:
+		case <-prune.C:
+			r.pruneSent()
+		}
+	}
+}
+
+// checkChannel proves the channel before the first post, retrying with
+// back-off while it is unavailable; false when the relay stopped first.
+func (r *Relay) checkChannel(ctx context.Context) bool {
+	b := r.newBackoff()
+	for {
+		err := r.opts.Poster.CheckChannel(ctx)
+		if ctx.Err() != nil {
+			return false
+		}
+		if err == nil {
+			r.settle()
+			r.setBlock("", nil)
+			return true
+		}
+		var e *Error
+		if !errors.As(err, &e) || e.Kind != Blocked {
+			// No answer about the channel (the network, a 5xx): not a
+			// verdict on the spec; the daemon stays not ready meanwhile.
+			r.opts.Log.Info("channel check got no answer; trying again", "error", err.Error())
+		} else {
+			block := &Block{Reason: ReasonChannelUnavailable, Message: err.Error()}
+			if e.Reason != "" {
+				block.Reason = e.Reason
+			}
+			r.settle()
+			r.setBlock("", block)
+			r.opts.Log.Error(err, "channel check failed; nothing is posted until it passes", "reason", block.Reason)
+		}
+		if !b.wait(ctx) {
+			return false
+		}
+	}
+}
+
+// scan reads the outbox and queues what is new. A file that cannot be a
+// message goes to failed/ at once, so it never holds back the others.
+func (r *Relay) scan(ctx context.Context) {
+	names, err := bus.ListOutbox(r.opts.Bus.Outbox)
+	if err != nil {
+		r.opts.Log.Error(err, "listing the outbox; trying again on the next change")
+		return
+	}
+	present := make(map[string]bool, len(names))
+	for _, name := range names {
+		present[name] = true
+		r.mu.Lock()
+		_, seen := r.known[name]
+		seen = seen || r.ignored[name]
+		r.mu.Unlock()
+		if seen || ctx.Err() != nil {
+			continue
+		}
+		r.admit(ctx, name)
+	}
+	// A file removed by hand is no longer pending.
+	r.mu.Lock()
+	for name := range r.known {
+		if !present[name] && !r.inFlightLocked(name) {
+			delete(r.known, name)
+		}
+	}
+	for name := range r.ignored {
+		if !present[name] {
+			delete(r.ignored, name)
+		}
+	}
+	r.mu.Unlock()
+	r.changed()
+}
+
+// admit reads one new outbox entry and queues it in its session.
+func (r *Relay) admit(ctx context.Context, name string) {
+	id, ok := strings.CutSuffix(name, ".json")
+	if !ok {
+		r.failFile(name, "not a message file: its name must be <id>.json")
+		return
+	}
+	m, err := bus.Read(filepath.Join(r.opts.Bus.Outbox, name))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return // taken away by hand between the listing and now
+	case err != nil:
+		r.failFile(name, err.Error())
+		return
+	case m.ID != id:
+		r.failFile(name, "its id "+m.ID+" differs from its file name")
+		return
+	}
+	seen := time.Now()
+	if fi, err := os.Lstat(filepath.Join(r.opts.Bus.Outbox, name)); err == nil {
+		seen = fi.ModTime()
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.known[name] = seen
+	q := r.queues[m.Session]
+	if q == nil {
+		q = &queue{}
+		r.queues[m.Session] = q
+	}
+	i := sort.SearchStrings(q.ids, id)
+	q.ids = append(q.ids, "")
+	copy(q.ids[i+1:], q.ids[i:])
+	q.ids[i] = id
+	if !q.running {
+		q.running = true
+		r.wg.Add(1)
+		go r.work(ctx, m.Session)
+	}
+}
+
+// inFlightLocked: a name a worker holds, whose file may be mid-move.
+func (r *Relay) inFlightLocked(name string) bool {
+	id := strings.TrimSuffix(name, ".json")
+	for _, q := range r.queues {
+		for _, x := range q.ids {
+			if x == id {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// failFile moves an outbox entry to failed/ with the reason.
+func (r *Relay) failFile(name, reason string) {
+	r.opts.Log.Error(errors.New(reason), "outbox file refused; moved to failed/", "file", name)
+	err := bus.Fail(r.opts.Bus, name, reason)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		// Left in place (not a regular file, or failed/ not writable): not
+		// looked at again until it changes or the relay restarts.
+		r.opts.Log.Error(err, "outbox file left in place", "file", name)
+		r.ignored[name] = true
+		return
+	}
+	r.failed++
+	delete(r.known, name)
+}
+
+// pruneSent removes sent/ files past SentKeep.
+func (r *Relay) pruneSent() {
+	n, err := bus.PruneSent(r.opts.Bus, time.Now().Add(-r.opts.SentKeep))
+	if err != nil {
+		r.opts.Log.Error(err, "pruning sent/")
+		return
+	}
+	if n > 0 {
+		r.opts.Log.V(1).Info("pruned sent/", "files", n)
+	}
+}
+
+func journalPath(d bus.Dirs) string { return filepath.Join(d.Dir, "journal") }

@@ -1,0 +1,87 @@
+package relay
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"gjc.dev/reconciler/pkg/bus"
+)
+
+// compactAt is the journal size, in records, past which start-up rewrites
+// it without what no longer matters.
+const compactAt = 20000
+
+// recover rebuilds the state from the journal, then compacts the journal
+// when it has grown past compactAt records and most of them are about
+// messages gone from outbox/ and sent/ (sent/ is pruned after SentKeep).
+func (r *Relay) recover() (*state, error) {
+	path := journalPath(r.opts.Bus)
+	st := newState()
+	n := 0
+	err := bus.ReplayJournal(path, func(rec bus.Record) error {
+		st.apply(rec)
+		n++
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("journal %s cannot be read whole, so nothing is posted until it is repaired: %w", path, err)
+	}
+	if n < compactAt {
+		return st, nil
+	}
+	live, err := r.liveIDs()
+	if err != nil {
+		return st, nil // not compacted this time; nothing lost
+	}
+	var kept []bus.Record
+	err = bus.ReplayJournal(path, func(rec bus.Record) error {
+		if keep(rec, live) {
+			kept = append(kept, rec)
+		}
+		return nil
+	})
+	if err != nil || len(kept) > n/2 {
+		return st, nil
+	}
+	if err := bus.RewriteJournal(path, kept); err != nil {
+		r.opts.Log.Error(err, "compacting the relay journal; it stays as it was")
+		return st, nil
+	}
+	r.opts.Log.Info("relay journal compacted", "records", n, "kept", len(kept))
+	st = newState()
+	for _, rec := range kept {
+		st.apply(rec)
+	}
+	return st, nil
+}
+
+// keep: every record of a message still in outbox/ or sent/, and what
+// made each session's root, thread and archive.
+func keep(rec bus.Record, live map[string]bool) bool {
+	if live[rec.ID] {
+		return true
+	}
+	switch rec.Part {
+	case bus.PartRoot, bus.PartThread, bus.PartArchive:
+		return rec.Op == bus.OpDone
+	}
+	return false
+}
+
+// liveIDs are the ids of the messages in outbox/ and sent/.
+func (r *Relay) liveIDs() (map[string]bool, error) {
+	live := map[string]bool{}
+	for _, dir := range []string{r.opts.Bus.Outbox, r.opts.Bus.Sent} {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			if id, ok := strings.CutSuffix(e.Name(), ".json"); ok {
+				live[id] = true
+			}
+		}
+	}
+	return live, nil
+}

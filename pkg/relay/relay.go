@@ -1,0 +1,213 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+
+	"gjc.dev/reconciler/pkg/bus"
+	"gjc.dev/reconciler/pkg/dirwatch"
+)
+
+// Options are what a Relay needs.
+type Options struct {
+	Bus    bus.Dirs
+	Poster Poster
+	// Fence proves, before every request, that this daemon still owns its
+	// name (ownership.Claim.Fence); an error ends the relay, and nothing
+	// is sent.
+	Fence  func() error
+	Render RenderOptions
+	Log    logr.Logger
+	// SentKeep is how long sent/ files are kept (DESIGN 5: 24 h).
+	SentKeep time.Duration
+	// Backoff bounds the waits after a blocked or uncertain request.
+	MinBackoff, MaxBackoff time.Duration
+	// Step, when set, is called at each labelled step of a request (see
+	// steps.go): crash tests stop the process there.
+	Step func(step, key string)
+	// Changed, when set, is poked whenever Health changed.
+	Changed func()
+}
+
+// Relay posts a daemon's outbox. It is a daemon Component: Start, then
+// Stop; Done and Err say when and why it ended on its own.
+type Relay struct {
+	opts Options
+	j    journal
+	st   *state
+
+	mu       sync.Mutex
+	queues   map[string]*queue    // by session; only sessions with work
+	known    map[string]time.Time // outbox names queued, and when first seen
+	ignored  map[string]bool      // outbox entries left in place (not files)
+	health   Health
+	blocks   map[string]*Block // by session, and "" for the channel check
+	globalRL time.Time         // a global rate limit: no request before it
+	failed   int
+	settled  bool // see Health.Settled
+
+	wake   chan struct{}
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	done   chan struct{}
+	err    error
+	once   sync.Once
+}
+
+// journal is the part of *bus.Journal the relay uses.
+type journal interface {
+	Append(ctx context.Context, recs ...bus.Record) error
+	Close() error
+}
+
+// New returns a relay for opts; Start begins its work.
+func New(opts Options) *Relay {
+	if opts.SentKeep == 0 {
+		opts.SentKeep = 24 * time.Hour
+	}
+	if opts.MinBackoff == 0 {
+		opts.MinBackoff = 500 * time.Millisecond
+	}
+	if opts.MaxBackoff == 0 {
+		opts.MaxBackoff = time.Minute
+	}
+	if opts.Fence == nil {
+		opts.Fence = func() error { return nil }
+	}
+	if opts.Step == nil {
+		opts.Step = func(string, string) {}
+	}
+	if opts.Changed == nil {
+		opts.Changed = func() {}
+	}
+	return &Relay{
+		opts: opts, queues: map[string]*queue{}, known: map[string]time.Time{}, ignored: map[string]bool{},
+		blocks: map[string]*Block{}, wake: make(chan struct{}, 1), done: make(chan struct{}),
+	}
+}
+
+func (r *Relay) Name() string { return "relay" }
+
+// Start begins the relay's work in the background and returns: the bus
+// dirs made, the state rebuilt from the journal, the channel checked, the
+// outbox watched. A bus it cannot use (a dir refused, a journal that
+// cannot be read whole, so it cannot prove what was posted) posts nothing
+// and says so (RelayBlocked) until it is repaired; the daemon runs on.
+func (r *Relay) Start(context.Context) error {
+	w, err := dirwatch.New()
+	if err != nil {
+		return fmt.Errorf("relay: watching the outbox: %w", err)
+	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	r.cancel = cancel
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		defer func() { _ = w.Close() }()
+		if !r.open(runCtx) {
+			return
+		}
+		changes, unsubscribe, err := w.Subscribe(r.opts.Bus.Outbox, func(base string) bool { return base != "" && base[0] != '.' })
+		if err != nil {
+			r.fail(fmt.Errorf("relay: watching the outbox: %w", err))
+			return
+		}
+		defer unsubscribe()
+		r.run(runCtx, changes)
+	}()
+	go func() {
+		r.wg.Wait()
+		if r.j != nil {
+			_ = r.j.Close()
+		}
+		close(r.done)
+	}()
+	return nil
+}
+
+// open prepares the bus, retrying with back-off while it cannot be used;
+// false when the relay stopped first.
+func (r *Relay) open(ctx context.Context) bool {
+	b := r.newBackoff()
+	for {
+		err := r.prepare()
+		if err == nil {
+			r.setBlock("", nil)
+			return true
+		}
+		r.opts.Log.Error(err, "the relay's bus cannot be used; nothing is posted until it is repaired")
+		r.settle()
+		r.setBlock("", &Block{Reason: ReasonRelayBlocked, Message: err.Error()})
+		if !b.wait(ctx) {
+			return false
+		}
+	}
+}
+
+// prepare makes the bus dirs, rebuilds the state from the journal and
+// opens it for appending.
+func (r *Relay) prepare() error {
+	if err := bus.EnsureDirs(r.opts.Bus); err != nil {
+		return err
+	}
+	st, err := r.recover()
+	if err != nil {
+		return err
+	}
+	j, err := bus.OpenJournal(journalPath(r.opts.Bus))
+	if err != nil {
+		return err
+	}
+	n, err := bus.CountFailed(r.opts.Bus)
+	if err != nil {
+		_ = j.Close()
+		return err
+	}
+	r.mu.Lock()
+	r.st, r.j, r.failed = st, j, n
+	r.mu.Unlock()
+	return nil
+}
+
+func (r *Relay) Done() <-chan struct{} { return r.done }
+
+func (r *Relay) Err() error {
+	select {
+	case <-r.done:
+		return r.err
+	default:
+		return nil
+	}
+}
+
+// Stop cancels every request in flight (each is then uncertain, and
+// looked up at the next start) and waits for the workers to return.
+func (r *Relay) Stop(ctx context.Context) error {
+	if r.cancel == nil {
+		return nil
+	}
+	r.cancel()
+	select {
+	case <-r.done:
+		return r.err
+	case <-ctx.Done():
+		return fmt.Errorf("relay still stopping: %w", ctx.Err())
+	}
+}
+
+// fail ends the relay on its own with err (ownership lost, a journal that
+// cannot be written).
+func (r *Relay) fail(err error) {
+	r.once.Do(func() {
+		r.err = err
+		r.cancel()
+	})
+}
+
+// errStopped is returned by waits when the relay is stopping.
+var errStopped = errors.New("relay stopping")

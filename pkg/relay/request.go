@@ -1,0 +1,182 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"gjc.dev/reconciler/pkg/bus"
+)
+
+// op is one kind of request: how it is sent, and whether a lost answer
+// is looked up (a post makes something new, so a repeat could double it)
+// or simply repeated (a thread start, an edit, an archive are idempotent).
+type op struct {
+	name   string // the step prefix: root, thread, part, edit, archive
+	lookup bool
+}
+
+var (
+	opRoot    = op{"root", true}
+	opThread  = op{"thread", false}
+	opPost    = op{"part", true}
+	opEdit    = op{"edit", false}
+	opArchive = op{"archive", false}
+)
+
+// do makes sure the request rec describes is done, exactly once, and
+// returns what the service made (its id). It is the journal's invariant
+// in one place: an attempt record is durable before the request goes
+// out; an attempt found without its done record is looked up (for ops
+// that create) before anything is sent again; the done record follows
+// the service's confirmation.
+func (r *Relay) do(ctx context.Context, o op, rec bus.Record) (string, error) {
+	key := rec.Key()
+	b := r.newBackoff()
+	for {
+		r.mu.Lock()
+		remote, done := r.st.done[key]
+		a, pending := r.st.pending(key)
+		r.mu.Unlock()
+		if done {
+			return remote, nil
+		}
+		if pending && o.lookup {
+			remote, found, err := r.lookup(ctx, a)
+			if err != nil {
+				if !r.retryWait(ctx, rec.Session, err, b) {
+					return "", errStopped
+				}
+				continue
+			}
+			if found {
+				return remote, r.record(ctx, rec, bus.OpDone, remote)
+			}
+			// Sure it was never accepted: attempt it afresh.
+		}
+		remote, err := r.attempt(ctx, o, rec)
+		if err == nil {
+			r.clearBlock(rec.Session)
+			return remote, nil
+		}
+		if ctx.Err() != nil || errors.Is(err, errStopped) {
+			return "", errStopped
+		}
+		if errors.Is(err, errFatal) {
+			return "", err
+		}
+		switch KindOf(err) {
+		case Refused:
+			return "", &errRefused{err: err}
+		case Uncertain:
+			r.opts.Log.Info("answer lost; looking it up before any re-post", "key", key, "error", err.Error())
+			if !b.wait(ctx) {
+				return "", errStopped
+			}
+		default: // RateLimited, Blocked: nothing was accepted
+			if !r.retryWait(ctx, rec.Session, err, b) {
+				return "", errStopped
+			}
+		}
+	}
+}
+
+// attempt makes one request: the attempt record, the request, the done
+// record, with the labelled steps in between.
+func (r *Relay) attempt(ctx context.Context, o op, rec bus.Record) (string, error) {
+	key := rec.Key()
+	if err := r.waitGlobal(ctx); err != nil {
+		return "", err
+	}
+	r.opts.Step(o.name+":before-attempt", key)
+	if err := r.fence(); err != nil {
+		return "", err
+	}
+	if err := r.record(ctx, rec, bus.OpAttempt, ""); err != nil {
+		return "", err
+	}
+	r.opts.Step(o.name+":after-attempt", key)
+	if err := r.fence(); err != nil {
+		return "", err
+	}
+	start := time.Now()
+	remote, err := r.send(ctx, o, rec)
+	if err != nil {
+		return "", err
+	}
+	r.opts.Step(o.name+":accepted", key)
+	r.posted(time.Since(start))
+	if err := r.record(ctx, rec, bus.OpDone, remote); err != nil {
+		return "", err
+	}
+	r.opts.Step(o.name+":after-done", key)
+	return remote, nil
+}
+
+// send is the request itself.
+func (r *Relay) send(ctx context.Context, o op, rec bus.Record) (string, error) {
+	p := r.opts.Poster
+	switch o {
+	case opThread:
+		return p.StartThread(ctx, rec.Remote, rec.Text)
+	case opEdit:
+		return rec.Remote, p.Edit(ctx, EditRequest{Thread: rec.Thread, RemoteID: rec.Remote, Text: rec.Text})
+	case opArchive:
+		return rec.Thread, p.Archive(ctx, rec.Thread)
+	}
+	return p.Post(ctx, Part{Key: rec.Key(), Session: rec.Session, Thread: rec.Thread, Text: rec.Text, FirstAttempt: time.Now()})
+}
+
+// lookup asks the service whether an attempted part was accepted.
+func (r *Relay) lookup(ctx context.Context, a attempt) (string, bool, error) {
+	if err := r.waitGlobal(ctx); err != nil {
+		return "", false, err
+	}
+	if err := r.fence(); err != nil {
+		return "", false, err
+	}
+	rec := a.rec
+	p := Part{Key: rec.Key(), Session: rec.Session, Thread: rec.Thread, Text: rec.Text, FirstAttempt: a.firstAttempt()}
+	return r.opts.Poster.Lookup(ctx, p, a.after)
+}
+
+// record appends one journal record and folds it into the state. It
+// retries a failed write (a full disk, say) until it is written or the
+// relay stops: a done record that cannot be written is not lost while
+// the relay runs, and after a crash the attempt is looked up.
+func (r *Relay) record(ctx context.Context, rec bus.Record, opName string, remote string) error {
+	rec.Op, rec.At = opName, time.Now().UnixMilli()
+	if opName == bus.OpDone {
+		rec.Text, rec.Parts = "", 0
+		rec.Remote = remote
+	}
+	b := r.newBackoff()
+	for {
+		err := r.j.Append(ctx, rec)
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			return errStopped
+		}
+		r.opts.Log.Error(err, "writing the relay journal; retrying", "key", rec.Key())
+		if !b.wait(ctx) {
+			return errStopped
+		}
+	}
+	r.mu.Lock()
+	r.st.apply(rec)
+	r.mu.Unlock()
+	return nil
+}
+
+// errFatal marks errors that end the relay (ownership lost).
+var errFatal = errors.New("relay ends")
+
+// fence proves ownership before a request; lost, the relay ends.
+func (r *Relay) fence() error {
+	if err := r.opts.Fence(); err != nil {
+		return errors.Join(errFatal, err)
+	}
+	return nil
+}
