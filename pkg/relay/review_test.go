@@ -167,3 +167,38 @@ func TestReviewCompactionKeepsLookupBound(t *testing.T) {
 		})
 	}
 }
+
+// REVIEW 4: while the channel check fails, the backlog is not counted:
+// status says pending 0 with files waiting in outbox/.
+func TestReviewPendingCountedWhileChannelUnavailable(t *testing.T) {
+	f := newFakePoster()
+	f.channelErr = &Error{Kind: Blocked, Reason: ReasonChannelUnavailable, Err: errors.New("Unknown Channel")}
+	h := newHarness(t, f)
+	for _, id := range []string{"01", "02", "03"} {
+		h.send(bus.Message{ID: id, Session: "s", Text: "t" + id})
+	}
+	r := h.start()
+	h.waitFor("blocked", func() bool { return r.Health().Blocked != nil })
+	if hl := r.Health(); hl.Pending != 3 || hl.OldestPendingAt.IsZero() {
+		t.Errorf("channel unavailable with 3 files waiting: pending %d, oldestPendingAt %v", hl.Pending, hl.OldestPendingAt)
+	}
+}
+
+// REVIEW 5: a progress update that replaces the previous update (which
+// itself replaced the first message) must edit the same message again;
+// today the edit leaves no ids under the update's id, so the third
+// message is posted anew.
+func TestReviewChainedReplacesEditInPlace(t *testing.T) {
+	f := newFakePoster()
+	h := newHarness(t, f)
+	h.start()
+	h.send(bus.Message{ID: "01", Session: "s", Text: "progress 10%"})
+	h.waitFor("01", h.outboxEmpty)
+	h.send(bus.Message{ID: "02", Session: "s", Text: "progress 50%", Replaces: "01"})
+	h.waitFor("02", h.outboxEmpty)
+	h.send(bus.Message{ID: "03", Session: "s", Text: "progress 100%", Replaces: "02"})
+	h.waitFor("03", h.outboxEmpty)
+	if got := f.texts(f.sessionThread("s")); len(got) != 1 {
+		t.Errorf("thread holds %q: the chained update was posted anew instead of editing in place", got)
+	}
+}
