@@ -202,3 +202,29 @@ func TestReviewChainedReplacesEditInPlace(t *testing.T) {
 		t.Errorf("thread holds %q: the chained update was posted anew instead of editing in place", got)
 	}
 }
+
+// REVIEW 7: after one failed journal write the Journal is closed for good
+// (bus.ErrJournalClosed, sticky), yet record() retries Append on the same
+// Journal forever: nothing is posted again until the daemon restarts, and
+// health shows no block (nor does the relay end, so nothing restarts it).
+func TestReviewJournalWriteFailureIsNotAWedge(t *testing.T) {
+	f := newFakePoster()
+	h := newHarness(t, f)
+	h.send(bus.Message{ID: "01", Session: "s", Text: "first"})
+	r := h.start()
+	h.waitFor("first posted", h.outboxEmpty)
+	// what a failed write or fsync (ENOSPC, EIO) leaves: a Journal whose
+	// every Append answers ErrJournalClosed
+	r.mu.Lock()
+	_ = r.j.Close()
+	r.mu.Unlock()
+	h.send(bus.Message{ID: "02", Session: "s", Text: "second"})
+	h.waitFor("the relay reopens its journal, reports a block, or ends", func() bool {
+		select {
+		case <-r.Done():
+			return true
+		default:
+		}
+		return h.outboxEmpty() || r.Health().Blocked != nil
+	})
+}
