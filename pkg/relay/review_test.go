@@ -228,3 +228,22 @@ func TestReviewJournalWriteFailureIsNotAWedge(t *testing.T) {
 		return h.outboxEmpty() || r.Health().Blocked != nil
 	})
 }
+
+// REVIEW 9: a message stuck behind a block and removed by hand (the
+// operator's remedy for a message that can never go) is retried forever:
+// the worker never re-reads its file, so pending and the block stay.
+func TestReviewRemovedWhileBlockedIsDropped(t *testing.T) {
+	f := newFakePoster()
+	f.blocked = &Error{Kind: Blocked, Reason: ReasonRelayBlocked, Code: "10003", Err: errors.New("Unknown Channel")}
+	h := newHarness(t, f)
+	h.send(bus.Message{ID: "01", Session: "s", Text: "stuck"})
+	r := h.start()
+	h.waitFor("blocked", func() bool { return r.Health().Blocked != nil })
+	if err := os.Remove(filepath.Join(h.dirs.Outbox, "01.json")); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("the removed message forgotten", func() bool {
+		hl := r.Health()
+		return hl.Pending == 0 && hl.Blocked == nil
+	})
+}
