@@ -23,10 +23,17 @@ type queue struct {
 // run is the dispatcher: it waits until the channel check passes, then
 // scans the outbox on every change (and every resync) and hands new
 // messages to their sessions' workers.
+//
+// The outbox is scanned, and its backlog counted, from the start; the
+// workers wait for the check (r.checked) before their first request.
 func (r *Relay) run(ctx context.Context, changes <-chan struct{}) {
-	if !r.checkChannel(ctx) {
-		return
-	}
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		if r.checkChannel(ctx) {
+			close(r.checked)
+		}
+	}()
 	r.pruneSent()
 	resync := time.NewTicker(30 * time.Second)
 	defer resync.Stop()

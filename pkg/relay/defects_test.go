@@ -13,10 +13,10 @@ import (
 	"gjc.dev/reconciler/pkg/bus"
 )
 
-// REVIEW 1: an id reused with different content must go to failed/ with
-// nothing posted (DESIGN 5). Today the new content's extra part is posted
-// first, then the file is failed at the move to sent/.
-func TestReviewReusedIDDifferentContentPostsNothing(t *testing.T) {
+// an id reused with different content must go to failed/ with
+// nothing posted (DESIGN 5). Before the fix the new content's extra part was posted
+// first, then the file was failed at the move to sent/.
+func TestReusedIDDifferentContentPostsNothing(t *testing.T) {
 	f := newFakePoster()
 	h := newHarness(t, f)
 	h.send(bus.Message{ID: "01", Session: "s", Text: "short"})
@@ -71,9 +71,9 @@ func (b *blockOnceLookup) Lookup(ctx context.Context, p Part, after string) (str
 	return b.fakePoster.Lookup(ctx, p, after)
 }
 
-// REVIEW 2: a block set while looking up is never cleared when the lookup
+// a block set while looking up is never cleared when the lookup
 // then resolves the part: status says RelayBlocked with nothing blocked.
-func TestReviewBlockClearedAfterLookupResolves(t *testing.T) {
+func TestBlockClearedAfterLookupResolves(t *testing.T) {
 	f := newFakePoster()
 	bp := &blockOnceLookup{fakePoster: f}
 	h := newHarness(t, f)
@@ -111,10 +111,10 @@ func (c *contentPoster) Lookup(_ context.Context, p Part, after string) (string,
 	return "", false, nil
 }
 
-// REVIEW 3: compaction drops the done records that gave a pending
+// compaction drops the done records that gave a pending
 // attempt its `after`; the content lookup then starts at the thread's
 // beginning, matches an older identical text, and the message is lost.
-func TestReviewCompactionKeepsLookupBound(t *testing.T) {
+func TestCompactionKeepsLookupBound(t *testing.T) {
 	for _, old := range []int{100, compactAt / 2} {
 		t.Run(strconv.Itoa(old), func(t *testing.T) {
 			f := newFakePoster()
@@ -142,7 +142,8 @@ func TestReviewCompactionKeepsLookupBound(t *testing.T) {
 					bus.Record{Op: bus.OpDone, ID: id, Part: "0", Session: "s", Thread: "t1", Remote: remote, At: at})
 			}
 			// crash: live/0 attempted, never reached the service
-			recs = append(recs, bus.Record{Op: bus.OpAttempt, ID: "live", Part: "0", Session: "s", Thread: "t1", Text: "ok", Parts: 1, At: at})
+			// The attempt carries its bound, as record writes it.
+			recs = append(recs, bus.Record{Op: bus.OpAttempt, ID: "live", Part: "0", Session: "s", Thread: "t1", Text: "ok", Parts: 1, At: at, After: strconv.Itoa(1 + old)})
 			if err := j.Append(ctx, recs...); err != nil {
 				t.Fatal(err)
 			}
@@ -168,9 +169,9 @@ func TestReviewCompactionKeepsLookupBound(t *testing.T) {
 	}
 }
 
-// REVIEW 4: while the channel check fails, the backlog is not counted:
+// while the channel check fails, the backlog is not counted:
 // status says pending 0 with files waiting in outbox/.
-func TestReviewPendingCountedWhileChannelUnavailable(t *testing.T) {
+func TestPendingCountedWhileChannelUnavailable(t *testing.T) {
 	f := newFakePoster()
 	f.channelErr = &Error{Kind: Blocked, Reason: ReasonChannelUnavailable, Err: errors.New("Unknown Channel")}
 	h := newHarness(t, f)
@@ -178,17 +179,17 @@ func TestReviewPendingCountedWhileChannelUnavailable(t *testing.T) {
 		h.send(bus.Message{ID: id, Session: "s", Text: "t" + id})
 	}
 	r := h.start()
-	h.waitFor("blocked", func() bool { return r.Health().Blocked != nil })
+	h.waitFor("blocked, the backlog counted", func() bool { hl := r.Health(); return hl.Blocked != nil && hl.Pending == 3 })
 	if hl := r.Health(); hl.Pending != 3 || hl.OldestPendingAt.IsZero() {
 		t.Errorf("channel unavailable with 3 files waiting: pending %d, oldestPendingAt %v", hl.Pending, hl.OldestPendingAt)
 	}
 }
 
-// REVIEW 5: a progress update that replaces the previous update (which
+// a progress update that replaces the previous update (which
 // itself replaced the first message) must edit the same message again;
-// today the edit leaves no ids under the update's id, so the third
+// an edit that left no ids under the update's id, so the third
 // message is posted anew.
-func TestReviewChainedReplacesEditInPlace(t *testing.T) {
+func TestChainedReplacesEditInPlace(t *testing.T) {
 	f := newFakePoster()
 	h := newHarness(t, f)
 	h.start()
@@ -203,11 +204,11 @@ func TestReviewChainedReplacesEditInPlace(t *testing.T) {
 	}
 }
 
-// REVIEW 7: after one failed journal write the Journal is closed for good
+// after one failed journal write the Journal is closed for good
 // (bus.ErrJournalClosed, sticky), yet record() retries Append on the same
 // Journal forever: nothing is posted again until the daemon restarts, and
 // health shows no block (nor does the relay end, so nothing restarts it).
-func TestReviewJournalWriteFailureIsNotAWedge(t *testing.T) {
+func TestJournalWriteFailureIsNotAWedge(t *testing.T) {
 	f := newFakePoster()
 	h := newHarness(t, f)
 	h.send(bus.Message{ID: "01", Session: "s", Text: "first"})
@@ -229,10 +230,10 @@ func TestReviewJournalWriteFailureIsNotAWedge(t *testing.T) {
 	})
 }
 
-// REVIEW 9: a message stuck behind a block and removed by hand (the
+// a message stuck behind a block and removed by hand (the
 // operator's remedy for a message that can never go) is retried forever:
 // the worker never re-reads its file, so pending and the block stay.
-func TestReviewRemovedWhileBlockedIsDropped(t *testing.T) {
+func TestRemovedWhileBlockedIsDropped(t *testing.T) {
 	f := newFakePoster()
 	f.blocked = &Error{Kind: Blocked, Reason: ReasonRelayBlocked, Code: "10003", Err: errors.New("Unknown Channel")}
 	h := newHarness(t, f)
