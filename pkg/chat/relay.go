@@ -22,6 +22,9 @@ type RelayOptions struct {
 	Step func(step, key string)
 	// MinBackoff and MaxBackoff bound the relay's waits after a failure.
 	MinBackoff, MaxBackoff time.Duration
+	// Settle is how long a request may still land after its attempt
+	// (relay.Options.Settle); it must exceed the posters' timeouts.
+	Settle time.Duration
 }
 
 // NewRelay returns DaemonOptions.NewRelay for cfg: the relay of its
@@ -46,7 +49,7 @@ func NewRelay(cfg *spec.Config, agentDir string, log logr.Logger, o RelayOptions
 				Redact: cfg.Redact, Home: home, Verbose: cfg.Verbosity == spec.VerbosityVerbose,
 				Limit: p.PartLimit(), Markup: markup,
 			},
-			MinBackoff: o.MinBackoff, MaxBackoff: o.MaxBackoff,
+			MinBackoff: o.MinBackoff, MaxBackoff: o.MaxBackoff, Settle: o.Settle,
 			Step:    o.Step,
 			Changed: rc.poke,
 		})

@@ -187,8 +187,8 @@ func TestPendingCountedWhileChannelUnavailable(t *testing.T) {
 
 // a progress update that replaces the previous update (which
 // itself replaced the first message) must edit the same message again;
-// an edit that left no ids under the update's id, so the third
-// message is posted anew.
+// once an edit left no ids under the update's id, and the third
+// message was posted anew.
 func TestChainedReplacesEditInPlace(t *testing.T) {
 	f := newFakePoster()
 	h := newHarness(t, f)
