@@ -114,3 +114,7 @@ func (e *Env) Close() error {
 	}
 	return errors.Join(err)
 }
+
+// Tokens are the demo's made-up tokens, for tests that check none of
+// them ever shows.
+func Tokens() []string { return []string{discordToken, slackBot, slackApp} }
