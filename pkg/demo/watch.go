@@ -9,11 +9,6 @@ import (
 	"gjc.dev/reconciler/pkg/chat/fakeslack"
 )
 
-type (
-	fakediscordSnapshot = fakediscord.Snapshot
-	fakeslackSnapshot   = fakeslack.Snapshot
-)
-
 // Post is one thing a fake received, as the demo shows it.
 type Post struct {
 	Provider string // "discord" or "slack"
