@@ -35,8 +35,13 @@ func setup(t *testing.T, opts slack.Options) env {
 	return env{f: f, p: newPoster(t, f, channel, opts)}
 }
 
+// newPoster leaves pacing off unless opts set it: the tests of pacing
+// set it, the others post faster than Slack's steady rate.
 func newPoster(t *testing.T, f *fakeslack.Server, ch string, opts slack.Options) *slack.Poster {
 	t.Helper()
+	if opts.PostInterval == 0 {
+		opts.PostInterval = -1
+	}
 	p, err := slack.NewPoster(&spec.SlackConfig{BotToken: spec.NewSecret(botTok), ChannelID: ch, APIURL: f.URL()}, opts)
 	if err != nil {
 		t.Fatal(err)
