@@ -120,6 +120,9 @@ func TestRootRepliesEscapingUnfurlsMetadata(t *testing.T) {
 		if m.UnfurlLinks != "false" || m.UnfurlMedia != "false" {
 			t.Errorf("message %d unfurls links=%q media=%q", i, m.UnfurlLinks, m.UnfurlMedia)
 		}
+		if m.Parse != "none" || m.LinkNames != "false" {
+			t.Errorf("message %d posted with parse=%q link_names=%q, want none and false", i, m.Parse, m.LinkNames)
+		}
 		wantKey := []string{"m1/0", "m2/0", "m2/1"}[i]
 		if m.Metadata == nil || m.Metadata.EventType != slack.MetadataEventType || m.Metadata.EventPayload["key"] != wantKey {
 			t.Errorf("message %d metadata %+v, want key %s", i, m.Metadata, wantKey)
@@ -210,6 +213,11 @@ func TestEdit(t *testing.T) {
 	}
 	if m.Metadata == nil || m.Metadata.EventPayload["key"] != "m1/0" {
 		t.Fatalf("metadata lost in edit: %+v", m.Metadata)
+	}
+	// chat.update's parse default is not chat.postMessage's: the edit
+	// must say parse=none and link_names=false itself.
+	if m.Parse != "none" || m.LinkNames != "false" {
+		t.Fatalf("edited with parse=%q link_names=%q, want none and false", m.Parse, m.LinkNames)
 	}
 	err := e.p.Edit(ctx(t), relay.EditRequest{RemoteID: "1.000001", Text: "x"})
 	if re := relayErr(t, err, relay.Refused); re.Code != "message_not_found" {
