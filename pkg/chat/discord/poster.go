@@ -174,7 +174,7 @@ func (p *Poster) Post(ctx context.Context, part relay.Part) (string, error) {
 		Nonce: p.nonce(part.Key), EnforceNonce: true,
 	})
 	if err != nil {
-		return "", err
+		return "", threadGone(part.Thread, err)
 	}
 	return idOf(body, "message")
 }
@@ -227,5 +227,5 @@ func (p *Poster) Edit(ctx context.Context, e relay.EditRequest) error {
 		bucketOf(http.MethodPatch, ch, "/messages/{id}"), map[string]any{
 			"content": e.Text, "allowed_mentions": noMentions, "flags": flagSuppressEmbeds,
 		})
-	return err
+	return threadGone(e.Thread, err)
 }
