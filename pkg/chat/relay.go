@@ -33,7 +33,7 @@ type RelayOptions struct {
 // the claim, so it posts only while the name is the daemon's.
 func NewRelay(cfg *spec.Config, agentDir string, log logr.Logger, o RelayOptions) func(ownership.Claim) (RelayComponent, error) {
 	return func(claim ownership.Claim) (RelayComponent, error) {
-		p, markup, err := newPoster(cfg)
+		p, markup, err := newPoster(cfg, log.WithName("relay"))
 		if err != nil {
 			return nil, err
 		}
@@ -57,13 +57,13 @@ func NewRelay(cfg *spec.Config, agentDir string, log logr.Logger, o RelayOptions
 	}
 }
 
-func newPoster(cfg *spec.Config) (relay.Poster, relay.Markup, error) {
+func newPoster(cfg *spec.Config, log logr.Logger) (relay.Poster, relay.Markup, error) {
 	switch {
 	case cfg.Slack != nil:
 		p, err := slack.NewPoster(cfg.Slack, slack.Options{})
 		return p, relay.Mrkdwn, err
 	case cfg.Discord != nil:
-		p, err := discord.NewPoster(cfg.Discord, discord.Options{})
+		p, err := discord.NewPoster(cfg.Discord, discord.Options{Log: log})
 		return p, relay.Markdown, err
 	}
 	return nil, 0, fmt.Errorf("the config of %s names no provider", cfg.Name)
