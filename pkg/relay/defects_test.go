@@ -50,7 +50,7 @@ func TestReusedIDDifferentContentPostsNothing(t *testing.T) {
 // blockOnceLookup answers the first Lookup with a Blocked error.
 type blockOnceLookup struct {
 	*fakePoster
-	n, posts int
+	n int
 }
 
 // Post loses the answer of the message's only text part (the last request).

@@ -69,6 +69,7 @@ type Relay struct {
 // journal is the part of *bus.Journal the relay uses.
 type journal interface {
 	Append(ctx context.Context, recs ...bus.Record) error
+	Stats() bus.JournalStats
 	Close() error
 }
 
