@@ -34,10 +34,11 @@ func (r *Relay) run(ctx context.Context, changes <-chan struct{}) {
 			close(r.checked)
 		}
 	}()
-	r.pruneSent()
 	resync := time.NewTicker(30 * time.Second)
 	defer resync.Stop()
-	prune := time.NewTicker(time.Hour)
+	// The first prune waits a minute: a start with a full sent/ posts
+	// first and tidies after.
+	prune := time.NewTimer(time.Minute)
 	defer prune.Stop()
 	for {
 		r.scan(ctx)
@@ -49,6 +50,7 @@ func (r *Relay) run(ctx context.Context, changes <-chan struct{}) {
 		case <-resync.C:
 		case <-prune.C:
 			r.pruneSent()
+			prune.Reset(time.Hour)
 		}
 	}
 }
