@@ -22,6 +22,11 @@ type RelayOptions struct {
 	Step func(step, key string)
 	// MinBackoff and MaxBackoff bound the relay's waits after a failure.
 	MinBackoff, MaxBackoff time.Duration
+	// Discord and Slack tune the provider's poster (discord.Options,
+	// slack.Options): crash tests shrink Discord's nonce window so a
+	// lookup after a restart reads the history.
+	Discord discord.Options
+	Slack   slack.Options
 }
 
 // NewRelay returns DaemonOptions.NewRelay for cfg: the relay of its
@@ -30,7 +35,7 @@ type RelayOptions struct {
 // the claim, so it posts only while the name is the daemon's.
 func NewRelay(cfg *spec.Config, agentDir string, log logr.Logger, o RelayOptions) func(ownership.Claim) (RelayComponent, error) {
 	return func(claim ownership.Claim) (RelayComponent, error) {
-		p, markup, err := newPoster(cfg)
+		p, markup, err := newPoster(cfg, o)
 		if err != nil {
 			return nil, err
 		}
@@ -54,13 +59,13 @@ func NewRelay(cfg *spec.Config, agentDir string, log logr.Logger, o RelayOptions
 	}
 }
 
-func newPoster(cfg *spec.Config) (relay.Poster, relay.Markup, error) {
+func newPoster(cfg *spec.Config, o RelayOptions) (relay.Poster, relay.Markup, error) {
 	switch {
 	case cfg.Slack != nil:
-		p, err := slack.NewPoster(cfg.Slack, slack.Options{})
+		p, err := slack.NewPoster(cfg.Slack, o.Slack)
 		return p, relay.Mrkdwn, err
 	case cfg.Discord != nil:
-		p, err := discord.NewPoster(cfg.Discord, discord.Options{})
+		p, err := discord.NewPoster(cfg.Discord, o.Discord)
 		return p, relay.Markdown, err
 	}
 	return nil, 0, fmt.Errorf("the config of %s names no provider", cfg.Name)
