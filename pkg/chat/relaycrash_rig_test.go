@@ -139,8 +139,10 @@ type observed struct {
 
 type discordRig struct{ f *fakediscord.Server }
 
-func newDiscordRig(t *testing.T) *discordRig {
-	f, err := fakediscord.Start(fakediscord.Options{Tokens: []string{discordToken}, Channels: []string{discordParent}})
+// newDiscordRig starts the fake; nonceWindow, when set, is its window too,
+// so a re-post past it doubles, as on Discord.
+func newDiscordRig(t *testing.T, nonceWindow time.Duration) *discordRig {
+	f, err := fakediscord.Start(fakediscord.Options{Tokens: []string{discordToken}, Channels: []string{discordParent}, NonceWindow: nonceWindow})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"gjc.dev/reconciler/pkg/bus"
 	"gjc.dev/reconciler/pkg/relay"
@@ -34,9 +35,10 @@ type crashCase struct {
 	// held: the child pauses at <op>:after-attempt, the fake holds the
 	// request that follows, and the child is killed while it is held.
 	held bool
-	// nonceWindow, when set, is the Discord poster's nonce window in
-	// both children: tiny, so the lookup after the restart reads the
-	// history (the content match) instead of posting with the nonce.
+	// nonceWindow, when set, is the Discord nonce window of both
+	// children's poster and of the fake: tiny, so the lookup after the
+	// restart reads the history (the content match) instead of posting
+	// with the nonce, and a blind re-post would double.
 	nonceWindow string
 }
 
@@ -103,9 +105,16 @@ func TestRelayCrashMatrix(t *testing.T) {
 	}
 }
 
-func newRig(t *testing.T, provider string) crashRig {
+func newRig(t *testing.T, provider string, nonceWindow string) crashRig {
 	if provider == "discord" {
-		return newDiscordRig(t)
+		var w time.Duration
+		if nonceWindow != "" {
+			var err error
+			if w, err = time.ParseDuration(nonceWindow); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return newDiscordRig(t, w)
 	}
 	return newSlackRig(t)
 }
@@ -113,7 +122,7 @@ func newRig(t *testing.T, provider string) crashRig {
 func runCrashCase(t *testing.T, provider string, c crashCase) {
 	ctx, cancel := context.WithTimeout(context.Background(), crashWait)
 	defer cancel()
-	r := newRig(t, provider)
+	r := newRig(t, provider, c.nonceWindow)
 	dir, d := newBus(t)
 	msgs := crashSession(r.render().Limit)
 	if n := len(relay.Render(msgs[2], r.render()).Parts); n != 3 {
