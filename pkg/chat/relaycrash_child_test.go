@@ -113,7 +113,7 @@ func runRelayChild() error {
 			})
 		}
 	}
-	log := funcr.New(func(prefix, args string) { fmt.Fprintln(os.Stderr, prefix, args) }, funcr.Options{Verbosity: 1})
+	log := funcr.New(func(prefix, args string) { fmt.Fprintln(os.Stderr, prefix, args) }, funcr.Options{Verbosity: 1, LogTimestamp: true})
 	rc, err := chat.NewRelay(crashConfig(provider, url), dir, log, o)(fenceOnly{})
 	if err != nil {
 		return err
@@ -122,6 +122,7 @@ func runRelayChild() error {
 		return err
 	}
 	say("STARTED")
+	log.Info("started")
 	<-rc.Done()
 	if err := rc.Err(); err != nil {
 		return fmt.Errorf("the relay ended: %w", err)

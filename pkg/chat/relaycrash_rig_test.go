@@ -37,7 +37,11 @@ type relayChild struct {
 
 func startChild(t *testing.T, dir string, env ...string) *relayChild {
 	t.Helper()
-	logPath := filepath.Join(dir, fmt.Sprintf("child-%d.log", time.Now().UnixNano()))
+	logDir := dir
+	if keep := os.Getenv("RELAY_KEEP_LOGS"); keep != "" {
+		logDir = keep // kept after the test, to read what the children did
+	}
+	logPath := filepath.Join(logDir, fmt.Sprintf("child-%d.log", time.Now().UnixNano()))
 	logf, err := os.Create(logPath)
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +154,9 @@ func newDiscordRig(t *testing.T, nonceWindow time.Duration) *discordRig {
 	return &discordRig{f: f}
 }
 
-func (r *discordRig) env() []string { return []string{"RELAY_PROVIDER=discord", "RELAY_URL=" + r.f.URL()} }
+func (r *discordRig) env() []string {
+	return []string{"RELAY_PROVIDER=discord", "RELAY_URL=" + r.f.URL()}
+}
 
 func (r *discordRig) render() relay.RenderOptions {
 	return relay.RenderOptions{Verbose: true, Limit: discord.PartLimit, Markup: relay.Markdown}
@@ -439,4 +445,3 @@ func (w *outboxWatch) waitEmpty(ctx context.Context, c *relayChild) error {
 		}
 	}
 }
-
