@@ -209,10 +209,7 @@ func (r *discordRig) observe() observed {
 	return o
 }
 
-type slackRig struct {
-	f    *fakeslack.Server
-	hold *fakeslack.Hold
-}
+type slackRig struct{ f *fakeslack.Server }
 
 func newSlackRig(t *testing.T) *slackRig {
 	f, err := fakeslack.Start(fakeslack.Options{BotTokens: []string{slackToken}, Channels: []string{slackChannel}})

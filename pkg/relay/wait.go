@@ -24,8 +24,6 @@ func (b *backoff) wait(ctx context.Context) bool {
 	return sleep(ctx, d)
 }
 
-func (b *backoff) reset() { b.next = b.min }
-
 // sleep waits d, or until ctx ends (false).
 func sleep(ctx context.Context, d time.Duration) bool {
 	if d <= 0 {
