@@ -25,6 +25,11 @@ type RelayOptions struct {
 	// Settle is how long a request may still land after its attempt
 	// (relay.Options.Settle); it must exceed the posters' timeouts.
 	Settle time.Duration
+	// Discord and Slack tune the provider's poster (discord.Options,
+	// slack.Options): crash tests shrink Discord's nonce window so a
+	// lookup after a restart reads the history.
+	Discord discord.Options
+	Slack   slack.Options
 }
 
 // NewRelay returns DaemonOptions.NewRelay for cfg: the relay of its
@@ -33,7 +38,7 @@ type RelayOptions struct {
 // the claim, so it posts only while the name is the daemon's.
 func NewRelay(cfg *spec.Config, agentDir string, log logr.Logger, o RelayOptions) func(ownership.Claim) (RelayComponent, error) {
 	return func(claim ownership.Claim) (RelayComponent, error) {
-		p, markup, err := newPoster(cfg, log.WithName("relay"))
+		p, markup, err := newPoster(cfg, o, log.WithName("relay"))
 		if err != nil {
 			return nil, err
 		}
@@ -57,13 +62,17 @@ func NewRelay(cfg *spec.Config, agentDir string, log logr.Logger, o RelayOptions
 	}
 }
 
-func newPoster(cfg *spec.Config, log logr.Logger) (relay.Poster, relay.Markup, error) {
+func newPoster(cfg *spec.Config, o RelayOptions, log logr.Logger) (relay.Poster, relay.Markup, error) {
 	switch {
 	case cfg.Slack != nil:
-		p, err := slack.NewPoster(cfg.Slack, slack.Options{})
+		p, err := slack.NewPoster(cfg.Slack, o.Slack)
 		return p, relay.Mrkdwn, err
 	case cfg.Discord != nil:
-		p, err := discord.NewPoster(cfg.Discord, discord.Options{Log: log})
+		d := o.Discord
+		if d.Log.GetSink() == nil {
+			d.Log = log
+		}
+		p, err := discord.NewPoster(cfg.Discord, d)
 		return p, relay.Markdown, err
 	}
 	return nil, 0, fmt.Errorf("the config of %s names no provider", cfg.Name)
