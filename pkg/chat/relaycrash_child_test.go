@@ -14,6 +14,7 @@ import (
 
 	"gjc.dev/reconciler/pkg/chat"
 	"gjc.dev/reconciler/pkg/chat/discord"
+	"gjc.dev/reconciler/pkg/chat/slack"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/spec"
 )
@@ -84,12 +85,18 @@ func runRelayChild() error {
 	provider, url, dir := os.Getenv("RELAY_PROVIDER"), os.Getenv("RELAY_URL"), os.Getenv("RELAY_DIR")
 	var o chat.RelayOptions
 	o.MinBackoff, o.MaxBackoff = 5*time.Millisecond, 50*time.Millisecond
+	// Short request timeouts, so the relay may believe a lookup that
+	// finds nothing soon (Settle, past any timeout) and restarts stay
+	// quick; the fakes set no rate limit here, so Slack's pacing is off.
+	o.Discord = discord.Options{Timeout: 2 * time.Second}
+	o.Slack = slack.Options{Timeout: 2 * time.Second, PostInterval: -1}
+	o.Settle = 3 * time.Second
 	if w := os.Getenv("RELAY_NONCE_WINDOW"); w != "" {
 		d, err := time.ParseDuration(w)
 		if err != nil {
 			return fmt.Errorf("RELAY_NONCE_WINDOW: %w", err)
 		}
-		o.Discord = discord.Options{NonceWindow: d}
+		o.Discord.NonceWindow = d
 	}
 	var out sync.Mutex
 	say := func(line string) {
