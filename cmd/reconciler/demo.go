@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -17,6 +18,10 @@ import (
 	"gjc.dev/reconciler/pkg/spec"
 )
 
+// demoPace is how often the demo's agent publishes a message: a person
+// can read along.
+const demoPace = 1500 * time.Millisecond
+
 func newDemoCommand(g *globals) *cobra.Command {
 	var every time.Duration
 	cmd := &cobra.Command{
@@ -24,7 +29,8 @@ func newDemoCommand(g *globals) *cobra.Command {
 		Short: "Run the whole loop against local fake Discord and Slack servers; no tokens needed",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			out := cmd.OutOrStdout()
+			width := lineWidth(cmd.OutOrStdout())
+			out := &syncWriter{w: cmd.OutOrStdout()}
 			env, err := demo.Setup()
 			if err != nil {
 				return &exitError{code: exitNotDone, err: err}
@@ -43,6 +49,10 @@ func newDemoCommand(g *globals) *cobra.Command {
 				fmt.Fprintf(out, "demo: from another shell, try:\n")
 				for _, c := range []string{"status", "stop slack", "start slack", "restart discord"} {
 					fmt.Fprintf(out, "demo:   %s %s --agent-dir %s\n", exe, c, env.AgentDir)
+				}
+				fmt.Fprintf(out, "demo: and post to a session of your own, then watch it arrive:\n")
+				for _, c := range []string{`--session demo --event open --title "Hello"`, `--session demo "my first post"`, `--session demo --event close`} {
+					fmt.Fprintf(out, "demo:   %s send discord %s --agent-dir %s\n", exe, c, env.AgentDir)
 				}
 			}
 			fmt.Fprintln(out)
@@ -69,6 +79,23 @@ func newDemoCommand(g *globals) *cobra.Command {
 					outputGone()
 				}
 			}()
+			// Each post as the fakes stored it, and a simulated coding
+			// agent that gives them something to store.
+			go func() {
+				if env.Watch(ctx, func(p demo.Post) error {
+					_, err := fmt.Fprintln(out, postLine(p, width))
+					return err
+				}) != nil {
+					outputGone()
+				}
+			}()
+			for _, name := range []string{"discord", "slack"} {
+				go func() {
+					if err := demo.Produce(ctx, env.AgentDir, name, demoPace, env.Connected(name)); err != nil {
+						log.Error(err, "demo agent stopped", "daemon", name)
+					}
+				}()
+			}
 			if err := loop.Run(ctx); err != nil {
 				return &exitError{code: exitNotDone, err: err}
 			}
@@ -92,7 +119,7 @@ func newDemoCommand(g *globals) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().DurationVar(&every, "print-every", 3*time.Second, "how often the status table is printed")
+	cmd.Flags().DurationVar(&every, "print-every", 10*time.Second, "how often the status table is printed")
 	return cmd
 }
 
@@ -111,10 +138,15 @@ func printEvery(ctx context.Context, out interface{ Write([]byte) (int, error) }
 			if err != nil {
 				continue
 			}
-			if _, err := fmt.Fprintf(out, "\n%s\n", time.Now().Format("15:04:05")); err != nil {
+			// One write, so post lines printed meanwhile go around the
+			// table, not through it.
+			var b bytes.Buffer
+			fmt.Fprintf(&b, "\n%s\n", time.Now().Format("15:04:05"))
+			if err := printStatus(&b, st, "table"); err != nil {
 				return err
 			}
-			if err := printStatus(out, st, "table"); err != nil {
+			b.WriteString("\n")
+			if _, err := out.Write(b.Bytes()); err != nil {
 				return err
 			}
 		}

@@ -13,7 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"gjc.dev/reconciler/pkg/bus"
+	"gjc.dev/reconciler/pkg/demo"
 	"gjc.dev/reconciler/pkg/platform"
+	"gjc.dev/reconciler/pkg/redact"
 )
 
 // The README's first command: it converges on the fakes, and leaves
@@ -59,15 +62,25 @@ func runDemo(t *testing.T, end func(*exec.Cmd, io.ReadCloser) error) {
 	}()
 	agentDirRe := regexp.MustCompile(`agent dir (\S+)`)
 	readyRow := regexp.MustCompile(`^(discord|slack)\s+\S+\s+Running\s+Running\s+1\s+(\d+)\s+True`)
+	postRow := regexp.MustCompile(`^(discord|slack)\s+(\S+)\s+│ (.*)$`)
+	scripted := scriptedFirstLines()
 	var agentDir string
-	tryLines := 0
+	tryLines, sendLines := 0, 0
 	pids := map[string]int{}
+	posted := map[string]string{} // provider -> a scripted text it showed
 	deadline := time.After(e2eDeadline)
-	for len(pids) < 2 {
+	for len(pids) < 2 || len(posted) < 2 {
 		select {
 		case l, ok := <-lines:
 			if !ok {
-				t.Fatal("demo output ended before two Ready daemons")
+				t.Fatalf("demo output ended before two Ready daemons and a post on each (ready %v, posted %v)", pids, posted)
+			}
+			checkNoToken(t, l)
+			if m := postRow.FindStringSubmatch(l); m != nil && scripted[m[3]] {
+				posted[m[1]] = m[3]
+			}
+			if strings.HasPrefix(l, "demo:   ") && strings.Contains(l, " send discord --session demo ") {
+				sendLines++
 			}
 			if m := agentDirRe.FindStringSubmatch(l); m != nil {
 				agentDir = m[1]
@@ -79,7 +92,7 @@ func runDemo(t *testing.T, end func(*exec.Cmd, io.ReadCloser) error) {
 				pids[m[1]], _ = strconv.Atoi(m[2])
 			}
 		case <-deadline:
-			t.Fatalf("demo did not show two Ready daemons within %v", e2eDeadline)
+			t.Fatalf("demo did not show two Ready daemons and a scripted post on each within %v (ready %v, posted %v)", e2eDeadline, pids, posted)
 		}
 	}
 	if agentDir == "" || !strings.HasPrefix(filepath.Base(agentDir), "reconciler-demo-") {
@@ -88,11 +101,15 @@ func runDemo(t *testing.T, end func(*exec.Cmd, io.ReadCloser) error) {
 	if tryLines == 0 {
 		t.Error("the demo does not say what to try from another shell")
 	}
+	if sendLines == 0 {
+		t.Error("the demo does not say how to post to a session of one's own")
+	}
 	if err := end(cmd, stdout); err != nil {
 		t.Fatal(err)
 	}
 	go func() {
-		for range lines { // drain, so the demo never blocks on its output
+		for l := range lines { // drain, so the demo never blocks on its output
+			checkNoToken(t, l)
 		}
 	}()
 	select {
@@ -110,5 +127,39 @@ func runDemo(t *testing.T, end func(*exec.Cmd, io.ReadCloser) error) {
 	}
 	if _, err := os.Stat(agentDir); !os.IsNotExist(err) {
 		t.Errorf("agent dir %s left behind: %v", agentDir, err)
+	}
+}
+
+// scriptedFirstLines is the first line of every text the demo's agent
+// writes, as a post line shows it: with the relay's mark for its level.
+func scriptedFirstLines() map[string]bool {
+	out := map[string]bool{}
+	for _, m := range demo.Script() {
+		first, _, _ := strings.Cut(m.Text, "\n")
+		if first == "" {
+			continue
+		}
+		switch m.Level {
+		case bus.LevelAction:
+			first = "▶ " + first
+		case bus.LevelError:
+			first = "⚠ " + first
+		}
+		out[first] = true
+	}
+	return out
+}
+
+// checkNoToken fails the test if line holds one of the demo's tokens or
+// anything else token-shaped.
+func checkNoToken(t *testing.T, line string) {
+	t.Helper()
+	for _, tok := range demo.Tokens() {
+		if strings.Contains(line, tok) {
+			t.Errorf("demo output holds a token: %q", strings.ReplaceAll(line, tok, "[TOKEN]"))
+		}
+	}
+	if redact.Content(line, "") != line {
+		t.Errorf("demo output holds something token-shaped: %q", redact.Content(line, ""))
 	}
 }

@@ -55,6 +55,12 @@ func ValidateRecord(r Record) error {
 	if r.Remote != "" && !validToken(r.Remote, MaxRemoteLen, true) {
 		bad("remote", "must match [A-Za-z0-9._:-]{1,%d}", MaxRemoteLen)
 	}
+	if r.After != "" && !validToken(r.After, MaxRemoteLen, true) {
+		bad("after", "must match [A-Za-z0-9._:-]{1,%d}", MaxRemoteLen)
+	}
+	if r.Sum != "" && !validSum(r.Sum) {
+		bad("sum", "must be 64 lowercase hex digits")
+	}
 	if r.Op == OpDone && r.Remote == "" {
 		bad("remote", "is required by a done record")
 	}
@@ -76,6 +82,19 @@ func ValidateRecord(r Record) error {
 		return fmt.Errorf("journal record %s: %w", r.Key(), errors.Join(errs...))
 	}
 	return nil
+}
+
+// validSum reports whether s is a hex SHA-256, as MessageSum makes it.
+func validSum(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // parsePart returns the index of a text part ("N", text set) or of an
@@ -130,6 +149,7 @@ func encodeRecords(recs []Record) ([]byte, error) {
 var recordFields = map[string]uint16{
 	"op": 1 << 0, "id": 1 << 1, "part": 1 << 2, "session": 1 << 3, "thread": 1 << 4,
 	"text": 1 << 5, "parts": 1 << 6, "remote": 1 << 7, "at": 1 << 8,
+	"after": 1 << 9, "sum": 1 << 10,
 }
 
 var lineSep, paraSep = []byte("\u2028"), []byte("\u2029")

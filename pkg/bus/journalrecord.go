@@ -1,5 +1,10 @@
 package bus
 
+import (
+	"crypto/sha256"
+	"encoding/hex"
+)
+
 // Journal operations.
 const (
 	OpAttempt = "attempt" // written (and durable) before a request
@@ -38,6 +43,25 @@ type Record struct {
 	// ts, or the thread id for PartThread; for an edit, the id edited.
 	Remote string `json:"remote,omitempty"`
 	At     int64  `json:"at"` // unix ms
+	// After (attempt) is the service id of the last part done in the same
+	// place (thread, or channel for a root) when the attempt was made: the
+	// part, if accepted, lies after it. Kept in the record so a lookup
+	// stays bounded after a compaction dropped the parts before it.
+	After string `json:"after,omitempty"`
+	// Sum (attempt) is MessageSum of the message the part belongs to: an
+	// id used again with other content is told apart before anything of
+	// it is posted.
+	Sum string `json:"sum,omitempty"`
+}
+
+// MessageSum is the hex SHA-256 of m's canonical encoding.
+func MessageSum(m Message) string {
+	data, err := encode(m.WithDefaults())
+	if err != nil {
+		return "" // a Message always encodes; "" matches nothing
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
 }
 
 // Key is the record's part key, "<id>/<part>", unique per daemon.

@@ -22,6 +22,14 @@ type RelayOptions struct {
 	Step func(step, key string)
 	// MinBackoff and MaxBackoff bound the relay's waits after a failure.
 	MinBackoff, MaxBackoff time.Duration
+	// Settle is how long a request may still land after its attempt
+	// (relay.Options.Settle); it must exceed the posters' timeouts.
+	Settle time.Duration
+	// Discord and Slack tune the provider's poster (discord.Options,
+	// slack.Options): crash tests shrink Discord's nonce window so a
+	// lookup after a restart reads the history.
+	Discord discord.Options
+	Slack   slack.Options
 }
 
 // NewRelay returns DaemonOptions.NewRelay for cfg: the relay of its
@@ -30,7 +38,7 @@ type RelayOptions struct {
 // the claim, so it posts only while the name is the daemon's.
 func NewRelay(cfg *spec.Config, agentDir string, log logr.Logger, o RelayOptions) func(ownership.Claim) (RelayComponent, error) {
 	return func(claim ownership.Claim) (RelayComponent, error) {
-		p, markup, err := newPoster(cfg)
+		p, markup, err := newPoster(cfg, o, log.WithName("relay"))
 		if err != nil {
 			return nil, err
 		}
@@ -46,7 +54,7 @@ func NewRelay(cfg *spec.Config, agentDir string, log logr.Logger, o RelayOptions
 				Redact: cfg.Redact, Home: home, Verbose: cfg.Verbosity == spec.VerbosityVerbose,
 				Limit: p.PartLimit(), Markup: markup,
 			},
-			MinBackoff: o.MinBackoff, MaxBackoff: o.MaxBackoff,
+			MinBackoff: o.MinBackoff, MaxBackoff: o.MaxBackoff, Settle: o.Settle,
 			Step:    o.Step,
 			Changed: rc.poke,
 		})
@@ -54,13 +62,17 @@ func NewRelay(cfg *spec.Config, agentDir string, log logr.Logger, o RelayOptions
 	}
 }
 
-func newPoster(cfg *spec.Config) (relay.Poster, relay.Markup, error) {
+func newPoster(cfg *spec.Config, o RelayOptions, log logr.Logger) (relay.Poster, relay.Markup, error) {
 	switch {
 	case cfg.Slack != nil:
-		p, err := slack.NewPoster(cfg.Slack, slack.Options{})
+		p, err := slack.NewPoster(cfg.Slack, o.Slack)
 		return p, relay.Mrkdwn, err
 	case cfg.Discord != nil:
-		p, err := discord.NewPoster(cfg.Discord, discord.Options{})
+		d := o.Discord
+		if d.Log.GetSink() == nil {
+			d.Log = log
+		}
+		p, err := discord.NewPoster(cfg.Discord, d)
 		return p, relay.Markdown, err
 	}
 	return nil, 0, fmt.Errorf("the config of %s names no provider", cfg.Name)

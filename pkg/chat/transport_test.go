@@ -99,7 +99,10 @@ func TestDiscordHealthAndReconnect(t *testing.T) {
 	if err := done.wait(t); err != nil {
 		t.Fatalf("Run after cancel: %v", err)
 	}
-	snap := srv.Snapshot()
+	// The fake notices the closed connection on its own time: wait for it.
+	wctx, wcancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer wcancel()
+	snap, _ := srv.WaitFor(wctx, func(s fakediscord.Snapshot) bool { return s.Tokens["tok-d"].Live == 0 })
 	if st := snap.Tokens["tok-d"]; st.Live != 0 || st.MaxLive != 1 {
 		t.Errorf("sessions: %+v, want none live and never two at once", st)
 	}

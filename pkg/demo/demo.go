@@ -66,7 +66,8 @@ func Setup() (*Env, error) {
 
 func (e *Env) spec() string {
 	return fmt.Sprintf(`# The demo's spec: edit it while the demo runs (raise a generation, set
-# state: Stopped) and watch the loop converge.
+# state: Stopped) and watch the loop converge. verbose: every message an
+# agent sends is posted, info included.
 apiVersion: reconciler.gjc.dev/v1alpha1
 kind: ChatDaemon
 metadata:
@@ -74,6 +75,7 @@ metadata:
 spec:
   provider: discord
   generation: 1
+  verbosity: verbose
   discord:
     botToken: {fromEnv: DEMO_DISCORD_TOKEN}
     applicationId: "100000000000000020"
@@ -88,6 +90,7 @@ metadata:
 spec:
   provider: slack
   generation: 1
+  verbosity: verbose
   slack:
     botToken: {fromEnv: DEMO_SLACK_BOT_TOKEN}
     appToken: {fromEnv: DEMO_SLACK_APP_TOKEN}
@@ -111,3 +114,7 @@ func (e *Env) Close() error {
 	}
 	return errors.Join(err)
 }
+
+// Tokens are the demo's made-up tokens, for tests that check none of
+// them ever shows.
+func Tokens() []string { return []string{discordToken, slackBot, slackApp} }

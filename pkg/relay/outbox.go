@@ -23,14 +23,22 @@ type queue struct {
 // run is the dispatcher: it waits until the channel check passes, then
 // scans the outbox on every change (and every resync) and hands new
 // messages to their sessions' workers.
+//
+// The outbox is scanned, and its backlog counted, from the start; the
+// workers wait for the check (r.checked) before their first request.
 func (r *Relay) run(ctx context.Context, changes <-chan struct{}) {
-	if !r.checkChannel(ctx) {
-		return
-	}
-	r.pruneSent()
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		if r.checkChannel(ctx) {
+			close(r.checked)
+		}
+	}()
 	resync := time.NewTicker(30 * time.Second)
 	defer resync.Stop()
-	prune := time.NewTicker(time.Hour)
+	// The first prune waits a minute: a start with a full sent/ posts
+	// first and tidies after.
+	prune := time.NewTimer(time.Minute)
 	defer prune.Stop()
 	for {
 		r.scan(ctx)
@@ -42,6 +50,7 @@ func (r *Relay) run(ctx context.Context, changes <-chan struct{}) {
 		case <-resync.C:
 		case <-prune.C:
 			r.pruneSent()
+			prune.Reset(time.Hour)
 		}
 	}
 }

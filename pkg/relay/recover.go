@@ -15,42 +15,43 @@ const compactAt = 20000
 // recover rebuilds the state from the journal, then compacts the journal
 // when it has grown past compactAt records and most of them are about
 // messages gone from outbox/ and sent/ (sent/ is pruned after SentKeep).
+// The journal is read once; a second time only when it is rewritten.
 func (r *Relay) recover() (*state, error) {
 	path := journalPath(r.opts.Bus)
+	live, liveErr := r.liveIDs()
 	st := newState()
-	n := 0
+	n, kept := 0, 0
 	err := bus.ReplayJournal(path, func(rec bus.Record) error {
 		st.apply(rec)
 		n++
+		if liveErr == nil && keep(rec, live) {
+			kept++
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("journal %s cannot be read whole, so nothing is posted until it is repaired: %w", path, err)
 	}
-	if n < compactAt {
+	if n < compactAt || liveErr != nil || kept > n/2 {
 		return st, nil
 	}
-	live, err := r.liveIDs()
-	if err != nil {
-		return st, nil // not compacted this time; nothing lost
-	}
-	var kept []bus.Record
+	var recs []bus.Record
 	err = bus.ReplayJournal(path, func(rec bus.Record) error {
 		if keep(rec, live) {
-			kept = append(kept, rec)
+			recs = append(recs, rec)
 		}
 		return nil
 	})
-	if err != nil || len(kept) > n/2 {
-		return st, nil
+	if err != nil {
+		return st, nil // not compacted this time; nothing lost
 	}
-	if err := bus.RewriteJournal(path, kept); err != nil {
+	if err := bus.RewriteJournal(path, recs); err != nil {
 		r.opts.Log.Error(err, "compacting the relay journal; it stays as it was")
 		return st, nil
 	}
-	r.opts.Log.Info("relay journal compacted", "records", n, "kept", len(kept))
+	r.opts.Log.Info("relay journal compacted", "records", n, "kept", len(recs))
 	st = newState()
-	for _, rec := range kept {
+	for _, rec := range recs {
 		st.apply(rec)
 	}
 	return st, nil

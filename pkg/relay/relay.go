@@ -27,6 +27,10 @@ type Options struct {
 	SentKeep time.Duration
 	// Backoff bounds the waits after a blocked or uncertain request.
 	MinBackoff, MaxBackoff time.Duration
+	// Settle is how long after an attempt its request may still land at
+	// the service (longer than the Poster's request timeout): a lookup
+	// that does not find the part sooner is not believed (default 30 s).
+	Settle time.Duration
 	// Step, when set, is called at each labelled step of a request (see
 	// steps.go): crash tests stop the process there.
 	Step func(step, key string)
@@ -38,8 +42,10 @@ type Options struct {
 // Stop; Done and Err say when and why it ended on its own.
 type Relay struct {
 	opts Options
-	j    journal
 	st   *state
+
+	jmu sync.Mutex
+	j   journal // replaced when a write failed (reopenJournal)
 
 	mu       sync.Mutex
 	queues   map[string]*queue    // by session; only sessions with work
@@ -51,17 +57,19 @@ type Relay struct {
 	failed   int
 	settled  bool // see Health.Settled
 
-	wake   chan struct{}
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	done   chan struct{}
-	err    error
-	once   sync.Once
+	wake    chan struct{}
+	checked chan struct{} // closed once the channel check passed
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	done    chan struct{}
+	err     error
+	once    sync.Once
 }
 
 // journal is the part of *bus.Journal the relay uses.
 type journal interface {
 	Append(ctx context.Context, recs ...bus.Record) error
+	Stats() bus.JournalStats
 	Close() error
 }
 
@@ -76,6 +84,9 @@ func New(opts Options) *Relay {
 	if opts.MaxBackoff == 0 {
 		opts.MaxBackoff = time.Minute
 	}
+	if opts.Settle == 0 {
+		opts.Settle = 30 * time.Second
+	}
 	if opts.Fence == nil {
 		opts.Fence = func() error { return nil }
 	}
@@ -87,7 +98,7 @@ func New(opts Options) *Relay {
 	}
 	return &Relay{
 		opts: opts, queues: map[string]*queue{}, known: map[string]time.Time{}, ignored: map[string]bool{},
-		blocks: map[string]*Block{}, wake: make(chan struct{}, 1), done: make(chan struct{}),
+		blocks: map[string]*Block{}, wake: make(chan struct{}, 1), checked: make(chan struct{}), done: make(chan struct{}),
 	}
 }
 
@@ -122,8 +133,8 @@ func (r *Relay) Start(context.Context) error {
 	}()
 	go func() {
 		r.wg.Wait()
-		if r.j != nil {
-			_ = r.j.Close()
+		if j := r.journal(); j != nil {
+			_ = j.Close()
 		}
 		close(r.done)
 	}()
@@ -169,8 +180,11 @@ func (r *Relay) prepare() error {
 		return err
 	}
 	r.mu.Lock()
-	r.st, r.j, r.failed = st, j, n
+	r.st, r.failed = st, n
 	r.mu.Unlock()
+	r.jmu.Lock()
+	r.j = j
+	r.jmu.Unlock()
 	return nil
 }
 

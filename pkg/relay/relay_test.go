@@ -45,7 +45,7 @@ func (h *harness) start() *Relay {
 		Bus: h.dirs, Poster: h.fake,
 		Log:        funcr.New(func(prefix, args string) { h.t.Log(prefix, args) }, funcr.Options{Verbosity: 1}),
 		Render:     h.renderOptions(),
-		MinBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond,
+		MinBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond, Settle: 300 * time.Millisecond,
 		Changed: func() {
 			select {
 			case h.changed <- struct{}{}:

@@ -28,9 +28,23 @@ var (
 // returns what the service made (its id). It is the journal's invariant
 // in one place: an attempt record is durable before the request goes
 // out; an attempt found without its done record is looked up (for ops
-// that create) before anything is sent again; the done record follows
-// the service's confirmation.
-func (r *Relay) do(ctx context.Context, o op, rec bus.Record) (string, error) {
+// that create) before anything is sent again, and "not found" counts
+// only once the attempt can no longer land (Options.Settle after it was
+// made: a request whose answer was lost may still be stored after the
+// lookup); the done record follows the service's confirmation.
+//
+// still reports whether the message is still to be posted (its file in
+// the outbox); a message taken away by hand while its request waits to
+// be retried is dropped (errGone), never retried forever.
+func (r *Relay) do(ctx context.Context, o op, rec bus.Record, still func() bool) (string, error) {
+	remote, err := r.doOnce(ctx, o, rec, still)
+	if err == nil {
+		r.clearBlock(rec.Session)
+	}
+	return remote, err
+}
+
+func (r *Relay) doOnce(ctx context.Context, o op, rec bus.Record, still func() bool) (string, error) {
 	key := rec.Key()
 	b := r.newBackoff()
 	for {
@@ -43,20 +57,31 @@ func (r *Relay) do(ctx context.Context, o op, rec bus.Record) (string, error) {
 		}
 		if pending && o.lookup {
 			remote, found, err := r.lookup(ctx, a)
-			if err != nil {
+			switch {
+			case err != nil:
 				if !r.retryWait(ctx, rec.Session, err, b) {
 					return "", errStopped
 				}
+				if !still() {
+					return "", errGone
+				}
 				continue
-			}
-			if found {
+			case found:
 				return remote, r.record(ctx, rec, bus.OpDone, remote)
+			case time.Since(a.firstAttempt()) < r.opts.Settle:
+				// Not there yet, but the request may still land: look
+				// again once it cannot.
+				wait := r.opts.Settle - time.Since(a.firstAttempt())
+				r.opts.Log.V(1).Info("attempt not found yet; looking again once it can no longer land", "key", key, "in", wait.String())
+				if !sleep(ctx, wait) {
+					return "", errStopped
+				}
+				continue
 			}
 			// Sure it was never accepted: attempt it afresh.
 		}
 		remote, err := r.attempt(ctx, o, rec)
 		if err == nil {
-			r.clearBlock(rec.Session)
 			return remote, nil
 		}
 		if ctx.Err() != nil || errors.Is(err, errStopped) {
@@ -77,9 +102,15 @@ func (r *Relay) do(ctx context.Context, o op, rec bus.Record) (string, error) {
 			if !r.retryWait(ctx, rec.Session, err, b) {
 				return "", errStopped
 			}
+			if !still() {
+				return "", errGone
+			}
 		}
 	}
 }
+
+// errGone: the message was taken out of the outbox while it waited.
+var errGone = errors.New("message taken out of the outbox")
 
 // attempt makes one request: the attempt record, the request, the done
 // record, with the labelled steps in between.
@@ -140,34 +171,73 @@ func (r *Relay) lookup(ctx context.Context, a attempt) (string, bool, error) {
 	return r.opts.Poster.Lookup(ctx, p, a.after)
 }
 
-// record appends one journal record and folds it into the state. It
-// retries a failed write (a full disk, say) until it is written or the
-// relay stops: a done record that cannot be written is not lost while
-// the relay runs, and after a crash the attempt is looked up.
+// record appends one journal record and folds it into the state. An
+// attempt records where its part would lie (After) and what message it
+// is for (Sum, set by the caller). A write that fails (a full disk, an
+// I/O error) pauses the relay, shown as RelayBlocked: the journal is
+// reopened (cutting a torn last line) and the write tried again with
+// back-off until it is written or the relay stops. A done record that
+// cannot be written is not lost while the relay runs; after a crash the
+// attempt is looked up.
 func (r *Relay) record(ctx context.Context, rec bus.Record, opName string, remote string) error {
 	rec.Op, rec.At = opName, time.Now().UnixMilli()
 	if opName == bus.OpDone {
-		rec.Text, rec.Parts = "", 0
+		rec.Text, rec.Parts, rec.After, rec.Sum = "", 0, "", ""
 		rec.Remote = remote
+	} else {
+		r.mu.Lock()
+		rec.After = r.st.lastDone[rec.Thread]
+		r.mu.Unlock()
 	}
 	b := r.newBackoff()
 	for {
-		err := r.j.Append(ctx, rec)
+		j := r.journal()
+		err := j.Append(ctx, rec)
 		if err == nil {
+			r.clearBlock(journalBlock)
 			break
 		}
 		if ctx.Err() != nil {
 			return errStopped
 		}
-		r.opts.Log.Error(err, "writing the relay journal; retrying", "key", rec.Key())
+		r.opts.Log.Error(err, "writing the relay journal; nothing is posted until it is written", "key", rec.Key())
+		r.setBlock(journalBlock, &Block{Reason: ReasonRelayBlocked, Message: "the relay journal cannot be written: " + err.Error()})
 		if !b.wait(ctx) {
 			return errStopped
 		}
+		r.reopenJournal(j)
 	}
 	r.mu.Lock()
 	r.st.apply(rec)
 	r.mu.Unlock()
 	return nil
+}
+
+// journalBlock keys the block of a journal that cannot be written.
+const journalBlock = "\x00journal"
+
+func (r *Relay) journal() journal {
+	r.jmu.Lock()
+	defer r.jmu.Unlock()
+	return r.j
+}
+
+// reopenJournal replaces old, after a failed write, with the journal
+// opened afresh; kept when it cannot be opened (the next write fails at
+// once and is tried again).
+func (r *Relay) reopenJournal(old journal) {
+	r.jmu.Lock()
+	defer r.jmu.Unlock()
+	if r.j != old {
+		return // another worker reopened it already
+	}
+	_ = old.Close()
+	j, err := bus.OpenJournal(journalPath(r.opts.Bus))
+	if err != nil {
+		r.opts.Log.Error(err, "reopening the relay journal")
+		return
+	}
+	r.j = j
 }
 
 // errFatal marks errors that end the relay (ownership lost).

@@ -17,6 +17,11 @@ import (
 // waits (rate-limited, blocked, looking up) never holds back another.
 func (r *Relay) work(ctx context.Context, session string) {
 	defer r.wg.Done()
+	select {
+	case <-r.checked:
+	case <-ctx.Done():
+		return
+	}
 	for {
 		r.mu.Lock()
 		q := r.queues[session]
@@ -40,6 +45,12 @@ func (r *Relay) work(ctx context.Context, session string) {
 		}
 		delete(r.known, id+".json")
 		r.mu.Unlock()
+		// A file of the same name may have come back while this one was
+		// in flight, and been skipped as known: look again.
+		select {
+		case r.wake <- struct{}{}:
+		default:
+		}
 		r.changed()
 	}
 }
@@ -61,6 +72,10 @@ func (r *Relay) deliver(ctx context.Context, session, id string) error {
 		return nil
 	case err != nil:
 		r.failFile(name, err.Error())
+		return nil
+	}
+	if reason := r.reused(name, m); reason != "" {
+		r.failFile(name, reason)
 		return nil
 	}
 	rd := Render(m, r.opts.Render)
@@ -86,8 +101,17 @@ func (r *Relay) deliver(ctx context.Context, session, id string) error {
 		r.failFile(name, "nothing to post: the message has no title and no text")
 		return nil
 	}
-	err = r.post(ctx, m, rd, ss, replaced)
+	still := func() bool {
+		_, err := os.Lstat(filepath.Join(r.opts.Bus.Outbox, name))
+		return !errors.Is(err, os.ErrNotExist)
+	}
+	err = r.post(ctx, m, rd, ss, replaced, still)
 	var refused *errRefused
+	if errors.Is(err, errGone) {
+		r.clearBlock(session)
+		r.opts.Log.Info("message taken out of the outbox while it waited; dropped", "id", id)
+		return nil
+	}
 	if errors.As(err, &refused) {
 		r.failFile(name, "refused by the service: "+refused.Error())
 		return nil
@@ -103,19 +127,20 @@ func (r *Relay) deliver(ctx context.Context, session, id string) error {
 // session's root and thread first, then the text parts (edits of the
 // replaced message's parts where it has them), then, for a close, the
 // closing line and the archive.
-func (r *Relay) post(ctx context.Context, m bus.Message, rd Rendered, ss sessionState, replaced []string) error {
+func (r *Relay) post(ctx context.Context, m bus.Message, rd Rendered, ss sessionState, replaced []string, still func() bool) error {
+	sum := bus.MessageSum(m)
 	thread := ss.thread
 	if thread == "" {
 		root := ss.root
 		if root == "" {
 			var err error
-			root, err = r.do(ctx, opRoot, bus.Record{ID: m.ID, Part: bus.PartRoot, Session: m.Session, Text: rd.Root})
+			root, err = r.do(ctx, opRoot, bus.Record{ID: m.ID, Part: bus.PartRoot, Session: m.Session, Text: rd.Root, Sum: sum}, still)
 			if err != nil {
 				return err
 			}
 		}
 		var err error
-		thread, err = r.do(ctx, opThread, bus.Record{ID: m.ID, Part: bus.PartThread, Session: m.Session, Text: rd.ThreadName, Remote: root})
+		thread, err = r.do(ctx, opThread, bus.Record{ID: m.ID, Part: bus.PartThread, Session: m.Session, Text: rd.ThreadName, Remote: root, Sum: sum}, still)
 		if err != nil {
 			return err
 		}
@@ -125,21 +150,38 @@ func (r *Relay) post(ctx context.Context, m bus.Message, rd Rendered, ss session
 		parts = append(parts[:len(parts):len(parts)], rd.CloseLine)
 	}
 	for k, text := range parts {
-		rec := bus.Record{ID: m.ID, Part: strconv.Itoa(k), Session: m.Session, Thread: thread, Text: text, Parts: len(parts)}
+		rec := bus.Record{ID: m.ID, Part: strconv.Itoa(k), Session: m.Session, Thread: thread, Text: text, Parts: len(parts), Sum: sum}
 		op := opPost
 		if k < len(replaced) && replaced[k] != "" && !rd.Close {
 			rec.Part, rec.Remote, op = "edit:"+strconv.Itoa(k), replaced[k], opEdit
 		}
-		if _, err := r.do(ctx, op, rec); err != nil {
+		if _, err := r.do(ctx, op, rec, still); err != nil {
 			return err
 		}
 	}
 	if rd.Close {
-		if _, err := r.do(ctx, opArchive, bus.Record{ID: m.ID, Part: bus.PartArchive, Session: m.Session, Thread: thread}); err != nil {
+		if _, err := r.do(ctx, opArchive, bus.Record{ID: m.ID, Part: bus.PartArchive, Session: m.Session, Thread: thread, Sum: sum}, still); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// reused says why m, the outbox file name, is not the message its id
+// already named ("" when it is): the journal's attempts for the id were
+// made for other content, or sent/ holds other content under the name.
+// Checked before any request, so nothing of the second message is posted.
+func (r *Relay) reused(name string, m bus.Message) string {
+	r.mu.Lock()
+	prev := r.st.sums[m.ID]
+	r.mu.Unlock()
+	if prev != "" && prev != bus.MessageSum(m) {
+		return fmt.Sprintf("id %s was already used, for other content: this message is not posted", m.ID)
+	}
+	if sent, err := bus.Read(filepath.Join(r.opts.Bus.Sent, name)); err == nil && sent != m.WithDefaults() {
+		return fmt.Sprintf("id %s was already posted with other content (sent/%s): this message is not posted", m.ID, name)
+	}
+	return ""
 }
 
 // sent moves a delivered message to sent/. A sent/ file of that name with

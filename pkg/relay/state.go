@@ -24,6 +24,9 @@ type state struct {
 	// texts maps a message id to its text parts' service ids, in order,
 	// for a later message of its session that replaces it.
 	texts map[string]textIDs
+	// sums maps a message id to the MessageSum its attempts were made
+	// for: the same id with other content is another message.
+	sums map[string]string
 }
 
 type textIDs struct {
@@ -49,7 +52,7 @@ func newState() *state {
 	return &state{
 		sessions: map[string]*sessionState{}, done: map[string]string{},
 		attempts: map[string]attempt{}, lastDone: map[string]string{},
-		texts: map[string]textIDs{},
+		texts: map[string]textIDs{}, sums: map[string]string{},
 	}
 }
 
@@ -71,7 +74,14 @@ func (s *state) apply(r bus.Record) {
 		if _, ok := s.done[key]; ok {
 			return // already proved done; a later attempt would be a bug
 		}
-		s.attempts[key] = attempt{rec: r, after: s.lastDone[r.Thread]}
+		after := r.After
+		if after == "" {
+			after = s.lastDone[r.Thread]
+		}
+		s.attempts[key] = attempt{rec: r, after: after}
+		if r.Sum != "" {
+			s.sums[r.ID] = r.Sum
+		}
 	case bus.OpDone:
 		delete(s.attempts, key)
 		s.done[key] = r.Remote
@@ -85,20 +95,30 @@ func (s *state) apply(r bus.Record) {
 		case r.Part == bus.PartArchive:
 			ss.closed = true
 		case strings.HasPrefix(r.Part, "edit:"):
-			// An edit makes nothing new at the service.
+			// An edit makes nothing new at the service, but the edited
+			// part now belongs to this message too: a later message that
+			// replaces this one edits it again.
+			if k, err := strconv.Atoi(strings.TrimPrefix(r.Part, "edit:")); err == nil && k >= 0 {
+				s.setText(r.ID, r.Session, k, r.Remote)
+			}
 		default:
 			s.lastDone[r.Thread] = r.Remote
 			if k, err := strconv.Atoi(r.Part); err == nil && k >= 0 {
-				t := s.texts[r.ID]
-				t.session = r.Session
-				for len(t.ids) <= k {
-					t.ids = append(t.ids, "")
-				}
-				t.ids[k] = r.Remote
-				s.texts[r.ID] = t
+				s.setText(r.ID, r.Session, k, r.Remote)
 			}
 		}
 	}
+}
+
+// setText records that text part k of message id is the service's remote.
+func (s *state) setText(id, session string, k int, remote string) {
+	t := s.texts[id]
+	t.session = session
+	for len(t.ids) <= k {
+		t.ids = append(t.ids, "")
+	}
+	t.ids[k] = remote
+	s.texts[id] = t
 }
 
 // pending returns the attempt of key not known done, if there is one.

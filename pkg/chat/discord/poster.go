@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+	"github.com/go-logr/logr"
 
 	"gjc.dev/reconciler/pkg/chat/internal/rewrite"
 	"gjc.dev/reconciler/pkg/relay"
@@ -48,6 +49,9 @@ type Options struct {
 	Timeout     time.Duration // one request, answer included
 	NonceWindow time.Duration
 	LookupPages int
+	// Log takes what an operator should know that is no error (threads
+	// archived without the lock); the zero Logger drops it.
+	Log logr.Logger
 }
 
 // Poster is relay.Poster for one bot and parent channel.
@@ -57,8 +61,9 @@ type Poster struct {
 	s         *discordgo.Session
 	transport http.RoundTripper
 
-	mu   sync.Mutex
-	self string // the bot's user ID, once known
+	mu     sync.Mutex
+	self   string // the bot's user ID, once known
+	noLock bool   // Discord refused to lock a thread: archive only
 }
 
 var _ relay.Poster = (*Poster)(nil)
@@ -169,7 +174,7 @@ func (p *Poster) Post(ctx context.Context, part relay.Part) (string, error) {
 		Nonce: p.nonce(part.Key), EnforceNonce: true,
 	})
 	if err != nil {
-		return "", err
+		return "", threadGone(part.Thread, err)
 	}
 	return idOf(body, "message")
 }
@@ -222,16 +227,5 @@ func (p *Poster) Edit(ctx context.Context, e relay.EditRequest) error {
 		bucketOf(http.MethodPatch, ch, "/messages/{id}"), map[string]any{
 			"content": e.Text, "allowed_mentions": noMentions, "flags": flagSuppressEmbeds,
 		})
-	return err
-}
-
-// Archive implements relay.Poster.
-func (p *Poster) Archive(ctx context.Context, threadID string) error {
-	_, err := p.do(ctx, http.MethodPatch, discordgo.EndpointChannel(threadID), bucketOf(http.MethodPatch, threadID, ""),
-		map[string]bool{"archived": true, "locked": true})
-	var re *relay.Error
-	if errors.As(err, &re) && re.Code == fmt.Sprint(codeArchivedThread) {
-		return nil // archived already: a repeat
-	}
-	return err
+	return threadGone(e.Thread, err)
 }

@@ -71,7 +71,7 @@ func (s *Server) editMessage(cid, mid, author string, content *string, mentions 
 }
 
 // patchChannel modifies a thread: archived, locked, name, auto-archive.
-func (s *Server) patchChannel(w http.ResponseWriter, r *http.Request, _ string) {
+func (s *Server) patchChannel(w http.ResponseWriter, r *http.Request, token string) {
 	var body struct {
 		Name        *string `json:"name"`
 		Archived    *bool   `json:"archived"`
@@ -87,11 +87,11 @@ func (s *Server) patchChannel(w http.ResponseWriter, r *http.Request, _ string) 
 		writeError(w, http.StatusBadRequest, codeInvalidFormBody, "Invalid Form Body")
 		return
 	}
-	status, resp := s.modifyThread(r.PathValue("cid"), body.Name, body.Archived, body.Locked, body.AutoArchive)
+	status, resp := s.modifyThread(r.PathValue("cid"), token, body.Name, body.Archived, body.Locked, body.AutoArchive)
 	writeJSON(w, status, resp)
 }
 
-func (s *Server) modifyThread(cid string, name *string, archived, locked *bool, autoArchive *int) (int, any) {
+func (s *Server) modifyThread(cid, token string, name *string, archived, locked *bool, autoArchive *int) (int, any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t, ok := s.channelLocked(cid)
@@ -101,6 +101,9 @@ func (s *Server) modifyThread(cid string, name *string, archived, locked *bool, 
 	case t == nil:
 		// Modifying a text channel is not emulated.
 		return http.StatusBadRequest, apiError(codeInvalidFormBody, "Invalid Form Body")
+	case locked != nil && s.faults.noManage[token]:
+		s.logf("thread %s: locked refused, the bot lacks Manage Threads", t.ID)
+		return http.StatusForbidden, apiError(codeMissingPermissions, "Missing Permissions")
 	}
 	if name != nil {
 		t.Name = *name

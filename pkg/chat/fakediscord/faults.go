@@ -11,6 +11,7 @@ type faults struct {
 	limitN      int // how many more POSTs get a 429
 	limitAfter  time.Duration
 	unknown     map[string]bool // channel and thread IDs that answer 10003
+	noManage    map[string]bool // bot tokens without Manage Threads
 	acceptFail  int             // how many more message POSTs are stored, then failed
 	failMode    FailMode
 	slow        time.Duration // delay before every REST answer

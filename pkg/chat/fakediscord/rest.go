@@ -15,15 +15,16 @@ import (
 
 // Discord's JSON error codes for the failures the fake reproduces.
 const (
-	codeUnknownChannel   = 10003
-	codeUnknownMessage   = 10008
-	codeWrongChannelType = 50024
-	codeEmptyMessage     = 50006
-	codeInvalidFormBody  = 50035
-	codeInvalidJSON      = 50109
-	codeThreadExists     = 160004
-	codeArchivedThread   = 50083
-	codeNotAuthor        = 50005
+	codeUnknownChannel     = 10003
+	codeUnknownMessage     = 10008
+	codeWrongChannelType   = 50024
+	codeEmptyMessage       = 50006
+	codeInvalidFormBody    = 50035
+	codeInvalidJSON        = 50109
+	codeThreadExists       = 160004
+	codeArchivedThread     = 50083
+	codeNotAuthor          = 50005
+	codeMissingPermissions = 50013
 )
 
 func (s *Server) routes() http.Handler {

@@ -68,6 +68,20 @@ func (s *Server) SetChannelUnknown(id string, unknown bool) {
 	}
 }
 
+// SetManageThreads gives a bot token Discord's Manage Threads permission
+// (every token has it at the start) or takes it away. Without it a thread
+// PATCH that sets locked is refused 403 Missing Permissions (50013) and
+// changes nothing; archiving the bot's own thread is still allowed.
+func (s *Server) SetManageThreads(token string, allowed bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if allowed {
+		delete(s.faults.noManage, token)
+	} else {
+		s.faults.noManage[token] = true
+	}
+}
+
 // hold waits at the HoldPosts gate, if one is up. It reports false when the
 // request should be dropped unanswered: its client left or the server closed.
 func (s *Server) hold(r *http.Request) bool {

@@ -35,6 +35,7 @@ func (s *Server) updateLocked(token string, form url.Values) map[string]any {
 	}
 	m.Edits = append(m.Edits, m.Text)
 	m.Text, m.EditedTS = text, s.nextTSLocked()
+	m.Parse, m.LinkNames = form.Get("parse"), form.Get("link_names")
 	if md != nil {
 		m.Metadata = md
 	}

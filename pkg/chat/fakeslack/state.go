@@ -30,6 +30,12 @@ type Message struct {
 	// UnfurlLinks and UnfurlMedia are the raw unfurl_links and unfurl_media
 	// parameters, "" when the client did not send them.
 	UnfurlLinks, UnfurlMedia string
+	// Parse and LinkNames are the raw parse and link_names parameters of
+	// the call that set Text (the post, or the latest chat.update), ""
+	// when the client did not send them. Slack's defaults differ between
+	// the two methods, and either could turn a name in the text into a
+	// mention, so a careful client sends parse=none and link_names=false.
+	Parse, LinkNames string
 	// Edits are the texts the message had before each chat.update, oldest
 	// first; EditedTS is when the latest edit was made.
 	Edits    []string

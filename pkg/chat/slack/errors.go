@@ -64,6 +64,10 @@ func classify(err error) *relay.Error {
 	if err == nil {
 		return nil
 	}
+	var we *waitEnded
+	if errors.As(err, &we) { // nothing was sent
+		return &relay.Error{Kind: relay.RateLimited, Code: "ratelimited", RetryAfter: we.left, Err: err}
+	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return &relay.Error{Kind: relay.Uncertain, Err: err}
 	}

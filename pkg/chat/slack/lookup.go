@@ -53,8 +53,12 @@ func (p *Poster) Lookup(ctx context.Context, part relay.Part, after string) (str
 // page reads one page of the channel's roots (thread "") or of a thread.
 func (p *Poster) page(ctx context.Context, thread, oldest, cursor string) ([]slackapi.Message, string, bool, error) {
 	if thread == "" {
-		h, err := p.api.GetConversationHistoryContext(ctx, &slackapi.GetConversationHistoryParameters{
-			ChannelID: p.channel, Oldest: oldest, Cursor: cursor, Limit: p.opts.PageSize, IncludeAllMetadata: true,
+		var h *slackapi.GetConversationHistoryResponse
+		err := p.call(ctx, "conversations.history", func() (err error) {
+			h, err = p.api.GetConversationHistoryContext(ctx, &slackapi.GetConversationHistoryParameters{
+				ChannelID: p.channel, Oldest: oldest, Cursor: cursor, Limit: p.opts.PageSize, IncludeAllMetadata: true,
+			})
+			return err
 		})
 		if err != nil {
 			return nil, "", false, err
@@ -64,8 +68,16 @@ func (p *Poster) page(ctx context.Context, thread, oldest, cursor string) ([]sla
 		}
 		return h.Messages, h.ResponseMetaData.NextCursor, h.HasMore, nil
 	}
-	msgs, more, next, err := p.api.GetConversationRepliesContext(ctx, &slackapi.GetConversationRepliesParameters{
-		ChannelID: p.channel, Timestamp: thread, Oldest: oldest, Cursor: cursor, Limit: p.opts.PageSize, IncludeAllMetadata: true,
+	var (
+		msgs []slackapi.Message
+		more bool
+		next string
+	)
+	err := p.call(ctx, "conversations.replies", func() (err error) {
+		msgs, more, next, err = p.api.GetConversationRepliesContext(ctx, &slackapi.GetConversationRepliesParameters{
+			ChannelID: p.channel, Timestamp: thread, Oldest: oldest, Cursor: cursor, Limit: p.opts.PageSize, IncludeAllMetadata: true,
+		})
+		return err
 	})
 	return msgs, next, more, err
 }

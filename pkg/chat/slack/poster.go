@@ -36,6 +36,13 @@ type Options struct {
 	// a lookup never reads messages older than a part's first attempt
 	// minus it (default 1 h).
 	ClockSkew time.Duration
+	// PostInterval paces chat.postMessage to the channel at one call per
+	// interval on average, PostBurst calls at once after a quiet spell
+	// (defaults 1 s and 4: Slack takes about one message a second in a
+	// channel, with short bursts). A negative PostInterval turns pacing
+	// off; a 429 still holds back every call to its method.
+	PostInterval time.Duration
+	PostBurst    int
 }
 
 // Poster posts a daemon's sessions to one Slack channel.
@@ -44,6 +51,7 @@ type Poster struct {
 	channel string
 	token   string // only to keep it out of error text
 	opts    Options
+	routes  *routes
 }
 
 var _ relay.Poster = (*Poster)(nil)
@@ -67,6 +75,12 @@ func NewPoster(cfg *spec.SlackConfig, opts Options) (*Poster, error) {
 	if opts.ClockSkew <= 0 {
 		opts.ClockSkew = time.Hour
 	}
+	if opts.PostInterval == 0 {
+		opts.PostInterval = time.Second
+	}
+	if opts.PostBurst <= 0 {
+		opts.PostBurst = 4
+	}
 	// No OptionRetry: slack-go then sends every call exactly once.
 	options := []slackapi.Option{slackapi.OptionHTTPClient(&http.Client{Timeout: opts.Timeout})}
 	if cfg.APIURL != "" {
@@ -77,6 +91,7 @@ func NewPoster(cfg *spec.SlackConfig, opts Options) (*Poster, error) {
 		channel: cfg.ChannelID,
 		token:   cfg.BotToken.Reveal(),
 		opts:    opts,
+		routes:  newRoutes(opts.PostInterval, opts.PostBurst),
 	}, nil
 }
 
@@ -87,7 +102,11 @@ func (p *Poster) PartLimit() int { return PartLimit }
 // must be a member (Slack answers ok for a public channel the bot left)
 // of a channel that is not archived.
 func (p *Poster) CheckChannel(ctx context.Context) error {
-	ch, err := p.api.GetConversationInfoContext(ctx, &slackapi.GetConversationInfoInput{ChannelID: p.channel})
+	var ch *slackapi.Channel
+	err := p.call(ctx, "conversations.info", func() (err error) {
+		ch, err = p.api.GetConversationInfoContext(ctx, &slackapi.GetConversationInfoInput{ChannelID: p.channel})
+		return err
+	})
 	if err != nil {
 		e := p.fail("checking channel "+p.channel, err)
 		if code, ok := slackCode(err); ok && channelCodes[code] {
@@ -106,21 +125,36 @@ func (p *Poster) CheckChannel(ctx context.Context) error {
 	return nil
 }
 
+// literal are the options that make Slack show text exactly as escaped:
+// parse=none and link_names=false sent explicitly on every post and edit,
+// since chat.update's defaults are not chat.postMessage's, so that no
+// name in the text is ever turned into a mention or a link.
+func literal(text string) []slackapi.MsgOption {
+	return []slackapi.MsgOption{
+		slackapi.MsgOptionText(escape(text), false),
+		slackapi.MsgOptionParse(false),
+		slackapi.MsgOptionLinkNames(false),
+	}
+}
+
 // Post implements relay.Poster: one chat.postMessage.
 func (p *Poster) Post(ctx context.Context, part relay.Part) (string, error) {
-	opts := []slackapi.MsgOption{
-		slackapi.MsgOptionText(escape(part.Text), false),
+	opts := append(literal(part.Text),
 		slackapi.MsgOptionDisableLinkUnfurl(),
 		slackapi.MsgOptionDisableMediaUnfurl(),
 		slackapi.MsgOptionMetadata(slackapi.SlackMetadata{
 			EventType:    MetadataEventType,
 			EventPayload: map[string]any{"key": part.Key},
 		}),
-	}
+	)
 	if part.Thread != "" {
 		opts = append(opts, slackapi.MsgOptionTS(part.Thread))
 	}
-	_, ts, err := p.api.PostMessageContext(ctx, p.channel, opts...)
+	var ts string
+	err := p.call(ctx, methodPostMessage, func() (err error) {
+		_, ts, err = p.api.PostMessageContext(ctx, p.channel, opts...)
+		return err
+	})
 	if err != nil {
 		return "", p.fail("posting "+part.Key, err)
 	}
@@ -141,7 +175,10 @@ func (p *Poster) StartThread(_ context.Context, rootID, _ string) (string, error
 
 // Edit implements relay.Poster: one chat.update.
 func (p *Poster) Edit(ctx context.Context, e relay.EditRequest) error {
-	_, _, _, err := p.api.UpdateMessageContext(ctx, p.channel, e.RemoteID, slackapi.MsgOptionText(escape(e.Text), false))
+	err := p.call(ctx, "chat.update", func() error {
+		_, _, _, err := p.api.UpdateMessageContext(ctx, p.channel, e.RemoteID, literal(e.Text)...)
+		return err
+	})
 	if err != nil {
 		return p.fail("editing "+e.RemoteID, err)
 	}
@@ -150,6 +187,19 @@ func (p *Poster) Edit(ctx context.Context, e relay.EditRequest) error {
 
 // Archive implements relay.Poster: a Slack thread has nothing to close.
 func (p *Poster) Archive(context.Context, string) error { return nil }
+
+// call makes one call to a Web API method once its route allows it; a
+// 429 it meets holds back every later call to the method.
+func (p *Poster) call(ctx context.Context, method string, do func() error) error {
+	if err := p.routes.wait(ctx, method); err != nil {
+		return err
+	}
+	err := do()
+	if e := classify(err); e != nil && e.Kind == relay.RateLimited {
+		p.routes.limited(method, e.RetryAfter)
+	}
+	return err
+}
 
 // fail classifies err with context, its text scrubbed of the token.
 func (p *Poster) fail(what string, err error) *relay.Error {

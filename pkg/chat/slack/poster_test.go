@@ -35,8 +35,13 @@ func setup(t *testing.T, opts slack.Options) env {
 	return env{f: f, p: newPoster(t, f, channel, opts)}
 }
 
+// newPoster leaves pacing off unless opts set it: the tests of pacing
+// set it, the others post faster than Slack's steady rate.
 func newPoster(t *testing.T, f *fakeslack.Server, ch string, opts slack.Options) *slack.Poster {
 	t.Helper()
+	if opts.PostInterval == 0 {
+		opts.PostInterval = -1
+	}
 	p, err := slack.NewPoster(&spec.SlackConfig{BotToken: spec.NewSecret(botTok), ChannelID: ch, APIURL: f.URL()}, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -114,6 +119,9 @@ func TestRootRepliesEscapingUnfurlsMetadata(t *testing.T) {
 	for i, m := range []fakeslack.Message{roots[0], replies[0], replies[1]} {
 		if m.UnfurlLinks != "false" || m.UnfurlMedia != "false" {
 			t.Errorf("message %d unfurls links=%q media=%q", i, m.UnfurlLinks, m.UnfurlMedia)
+		}
+		if m.Parse != "none" || m.LinkNames != "false" {
+			t.Errorf("message %d posted with parse=%q link_names=%q, want none and false", i, m.Parse, m.LinkNames)
 		}
 		wantKey := []string{"m1/0", "m2/0", "m2/1"}[i]
 		if m.Metadata == nil || m.Metadata.EventType != slack.MetadataEventType || m.Metadata.EventPayload["key"] != wantKey {
@@ -205,6 +213,11 @@ func TestEdit(t *testing.T) {
 	}
 	if m.Metadata == nil || m.Metadata.EventPayload["key"] != "m1/0" {
 		t.Fatalf("metadata lost in edit: %+v", m.Metadata)
+	}
+	// chat.update's parse default is not chat.postMessage's: the edit
+	// must say parse=none and link_names=false itself.
+	if m.Parse != "none" || m.LinkNames != "false" {
+		t.Fatalf("edited with parse=%q link_names=%q, want none and false", m.Parse, m.LinkNames)
 	}
 	err := e.p.Edit(ctx(t), relay.EditRequest{RemoteID: "1.000001", Text: "x"})
 	if re := relayErr(t, err, relay.Refused); re.Code != "message_not_found" {
