@@ -20,12 +20,11 @@ type queue struct {
 	running bool
 }
 
-// run is the dispatcher: it waits until the channel check passes, then
-// scans the outbox on every change (and every resync) and hands new
-// messages to their sessions' workers.
-//
-// The outbox is scanned, and its backlog counted, from the start; the
-// workers wait for the check (r.checked) before their first request.
+// run is the dispatcher: it scans the outbox on every change (and every
+// resync) and hands new messages to their sessions' workers. It scans,
+// and so counts the backlog, from the start; the channel check runs
+// beside it, and the workers wait for it (r.checked) before their first
+// request.
 func (r *Relay) run(ctx context.Context, changes <-chan struct{}) {
 	r.wg.Add(1)
 	go func() {
