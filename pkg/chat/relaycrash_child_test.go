@@ -40,7 +40,7 @@ import (
 //	                    killed; pause: print it, then go on once a line
 //	                    arrives on stdin.
 //
-// It prints "STARTED" once the relay's Start returned.
+// It prints "STARTED" once the relay settled (bus read, channel checked).
 const (
 	crashName     = "crash"
 	discordToken  = "crash-bot-token"
@@ -127,6 +127,18 @@ func runRelayChild() error {
 	}
 	if err := rc.Start(context.Background()); err != nil {
 		return err
+	}
+	// STARTED once the relay is ready to post (its bus read, its channel
+	// checked): the parent's kill clock starts here, so a child whose
+	// start-up outgrows the kill interval still gets its 100-400 ms of
+	// posting, however long the journal has grown.
+	settled, _ := rc.(interface{ Settled() bool })
+	for settled != nil && !settled.Settled() {
+		select {
+		case <-rc.RelayChanged():
+		case <-rc.Done():
+			return fmt.Errorf("the relay ended before it settled: %v", rc.Err())
+		}
 	}
 	say("STARTED")
 	log.Info("started")
