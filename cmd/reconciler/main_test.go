@@ -47,8 +47,17 @@ type result struct {
 
 func runBinary(t *testing.T, env []string, args ...string) result {
 	t.Helper()
+	return runBinaryStdin(t, env, nil, args...)
+}
+
+// runBinaryStdin is runBinary with stdin (nil: none).
+func runBinaryStdin(t *testing.T, env []string, stdin []byte, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Env = append(os.Environ(), env...)
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -15,25 +14,6 @@ import (
 	"gjc.dev/reconciler/pkg/localapi"
 	"gjc.dev/reconciler/pkg/reconcile"
 )
-
-// runBinaryStdin is runBinary with stdin.
-func runBinaryStdin(t *testing.T, env []string, stdin []byte, args ...string) result {
-	t.Helper()
-	cmd := exec.Command(binary, args...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdin = bytes.NewReader(stdin)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var ee *exec.ExitError
-	code := 0
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return result{code, stdout.String(), stderr.String()}
-}
 
 var ulidLine = regexp.MustCompile(`^[0-9A-HJKMNP-TV-Z]{26}\n$`)
 

@@ -74,7 +74,8 @@ func (r *Relay) deliver(ctx context.Context, session, id string) error {
 		r.failFile(name, err.Error())
 		return nil
 	}
-	if reason := r.reused(name, m); reason != "" {
+	sum := bus.MessageSum(m)
+	if reason := r.reused(name, m, sum); reason != "" {
 		r.failFile(name, reason)
 		return nil
 	}
@@ -105,7 +106,7 @@ func (r *Relay) deliver(ctx context.Context, session, id string) error {
 		_, err := os.Lstat(filepath.Join(r.opts.Bus.Outbox, name))
 		return !errors.Is(err, os.ErrNotExist)
 	}
-	err = r.post(ctx, m, rd, ss, replaced, still)
+	err = r.post(ctx, m, sum, rd, ss, replaced, still)
 	var refused *errRefused
 	if errors.Is(err, errGone) {
 		r.clearBlock(session)
@@ -126,9 +127,8 @@ func (r *Relay) deliver(ctx context.Context, session, id string) error {
 // post makes every request of a message that is not done yet: the
 // session's root and thread first, then the text parts (edits of the
 // replaced message's parts where it has them), then, for a close, the
-// closing line and the archive.
-func (r *Relay) post(ctx context.Context, m bus.Message, rd Rendered, ss sessionState, replaced []string, still func() bool) error {
-	sum := bus.MessageSum(m)
+// closing line and the archive. Every attempt carries sum, m's MessageSum.
+func (r *Relay) post(ctx context.Context, m bus.Message, sum string, rd Rendered, ss sessionState, replaced []string, still func() bool) error {
 	thread := ss.thread
 	if thread == "" {
 		root := ss.root
@@ -171,11 +171,11 @@ func (r *Relay) post(ctx context.Context, m bus.Message, rd Rendered, ss session
 // already named ("" when it is): the journal's attempts for the id were
 // made for other content, or sent/ holds other content under the name.
 // Checked before any request, so nothing of the second message is posted.
-func (r *Relay) reused(name string, m bus.Message) string {
+func (r *Relay) reused(name string, m bus.Message, sum string) string {
 	r.mu.Lock()
 	prev := r.st.sums[m.ID]
 	r.mu.Unlock()
-	if prev != "" && prev != bus.MessageSum(m) {
+	if prev != "" && prev != sum {
 		return fmt.Sprintf("id %s was already used, for other content: this message is not posted", m.ID)
 	}
 	if sent, err := bus.Read(filepath.Join(r.opts.Bus.Sent, name)); err == nil && sent != m.WithDefaults() {
