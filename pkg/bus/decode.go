@@ -68,7 +68,7 @@ func decodeOne(data []byte, v any) error {
 }
 
 // encode is the canonical file form of a valid message.
-func encode(m Message) ([]byte, error) {
+func encode(m any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	// Agent text is full of < > &: escaping them would triple its size

@@ -151,6 +151,12 @@ func (j *Journal) Append(ctx context.Context, recs ...Record) error {
 	if err != nil {
 		return fmt.Errorf("journal append: %w", err)
 	}
+	return j.appendLines(ctx, lines, len(recs))
+}
+
+// appendLines hands n encoded records (lines) to the syncer and waits
+// until they are durable.
+func (j *Journal) appendLines(ctx context.Context, lines []byte, n int) error {
 	j.mu.Lock()
 	if j.err != nil {
 		err := j.err
@@ -172,7 +178,7 @@ func (j *Journal) Append(ctx context.Context, recs ...Record) error {
 		if c.err != nil {
 			return fmt.Errorf("journal append: %w", c.err)
 		}
-		j.records.Add(int64(len(recs)))
+		j.records.Add(int64(n))
 		return nil
 	case <-ctx.Done():
 		return fmt.Errorf("journal append: %w (the records may still become durable)", ctx.Err())

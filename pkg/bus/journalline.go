@@ -187,7 +187,12 @@ func ParseRecord(line []byte) (Record, error) {
 // checkKeys walks the top-level keys of line, which json.Unmarshal has
 // already accepted into a Record: so it is one object whose values are
 // strings or numbers (or null), and only keys and nulls need a look.
-func checkKeys(line []byte) error {
+func checkKeys(line []byte) error { return checkKeysIn(line, recordFields) }
+
+// checkKeysIn is checkKeys for an object whose known keys are fields,
+// each with its own bit, and which json.Unmarshal has already accepted
+// into a struct of string and number fields.
+func checkKeysIn(line []byte, fields map[string]uint16) error {
 	var seen uint16
 	i := skipSpace(line, 0)
 	if i >= len(line) || line[i] != '{' {
@@ -202,13 +207,13 @@ func checkKeys(line []byte) error {
 		raw := line[i:end]
 		// Indexing the map with string(bytes) does not allocate: this runs
 		// for every key of every line at start-up.
-		bit, known := recordFields[string(raw[1:len(raw)-1])]
+		bit, known := fields[string(raw[1:len(raw)-1])]
 		if bytes.IndexByte(raw, '\\') >= 0 {
 			var key string
 			if err := json.Unmarshal(raw, &key); err != nil {
 				return err
 			}
-			bit, known = recordFields[key]
+			bit, known = fields[key]
 		}
 		switch {
 		case !known:

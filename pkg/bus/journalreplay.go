@@ -21,6 +21,28 @@ import (
 // refuses to post rather than guess what the journal meant. An error from
 // fn stops the replay and is returned as it is.
 func ReplayJournal(path string, fn func(Record) error) error {
+	return replayLines(path, func(line []byte) error {
+		rec, err := ParseRecord(line)
+		if err != nil {
+			return err
+		}
+		if err := fn(rec); err != nil {
+			return fnError{err}
+		}
+		return nil
+	})
+}
+
+// fnError carries an error of a replay's callback, which stops the
+// replay and is returned as it is: it is no bad line.
+type fnError struct{ err error }
+
+func (e fnError) Error() string { return e.err.Error() }
+
+// replayLines calls parse with each complete line of the journal at
+// path (without its newline), as ReplayJournal describes. An error from
+// parse is a bad line, named by its number, unless it is a fnError.
+func replayLines(path string, parse func(line []byte) error) error {
 	f, _, err := openJournalFile(path, unix.O_RDONLY)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -40,12 +62,12 @@ func ReplayJournal(path string, fn func(Record) error) error {
 		case err != nil:
 			return fmt.Errorf("replay journal %s: line %d: %w", path, n, err)
 		}
-		rec, err := ParseRecord(line[:len(line)-1])
-		if err != nil {
+		if err := parse(line[:len(line)-1]); err != nil {
+			var fe fnError
+			if errors.As(err, &fe) {
+				return fe.err
+			}
 			return fmt.Errorf("replay journal %s: line %d: %w", path, n, err)
-		}
-		if err := fn(rec); err != nil {
-			return err
 		}
 	}
 }

@@ -23,6 +23,12 @@ func RewriteJournal(path string, recs []Record) error {
 	if err != nil {
 		return fmt.Errorf("rewrite journal %s: %w", path, err)
 	}
+	return rewriteLines(path, data)
+}
+
+// rewriteLines replaces the journal at path by data, as RewriteJournal
+// describes.
+func rewriteLines(path string, data []byte) error {
 	if err := checkJournalPath(path); err != nil {
 		return fmt.Errorf("rewrite journal: %w", err)
 	}

@@ -1,0 +1,176 @@
+package bus
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"unicode/utf8"
+)
+
+// The inbound journal is what a daemon's relay knows of the messages that
+// came back from chat: which it landed in the inbox (so none lands
+// twice), which got their reaction, and how far each thread's history was
+// read. Same file rules and group commit as the relay journal; its own
+// file, so neither side's compaction can drop the other's records.
+
+// Ops of an InboundRecord.
+const (
+	// OpLanded: the message ID was accepted; its file (File, in Session's
+	// inbox) is staged and, once this record is durable, published.
+	OpLanded = "landed"
+	// OpReacted: the message ID got its reaction (or never can).
+	OpReacted = "reacted"
+	// OpCursor: every message of Place up to and including ID was
+	// handled (landed, or ignored for good): history reads resume after
+	// it.
+	OpCursor = "cursor"
+)
+
+// InboundRecord is one line of the inbound journal.
+type InboundRecord struct {
+	Op      string `json:"op"`
+	ID      string `json:"id"`
+	Place   string `json:"place"` // Discord thread id, Slack root ts
+	Session string `json:"session,omitempty"`
+	File    string `json:"file,omitempty"`
+	// At is the message's time at the service, unix ms: what ages a
+	// record out of the journal.
+	At int64 `json:"at"`
+}
+
+var inboundFields = map[string]uint16{
+	"op": 1 << 0, "id": 1 << 1, "place": 1 << 2, "session": 1 << 3, "file": 1 << 4, "at": 1 << 5,
+}
+
+// InboundJournalPath is where the inbound journal of the bus d lives.
+func (d Dirs) InboundJournalPath() string { return filepath.Join(d.Dir, "inbound.journal") }
+
+// ValidateInboundRecord checks r before it is written or after it is read.
+func ValidateInboundRecord(r InboundRecord) error {
+	var errs []error
+	bad := func(field, format string, a ...any) {
+		errs = append(errs, &FieldError{Field: field, Rule: fmt.Sprintf(format, a...)})
+	}
+	if r.Op != OpLanded && r.Op != OpReacted && r.Op != OpCursor {
+		bad("op", "must be %s, %s or %s", OpLanded, OpReacted, OpCursor)
+	}
+	if !validToken(r.ID, MaxIDLen, false) {
+		bad("id", "must match [A-Za-z0-9._-]{1,%d}", MaxIDLen)
+	}
+	if !validToken(r.Place, MaxRemoteLen, true) {
+		bad("place", "must match [A-Za-z0-9._:-]{1,%d}", MaxRemoteLen)
+	}
+	if r.At <= 0 {
+		bad("at", "must be a time after 1970, in unix ms")
+	}
+	switch {
+	case r.Op == OpLanded:
+		if !ValidInboxSession(r.Session) {
+			bad("session", "must be a session name that is not hidden")
+		}
+		if !validInboxFile(r.File) || r.File[14:len(r.File)-len(".json")] != r.ID {
+			bad("file", "must be <13 digits>-<id>.json for this record's id")
+		}
+	case r.Session != "" || r.File != "":
+		bad("session", "only a %s record names a session and a file", OpLanded)
+	}
+	return errors.Join(errs...)
+}
+
+// ParseInboundRecord decodes one inbound journal line strictly, as
+// ParseRecord does a relay journal line.
+func ParseInboundRecord(line []byte) (InboundRecord, error) {
+	if len(line) >= MaxJournalLine {
+		return InboundRecord{}, fmt.Errorf("line is %d bytes, over %d", len(line), MaxJournalLine-1)
+	}
+	if !utf8.Valid(line) {
+		return InboundRecord{}, errors.New("not valid UTF-8")
+	}
+	var r InboundRecord
+	if err := json.Unmarshal(line, &r); err != nil {
+		return InboundRecord{}, err
+	}
+	if err := checkKeysIn(line, inboundFields); err != nil {
+		return InboundRecord{}, err
+	}
+	if err := ValidateInboundRecord(r); err != nil {
+		return InboundRecord{}, err
+	}
+	return r, nil
+}
+
+// ReplayInboundJournal calls fn with each record of the inbound journal
+// at path, in order, with ReplayJournal's rules.
+func ReplayInboundJournal(path string, fn func(InboundRecord) error) error {
+	return replayLines(path, func(line []byte) error {
+		rec, err := ParseInboundRecord(line)
+		if err != nil {
+			return err
+		}
+		if err := fn(rec); err != nil {
+			return fnError{err}
+		}
+		return nil
+	})
+}
+
+// InboundJournal appends to an inbound journal, durably, with group
+// commit (see Journal).
+type InboundJournal struct{ j *Journal }
+
+// OpenInboundJournal opens the inbound journal at path, as OpenJournal
+// does the relay's.
+func OpenInboundJournal(path string) (*InboundJournal, error) {
+	j, err := OpenJournal(path)
+	if err != nil {
+		return nil, err
+	}
+	return &InboundJournal{j: j}, nil
+}
+
+// Append validates recs (nothing is written if one is invalid) and
+// returns once they are durable.
+func (j *InboundJournal) Append(ctx context.Context, recs ...InboundRecord) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	lines, err := encodeInbound(recs)
+	if err != nil {
+		return fmt.Errorf("inbound journal append: %w", err)
+	}
+	return j.j.appendLines(ctx, lines, len(recs))
+}
+
+// Stats returns the counters since OpenInboundJournal.
+func (j *InboundJournal) Stats() JournalStats { return j.j.Stats() }
+
+// Close waits for what was handed to Append, then closes the file.
+func (j *InboundJournal) Close() error { return j.j.Close() }
+
+// RewriteInboundJournal compacts the inbound journal at path to exactly
+// recs, with RewriteJournal's rules.
+func RewriteInboundJournal(path string, recs []InboundRecord) error {
+	data, err := encodeInbound(recs)
+	if err != nil {
+		return fmt.Errorf("rewrite inbound journal %s: %w", path, err)
+	}
+	return rewriteLines(path, data)
+}
+
+func encodeInbound(recs []InboundRecord) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	for _, r := range recs {
+		if err := ValidateInboundRecord(r); err != nil {
+			return nil, fmt.Errorf("inbound record %s %s: %w", r.Op, r.ID, err)
+		}
+		if err := enc.Encode(r); err != nil {
+			return nil, fmt.Errorf("inbound record %s %s: %w", r.Op, r.ID, err)
+		}
+	}
+	return buf.Bytes(), nil
+}

@@ -1,0 +1,121 @@
+package bus
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// InboxMessage is one file of a session's inbox: a reply from an
+// authorized user, as it arrived in the session's thread (DESIGN 5,
+// Inbound). Files are written once and never rewritten; the reader owns
+// them from then on (it may delete what it has read).
+type InboxMessage struct {
+	// ID is the service's id of the message (Discord snowflake, Slack ts).
+	ID      string `json:"id"`
+	Session string `json:"session"`
+	// User is the service's id of its author.
+	User string `json:"user"`
+	// Text is what the user wrote, plain: Slack's &amp; &lt; &gt; are
+	// turned back into & < >; mentions are left as the service wrote them.
+	Text string `json:"text"`
+	// TS is when the service says it was sent, RFC 3339 in UTC with
+	// milliseconds (InboxTime).
+	TS string `json:"ts"`
+}
+
+// Limits of an inbox message. Discord texts are at most 4,000 characters
+// and Slack's 40,000; the cap only keeps a hostile service from filling
+// the disk.
+const (
+	MaxInboxText     = 256 << 10
+	MaxInboxFileSize = MaxInboxText + 16<<10
+)
+
+// InboxTimeLayout is the layout of InboxMessage.TS.
+const InboxTimeLayout = "2006-01-02T15:04:05.000Z"
+
+// InboxTime formats t as InboxMessage.TS does.
+func InboxTime(t time.Time) string { return t.UTC().Format(InboxTimeLayout) }
+
+// InboxFileName is the name of m's file in its session's inbox directory:
+// <unix ms, 13 digits>-<id>.json, so names sort in the order the messages
+// were sent and a message has one name, whatever delivered it.
+func InboxFileName(m InboxMessage) (string, error) {
+	t, err := time.Parse(InboxTimeLayout, m.TS)
+	if err != nil {
+		return "", fmt.Errorf("inbox message %q: ts: %w", m.ID, err)
+	}
+	return fmt.Sprintf("%013d-%s.json", t.UnixMilli(), m.ID), nil
+}
+
+// ValidInboxSession reports whether session can name an inbox directory:
+// a session name (as the outbox takes it) that is not hidden, "." or "..".
+func ValidInboxSession(session string) bool {
+	return validToken(session, MaxSessionLen, true) && !strings.HasPrefix(session, ".")
+}
+
+// Validate returns one error per broken rule, in field order.
+func (m InboxMessage) Validate() []error {
+	var errs []error
+	bad := func(field, format string, a ...any) {
+		errs = append(errs, &FieldError{Field: field, Rule: fmt.Sprintf(format, a...)})
+	}
+	if !validToken(m.ID, MaxIDLen, false) {
+		bad("id", "must match [A-Za-z0-9._-]{1,%d}", MaxIDLen)
+	}
+	if !ValidInboxSession(m.Session) {
+		bad("session", "must match [A-Za-z0-9._:-]{1,%d} and not start with a dot", MaxSessionLen)
+	}
+	if !validToken(m.User, MaxRemoteLen, true) {
+		bad("user", "must match [A-Za-z0-9._:-]{1,%d}", MaxRemoteLen)
+	}
+	if !utf8.ValidString(m.Text) {
+		bad("text", "must be valid UTF-8")
+	} else if len(m.Text) > MaxInboxText {
+		bad("text", "must be at most %d bytes", MaxInboxText)
+	}
+	if t, err := time.Parse(InboxTimeLayout, m.TS); err != nil || InboxTime(t) != m.TS {
+		bad("ts", "must be RFC 3339 UTC with milliseconds, like 2026-01-02T15:04:05.000Z")
+	}
+	return errs
+}
+
+var inboxFields = map[string]uint16{"id": 1 << 0, "session": 1 << 1, "user": 1 << 2, "text": 1 << 3, "ts": 1 << 4}
+
+// EncodeInbox is the canonical file form of a valid inbox message: the
+// same message always gives the same bytes.
+func EncodeInbox(m InboxMessage) ([]byte, error) {
+	if errs := m.Validate(); len(errs) > 0 {
+		return nil, fmt.Errorf("inbox message %q: %w", m.ID, errors.Join(errs...))
+	}
+	return encode(m)
+}
+
+// DecodeInbox parses one inbox file strictly, as Decode does an outbox
+// file: one JSON object, exactly the known fields, each once, valid UTF-8,
+// at most MaxInboxFileSize bytes, then validated.
+func DecodeInbox(data []byte) (InboxMessage, error) {
+	if len(data) > MaxInboxFileSize {
+		return InboxMessage{}, fmt.Errorf("inbox message is %d bytes, over %d", len(data), MaxInboxFileSize)
+	}
+	if !utf8.Valid(data) {
+		return InboxMessage{}, errors.New("inbox message is not valid UTF-8")
+	}
+	var m InboxMessage
+	if err := json.Unmarshal(data, &m); err != nil {
+		return InboxMessage{}, fmt.Errorf("inbox message: %w", err)
+	}
+	// Unmarshal folds the case of keys and lets a repeated key win.
+	if err := checkKeysIn(bytes.TrimRight(data, "\n"), inboxFields); err != nil {
+		return InboxMessage{}, fmt.Errorf("inbox message: %w", err)
+	}
+	if errs := m.Validate(); len(errs) > 0 {
+		return InboxMessage{}, fmt.Errorf("inbox message: %w", errors.Join(errs...))
+	}
+	return m, nil
+}
