@@ -57,13 +57,15 @@ type Relay struct {
 	failed   int
 	settled  bool // see Health.Settled
 
-	wake    chan struct{}
-	checked chan struct{} // closed once the channel check passed
-	cancel  context.CancelFunc
-	wg      sync.WaitGroup
-	done    chan struct{}
-	err     error
-	once    sync.Once
+	wake     chan struct{}
+	checked  chan struct{} // closed once the channel check passed
+	loaded   chan struct{} // closed once st was rebuilt from the journal
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
+	done     chan struct{}
+	err      error
+	once     sync.Once
+	loadOnce sync.Once
 }
 
 // journal is the part of *bus.Journal the relay uses.
@@ -98,7 +100,7 @@ func New(opts Options) *Relay {
 	}
 	return &Relay{
 		opts: opts, queues: map[string]*queue{}, known: map[string]time.Time{}, ignored: map[string]bool{},
-		blocks: map[string]*Block{}, wake: make(chan struct{}, 1), checked: make(chan struct{}), done: make(chan struct{}),
+		blocks: map[string]*Block{}, wake: make(chan struct{}, 1), checked: make(chan struct{}), loaded: make(chan struct{}), done: make(chan struct{}),
 	}
 }
 
@@ -185,6 +187,7 @@ func (r *Relay) prepare() error {
 	r.jmu.Lock()
 	r.j = j
 	r.jmu.Unlock()
+	r.loadOnce.Do(func() { close(r.loaded) })
 	return nil
 }
 

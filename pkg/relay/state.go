@@ -27,6 +27,8 @@ type state struct {
 	// sums maps a message id to the MessageSum its attempts were made
 	// for: the same id with other content is another message.
 	sums map[string]string
+	// byThread maps a session's thread id to the session.
+	byThread map[string]string
 }
 
 type textIDs struct {
@@ -52,7 +54,7 @@ func newState() *state {
 	return &state{
 		sessions: map[string]*sessionState{}, done: map[string]string{},
 		attempts: map[string]attempt{}, lastDone: map[string]string{},
-		texts: map[string]textIDs{}, sums: map[string]string{},
+		texts: map[string]textIDs{}, sums: map[string]string{}, byThread: map[string]string{},
 	}
 }
 
@@ -92,6 +94,7 @@ func (s *state) apply(r bus.Record) {
 			s.lastDone[""] = r.Remote
 		case r.Part == bus.PartThread:
 			ss.thread = r.Remote
+			s.byThread[r.Remote] = r.Session
 		case r.Part == bus.PartArchive:
 			ss.closed = true
 		case strings.HasPrefix(r.Part, "edit:"):

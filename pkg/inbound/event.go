@@ -1,0 +1,65 @@
+package inbound
+
+import "time"
+
+// Event is one message as a chat service delivered it: live, or read from
+// a thread's history.
+type Event struct {
+	// ID is the service's id of the message (Discord snowflake, Slack ts).
+	ID string
+	// Place is where it was written: a Discord thread's channel id, a
+	// Slack thread's root ts; "" when it is in no thread (or another
+	// channel), which no session can be.
+	Place string
+	User  string
+	// Bot is set for a message by any bot or app, this daemon's included.
+	Bot  bool
+	Kind Kind
+	Text string
+	Time time.Time
+}
+
+// Kind says what sort of message an event is.
+type Kind int
+
+const (
+	// Plain is a message a person wrote (Discord types 0 and 19; Slack
+	// no subtype).
+	Plain Kind = iota
+	// Edit is a change to an earlier message: the earlier one is what
+	// landed, so an edit never does.
+	Edit
+	// Other is anything else: joins, pins, thread events, deletions.
+	Other
+)
+
+// Reason says why an event was ignored.
+type Reason string
+
+const (
+	NotSession   Reason = "not-a-session"
+	Unauthorized Reason = "unauthorized"
+	FromBot      Reason = "bot"
+	EditIgnored  Reason = "edit"
+	OtherKind    Reason = "other"
+	Unusable     Reason = "unusable" // an id, user or text the inbox cannot hold
+)
+
+// Outcome is what became of an event.
+type Outcome int
+
+const (
+	Landed Outcome = iota
+	Duplicate
+	Ignored
+)
+
+func (o Outcome) String() string {
+	switch o {
+	case Landed:
+		return "landed"
+	case Duplicate:
+		return "duplicate"
+	}
+	return "ignored"
+}

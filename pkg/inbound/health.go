@@ -1,0 +1,50 @@
+package inbound
+
+import (
+	"maps"
+	"time"
+)
+
+// Health is what the inbound side has done since the daemon started.
+type Health struct {
+	Landed     int64
+	Duplicates int64
+	// Ignored counts the events that could not land, by why.
+	Ignored      map[Reason]int64
+	LastLandedAt time.Time
+	// Unreacted is how many landed messages still wait for their 👀.
+	Unreacted int
+	// Failures counts landings and history reads that failed (and will
+	// be tried again); Error is the latest, "" once one succeeded since.
+	Failures int64
+	Error    string
+}
+
+// Health returns a copy of the current counters.
+func (in *Inbound) Health() Health {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	h := in.health
+	h.Ignored = maps.Clone(in.health.Ignored)
+	return h
+}
+
+// IgnoredTotal is the sum of h.Ignored.
+func (h Health) IgnoredTotal() int64 {
+	var n int64
+	for _, v := range h.Ignored {
+		n += v
+	}
+	return n
+}
+
+// changed pokes Options.Changed; in.mu is held (Changed must not call
+// back into the Inbound).
+func (in *Inbound) changed() { in.opts.Changed() }
+
+func (in *Inbound) setError(msg string) {
+	in.mu.Lock()
+	in.health.Error = msg
+	in.mu.Unlock()
+	in.changed()
+}

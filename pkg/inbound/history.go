@@ -1,0 +1,113 @@
+package inbound
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"gjc.dev/reconciler/pkg/bus"
+)
+
+// historyLoop reads every open thread's history once at start and again
+// on every Connected, so that what was sent while the daemon was down or
+// disconnected lands. A read that fails is tried again with back-off.
+func (in *Inbound) historyLoop(ctx context.Context) {
+	if len(in.authorized) == 0 {
+		return // nobody's replies land: there is nothing to look for
+	}
+	select {
+	case <-in.opts.Sessions.Loaded():
+	case <-ctx.Done():
+		return
+	}
+	wait := in.opts.MinBackoff
+	for {
+		err := in.readHistory(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		var retry <-chan time.Time
+		if err != nil {
+			in.opts.Log.Error(err, "reading the sessions' history; trying again", "in", wait.String())
+			in.mu.Lock()
+			_ = in.failed(err)
+			in.mu.Unlock()
+			retry = time.After(wait)
+			wait = min(2*wait, in.opts.MaxBackoff)
+		} else {
+			wait = in.opts.MinBackoff
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-in.history:
+		case <-retry:
+		}
+	}
+}
+
+// readHistory reads each open thread after its cursor and lands what
+// it finds; the cursor then moves to the last message handled. A thread
+// whose read fails keeps its cursor, so nothing after it is skipped.
+func (in *Inbound) readHistory(ctx context.Context) error {
+	since := in.opts.Now().Add(-in.opts.Window)
+	var errs []error
+	for _, p := range in.opts.Sessions.OpenPlaces() {
+		if err := in.readPlace(ctx, p.ID, since); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			errs = append(errs, fmt.Errorf("session %s: %w", p.Session, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (in *Inbound) readPlace(ctx context.Context, place string, since time.Time) error {
+	in.mu.Lock()
+	cur, hasCursor := in.cursors[place]
+	in.mu.Unlock()
+	after := ""
+	if hasCursor && cur.At >= since.UnixMilli() {
+		after = cur.ID
+	}
+	var last Event
+	read := 0
+	err := in.opts.Service.History(ctx, place, after, since, func(ev Event) error {
+		if ev.Place != place {
+			return fmt.Errorf("history of %s returned a message of %s", place, ev.Place)
+		}
+		if _, err := in.land(ctx, ev); err != nil {
+			return err
+		}
+		last = ev
+		read++
+		return nil
+	})
+	if read > 0 {
+		// Every message up to last was handled, even if a later one failed.
+		if cerr := in.moveCursor(ctx, place, last); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
+
+func (in *Inbound) moveCursor(ctx context.Context, place string, last Event) error {
+	at := last.Time.UnixMilli()
+	if at <= 0 {
+		at = in.opts.Now().UnixMilli()
+	}
+	rec := bus.InboundRecord{Op: bus.OpCursor, ID: last.ID, Place: place, At: at}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if err := bus.ValidateInboundRecord(rec); err != nil {
+		return nil // an id the journal cannot hold: read from the window next time
+	}
+	if err := in.appendLocked(ctx, rec); err != nil {
+		return err
+	}
+	in.cursors[place] = rec
+	return nil
+}

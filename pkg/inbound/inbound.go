@@ -1,0 +1,231 @@
+package inbound
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+
+	"gjc.dev/reconciler/pkg/bus"
+)
+
+// Service is a chat service as the inbound side uses it; the Discord and
+// Slack adapters implement it.
+type Service interface {
+	// History calls fn with the messages of place, oldest first, that
+	// come after the message after (exclusive) or, when after is "" or
+	// older, that were sent since since; it pages as it needs to and stops
+	// at fn's first error, which it returns.
+	History(ctx context.Context, place, after string, since time.Time, fn func(Event) error) error
+	// React adds the accepted-message reaction (👀) to message id in
+	// place. Adding it again is success. An *PermanentError says it can
+	// never be added (the message is gone, the bot may not react).
+	React(ctx context.Context, place, id string) error
+}
+
+// PermanentError is a request the service refused for good.
+type PermanentError struct{ Err error }
+
+func (e *PermanentError) Error() string { return e.Err.Error() }
+func (e *PermanentError) Unwrap() error { return e.Err }
+
+// Sessions is what the relay knows of its sessions: which thread is whose.
+type Sessions interface {
+	// Loaded is closed once the relay rebuilt its state from its journal.
+	Loaded() <-chan struct{}
+	// SessionAt returns the session whose thread place is.
+	SessionAt(place string) (session string, ok bool)
+	// OpenPlaces returns the threads of the sessions not closed.
+	OpenPlaces() []Place
+}
+
+// Place is a session's thread.
+type Place struct{ Session, ID string }
+
+// Options are what an Inbound needs.
+type Options struct {
+	Bus      bus.Dirs
+	Service  Service
+	Sessions Sessions
+	// Authorized are the service's ids of the people whose replies land.
+	// Empty: nobody's; history is then never read.
+	Authorized []string
+	// Fence proves, before a message lands, that this daemon still owns
+	// its name.
+	Fence func() error
+	Log   logr.Logger
+	// Window is how far back history is read, and how long a landed id is
+	// remembered past that (DESIGN 5: 24 h).
+	Window time.Duration
+	// MinBackoff and MaxBackoff bound the waits after a failed request.
+	MinBackoff, MaxBackoff time.Duration
+	// Step, when set, is called at each labelled step of a landing
+	// (StepStaged, StepRecorded, StepPublished): crash tests stop there.
+	Step func(step, id string)
+	// Changed, when set, is poked whenever Health changed.
+	Changed func()
+	// Now is the clock (tests); time.Now when nil.
+	Now func() time.Time
+}
+
+// Steps of a landing, for Options.Step.
+const (
+	StepStaged    = "inbound-staged"
+	StepRecorded  = "inbound-recorded"
+	StepPublished = "inbound-published"
+)
+
+// Inbound lands a daemon's inbound messages. It is a daemon component:
+// Start, then Stop.
+type Inbound struct {
+	opts       Options
+	authorized map[string]bool
+
+	// mu serializes landings and guards what they change.
+	mu        sync.Mutex
+	j         *bus.InboundJournal // nil until ready, or after a failed append
+	seen      map[string]seenMsg  // landed ids, by message id
+	cursors   map[string]bus.InboundRecord
+	unreacted map[string]bus.InboundRecord // landed, reaction not yet recorded
+	health    Health
+
+	ready   chan struct{} // closed once the journal was replayed
+	reacts  chan struct{} // pokes the reaction worker
+	history chan struct{} // pokes the history reader
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	done    chan struct{}
+}
+
+type seenMsg struct {
+	rec       bus.InboundRecord
+	published bool
+}
+
+// New returns an Inbound for opts; Start begins its work.
+func New(opts Options) *Inbound {
+	if opts.Window == 0 {
+		opts.Window = 24 * time.Hour
+	}
+	if opts.MinBackoff == 0 {
+		opts.MinBackoff = 500 * time.Millisecond
+	}
+	if opts.MaxBackoff == 0 {
+		opts.MaxBackoff = 30 * time.Second
+	}
+	if opts.Fence == nil {
+		opts.Fence = func() error { return nil }
+	}
+	if opts.Step == nil {
+		opts.Step = func(string, string) {}
+	}
+	if opts.Changed == nil {
+		opts.Changed = func() {}
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	in := &Inbound{
+		opts: opts, authorized: map[string]bool{},
+		seen: map[string]seenMsg{}, cursors: map[string]bus.InboundRecord{}, unreacted: map[string]bus.InboundRecord{},
+		health: Health{Ignored: map[Reason]int64{}},
+		ready:  make(chan struct{}), reacts: make(chan struct{}, 1), history: make(chan struct{}, 1),
+		done: make(chan struct{}),
+	}
+	for _, u := range opts.Authorized {
+		if u != "" {
+			in.authorized[u] = true
+		}
+	}
+	return in
+}
+
+func (in *Inbound) Name() string { return "inbound" }
+
+// Start replays the journal in the background (finishing any landing a
+// crash cut short), then reads every open thread's history and adds the
+// reactions still owed.
+func (in *Inbound) Start(context.Context) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	in.cancel = cancel
+	in.wg.Add(1)
+	go func() {
+		defer in.wg.Done()
+		if !in.open(ctx) {
+			return
+		}
+		close(in.ready)
+		in.wg.Add(2)
+		go func() { defer in.wg.Done(); in.reactLoop(ctx) }()
+		go func() { defer in.wg.Done(); in.historyLoop(ctx) }()
+	}()
+	go func() {
+		in.wg.Wait()
+		in.mu.Lock()
+		if in.j != nil {
+			_ = in.j.Close()
+			in.j = nil
+		}
+		in.mu.Unlock()
+		close(in.done)
+	}()
+	return nil
+}
+
+func (in *Inbound) Done() <-chan struct{} { return in.done }
+
+// Err is always nil: the inbound side never ends the daemon on its own (a
+// lost name is the daemon's to notice).
+func (in *Inbound) Err() error { return nil }
+
+// Stop cancels what is in flight and waits for the workers to return.
+func (in *Inbound) Stop(ctx context.Context) error {
+	if in.cancel == nil {
+		return nil
+	}
+	in.cancel()
+	select {
+	case <-in.done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("inbound still stopping: %w", ctx.Err())
+	}
+}
+
+// Connected says the transport (re)connected: messages may have been
+// missed meanwhile, so every open thread's history is read again.
+func (in *Inbound) Connected() { poke(in.history) }
+
+// Receive handles one live event and returns once it is landed durably,
+// found a duplicate, or ignored. An error means it is not landed (and
+// not seen): the service may deliver it again, and the next history read
+// finds it.
+func (in *Inbound) Receive(ctx context.Context, ev Event) (Outcome, error) {
+	select {
+	case <-in.ready:
+	case <-ctx.Done():
+		return 0, fmt.Errorf("inbound not ready: %w", ctx.Err())
+	case <-in.done:
+		return 0, errStopped
+	}
+	select {
+	case <-in.opts.Sessions.Loaded():
+	case <-ctx.Done():
+		return 0, fmt.Errorf("the relay's sessions not loaded yet: %w", ctx.Err())
+	case <-in.done:
+		return 0, errStopped
+	}
+	return in.land(ctx, ev)
+}
+
+var errStopped = errors.New("inbound stopped")
+
+func poke(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}

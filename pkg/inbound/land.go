@@ -1,0 +1,102 @@
+package inbound
+
+import (
+	"context"
+	"fmt"
+
+	"gjc.dev/reconciler/pkg/bus"
+)
+
+// land decides ev and, if it may land and is not seen, lands it: stage
+// the file, append its landed record, publish the file. The record is the
+// commit point: before it is durable nothing was landed (a crash leaves a
+// stage that the next start removes); once it is, the message is seen
+// for good, and a crash leaves a stage the next start publishes.
+func (in *Inbound) land(ctx context.Context, ev Event) (Outcome, error) {
+	session, reason := decide(ev, in.authorized, in.opts.Sessions.SessionAt)
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if reason != "" {
+		in.health.Ignored[reason]++
+		in.changed()
+		return Ignored, nil
+	}
+	if s, ok := in.seen[ev.ID]; ok {
+		if !s.published {
+			// Recorded, but the rename failed: this delivery retries it.
+			if err := bus.PublishInbox(in.opts.Bus, s.rec.Session, s.rec.File); err != nil {
+				return 0, err
+			}
+			s.published = true
+			in.seen[ev.ID] = s
+		}
+		in.health.Duplicates++
+		in.changed()
+		return Duplicate, nil
+	}
+	if err := in.opts.Fence(); err != nil {
+		return 0, fmt.Errorf("landing %s: %w", ev.ID, err)
+	}
+	m := bus.InboxMessage{ID: ev.ID, Session: session, User: ev.User, Text: ev.Text, TS: bus.InboxTime(ev.Time)}
+	file, err := bus.StageInbox(in.opts.Bus, m)
+	if err != nil {
+		return 0, in.failed(fmt.Errorf("landing %s: %w", ev.ID, err))
+	}
+	in.opts.Step(StepStaged, ev.ID)
+	rec := bus.InboundRecord{Op: bus.OpLanded, ID: ev.ID, Place: ev.Place, Session: session, File: file, At: ev.Time.UnixMilli()}
+	if err := in.appendLocked(ctx, rec); err != nil {
+		// The stage stays: if the record did become durable the next
+		// start publishes it; if not, removes it.
+		return 0, in.failed(fmt.Errorf("landing %s: %w", ev.ID, err))
+	}
+	in.opts.Step(StepRecorded, ev.ID)
+	s := seenMsg{rec: rec}
+	perr := bus.PublishInbox(in.opts.Bus, session, file)
+	s.published = perr == nil
+	in.seen[ev.ID] = s
+	in.unreacted[ev.ID] = rec
+	in.health.Landed++
+	in.health.LastLandedAt = ev.Time
+	in.health.Unreacted = len(in.unreacted)
+	in.changed()
+	poke(in.reacts)
+	if perr != nil {
+		// Seen for good: it never lands twice. Its file appears when a
+		// redelivery or the next start publishes the stage.
+		return Landed, in.failed(fmt.Errorf("landed %s, but %w", ev.ID, perr))
+	}
+	in.opts.Step(StepPublished, ev.ID)
+	if in.health.Error != "" {
+		in.health.Error = ""
+	}
+	return Landed, nil
+}
+
+// appendLocked appends recs, reopening the journal when an earlier
+// append broke it. in.mu is held.
+func (in *Inbound) appendLocked(ctx context.Context, recs ...bus.InboundRecord) error {
+	if in.j == nil {
+		j, err := bus.OpenInboundJournal(in.opts.Bus.InboundJournalPath())
+		if err != nil {
+			return err
+		}
+		in.j = j
+	}
+	if err := in.j.Append(ctx, recs...); err != nil {
+		// What the file holds past its last fsync is unknown: reopen it
+		// (cutting a torn line) before the next append.
+		_ = in.j.Close()
+		in.j = nil
+		return err
+	}
+	return nil
+}
+
+// failed records err as the Inbound's latest problem and returns it.
+// in.mu is held.
+func (in *Inbound) failed(err error) error {
+	in.health.Error = err.Error()
+	in.health.Failures++
+	in.changed()
+	return err
+}

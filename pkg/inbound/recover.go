@@ -1,0 +1,136 @@
+package inbound
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"gjc.dev/reconciler/pkg/bus"
+)
+
+// compactAbove is how many records a journal may hold at start before it
+// is rewritten without the ones aged out.
+const compactAbove = 10_000
+
+// open makes the journal usable, retrying with back-off while it cannot
+// be; false when the Inbound stopped first. Until it succeeds nothing
+// lands (Receive waits), so nothing is landed twice on a journal that
+// could not be read.
+func (in *Inbound) open(ctx context.Context) bool {
+	wait := in.opts.MinBackoff
+	for {
+		err := in.recover()
+		if err == nil {
+			in.setError("")
+			return true
+		}
+		in.opts.Log.Error(err, "the inbound journal cannot be used; no reply lands until it is repaired")
+		in.setError(err.Error())
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, in.opts.MaxBackoff)
+	}
+}
+
+// recover rebuilds what the journal says, completes every landing whose
+// record is durable, removes the stages of those whose record is not, and
+// opens the journal for appending.
+func (in *Inbound) recover() error {
+	d := in.opts.Bus
+	if err := bus.EnsureDirs(d); err != nil {
+		return err
+	}
+	path := d.InboundJournalPath()
+	seen := map[string]seenMsg{}
+	cursors := map[string]bus.InboundRecord{}
+	reacted := map[string]bool{}
+	records := 0
+	err := bus.ReplayInboundJournal(path, func(r bus.InboundRecord) error {
+		records++
+		switch r.Op {
+		case bus.OpLanded:
+			seen[r.ID] = seenMsg{rec: r}
+		case bus.OpReacted:
+			reacted[r.ID] = true
+		case bus.OpCursor:
+			cursors[r.Place] = r
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	staged, err := bus.ListStagedInbox(d)
+	if err != nil {
+		return err
+	}
+	named := map[bus.StagedInbox]bool{}
+	for _, s := range seen {
+		named[bus.StagedInbox{Session: s.rec.Session, File: s.rec.File}] = true
+	}
+	for _, s := range staged {
+		if !named[s] {
+			if err := bus.RemoveStagedInbox(d, s); err != nil {
+				return err
+			}
+			in.opts.Log.Info("removed the stage of a reply that never landed; the service delivers it again", "session", s.Session, "file", s.File)
+		}
+	}
+	for id, s := range seen {
+		if err := bus.PublishInbox(d, s.rec.Session, s.rec.File); err != nil {
+			return fmt.Errorf("completing the landing of %s: %w", id, err)
+		}
+		s.published = true
+		seen[id] = s
+	}
+	cutoff := in.opts.Now().Add(-2 * in.opts.Window).UnixMilli()
+	unreacted := map[string]bus.InboundRecord{}
+	for id, s := range seen {
+		if !reacted[id] && s.rec.At >= in.opts.Now().Add(-in.opts.Window).UnixMilli() {
+			unreacted[id] = s.rec
+		}
+	}
+	if records > compactAbove {
+		if err := compact(path, seen, reacted, cursors, cutoff); err != nil {
+			return err
+		}
+	}
+	j, err := bus.OpenInboundJournal(path)
+	if err != nil {
+		return err
+	}
+	in.mu.Lock()
+	in.j, in.seen, in.cursors, in.unreacted = j, seen, cursors, unreacted
+	in.health.Unreacted = len(unreacted)
+	in.mu.Unlock()
+	return nil
+}
+
+// compact rewrites the journal with what is still needed: landed ids
+// younger than cutoff (a history read never goes back that far), their
+// reactions, and the latest cursor of each place. What it drops is
+// dropped from the maps too.
+func compact(path string, seen map[string]seenMsg, reacted map[string]bool, cursors map[string]bus.InboundRecord, cutoff int64) error {
+	var recs []bus.InboundRecord
+	for id, s := range seen {
+		if s.rec.At < cutoff {
+			delete(seen, id)
+			continue
+		}
+		recs = append(recs, s.rec)
+		if reacted[id] {
+			recs = append(recs, bus.InboundRecord{Op: bus.OpReacted, ID: id, Place: s.rec.Place, At: s.rec.At})
+		}
+	}
+	for place, c := range cursors {
+		if c.At < cutoff {
+			delete(cursors, place)
+			continue
+		}
+		recs = append(recs, c)
+	}
+	return bus.RewriteInboundJournal(path, recs)
+}
