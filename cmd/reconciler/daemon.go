@@ -61,10 +61,11 @@ func newDaemonCommand(g *globals) *cobra.Command {
 			log = log.WithValues("daemon", name)
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
+			port := chat.NewInboundPort()
 			code, err := chat.RunDaemon(ctx, chat.DaemonOptions{
 				AgentDir: agentDir, Owners: fsstore.New(agentDir, fsstore.Options{Log: log}), OwnerID: ownerID, Config: cfg, Log: log, Heartbeat: heartbeat,
-				NewRelay: chat.NewRelay(cfg, agentDir, log, chat.RelayOptions{}),
-			}, chat.NewTransport(cfg, log))
+				NewRelay: chat.NewRelay(cfg, agentDir, log, chat.RelayOptions{Inbound: port}),
+			}, chat.NewTransport(cfg, log, port))
 			if err != nil {
 				log.Error(err, "daemon exiting", "code", code)
 			}

@@ -7,14 +7,17 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/go-logr/logr"
 	"github.com/gorilla/websocket"
 
+	"gjc.dev/reconciler/pkg/chat/discord"
 	"gjc.dev/reconciler/pkg/chat/internal/rewrite"
 	"gjc.dev/reconciler/pkg/daemonproto"
+	"gjc.dev/reconciler/pkg/inbound"
 	"gjc.dev/reconciler/pkg/spec"
 )
 
@@ -32,11 +35,16 @@ type DiscordOptions struct {
 	Log       logr.Logger
 	Handshake time.Duration
 	AckWindow time.Duration
+	// Inbound, when set, receives the messages of the bot's guilds
+	// (MESSAGE_CREATE, and MESSAGE_UPDATE as edits) and hears of each
+	// READY, after which missed messages are read from history.
+	Inbound *InboundPort
 }
 
 type discordTransport struct {
 	cfg  *spec.DiscordConfig
 	opts DiscordOptions
+	self atomic.Value // string: the bot's user id, from READY
 }
 
 // NewDiscord returns a transport for one Discord bot over the gateway.
@@ -74,7 +82,19 @@ func (d *discordTransport) Run(ctx context.Context, report func(Health)) error {
 		default:
 		}
 	}
-	s.AddHandler(func(*discordgo.Session, *discordgo.Ready) { notify(ready) })
+	s.AddHandler(func(_ *discordgo.Session, r *discordgo.Ready) {
+		if r.User != nil {
+			d.self.Store(r.User.ID)
+		}
+		notify(ready)
+		// A READY is a new session: whatever was sent since the last one
+		// was never dispatched to this one.
+		d.opts.Inbound.Connected()
+	})
+	if d.opts.Inbound != nil {
+		s.AddHandler(func(_ *discordgo.Session, m *discordgo.MessageCreate) { d.receive(ctx, m.Message, inbound.Plain) })
+		s.AddHandler(func(_ *discordgo.Session, m *discordgo.MessageUpdate) { d.receive(ctx, m.Message, inbound.Edit) })
+	}
 	s.AddHandler(func(*discordgo.Session, *discordgo.Resumed) { notify(ready) })
 	s.AddHandler(func(*discordgo.Session, *discordgo.Disconnect) { notify(lost) })
 
@@ -111,6 +131,39 @@ func (d *discordTransport) Run(ctx context.Context, report func(Health)) error {
 	}
 }
 
+// discordIntents are the gateway intents the daemon identifies with: its
+// guilds and their messages, and the privileged message content only when
+// someone's replies may land (without it a reply arrives with no text).
+func discordIntents(cfg *spec.DiscordConfig) discordgo.Intent {
+	intents := discordgo.IntentsGuilds | discordgo.IntentsGuildMessages
+	if len(cfg.AuthorizedUserIDs) > 0 {
+		intents |= discordgo.IntentMessageContent
+	}
+	return intents
+}
+
+// receive hands one gateway message to the inbound side. discordgo runs
+// each handler in its own goroutine, so waiting here holds up nothing;
+// a message not landed is found again by the next history read.
+func (d *discordTransport) receive(ctx context.Context, m *discordgo.Message, kind inbound.Kind) {
+	if m == nil {
+		return
+	}
+	self, _ := d.self.Load().(string)
+	ev := discord.EventOf(m, self)
+	if kind == inbound.Edit && ev.Kind == inbound.Plain {
+		ev.Kind = inbound.Edit
+	}
+	ctx, cancel := context.WithTimeout(ctx, inboundWait)
+	defer cancel()
+	if _, err := d.opts.Inbound.Receive(ctx, ev); err != nil {
+		d.opts.Log.Error(err, "an inbound message did not land; the next history read finds it", "message", m.ID)
+	}
+}
+
+// inboundWait bounds how long a gateway message waits to land.
+const inboundWait = 30 * time.Second
+
 // session builds a discordgo session that reconnects only when Run says so:
 // discordgo's own reconnect loop retries a rejected token forever.
 func (d *discordTransport) session(conns *connTracker) (*discordgo.Session, error) {
@@ -120,7 +173,7 @@ func (d *discordTransport) session(conns *connTracker) (*discordgo.Session, erro
 	}
 	s.ShouldReconnectOnError = false
 	s.StateEnabled = false
-	s.Identify.Intents = discordgo.IntentsGuilds | discordgo.IntentsGuildMessages
+	s.Identify.Intents = discordIntents(d.cfg)
 	dialer := *websocket.DefaultDialer // a copy: the default is shared process-wide
 	dialer.HandshakeTimeout = d.opts.Handshake
 	dialer.NetDialContext = conns.dial
@@ -165,6 +218,12 @@ func (d *discordTransport) connect(ctx context.Context, s *discordgo.Session, co
 	}
 	var ce *websocket.CloseError
 	if errors.As(err, &ce) {
+		if ce.Code == 4014 && discordIntents(d.cfg)&discordgo.IntentMessageContent != 0 {
+			return &TerminalError{Reason: daemonproto.ReasonDisallowedIntents, Message: fmt.Sprintf(
+				"discord refused the privileged Message Content intent (close 4014), which replies from authorizedUserIds need: "+
+					"enable \"Message Content Intent\" under Bot > Privileged Gateway Intents for application %s in the Discord Developer Portal, "+
+					"or leave authorizedUserIds empty", d.cfg.ApplicationID)}
+		}
 		if reason, ok := discordTerminalCodes[ce.Code]; ok {
 			return &TerminalError{Reason: reason, Message: fmt.Sprintf("discord gateway closed with %d %s", ce.Code, ce.Text)}
 		}

@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"gjc.dev/reconciler/pkg/bus"
 	"gjc.dev/reconciler/pkg/chat/discord"
 	"gjc.dev/reconciler/pkg/chat/slack"
+	"gjc.dev/reconciler/pkg/inbound"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/relay"
 	"gjc.dev/reconciler/pkg/spec"
@@ -30,6 +32,12 @@ type RelayOptions struct {
 	// lookup after a restart reads the history.
 	Discord discord.Options
 	Slack   slack.Options
+	// Inbound, when set, is the port the transport hands its inbound
+	// messages to: the relay's inbound side is attached to it.
+	Inbound *InboundPort
+	// InboundStep, when set, is called at each step of a landing
+	// (inbound.Options.Step).
+	InboundStep func(step, id string)
 }
 
 // NewRelay returns DaemonOptions.NewRelay for cfg: the relay of its
@@ -47,7 +55,7 @@ func NewRelay(cfg *spec.Config, agentDir string, log logr.Logger, o RelayOptions
 			return nil, err
 		}
 		home, _ := os.UserHomeDir()
-		rc := &relayComponent{changed: make(chan struct{}, 1)}
+		rc := &relayComponent{changed: make(chan struct{}, 1), port: o.Inbound}
 		rc.Relay = relay.New(relay.Options{
 			Bus: dirs, Poster: p, Fence: claim.Fence, Log: log.WithName("relay"),
 			Render: relay.RenderOptions{
@@ -58,6 +66,14 @@ func NewRelay(cfg *spec.Config, agentDir string, log logr.Logger, o RelayOptions
 			Step:    o.Step,
 			Changed: rc.poke,
 		})
+		if svc, ok := p.(inbound.Service); ok && o.Inbound != nil {
+			rc.in = inbound.New(inbound.Options{
+				Bus: dirs, Service: svc, Sessions: rc.Relay, Authorized: authorizedUsers(cfg),
+				Fence: claim.Fence, Log: log.WithName("inbound"),
+				MinBackoff: o.MinBackoff, MaxBackoff: o.MaxBackoff,
+				Step: o.InboundStep, Changed: rc.poke,
+			})
+		}
 		return rc, nil
 	}
 }
@@ -78,11 +94,38 @@ func newPoster(cfg *spec.Config, o RelayOptions, log logr.Logger) (relay.Poster,
 	return nil, 0, fmt.Errorf("the config of %s names no provider", cfg.Name)
 }
 
-// relayComponent is a relay as a daemon runs it: a Component, and the
-// source of its heartbeats' relay health.
+// relayComponent is a relay as a daemon runs it, both ways: a Component,
+// and the source of its heartbeats' relay health. The inbound side starts
+// after the outbound one (it asks it which thread is whose) and stops
+// before it.
 type relayComponent struct {
 	*relay.Relay
+	in      *inbound.Inbound // nil: nothing comes back
+	port    *InboundPort
 	changed chan struct{}
+}
+
+func (c *relayComponent) Start(ctx context.Context) error {
+	if err := c.Relay.Start(ctx); err != nil {
+		return err
+	}
+	if c.in == nil {
+		return nil
+	}
+	if err := c.in.Start(ctx); err != nil {
+		return err
+	}
+	c.port.attach(c.in)
+	return nil
+}
+
+func (c *relayComponent) Stop(ctx context.Context) error {
+	if c.in != nil {
+		if err := c.in.Stop(ctx); err != nil {
+			return err
+		}
+	}
+	return c.Relay.Stop(ctx)
 }
 
 func (c *relayComponent) poke() {
@@ -94,7 +137,17 @@ func (c *relayComponent) poke() {
 
 func (c *relayComponent) RelayChanged() <-chan struct{} { return c.changed }
 
-func (c *relayComponent) RelayState() *ownership.RelayState { return relayState(c.Health()) }
+func (c *relayComponent) RelayState() *ownership.RelayState {
+	s := relayState(c.Health())
+	if c.in != nil {
+		h := c.in.Health()
+		s.InboxLanded, s.InboxDuplicates, s.InboxIgnored = h.Landed, h.Duplicates, h.IgnoredTotal()
+		if !h.LastLandedAt.IsZero() {
+			s.LastInboxAt = h.LastLandedAt.UnixMilli()
+		}
+	}
+	return s
+}
 
 // Settled reports whether the relay's channel check has answered.
 func (c *relayComponent) Settled() bool { return c.Health().Settled }
@@ -116,4 +169,15 @@ func relayState(h relay.Health) *ownership.RelayState {
 		s.Blocked = &ownership.RelayBlock{Reason: h.Blocked.Reason, Message: h.Blocked.Message}
 	}
 	return s
+}
+
+// authorizedUsers are the people whose replies land.
+func authorizedUsers(cfg *spec.Config) []string {
+	switch {
+	case cfg.Discord != nil:
+		return cfg.Discord.AuthorizedUserIDs
+	case cfg.Slack != nil && cfg.Slack.AuthorizedUserID != "":
+		return []string{cfg.Slack.AuthorizedUserID}
+	}
+	return nil
 }

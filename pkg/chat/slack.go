@@ -10,7 +10,10 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/slackevents"
 	"github.com/slack-go/slack/socketmode"
+
+	slackrelay "gjc.dev/reconciler/pkg/chat/slack"
 
 	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/spec"
@@ -20,6 +23,10 @@ import (
 type SlackOptions struct {
 	Log     logr.Logger
 	Timeout time.Duration // one Web API call
+	// Inbound, when set, receives the message events of the configured
+	// channel and hears of each hello, after which missed replies are
+	// read from history.
+	Inbound *InboundPort
 }
 
 type slackTransport struct {
@@ -72,7 +79,8 @@ func (t *slackTransport) Run(ctx context.Context, report func(Health)) error {
 // fails or ctx is done. socketmode reconnects by itself when Slack asks it to
 // or pings stop; it returns only when a reconnect fails.
 func (t *slackTransport) session(ctx context.Context, api *slack.Client, h *healthReporter, b *backoff) error {
-	if _, err := api.AuthTestContext(ctx); err != nil {
+	me, err := api.AuthTestContext(ctx)
+	if err != nil {
 		return &slackTokenError{which: "bot token (botToken)", err: fmt.Errorf("checking the bot token: %w", err)}
 	}
 	client := socketmode.New(api)
@@ -102,17 +110,53 @@ func (t *slackTransport) session(ctx context.Context, api *slack.Client, h *heal
 			case socketmode.EventTypeHello:
 				b.reset()
 				h.set(Health{Healthy: true})
+				t.opts.Inbound.Connected()
 			case socketmode.EventTypeDisconnect:
 				h.set(Health{Err: "slack asked to reconnect"})
 			case socketmode.EventTypeEventsAPI:
-				// Acknowledge at once, or Slack redelivers; AckCtx because Ack
-				// blocks on a full queue while disconnected.
-				if ev.Request != nil {
-					_ = client.AckCtx(runCtx, ev.Request.EnvelopeID, nil)
-				}
+				t.eventsAPI(runCtx, client, ev, me.UserID)
 			}
 		}
 	}
+}
+
+// ackWithin is how long after its arrival an envelope may still be
+// acknowledged: Slack redelivers one not acked within 3 s, and the margin
+// covers the ack's way back.
+const ackWithin = 2500 * time.Millisecond
+
+// eventsAPI handles one events_api envelope. A message event is acked
+// only once the inbound side has it for good (landed durably, a
+// duplicate, or ignored), and only within ackWithin: one that could not
+// be decided in time is left unacked, and Slack's redelivery (or the next
+// history read) brings it again. Anything else is acked at once. Each
+// message is decided in its own goroutine, so a slow disk never holds
+// up the socket.
+func (t *slackTransport) eventsAPI(ctx context.Context, client *socketmode.Client, ev socketmode.Event, self string) {
+	if ev.Request == nil {
+		return
+	}
+	id := ev.Request.EnvelopeID
+	ack := func() {
+		// AckCtx because Ack blocks on a full queue while disconnected.
+		_ = client.AckCtx(ctx, id, nil)
+	}
+	api, ok := ev.Data.(slackevents.EventsAPIEvent)
+	msg, isMsg := api.InnerEvent.Data.(*slackevents.MessageEvent)
+	if !ok || !isMsg || t.opts.Inbound == nil {
+		ack()
+		return
+	}
+	deadline := time.Now().Add(ackWithin)
+	go func() {
+		ctx, cancel := context.WithDeadline(ctx, deadline)
+		defer cancel()
+		if _, err := t.opts.Inbound.Receive(ctx, slackrelay.EventOf(msg, t.cfg.ChannelID, self)); err != nil {
+			t.opts.Log.Error(err, "an inbound message did not land in time; left unacknowledged for Slack to deliver again", "message", msg.TimeStamp)
+			return
+		}
+		ack()
+	}()
 }
 
 // slackTokenError marks an error with the token the request carried, so a

@@ -38,10 +38,11 @@ type TerminalError struct {
 
 func (e *TerminalError) Error() string { return fmt.Sprintf("%s: %s", e.Reason, e.Message) }
 
-// NewTransport returns the transport for a resolved config's provider.
-func NewTransport(cfg *spec.Config, log logr.Logger) Transport {
+// NewTransport returns the transport for a resolved config's provider;
+// its inbound messages go to port (nil: nowhere).
+func NewTransport(cfg *spec.Config, log logr.Logger, port *InboundPort) Transport {
 	if cfg.Slack != nil {
-		return NewSlack(cfg.Slack, SlackOptions{Log: log})
+		return NewSlack(cfg.Slack, SlackOptions{Log: log, Inbound: port})
 	}
-	return NewDiscord(cfg.Discord, DiscordOptions{Log: log})
+	return NewDiscord(cfg.Discord, DiscordOptions{Log: log, Inbound: port})
 }

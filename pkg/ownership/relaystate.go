@@ -16,6 +16,14 @@ type RelayState struct {
 	Posted         int64   `json:"posted"`
 	PostSeconds    float64 `json:"postSeconds"`
 	RateLimitWaits int64   `json:"rateLimitWaits"`
+	// The way back, since the daemon started: replies landed in the
+	// inbox, deliveries found already landed, messages ignored (not a
+	// session's thread, not an authorized person, a bot, an edit), and
+	// when the latest landed one was sent (unix ms).
+	InboxLanded     int64 `json:"inboxLanded,omitempty"`
+	InboxDuplicates int64 `json:"inboxDuplicates,omitempty"`
+	InboxIgnored    int64 `json:"inboxIgnored,omitempty"`
+	LastInboxAt     int64 `json:"lastInboxAt,omitempty"`
 }
 
 // RelayBlock says why a relay is paused: Reason is RelayBlocked or
@@ -49,6 +57,14 @@ func (r *RelayState) marshal(w *jswriter.Writer) {
 	w.Key("posted").Int(r.Posted)
 	w.Key("postSeconds").Float(r.PostSeconds)
 	w.Key("rateLimitWaits").Int(r.RateLimitWaits)
+	for _, kv := range []struct {
+		key string
+		v   int64
+	}{{"inboxLanded", r.InboxLanded}, {"inboxDuplicates", r.InboxDuplicates}, {"inboxIgnored", r.InboxIgnored}, {"lastInboxAt", r.LastInboxAt}} {
+		if kv.v != 0 {
+			w.Key(kv.key).Int(kv.v)
+		}
+	}
 	w.Close()
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	slackapi "github.com/slack-go/slack"
@@ -52,6 +53,9 @@ type Poster struct {
 	token   string // only to keep it out of error text
 	opts    Options
 	routes  *routes
+
+	selfMu sync.Mutex
+	self   string // the bot's user id, once auth.test told it
 }
 
 var _ relay.Poster = (*Poster)(nil)

@@ -15,6 +15,7 @@ import (
 var relayKeys = []string{
 	"pending", "oldestPendingAt", "failed", "blocked", "rateLimitedUntil",
 	"lastPostAt", "posted", "postSeconds", "rateLimitWaits",
+	"inboxLanded", "inboxDuplicates", "inboxIgnored", "lastInboxAt",
 }
 
 // blockReasons are the reasons a relay may be blocked for: the relay's own,
@@ -57,6 +58,11 @@ func (f *fields) relay() *ownership.RelayState {
 		Posted:           r.count("posted"),
 		PostSeconds:      r.seconds("postSeconds"),
 		RateLimitWaits:   r.count("rateLimitWaits"),
+		// Optional: written only once something came back.
+		InboxLanded:     r.optionalCount("inboxLanded"),
+		InboxDuplicates: r.optionalCount("inboxDuplicates"),
+		InboxIgnored:    r.optionalCount("inboxIgnored"),
+		LastInboxAt:     r.time("lastInboxAt"),
 	}
 	if f.err != nil {
 		return nil
@@ -92,6 +98,8 @@ func (r relayFields) nonNegativeInt(key string, required bool) int64 {
 
 func (r relayFields) count(key string) int64 { return r.nonNegativeInt(key, true) }
 func (r relayFields) time(key string) int64  { return r.nonNegativeInt(key, false) }
+
+func (r relayFields) optionalCount(key string) int64 { return r.nonNegativeInt(key, false) }
 
 func (r relayFields) seconds(key string) float64 {
 	raw, ok := r.obj.get(key)

@@ -1,0 +1,63 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"gjc.dev/reconciler/pkg/inbound"
+)
+
+// InboundPort carries a transport's inbound messages to the daemon's
+// inbound side. The transport exists before the name is owned and the
+// inbound side only after (it lands files only while the claim holds), so
+// the port is made first, given to both, and attached once the inbound
+// side started: until then a message waits, as long as its context lets
+// it, and is then left to the service to deliver again.
+type InboundPort struct {
+	mu       sync.Mutex
+	in       *inbound.Inbound
+	attached chan struct{}
+	once     sync.Once
+}
+
+// NewInboundPort returns a port with nothing attached yet.
+func NewInboundPort() *InboundPort { return &InboundPort{attached: make(chan struct{})} }
+
+func (p *InboundPort) attach(in *inbound.Inbound) {
+	p.mu.Lock()
+	p.in = in
+	p.mu.Unlock()
+	p.once.Do(func() { close(p.attached) })
+}
+
+var errNoInbound = errors.New("no inbound side attached")
+
+// Receive hands ev to the inbound side and returns what became of it.
+func (p *InboundPort) Receive(ctx context.Context, ev inbound.Event) (inbound.Outcome, error) {
+	if p == nil {
+		return inbound.Ignored, nil
+	}
+	select {
+	case <-p.attached:
+	case <-ctx.Done():
+		return 0, errNoInbound
+	}
+	p.mu.Lock()
+	in := p.in
+	p.mu.Unlock()
+	return in.Receive(ctx, ev)
+}
+
+// Connected says the transport (re)connected: history is read again.
+func (p *InboundPort) Connected() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	in := p.in
+	p.mu.Unlock()
+	if in != nil {
+		in.Connected()
+	}
+}
