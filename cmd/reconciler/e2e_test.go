@@ -54,6 +54,7 @@ type object struct {
 	tokenEnv              string // discord: the bot token's variable (default E2E_DISCORD_TOKEN)
 	graceful              string // gracefulTimeout (default 10s)
 	extra                 string // more spec lines, indented two spaces
+	providerExtra         string // more lines of the provider block, indented four spaces
 }
 
 func (e *e2e) writeSpec(objs ...object) {
@@ -82,6 +83,7 @@ func (e *e2e) writeSpec(objs ...object) {
 		} else {
 			doc += fmt.Sprintf("  slack:\n    botToken: {fromEnv: E2E_SLACK_BOT}\n    appToken: {fromEnv: E2E_SLACK_APP}\n    workspaceId: %s\n    channelId: C1\n    apiURL: %s\n", e.f.slack.TeamID(), e.f.slack.URL())
 		}
+		doc += o.providerExtra
 		docs = append(docs, doc)
 	}
 	// Written by rename, as editors do, so a watching loop never reads half a file.

@@ -65,6 +65,11 @@ func NewRelay(cfg *spec.Config, agentDir string, log logr.Logger, o RelayOptions
 			MinBackoff: o.MinBackoff, MaxBackoff: o.MaxBackoff, Settle: o.Settle,
 			Step:    o.Step,
 			Changed: rc.poke,
+			NewThread: func() {
+				if rc.in != nil {
+					rc.in.Connected()
+				}
+			},
 		})
 		if svc, ok := p.(inbound.Service); ok && o.Inbound != nil {
 			rc.in = inbound.New(inbound.Options{

@@ -36,6 +36,9 @@ type Options struct {
 	Step func(step, key string)
 	// Changed, when set, is poked whenever Health changed.
 	Changed func()
+	// NewThread, when set, is called once a session's thread is
+	// recorded: the inbound side reads its history then.
+	NewThread func()
 }
 
 // Relay posts a daemon's outbox. It is a daemon Component: Start, then
@@ -97,6 +100,9 @@ func New(opts Options) *Relay {
 	}
 	if opts.Changed == nil {
 		opts.Changed = func() {}
+	}
+	if opts.NewThread == nil {
+		opts.NewThread = func() {}
 	}
 	return &Relay{
 		opts: opts, queues: map[string]*queue{}, known: map[string]time.Time{}, ignored: map[string]bool{},

@@ -144,6 +144,9 @@ func (r *Relay) post(ctx context.Context, m bus.Message, sum string, rd Rendered
 		if err != nil {
 			return err
 		}
+		// A reply may have come into the thread before its record was
+		// durable, when nothing knew the thread for a session's yet.
+		r.opts.NewThread()
 	}
 	parts := rd.Parts
 	if rd.Close {
