@@ -28,8 +28,12 @@
 //     connection_info), websocket pings at a fixed interval, events_api
 //     envelopes carrying message events for every message (injected, and the
 //     bots' own posts as Slack echoes them) to one open connection of every
-//     app, acks recorded by envelope_id, unacknowledged envelopes redelivered
-//     with retry_attempt on the app's next connection, and disconnect
+//     app, acks recorded by envelope_id (a late one too), and Slack's 3 s
+//     ack timeout (Options.AckTimeout): an envelope not acked within it of
+//     a delivery is sent again, to an open socket of the app, with
+//     retry_attempt counting up and retry_reason "timeout"; so is one whose
+//     socket closed first (to another open socket, or on the app's next
+//     hello). After 3 retries in all it is given up. Disconnect
 //     (refresh_requested) on request.
 //   - Faults a test flips at run time: drop every connection, stop (and
 //     resume) pings, reject a token (invalid_auth everywhere, its sockets
@@ -42,7 +46,9 @@
 //   - Observation: per app token open sockets, the most ever open at once,
 //     sockets opened; every message with its metadata, unfurl flags and
 //     edits (Snapshot.Channel and Snapshot.Thread give a channel's roots and
-//     a thread's replies in order); every envelope and whether it was acked;
+//     a thread's replies in order); every envelope with the time of each
+//     delivery, when it was first acked and whether it was given up;
+//     Options.OnAck to look at the world as it was when an ack arrived;
 //     429s served; chat.postMessage requests received; WaitFor to block
 //     until a condition holds.
 //
@@ -50,8 +56,8 @@
 // API, slash commands and interactivity payloads, blocks and attachments
 // beyond counting as content, metadata in events and in the answer to
 // chat.postMessage, message_changed events for edits, deletes, reactions,
-// files, users and channel listings, the 3 s ack timeout
-// (redelivery happens on reconnect only), Slack's per-tier default limits
+// files, users and channel listings, Slack's own spacing of retries (here
+// each comes one AckTimeout after the delivery before), Slack's per-tier default limits
 // (only those a test sets), and the "ratelimited" error Slack sometimes
 // sends with HTTP 200.
 package fakeslack

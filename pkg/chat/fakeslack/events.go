@@ -13,6 +13,7 @@ type envelope struct {
 	Envelope
 	payload json.RawMessage // the events_api payload, the same on every delivery
 	conn    *conn           // the socket it is in flight on, until acked or gone
+	timer   *time.Timer     // the ack timeout of the delivery in flight, if armed
 }
 
 // InjectMessage stores a message from a user, as if typed in Slack, and
@@ -75,6 +76,7 @@ func (s *Server) fanOutLocked(m Message) {
 		e := &envelope{Envelope: Envelope{ID: newEnvelopeID(), AppToken: tok, Channel: m.Channel, MessageTS: m.TS}}
 		e.payload = s.eventPayload(m)
 		s.envelopes = append(s.envelopes, e)
+		s.byID[e.ID] = e
 		s.deliverLocked(e)
 	}
 }
@@ -132,7 +134,8 @@ func channelType(id string) string {
 }
 
 // deliverLocked sends an envelope to one greeted socket of its app, taking
-// turns between sockets; with none open it waits for the next hello.
+// turns between sockets, and arms its ack timeout; with none open it waits
+// for the next hello.
 func (s *Server) deliverLocked(e *envelope) {
 	var open []*conn
 	for c := range s.conns {
@@ -141,6 +144,7 @@ func (s *Server) deliverLocked(e *envelope) {
 		}
 	}
 	if len(open) == 0 {
+		e.conn = nil
 		return
 	}
 	slices.SortFunc(open, func(a, b *conn) int { return a.id - b.id })
@@ -148,6 +152,7 @@ func (s *Server) deliverLocked(e *envelope) {
 	c := open[s.roundRobin%len(open)]
 	e.conn = c
 	e.Deliveries++
+	e.DeliveredAt = append(e.DeliveredAt, time.Now())
 	retry := ""
 	if e.Deliveries > 1 {
 		retry = "timeout"
@@ -160,4 +165,7 @@ func (s *Server) deliverLocked(e *envelope) {
 		"retry_attempt":            e.Deliveries - 1,
 		"retry_reason":             retry,
 	})
+	if e.conn == c { // sendLocked may have cut a slow socket, which moved e on
+		s.armAckTimeoutLocked(e)
+	}
 }

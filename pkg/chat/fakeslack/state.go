@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"slices"
+	"time"
 
 	"gjc.dev/reconciler/pkg/chat/internal/changes"
 )
@@ -48,14 +49,29 @@ type Metadata struct {
 	EventPayload map[string]any
 }
 
-// Envelope is one events_api delivery to one app.
+// Envelope is one events_api event for one app, with its deliveries.
 type Envelope struct {
-	ID         string // envelope_id
-	AppToken   string
-	Channel    string
-	MessageTS  string // the message the event is about
-	Deliveries int    // times sent; more than one after a reconnect without ack
-	Acked      bool
+	ID        string // envelope_id
+	AppToken  string
+	Channel   string
+	MessageTS string // the message the event is about
+	// Deliveries is how many times it was sent: more than one after an
+	// ack timeout or a socket closed without its ack. DeliveredAt has
+	// each delivery's time.
+	Deliveries  int
+	DeliveredAt []time.Time
+	// Acked is set by the first ack, at AckedAt, however late.
+	Acked   bool
+	AckedAt time.Time
+	// GaveUp is set once the last retry went unacked (or its socket
+	// closed): it is not sent again. A late ack may still set Acked.
+	GaveUp bool
+}
+
+func (e *envelope) copy() Envelope {
+	c := e.Envelope
+	c.DeliveredAt = slices.Clone(c.DeliveredAt)
+	return c
 }
 
 // Snapshot is a copy of the fake's observable state.
@@ -131,7 +147,7 @@ func (s *Server) snapshotLocked() Snapshot {
 		snap.Apps[tok] = *st
 	}
 	for i, e := range s.envelopes {
-		snap.Envelopes[i] = e.Envelope
+		snap.Envelopes[i] = e.copy()
 	}
 	return snap
 }
