@@ -80,8 +80,8 @@ func (s *Server) repliesLocked(form url.Values) map[string]any {
 }
 
 // apiMessageLocked renders a message as the Web API does, with a parent's
-// thread summary; its metadata only when asked for, as Slack returns it
-// only with include_all_metadata.
+// thread summary and the reactions; its metadata only when asked for, as
+// Slack returns it only with include_all_metadata.
 func (s *Server) apiMessageLocked(m Message, withMeta bool) map[string]any {
 	out := map[string]any{"type": "message", "user": m.User, "text": m.Text, "ts": m.TS, "team": s.opts.TeamID}
 	if m.BotID != "" {
@@ -92,6 +92,9 @@ func (s *Server) apiMessageLocked(m Message, withMeta bool) map[string]any {
 	}
 	if m.EditedTS != "" {
 		out["edited"] = map[string]string{"user": m.User, "ts": m.EditedTS}
+	}
+	if r := reactionsJSON(m.Reactions); r != nil {
+		out["reactions"] = r
 	}
 	if m.ThreadTS != "" {
 		out["thread_ts"] = m.ThreadTS

@@ -43,15 +43,23 @@ func (s *Server) threadLocked(channel, threadTS string) (string, bool) {
 	if threadTS == "" {
 		return "", true
 	}
-	for _, m := range s.messages {
-		if m.Channel == channel && m.TS == threadTS {
-			if m.ThreadTS != "" {
-				return m.ThreadTS, true
-			}
-			return m.TS, true
+	if m := s.messageLocked(channel, threadTS); m != nil {
+		if m.ThreadTS != "" {
+			return m.ThreadTS, true
 		}
+		return m.TS, true
 	}
 	return "", false
+}
+
+// messageLocked finds a stored message by channel and ts, nil if none.
+func (s *Server) messageLocked(channel, ts string) *Message {
+	for i := range s.messages {
+		if m := &s.messages[i]; m.Channel == channel && m.TS == ts {
+			return m
+		}
+	}
+	return nil
 }
 
 // addMessageLocked stamps, stores and announces a message.

@@ -41,6 +41,14 @@ type Message struct {
 	// first; EditedTS is when the latest edit was made.
 	Edits    []string
 	EditedTS string
+	// Reactions are the reactions added to the message, in the order added.
+	Reactions []Reaction
+}
+
+// Reaction is one reactions.add: an emoji name and who added it.
+type Reaction struct {
+	Name string
+	User string // the bot's user ID, BotUserID(token)
 }
 
 // Metadata is a message's metadata as Slack stores it.
@@ -136,6 +144,7 @@ func (s *Server) snapshotLocked() Snapshot {
 	}
 	for i, m := range s.messages {
 		m.Edits = slices.Clone(m.Edits)
+		m.Reactions = slices.Clone(m.Reactions)
 		if m.Metadata != nil {
 			md := *m.Metadata
 			md.EventPayload = maps.Clone(md.EventPayload)
