@@ -60,7 +60,7 @@ func TestAckTimeoutRetriesThenGivesUp(t *testing.T) {
 		return ok && e.GaveUp
 	})
 	e, _ := envelopeFor(snap, appTok, in.TS)
-	if e.Deliveries != 4 || len(e.DeliveredAt) != 4 || e.Acked {
+	if e.Deliveries != 4 || len(e.DeliveredAt) != 4 || e.Acked || e.SubType != "" {
 		t.Fatalf("given-up envelope %+v", e)
 	}
 	for i := 1; i < 4; i++ {

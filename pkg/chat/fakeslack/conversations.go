@@ -83,10 +83,7 @@ func (s *Server) repliesLocked(form url.Values) map[string]any {
 // thread summary and the reactions; its metadata only when asked for, as
 // Slack returns it only with include_all_metadata.
 func (s *Server) apiMessageLocked(m Message, withMeta bool) map[string]any {
-	out := map[string]any{"type": "message", "user": m.User, "text": m.Text, "ts": m.TS, "team": s.opts.TeamID}
-	if m.BotID != "" {
-		out["bot_id"], out["app_id"] = m.BotID, s.opts.AppID
-	}
+	out := s.messageObjectLocked(m)
 	if withMeta && m.Metadata != nil {
 		out["metadata"] = map[string]any{"event_type": m.Metadata.EventType, "event_payload": m.Metadata.EventPayload}
 	}
@@ -97,12 +94,6 @@ func (s *Server) apiMessageLocked(m Message, withMeta bool) map[string]any {
 		out["reactions"] = r
 	}
 	if m.ThreadTS != "" {
-		out["thread_ts"] = m.ThreadTS
-		for _, p := range s.messages {
-			if p.Channel == m.Channel && p.TS == m.ThreadTS {
-				out["parent_user_id"] = p.User
-			}
-		}
 		return out
 	}
 	var users []string

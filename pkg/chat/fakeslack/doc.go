@@ -31,15 +31,20 @@
 //     Retry-After when a rate limit is injected or a method's limit is hit.
 //   - Socket Mode: hello on connect (num_connections, debug_info,
 //     connection_info), websocket pings at a fixed interval, events_api
-//     envelopes carrying message events for every message (injected, and the
-//     bots' own posts as Slack echoes them) to one open connection of every
-//     app, acks recorded by envelope_id (a late one too), and Slack's 3 s
-//     ack timeout (Options.AckTimeout): an envelope not acked within it of
-//     a delivery is sent again, to an open socket of the app, with
-//     retry_attempt counting up and retry_reason "timeout"; so is one whose
-//     socket closed first (to another open socket, or on the app's next
-//     hello). After 3 retries in all it is given up. Disconnect
-//     (refresh_requested) on request.
+//     envelopes carrying message events to one open connection of every
+//     app, for every message: a human's (client_msg_id; thread_ts and
+//     parent_user_id for a reply), the app's own bots' posts as Slack
+//     echoes them (bot_id, app_id), another app's bot post (subtype
+//     bot_message, bot_id, no user), and every edit, a human's or
+//     chat.update's (subtype message_changed, hidden, a ts of its own,
+//     message with edited, previous_message). Acks are recorded by
+//     envelope_id, a late one too. Slack's 3 s ack timeout
+//     (Options.AckTimeout): an envelope not acked within it of a delivery
+//     is sent again, to an open socket of the app, with retry_attempt
+//     counting up and retry_reason "timeout"; so is one whose socket closed
+//     first (to another open socket, or on the app's next hello). After 3
+//     retries in all it is given up. Disconnect (refresh_requested) on
+//     request.
 //   - Faults a test flips at run time: drop every connection, stop (and
 //     resume) pings, reject a token (invalid_auth everywhere, its sockets
 //     cut), delay hello, rate-limit the next chat.postMessage calls, a
@@ -51,18 +56,19 @@
 //   - Observation: per app token open sockets, the most ever open at once,
 //     sockets opened; every message with its metadata, unfurl flags, edits
 //     and reactions (Snapshot.Channel and Snapshot.Thread give a channel's
-//     roots and a thread's replies in order); every envelope with the time of each
-//     delivery, when it was first acked and whether it was given up;
-//     Options.OnAck to look at the world as it was when an ack arrived;
-//     429s served; chat.postMessage requests received; WaitFor to block
-//     until a condition holds.
+//     roots and a thread's replies in order); every envelope with its
+//     subtype, the time of each delivery, when it was first acked and
+//     whether it was given up; Options.OnAck to look at the world as it
+//     was when an ack arrived; 429s served; chat.postMessage requests
+//     received; WaitFor to block until a condition holds.
 //
 // Not emulated: OAuth, scopes (missing_scope) and token rotation, the RTM
 // API, slash commands and interactivity payloads, blocks and attachments
 // beyond counting as content, metadata in events and in the answer to
-// chat.postMessage, message_changed events for edits, deletes,
-// reactions.remove and reactions.get, reaction_added events, files, users and channel listings, Slack's own spacing of retries (here
-// each comes one AckTimeout after the delivery before), Slack's per-tier default limits
+// chat.postMessage, deletes, reactions.remove and reactions.get,
+// reaction_added events, thread_broadcast, files, users and channel
+// listings, Slack's own spacing of retries (here each comes one AckTimeout
+// after the delivery before), Slack's per-tier default limits
 // (only those a test sets), and the "ratelimited" error Slack sometimes
 // sends with HTTP 200.
 package fakeslack

@@ -66,13 +66,13 @@ func (s *Server) messageLocked(channel, ts string) *Message {
 func (s *Server) addMessageLocked(m Message) Message {
 	m.TS = s.nextTSLocked()
 	s.messages = append(s.messages, m)
-	s.fanOutLocked(m)
+	s.fanOutLocked(m.Channel, m.TS, m.SubType, s.messageEventLocked(m))
 	s.notifyLocked()
 	return m
 }
 
 // fanOutLocked creates one envelope per app that may receive events.
-func (s *Server) fanOutLocked(m Message) {
+func (s *Server) fanOutLocked(channel, messageTS, subType string, event map[string]any) {
 	tokens := make([]string, 0, len(s.apps))
 	for tok := range s.apps {
 		if !s.faults.rejected[tok] {
@@ -80,37 +80,63 @@ func (s *Server) fanOutLocked(m Message) {
 		}
 	}
 	slices.Sort(tokens)
+	payload := s.eventPayload(event)
 	for _, tok := range tokens {
-		e := &envelope{Envelope: Envelope{ID: newEnvelopeID(), AppToken: tok, Channel: m.Channel, MessageTS: m.TS}}
-		e.payload = s.eventPayload(m)
+		e := &envelope{Envelope: Envelope{
+			ID: newEnvelopeID(), AppToken: tok, Channel: channel, MessageTS: messageTS, SubType: subType,
+		}}
+		e.payload = payload
 		s.envelopes = append(s.envelopes, e)
 		s.byID[e.ID] = e
 		s.deliverLocked(e)
 	}
 }
 
-// eventPayload is an events_api payload around a message event; its shape
-// is what slackevents.ParseEvent reads.
-func (s *Server) eventPayload(m Message) json.RawMessage {
-	event := map[string]any{
-		"type":         "message",
-		"channel":      m.Channel,
-		"user":         m.User,
-		"text":         m.Text,
-		"ts":           m.TS,
-		"event_ts":     m.TS,
-		"channel_type": channelType(m.Channel),
-		"team":         s.opts.TeamID,
-	}
-	if m.ThreadTS != "" {
-		event["thread_ts"] = m.ThreadTS
-	}
-	if m.BotID != "" {
-		event["bot_id"] = m.BotID
-		event["app_id"] = s.opts.AppID
-	} else {
+// messageEventLocked is the message event Slack sends for a new message:
+// a human's carries client_msg_id, an app's bot_id and app_id, a legacy
+// bot's (subtype bot_message) bot_id and no user; a reply carries
+// thread_ts and parent_user_id.
+func (s *Server) messageEventLocked(m Message) map[string]any {
+	event := s.messageObjectLocked(m)
+	event["channel"] = m.Channel
+	event["event_ts"] = m.TS
+	event["channel_type"] = channelType(m.Channel)
+	if m.BotID == "" {
 		event["client_msg_id"] = newEnvelopeID()
 	}
+	return event
+}
+
+// messageObjectLocked is the part of a message that events and the Web API
+// render alike.
+func (s *Server) messageObjectLocked(m Message) map[string]any {
+	out := map[string]any{"type": "message", "text": m.Text, "ts": m.TS, "team": s.opts.TeamID}
+	if m.User != "" {
+		out["user"] = m.User
+	}
+	if m.SubType != "" {
+		out["subtype"] = m.SubType
+	}
+	if m.BotID != "" {
+		out["bot_id"] = m.BotID
+		if m.SubType == "" {
+			out["app_id"] = s.opts.AppID // posted by the app's own bot
+		}
+	}
+	if m.ThreadTS != "" {
+		out["thread_ts"] = m.ThreadTS
+		if p := s.messageLocked(m.Channel, m.ThreadTS); p != nil && p.User != "" {
+			out["parent_user_id"] = p.User
+		}
+	}
+	return out
+}
+
+// eventPayload is an events_api payload around an event; its shape is what
+// slackevents.ParseEvent reads.
+func (s *Server) eventPayload(event map[string]any) json.RawMessage {
+	user, _ := event["user"].(string)
+	_, isBot := event["bot_id"]
 	b, err := json.Marshal(map[string]any{
 		"token":                 "fakeslack-verification-token",
 		"team_id":               s.opts.TeamID,
@@ -122,7 +148,7 @@ func (s *Server) eventPayload(m Message) json.RawMessage {
 		"event_context":         "fakeslack-" + randomHex(4),
 		"is_ext_shared_channel": false,
 		"authorizations": []map[string]any{{
-			"team_id": s.opts.TeamID, "user_id": m.User, "is_bot": m.BotID != "",
+			"team_id": s.opts.TeamID, "user_id": user, "is_bot": isBot,
 		}},
 	})
 	if err != nil {

@@ -21,8 +21,10 @@ type Message struct {
 	Channel  string
 	TS       string
 	ThreadTS string // the parent's ts for a reply, "" for a top-level message
-	User     string
-	BotID    string // set for messages posted through chat.postMessage
+	User     string // "" for a bot_message
+	BotID    string // set for bots' messages: chat.postMessage's and InjectBotMessage's
+	// SubType is "bot_message" for InjectBotMessage's, "" otherwise.
+	SubType string
 	// Text is exactly as the client sent it (Slack-escaped, for a careful
 	// client), the latest edit's when edited.
 	Text string
@@ -63,6 +65,9 @@ type Envelope struct {
 	AppToken  string
 	Channel   string
 	MessageTS string // the message the event is about
+	// SubType is the message event's subtype: "" for a new message,
+	// "bot_message", or "message_changed" for an edit.
+	SubType string
 	// Deliveries is how many times it was sent: more than one after an
 	// ack timeout or a socket closed without its ack. DeliveredAt has
 	// each delivery's time.
