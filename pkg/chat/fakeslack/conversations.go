@@ -102,7 +102,7 @@ func (s *Server) apiMessageLocked(m Message, withMeta bool) map[string]any {
 		if r.Channel == m.Channel && r.ThreadTS == m.TS {
 			count++
 			latest = r.TS
-			if !slices.Contains(users, r.User) {
+			if r.User != "" && !slices.Contains(users, r.User) { // a bot_message has no user
 				users = append(users, r.User)
 			}
 		}

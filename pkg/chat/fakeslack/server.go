@@ -41,7 +41,8 @@ type Options struct {
 	PingInterval time.Duration
 	// AckTimeout is how long an events_api delivery may go unacked before
 	// it is retried (DefaultAckTimeout, Slack's 3 s, when zero; negative:
-	// never, so envelopes are redelivered only when their socket closes).
+	// never, so envelopes are redelivered only when their socket closes,
+	// still at most 3 times).
 	AckTimeout time.Duration
 	// OnAck, if set, is called with the envelope as it stands each time an
 	// ack frame for a known envelope is read, before the ack is recorded
