@@ -80,26 +80,20 @@ func (s *Server) repliesLocked(form url.Values) map[string]any {
 }
 
 // apiMessageLocked renders a message as the Web API does, with a parent's
-// thread summary; its metadata only when asked for, as Slack returns it
-// only with include_all_metadata.
+// thread summary and the reactions; its metadata only when asked for, as
+// Slack returns it only with include_all_metadata.
 func (s *Server) apiMessageLocked(m Message, withMeta bool) map[string]any {
-	out := map[string]any{"type": "message", "user": m.User, "text": m.Text, "ts": m.TS, "team": s.opts.TeamID}
-	if m.BotID != "" {
-		out["bot_id"], out["app_id"] = m.BotID, s.opts.AppID
-	}
+	out := s.messageObjectLocked(m)
 	if withMeta && m.Metadata != nil {
 		out["metadata"] = map[string]any{"event_type": m.Metadata.EventType, "event_payload": m.Metadata.EventPayload}
 	}
 	if m.EditedTS != "" {
 		out["edited"] = map[string]string{"user": m.User, "ts": m.EditedTS}
 	}
+	if r := reactionsJSON(m.Reactions); r != nil {
+		out["reactions"] = r
+	}
 	if m.ThreadTS != "" {
-		out["thread_ts"] = m.ThreadTS
-		for _, p := range s.messages {
-			if p.Channel == m.Channel && p.TS == m.ThreadTS {
-				out["parent_user_id"] = p.User
-			}
-		}
 		return out
 	}
 	var users []string
@@ -108,7 +102,7 @@ func (s *Server) apiMessageLocked(m Message, withMeta bool) map[string]any {
 		if r.Channel == m.Channel && r.ThreadTS == m.TS {
 			count++
 			latest = r.TS
-			if !slices.Contains(users, r.User) {
+			if r.User != "" && !slices.Contains(users, r.User) { // a bot_message has no user
 				users = append(users, r.User)
 			}
 		}

@@ -10,27 +10,41 @@
 //     token; hands out a single-use websocket URL), chat.postMessage (ts,
 //     thread_ts; a reply to a reply lands in the parent's thread; the raw
 //     text, message metadata, unfurl_links and unfurl_media stored),
-//     chat.update (the author only; earlier texts kept), conversations.info
+//     chat.update (the author only; earlier texts kept), reactions.add (a
+//     bot's reaction by emoji name on a message, once per bot and name; the
+//     fake knows no emoji list, so only an empty name, one with spaces or
+//     one wrapped in colons is invalid_name), conversations.info
 //     (is_member false while the bots are out of the channel, is_archived),
 //     conversations.history (top-level messages newest first) and
 //     conversations.replies (the parent first on every page, outside limit,
-//     then replies oldest first),
-//     both with limit, latest, oldest, inclusive, Slack-shaped cursors
-//     (has_more, next_cursor) and message metadata returned only with
+//     then replies oldest first, each exactly once across pages),
+//     both with limit, latest, oldest (exclusive unless inclusive),
+//     Slack-shaped cursors (has_more, next_cursor), reactions ({name, users,
+//     count}), edited, and message metadata returned only with
 //     include_all_metadata. The token may come as "Authorization: Bearer"
 //     or a "token" form field; form and JSON bodies are read. Errors are
 //     Slack's: not_authed, invalid_auth, not_allowed_token_type,
 //     channel_not_found, not_in_channel, no_text, msg_too_long,
 //     is_archived, invalid_metadata_format, thread_not_found, message_not_found,
-//     cant_update_message, invalid_cursor, unknown_method; HTTP 429 with
+//     cant_update_message, already_reacted, invalid_name, no_item_specified,
+//     bad_timestamp, invalid_cursor, unknown_method; HTTP 429 with
 //     Retry-After when a rate limit is injected or a method's limit is hit.
 //   - Socket Mode: hello on connect (num_connections, debug_info,
 //     connection_info), websocket pings at a fixed interval, events_api
-//     envelopes carrying message events for every message (injected, and the
-//     bots' own posts as Slack echoes them) to one open connection of every
-//     app, acks recorded by envelope_id, unacknowledged envelopes redelivered
-//     with retry_attempt on the app's next connection, and disconnect
-//     (refresh_requested) on request.
+//     envelopes carrying message events to one open connection of every
+//     app, for every message: a human's (client_msg_id; thread_ts and
+//     parent_user_id for a reply), the app's own bots' posts as Slack
+//     echoes them (bot_id, app_id), another app's bot post (subtype
+//     bot_message, bot_id, no user), and every edit, a human's or
+//     chat.update's (subtype message_changed, hidden, a ts of its own,
+//     message with edited, previous_message). Acks are recorded by
+//     envelope_id, a late one too. Slack's 3 s ack timeout
+//     (Options.AckTimeout): an envelope not acked within it of a delivery
+//     is sent again, to an open socket of the app, with retry_attempt
+//     counting up and retry_reason "timeout"; so is one whose socket closed
+//     first (to another open socket, or on the app's next hello). After 3
+//     retries in all it is given up. Disconnect (refresh_requested) on
+//     request.
 //   - Faults a test flips at run time: drop every connection, stop (and
 //     resume) pings, reject a token (invalid_auth everywhere, its sockets
 //     cut), delay hello, rate-limit the next chat.postMessage calls, a
@@ -40,18 +54,21 @@
 //     reset), slow answers, and a post held before it is stored until
 //     released.
 //   - Observation: per app token open sockets, the most ever open at once,
-//     sockets opened; every message with its metadata, unfurl flags and
-//     edits (Snapshot.Channel and Snapshot.Thread give a channel's roots and
-//     a thread's replies in order); every envelope and whether it was acked;
-//     429s served; chat.postMessage requests received; WaitFor to block
-//     until a condition holds.
+//     sockets opened; every message with its metadata, unfurl flags, edits
+//     and reactions (Snapshot.Channel and Snapshot.Thread give a channel's
+//     roots and a thread's replies in order); every envelope with its
+//     subtype, the time of each delivery, when it was first acked and
+//     whether it was given up; Options.OnAck to look at the world as it
+//     was when an ack arrived; 429s served; chat.postMessage requests
+//     received; WaitFor to block until a condition holds.
 //
 // Not emulated: OAuth, scopes (missing_scope) and token rotation, the RTM
 // API, slash commands and interactivity payloads, blocks and attachments
 // beyond counting as content, metadata in events and in the answer to
-// chat.postMessage, message_changed events for edits, deletes, reactions,
-// files, users and channel listings, the 3 s ack timeout
-// (redelivery happens on reconnect only), Slack's per-tier default limits
+// chat.postMessage, deletes, reactions.remove and reactions.get,
+// reaction_added events, thread_broadcast, files, users and channel
+// listings, Slack's own spacing of retries (here each comes one AckTimeout
+// after the delivery before), Slack's per-tier default limits
 // (only those a test sets), and the "ratelimited" error Slack sometimes
 // sends with HTTP 200.
 package fakeslack

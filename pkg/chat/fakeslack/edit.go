@@ -6,8 +6,9 @@ import (
 )
 
 // updateLocked answers chat.update: the text replaced in place, the old
-// one kept in Edits; only the author may edit. Metadata stays unless the
-// call brings new metadata.
+// one kept in Edits, and a message_changed event sent, as Slack sends one
+// for every edit; only the author may edit. Metadata stays unless the call
+// brings new metadata.
 func (s *Server) updateLocked(token string, form url.Values) map[string]any {
 	channel, ts, text := form.Get("channel"), form.Get("ts"), form.Get("text")
 	if e := s.writeErrLocked(channel); e != "" {
@@ -33,13 +34,11 @@ func (s *Server) updateLocked(token string, form url.Values) map[string]any {
 	if e != "" {
 		return fail(e)
 	}
-	m.Edits = append(m.Edits, m.Text)
-	m.Text, m.EditedTS = text, s.nextTSLocked()
 	m.Parse, m.LinkNames = form.Get("parse"), form.Get("link_names")
 	if md != nil {
 		m.Metadata = md
 	}
-	s.notifyLocked()
+	s.editLocked(m, text)
 	s.logf("message %s edited in %s", ts, channel)
 	return map[string]any{"ok": true, "channel": channel, "ts": ts, "text": text, "message": s.apiMessageLocked(*m, false)}
 }

@@ -13,6 +13,7 @@ type envelope struct {
 	Envelope
 	payload json.RawMessage // the events_api payload, the same on every delivery
 	conn    *conn           // the socket it is in flight on, until acked or gone
+	timer   *time.Timer     // the ack timeout of the delivery in flight, if armed
 }
 
 // InjectMessage stores a message from a user, as if typed in Slack, and
@@ -42,28 +43,36 @@ func (s *Server) threadLocked(channel, threadTS string) (string, bool) {
 	if threadTS == "" {
 		return "", true
 	}
-	for _, m := range s.messages {
-		if m.Channel == channel && m.TS == threadTS {
-			if m.ThreadTS != "" {
-				return m.ThreadTS, true
-			}
-			return m.TS, true
+	if m := s.messageLocked(channel, threadTS); m != nil {
+		if m.ThreadTS != "" {
+			return m.ThreadTS, true
 		}
+		return m.TS, true
 	}
 	return "", false
+}
+
+// messageLocked finds a stored message by channel and ts, nil if none.
+func (s *Server) messageLocked(channel, ts string) *Message {
+	for i := range s.messages {
+		if m := &s.messages[i]; m.Channel == channel && m.TS == ts {
+			return m
+		}
+	}
+	return nil
 }
 
 // addMessageLocked stamps, stores and announces a message.
 func (s *Server) addMessageLocked(m Message) Message {
 	m.TS = s.nextTSLocked()
 	s.messages = append(s.messages, m)
-	s.fanOutLocked(m)
+	s.fanOutLocked(m.Channel, m.TS, m.SubType, s.messageEventLocked(m))
 	s.notifyLocked()
 	return m
 }
 
 // fanOutLocked creates one envelope per app that may receive events.
-func (s *Server) fanOutLocked(m Message) {
+func (s *Server) fanOutLocked(channel, messageTS, subType string, event map[string]any) {
 	tokens := make([]string, 0, len(s.apps))
 	for tok := range s.apps {
 		if !s.faults.rejected[tok] {
@@ -71,36 +80,63 @@ func (s *Server) fanOutLocked(m Message) {
 		}
 	}
 	slices.Sort(tokens)
+	payload := s.eventPayload(event)
 	for _, tok := range tokens {
-		e := &envelope{Envelope: Envelope{ID: newEnvelopeID(), AppToken: tok, Channel: m.Channel, MessageTS: m.TS}}
-		e.payload = s.eventPayload(m)
+		e := &envelope{Envelope: Envelope{
+			ID: newEnvelopeID(), AppToken: tok, Channel: channel, MessageTS: messageTS, SubType: subType,
+		}}
+		e.payload = payload
 		s.envelopes = append(s.envelopes, e)
+		s.byID[e.ID] = e
 		s.deliverLocked(e)
 	}
 }
 
-// eventPayload is an events_api payload around a message event; its shape
-// is what slackevents.ParseEvent reads.
-func (s *Server) eventPayload(m Message) json.RawMessage {
-	event := map[string]any{
-		"type":         "message",
-		"channel":      m.Channel,
-		"user":         m.User,
-		"text":         m.Text,
-		"ts":           m.TS,
-		"event_ts":     m.TS,
-		"channel_type": channelType(m.Channel),
-		"team":         s.opts.TeamID,
-	}
-	if m.ThreadTS != "" {
-		event["thread_ts"] = m.ThreadTS
-	}
-	if m.BotID != "" {
-		event["bot_id"] = m.BotID
-		event["app_id"] = s.opts.AppID
-	} else {
+// messageEventLocked is the message event Slack sends for a new message:
+// a human's carries client_msg_id, an app's bot_id and app_id, a legacy
+// bot's (subtype bot_message) bot_id and no user; a reply carries
+// thread_ts and parent_user_id.
+func (s *Server) messageEventLocked(m Message) map[string]any {
+	event := s.messageObjectLocked(m)
+	event["channel"] = m.Channel
+	event["event_ts"] = m.TS
+	event["channel_type"] = channelType(m.Channel)
+	if m.BotID == "" {
 		event["client_msg_id"] = newEnvelopeID()
 	}
+	return event
+}
+
+// messageObjectLocked is the part of a message that events and the Web API
+// render alike.
+func (s *Server) messageObjectLocked(m Message) map[string]any {
+	out := map[string]any{"type": "message", "text": m.Text, "ts": m.TS, "team": s.opts.TeamID}
+	if m.User != "" {
+		out["user"] = m.User
+	}
+	if m.SubType != "" {
+		out["subtype"] = m.SubType
+	}
+	if m.BotID != "" {
+		out["bot_id"] = m.BotID
+		if m.SubType == "" {
+			out["app_id"] = s.opts.AppID // posted by the app's own bot
+		}
+	}
+	if m.ThreadTS != "" {
+		out["thread_ts"] = m.ThreadTS
+		if p := s.messageLocked(m.Channel, m.ThreadTS); p != nil && p.User != "" {
+			out["parent_user_id"] = p.User
+		}
+	}
+	return out
+}
+
+// eventPayload is an events_api payload around an event; its shape is what
+// slackevents.ParseEvent reads.
+func (s *Server) eventPayload(event map[string]any) json.RawMessage {
+	user, _ := event["user"].(string)
+	_, isBot := event["bot_id"]
 	b, err := json.Marshal(map[string]any{
 		"token":                 "fakeslack-verification-token",
 		"team_id":               s.opts.TeamID,
@@ -112,7 +148,7 @@ func (s *Server) eventPayload(m Message) json.RawMessage {
 		"event_context":         "fakeslack-" + randomHex(4),
 		"is_ext_shared_channel": false,
 		"authorizations": []map[string]any{{
-			"team_id": s.opts.TeamID, "user_id": m.User, "is_bot": m.BotID != "",
+			"team_id": s.opts.TeamID, "user_id": user, "is_bot": isBot,
 		}},
 	})
 	if err != nil {
@@ -132,7 +168,8 @@ func channelType(id string) string {
 }
 
 // deliverLocked sends an envelope to one greeted socket of its app, taking
-// turns between sockets; with none open it waits for the next hello.
+// turns between sockets, and arms its ack timeout; with none open it waits
+// for the next hello.
 func (s *Server) deliverLocked(e *envelope) {
 	var open []*conn
 	for c := range s.conns {
@@ -141,6 +178,7 @@ func (s *Server) deliverLocked(e *envelope) {
 		}
 	}
 	if len(open) == 0 {
+		e.conn = nil
 		return
 	}
 	slices.SortFunc(open, func(a, b *conn) int { return a.id - b.id })
@@ -148,6 +186,7 @@ func (s *Server) deliverLocked(e *envelope) {
 	c := open[s.roundRobin%len(open)]
 	e.conn = c
 	e.Deliveries++
+	e.DeliveredAt = append(e.DeliveredAt, time.Now())
 	retry := ""
 	if e.Deliveries > 1 {
 		retry = "timeout"
@@ -160,4 +199,7 @@ func (s *Server) deliverLocked(e *envelope) {
 		"retry_attempt":            e.Deliveries - 1,
 		"retry_reason":             retry,
 	})
+	if e.conn == c { // sendLocked may have cut a slow socket, which moved e on
+		s.armAckTimeoutLocked(e)
+	}
 }

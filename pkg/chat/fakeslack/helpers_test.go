@@ -49,6 +49,13 @@ type client struct {
 // as an application must.
 func run(t *testing.T, api *slack.Client) *client {
 	t.Helper()
+	return runAcking(t, api, func(*socketmode.Request) bool { return true })
+}
+
+// runAcking is run with the events_api requests to ack chosen by ack,
+// which runs before the event is passed on.
+func runAcking(t *testing.T, api *slack.Client, ack func(*socketmode.Request) bool) *client {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &client{
 		// A ping window ten times the fake's ping interval: a stalled test
@@ -63,7 +70,7 @@ func run(t *testing.T, api *slack.Client) *client {
 		for {
 			select {
 			case e := <-c.sm.Events:
-				if e.Type == socketmode.EventTypeEventsAPI && e.Request != nil {
+				if e.Type == socketmode.EventTypeEventsAPI && e.Request != nil && ack(e.Request) {
 					_ = c.sm.AckCtx(ctx, e.Request.EnvelopeID, nil)
 				}
 				select {

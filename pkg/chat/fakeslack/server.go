@@ -39,6 +39,16 @@ type Options struct {
 	TeamID, AppID string
 	// PingInterval is how often each socket is pinged; DefaultPingInterval when zero.
 	PingInterval time.Duration
+	// AckTimeout is how long an events_api delivery may go unacked before
+	// it is retried (DefaultAckTimeout, Slack's 3 s, when zero; negative:
+	// never, so envelopes are redelivered only when their socket closes,
+	// still at most 3 times).
+	AckTimeout time.Duration
+	// OnAck, if set, is called with the envelope as it stands each time an
+	// ack frame for a known envelope is read, before the ack is recorded
+	// and without the server's lock held: a test can check there what its
+	// client had done by the time it acked. It must not call Close.
+	OnAck func(Envelope)
 	// Logf, if set, receives one line per protocol step. Tokens are never logged.
 	Logf func(format string, args ...any)
 }
@@ -51,6 +61,7 @@ type Server struct {
 	channels map[string]bool // nil: every channel exists
 	pings    atomic.Bool     // read by every socket's writer, so not under mu
 	wg       sync.WaitGroup  // every request and connection in flight
+	timers   sync.WaitGroup  // every armed ack timeout until it ran or was stopped
 	done     chan struct{}   // closed by Close: held and slowed requests give up
 
 	mu          sync.Mutex
@@ -62,6 +73,7 @@ type Server struct {
 	apps        map[string]*AppStats
 	messages    []Message
 	envelopes   []*envelope
+	byID        map[string]*envelope
 	faults      faults
 	rateLimited int
 	// postMessages counts chat.postMessage requests received.
@@ -86,6 +98,9 @@ func Start(opts Options) (*Server, error) {
 	if opts.PingInterval <= 0 {
 		opts.PingInterval = DefaultPingInterval
 	}
+	if opts.AckTimeout == 0 {
+		opts.AckTimeout = DefaultAckTimeout
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("fakeslack: listen: %w", err)
@@ -94,6 +109,7 @@ func Start(opts Options) (*Server, error) {
 		opts:     opts,
 		base:     "http://" + ln.Addr().String(),
 		conns:    map[*conn]struct{}{},
+		byID:     map[string]*envelope{},
 		tickets:  map[string]string{},
 		apps:     map[string]*AppStats{},
 		faults:   faults{rejected: map[string]bool{}},
@@ -138,6 +154,9 @@ func (s *Server) Close() {
 	for c := range s.conns {
 		conns = append(conns, c)
 	}
+	for _, e := range s.envelopes {
+		s.disarmLocked(e)
+	}
 	s.notifyLocked()
 	s.mu.Unlock()
 
@@ -146,6 +165,7 @@ func (s *Server) Close() {
 		c.Abort()
 	}
 	s.wg.Wait()
+	s.timers.Wait() // a timer that fired meanwhile finds the server closed
 }
 
 func (s *Server) routes() http.Handler {

@@ -119,7 +119,7 @@ func (s *Server) helloLocked(c *conn) {
 		"connection_info": map[string]string{"app_id": s.opts.AppID},
 	})
 	for _, e := range s.envelopes {
-		if e.AppToken == c.appToken && !e.Acked && e.conn == nil {
+		if e.AppToken == c.appToken && !e.Acked && !e.GaveUp && e.conn == nil {
 			s.deliverLocked(e)
 		}
 	}
@@ -140,19 +140,13 @@ func (s *Server) readLoop(c *conn) {
 			s.logf("ignoring socket message %.80s", strings.TrimSpace(string(data)))
 			continue
 		}
-		s.mu.Lock()
-		for _, e := range s.envelopes {
-			if e.ID == ack.EnvelopeID && !e.Acked {
-				e.Acked = true
-				s.notifyLocked()
-			}
-		}
-		s.mu.Unlock()
+		s.ackFrame(ack.EnvelopeID)
 	}
 }
 
 // goneLocked stops counting c as open and frees its unacked envelopes for
-// another socket of the app.
+// another socket of the app, or the app's next hello; one whose retries
+// are spent is given up.
 func (s *Server) goneLocked(c *conn) {
 	if c.closing {
 		return
@@ -160,11 +154,17 @@ func (s *Server) goneLocked(c *conn) {
 	c.closing = true
 	s.apps[c.appToken].Live--
 	for _, e := range s.envelopes {
-		if e.conn == c {
-			e.conn = nil
-			if !e.Acked {
-				s.deliverLocked(e)
-			}
+		if e.conn != c {
+			continue
+		}
+		s.disarmLocked(e)
+		e.conn = nil
+		switch {
+		case e.Acked, e.GaveUp:
+		case e.Deliveries > maxRetries:
+			s.giveUpLocked(e)
+		default:
+			s.deliverLocked(e)
 		}
 	}
 }

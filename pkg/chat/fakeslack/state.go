@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"slices"
+	"time"
 
 	"gjc.dev/reconciler/pkg/chat/internal/changes"
 )
@@ -20,8 +21,10 @@ type Message struct {
 	Channel  string
 	TS       string
 	ThreadTS string // the parent's ts for a reply, "" for a top-level message
-	User     string
-	BotID    string // set for messages posted through chat.postMessage
+	User     string // "" for a bot_message
+	BotID    string // set for bots' messages: chat.postMessage's and InjectBotMessage's
+	// SubType is "bot_message" for InjectBotMessage's, "" otherwise.
+	SubType string
 	// Text is exactly as the client sent it (Slack-escaped, for a careful
 	// client), the latest edit's when edited.
 	Text string
@@ -40,6 +43,14 @@ type Message struct {
 	// first; EditedTS is when the latest edit was made.
 	Edits    []string
 	EditedTS string
+	// Reactions are the reactions added to the message, in the order added.
+	Reactions []Reaction
+}
+
+// Reaction is one reactions.add: an emoji name and who added it.
+type Reaction struct {
+	Name string
+	User string // the bot's user ID, BotUserID(token)
 }
 
 // Metadata is a message's metadata as Slack stores it.
@@ -48,14 +59,32 @@ type Metadata struct {
 	EventPayload map[string]any
 }
 
-// Envelope is one events_api delivery to one app.
+// Envelope is one events_api event for one app, with its deliveries.
 type Envelope struct {
-	ID         string // envelope_id
-	AppToken   string
-	Channel    string
-	MessageTS  string // the message the event is about
-	Deliveries int    // times sent; more than one after a reconnect without ack
-	Acked      bool
+	ID        string // envelope_id
+	AppToken  string
+	Channel   string
+	MessageTS string // the message the event is about
+	// SubType is the message event's subtype: "" for a new message,
+	// "bot_message", or "message_changed" for an edit.
+	SubType string
+	// Deliveries is how many times it was sent: more than one after an
+	// ack timeout or a socket closed without its ack. DeliveredAt has
+	// each delivery's time.
+	Deliveries  int
+	DeliveredAt []time.Time
+	// Acked is set by the first ack, at AckedAt, however late.
+	Acked   bool
+	AckedAt time.Time
+	// GaveUp is set once the last retry went unacked (or its socket
+	// closed): it is not sent again. A late ack may still set Acked.
+	GaveUp bool
+}
+
+func (e *envelope) copy() Envelope {
+	c := e.Envelope
+	c.DeliveredAt = slices.Clone(c.DeliveredAt)
+	return c
 }
 
 // Snapshot is a copy of the fake's observable state.
@@ -120,6 +149,7 @@ func (s *Server) snapshotLocked() Snapshot {
 	}
 	for i, m := range s.messages {
 		m.Edits = slices.Clone(m.Edits)
+		m.Reactions = slices.Clone(m.Reactions)
 		if m.Metadata != nil {
 			md := *m.Metadata
 			md.EventPayload = maps.Clone(md.EventPayload)
@@ -131,7 +161,7 @@ func (s *Server) snapshotLocked() Snapshot {
 		snap.Apps[tok] = *st
 	}
 	for i, e := range s.envelopes {
-		snap.Envelopes[i] = e.Envelope
+		snap.Envelopes[i] = e.copy()
 	}
 	return snap
 }

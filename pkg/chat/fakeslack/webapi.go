@@ -26,6 +26,7 @@ var methods = map[string]int{
 	"conversations.history": botToken,
 	"conversations.replies": botToken,
 	"conversations.info":    botToken,
+	"reactions.add":         botToken,
 }
 
 // serveAPI answers a Web API method. Slack answers errors with HTTP 200 and
@@ -105,6 +106,8 @@ func (s *Server) call(method, token string, form url.Values) (resp map[string]an
 		return s.historyLocked(form), 0
 	case "conversations.info":
 		return s.infoLocked(form), 0
+	case "reactions.add":
+		return s.reactLocked(token, form), 0
 	default:
 		return s.repliesLocked(form), 0
 	}
