@@ -28,9 +28,10 @@
 //     "Authorization: Bot <token>"; a bad or rejected token gets 401.
 //     Discord's error codes for an unknown channel or message, an empty or
 //     too long message and a second thread on one message are returned.
-//     Every message object carries type 0, channel_id, guild_id, an RFC 3339
-//     timestamp, edited_timestamp once edited, mentions parsed from <@ID>,
-//     and author {id, username, bot}: bot for the bots' own posts and
+//     Every message object carries type 0, channel_id (and guild_id in
+//     gateway dispatches only, as on Discord), an RFC 3339 timestamp,
+//     edited_timestamp once edited, mentions parsed from <@ID>, and author
+//     {id, username, bot}: bot for the bots' own posts and
 //     InjectBotMessage, not for InjectMessage's humans.
 //   - Gateway over plain JSON text frames: HELLO, IDENTIFY -> READY then
 //     GUILD_CREATE (with GUILDS), heartbeat -> HEARTBEAT_ACK, RESUME ->
@@ -80,11 +81,11 @@
 // Not emulated: zlib or zstd transport compression and ETF encoding (frames
 // are always uncompressed JSON text, which discordgo accepts whatever its
 // IDENTIFY asks for), sharding, DMs and their intents, 4013 invalid
-// intents, presence, voice, members, roles, permissions other than Manage
-// Threads (every bot may read, post and react everywhere), interactions,
-// deletes, removing reactions and listing reactors, custom emojis,
-// attachments (a multipart body's payload_json is read, its files are
-// ignored), modifying a text channel, the global rate limit, Discord's
-// trimming of whitespace around content, the server-side heartbeat timeout
-// and session expiry, and op 7 RECONNECT.
+// intents, presence, voice, members (dispatches carry no member object),
+// roles, permissions other than Manage Threads (every bot may read, post
+// and react everywhere), interactions, deletes, removing reactions and
+// listing reactors, custom emojis, attachments (a multipart body's
+// payload_json is read, its files are ignored), modifying a text channel,
+// the global rate limit, Discord's trimming of whitespace around content,
+// the server-side heartbeat timeout and session expiry, and op 7 RECONNECT.
 package fakediscord

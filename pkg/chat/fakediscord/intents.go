@@ -64,10 +64,11 @@ func (ss *session) wants(event string) bool {
 type viewer struct {
 	userID  string // the bot's user ID
 	content bool   // has MESSAGE_CONTENT (the session's intent, or the app's approval on REST)
+	gateway bool   // a dispatch: only those carry guild_id, REST messages do not
 }
 
 func sessionViewer(ss *session) viewer {
-	return viewer{userID: BotUserID(ss.token), content: ss.intents&intentMessageContent != 0}
+	return viewer{userID: BotUserID(ss.token), content: ss.intents&intentMessageContent != 0, gateway: true}
 }
 
 func (s *Server) restViewerLocked(token string) viewer {

@@ -218,6 +218,9 @@ func TestIntentsAndMessageContent(t *testing.T) {
 		if err != nil || len(hist) != 5 || hist[3].Content != "a human reply, edited" || hist[1].Content != "bot chatter" {
 			t.Fatalf("approved app's history = %v, %v", contents(hist), err)
 		}
+		if hist[0].GuildID != "" || hist[0].ChannelID != th.ID || hist[0].Type != discordgo.MessageTypeDefault || hist[0].Author.Username != "user-"+user {
+			t.Fatalf("REST message %+v: Discord sends guild_id only on the gateway", hist[0])
+		}
 		f.SetMessageContentIntent(plain, false)
 		if hist, err = b.s.ChannelMessages(th.ID, 10, "", "", ""); err != nil {
 			t.Fatal(err)

@@ -60,14 +60,13 @@ func botUser(token string) apiUser {
 	return apiUser{ID: BotUserID(token), Username: botUsername(token), Discriminator: "0", Bot: true}
 }
 
-// apiMessage is a message as v sees it: Discord empties content, embeds,
+// apiMessageLocked is a message as v sees it: Discord empties content, embeds,
 // attachments and components for a viewer without MESSAGE_CONTENT, and
 // "me" on a reaction is the viewer's own.
 func (s *Server) apiMessageLocked(m Message, v viewer) apiMessage {
 	a := apiMessage{
 		ID:           m.ID,
 		ChannelID:    m.ChannelID,
-		GuildID:      s.opts.GuildID,
 		Content:      m.Content,
 		Timestamp:    m.Time.Format(time.RFC3339Nano),
 		Author:       apiUser{ID: m.AuthorID, Username: m.Author, Discriminator: "0", Bot: m.Bot},
@@ -78,6 +77,9 @@ func (s *Server) apiMessageLocked(m Message, v viewer) apiMessage {
 		Components:   []any{},
 		Reactions:    reactionsFor(m.Reactions, v.userID),
 		Flags:        m.Flags,
+	}
+	if v.gateway {
+		a.GuildID = s.opts.GuildID
 	}
 	// Mentions are not content: Discord sends them either way.
 	for _, id := range mentionedIDs(m.Content) {
