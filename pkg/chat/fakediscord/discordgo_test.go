@@ -21,6 +21,7 @@ func TestGatewayLifecycle(t *testing.T) {
 	t.Parallel()
 	f := start(t, fakediscord.Options{Tokens: []string{token}, Channels: []string{channel}, HeartbeatInterval: 250 * time.Millisecond})
 	s := newSession(t, f, token)
+	s.Identify.Intents |= discordgo.IntentMessageContent // to read what humans write
 	ready := make(chan *discordgo.Ready, 4)
 	s.AddHandler(func(_ *discordgo.Session, r *discordgo.Ready) { ready <- r })
 	created := messages(s)

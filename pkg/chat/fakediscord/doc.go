@@ -6,8 +6,16 @@
 // Emulated:
 //   - REST (API v9; the version segment is not checked): GET /gateway,
 //     GET /gateway/bot, GET /users/@me, GET /channels/{id},
-//     POST and GET /channels/{id}/messages (history newest first, limit,
-//     before, after), PATCH /channels/{id}/messages/{mid} (its author only),
+//     POST and GET /channels/{id}/messages (history newest first, limit
+//     1-100, default 50; before gives the newest ones before an ID, after
+//     the ones right after it, still newest first, so a client pages
+//     forward by taking the first as its next after),
+//     GET /channels/{id}/messages/{mid}, PATCH /channels/{id}/messages/{mid}
+//     (its author only), PUT /channels/{id}/messages/{mid}/reactions/{emoji}/@me
+//     (204, idempotent per emoji and bot; a unicode emoji, else 400 10014;
+//     refused 50083 in an archived thread, which it does not unarchive;
+//     the channel's bucket for route limits; REST messages carry reactions
+//     as {count, count_details, me, emoji:{id:null, name}}),
 //     PATCH /channels/{id} on a thread (name, archived, locked,
 //     auto_archive_duration), POST /channels/{id}/threads (forum-style
 //     "message" included) and POST /channels/{id}/messages/{mid}/threads.
@@ -20,14 +28,34 @@
 //     "Authorization: Bot <token>"; a bad or rejected token gets 401.
 //     Discord's error codes for an unknown channel or message, an empty or
 //     too long message and a second thread on one message are returned.
+//     Every message object carries type 0, channel_id (and guild_id in
+//     gateway dispatches only, as on Discord), an RFC 3339 timestamp,
+//     edited_timestamp once edited, mentions parsed from <@ID>, and author
+//     {id, username, bot}: bot for the bots' own posts and
+//     InjectBotMessage, not for InjectMessage's humans.
 //   - Gateway over plain JSON text frames: HELLO, IDENTIFY -> READY then
-//     GUILD_CREATE, heartbeat -> HEARTBEAT_ACK, RESUME -> replay of the
-//     missed dispatches then RESUMED (or op 9 INVALID_SESSION when the session
-//     is unknown, was closed with 1000/1001, or the backlog is gone),
-//     MESSAGE_CREATE for every message (posted or injected), MESSAGE_UPDATE,
-//     THREAD_CREATE and THREAD_UPDATE,
-//     sent to every session in the guild, buffered for sessions that are away.
-//     Close codes 4001, 4002, 4003, 4004 and 4005 as Discord uses them.
+//     GUILD_CREATE (with GUILDS), heartbeat -> HEARTBEAT_ACK, RESUME ->
+//     replay of the missed dispatches then RESUMED (or op 9 INVALID_SESSION
+//     when the session is unknown, was closed with 1000/1001, or the backlog
+//     is gone),
+//     MESSAGE_CREATE for every message (posted or injected), MESSAGE_UPDATE
+//     (a bot's PATCH or EditInjected), MESSAGE_REACTION_ADD, THREAD_CREATE
+//     and THREAD_UPDATE, sent to every session in the guild whose intents
+//     ask for them, buffered for sessions that are away. Close codes 4001,
+//     4002, 4003, 4004, 4005 and 4014 as Discord uses them.
+//   - Intents: IDENTIFY's intents are kept per session (and survive
+//     RESUME). MESSAGE_CREATE and MESSAGE_UPDATE go only to sessions with
+//     GUILD_MESSAGES, THREAD_CREATE, THREAD_UPDATE and GUILD_CREATE only
+//     with GUILDS, MESSAGE_REACTION_ADD only with GUILD_MESSAGE_REACTIONS.
+//     Without MESSAGE_CONTENT a dispatch's content (and embeds, attachments,
+//     components) is empty unless the receiving bot wrote the message or it
+//     mentions the bot; each session's backlog holds its own view, so a
+//     RESUME replays the same. MESSAGE_CONTENT is privileged: with
+//     SetMessageContentIntent(token, false) an IDENTIFY asking for it is
+//     closed with 4014 "Disallowed intent(s).", READY's application flags
+//     lose GATEWAY_MESSAGE_CONTENT, and REST hides content by the same rule
+//     (live sessions keep what they identified with). Other privileged
+//     intents (members, presences) are granted without checks.
 //   - Faults a test flips at run time: drop every gateway connection without a
 //     close frame, stop (and resume) acknowledging heartbeats, reject a token
 //     (4004 on the gateway, live sessions closed with 4004, 401 on REST),
@@ -40,18 +68,24 @@
 //     POSTs held before anything is stored until released (nothing is
 //     stored if the client leaves meanwhile), a channel or thread made
 //     unknown (404, 10003).
+//   - Other users: InjectMessage (a human) and InjectBotMessage (another
+//     bot) store a message as if written in Discord; EditInjected edits one
+//     of those as its author would.
 //   - Observation: per token live sessions, the most ever live at once,
-//     IDENTIFY and RESUME counts, heartbeats and 4004 closes; every message
-//     (with its nonce, allowed_mentions, flags and earlier contents) and
-//     thread (archived, locked); 429s served, message POSTs, held POSTs;
-//     WaitFor to block until a condition holds.
+//     IDENTIFY and RESUME counts, the last IDENTIFY's intents, heartbeats
+//     and 4004 closes; every message (with its nonce, allowed_mentions,
+//     flags, earlier contents, edit time and reactions) and thread
+//     (archived, locked); 429s served, message POSTs, held POSTs; WaitFor
+//     to block until a condition holds.
 //
 // Not emulated: zlib or zstd transport compression and ETF encoding (frames
 // are always uncompressed JSON text, which discordgo accepts whatever its
-// IDENTIFY asks for), sharding, intents (every session gets every event),
-// presence, voice, members, roles, permissions, interactions, deletes,
-// reactions, attachments (a multipart body's payload_json is read, its files
-// are ignored), modifying a text channel, the global rate limit, Discord's
-// trimming of whitespace around content, the server-side
-// heartbeat timeout and session expiry, and op 7 RECONNECT.
+// IDENTIFY asks for), sharding, DMs and their intents, 4013 invalid
+// intents, presence, voice, members (dispatches carry no member object),
+// roles, permissions other than Manage Threads (every bot may read, post
+// and react everywhere), interactions, deletes, removing reactions and
+// listing reactors, custom emojis, attachments (a multipart body's
+// payload_json is read, its files are ignored), modifying a text channel,
+// the global rate limit, Discord's trimming of whitespace around content,
+// the server-side heartbeat timeout and session expiry, and op 7 RECONNECT.
 package fakediscord

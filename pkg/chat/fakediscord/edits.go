@@ -2,6 +2,7 @@ package fakediscord
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"time"
 	"unicode/utf8"
@@ -22,36 +23,29 @@ func (s *Server) patchMessage(w http.ResponseWriter, r *http.Request, token stri
 		writeError(w, http.StatusBadRequest, codeInvalidFormBody, "Invalid Form Body")
 		return
 	}
-	status, resp := s.editMessage(r.PathValue("cid"), r.PathValue("mid"), BotUserID(token), body.Content, body.AllowedMentions, body.Flags)
+	status, resp := s.editMessage(r.PathValue("cid"), r.PathValue("mid"), token, body.Content, body.AllowedMentions, body.Flags)
 	writeJSON(w, status, resp)
 }
 
-func (s *Server) editMessage(cid, mid, author string, content *string, mentions json.RawMessage, flags *int) (int, any) {
+func (s *Server) editMessage(cid, mid, token string, content *string, mentions json.RawMessage, flags *int) (int, any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t, ok := s.channelLocked(cid)
 	if !ok {
 		return http.StatusNotFound, apiError(codeUnknownChannel, "Unknown Channel")
 	}
-	i := -1
-	for j := range s.messages {
-		if s.messages[j].ID == mid && s.messages[j].ChannelID == cid {
-			i = j
-		}
-	}
+	m := s.messageLocked(cid, mid)
 	switch {
-	case i < 0:
+	case m == nil:
 		return http.StatusNotFound, apiError(codeUnknownMessage, "Unknown Message")
-	case s.messages[i].AuthorID != author:
+	case m.AuthorID != BotUserID(token):
 		return http.StatusForbidden, apiError(codeNotAuthor, "Cannot edit a message authored by another user")
 	case t != nil && t.Archived && t.Locked:
 		return http.StatusBadRequest, apiError(codeArchivedThread, "Thread is archived")
+	case content != nil && *content == "":
+		return http.StatusBadRequest, apiError(codeEmptyMessage, "Cannot send an empty message")
 	}
-	m := &s.messages[i]
 	if content != nil {
-		if *content == "" {
-			return http.StatusBadRequest, apiError(codeEmptyMessage, "Cannot send an empty message")
-		}
 		m.Edits = append(m.Edits, m.Content)
 		m.Content = *content
 	}
@@ -61,13 +55,42 @@ func (s *Server) editMessage(cid, mid, author string, content *string, mentions 
 	if flags != nil {
 		m.Flags = *flags
 	}
-	out := s.apiMessage(*m)
-	edited := time.Now().UTC().Format(time.RFC3339Nano)
-	out.EditedTimestamp = &edited
-	s.broadcastLocked("MESSAGE_UPDATE", out)
+	s.editedLocked(m)
+	return http.StatusOK, s.apiMessageLocked(*m, s.restViewerLocked(token))
+}
+
+// EditInjected changes the content of a message InjectMessage or
+// InjectBotMessage stored, as its author editing it in Discord would, and
+// dispatches MESSAGE_UPDATE (with edited_timestamp) under the same intent
+// and content rules as MESSAGE_CREATE.
+func (s *Server) EditInjected(channelID, messageID, content string) error {
+	if content == "" {
+		return fmt.Errorf("fakediscord: edit of %s: empty content", messageID)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.channelLocked(channelID); !ok {
+		return fmt.Errorf("fakediscord: edit of %s: unknown channel %q", messageID, channelID)
+	}
+	m := s.messageLocked(channelID, messageID)
+	switch {
+	case m == nil:
+		return fmt.Errorf("fakediscord: edit of %s: no such message in %s", messageID, channelID)
+	case !m.injected:
+		return fmt.Errorf("fakediscord: edit of %s: a bot posted it; edit it through REST", messageID)
+	}
+	m.Edits = append(m.Edits, m.Content)
+	m.Content = content
+	s.editedLocked(m)
+	return nil
+}
+
+// editedLocked stamps an edit and dispatches MESSAGE_UPDATE.
+func (s *Server) editedLocked(m *Message) {
+	m.EditedAt = time.Now().UTC()
+	s.broadcastMessageLocked("MESSAGE_UPDATE", *m)
 	s.notifyLocked()
-	s.logf("message %s edited in %s", mid, cid)
-	return http.StatusOK, out
+	s.logf("message %s edited in %s", m.ID, m.ChannelID)
 }
 
 // patchChannel modifies a thread: archived, locked, name, auto-archive.

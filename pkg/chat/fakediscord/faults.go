@@ -12,6 +12,7 @@ type faults struct {
 	limitAfter  time.Duration
 	unknown     map[string]bool // channel and thread IDs that answer 10003
 	noManage    map[string]bool // bot tokens without Manage Threads
+	noContent   map[string]bool // bot tokens whose app lacks MESSAGE_CONTENT
 	acceptFail  int             // how many more message POSTs are stored, then failed
 	failMode    FailMode
 	slow        time.Duration // delay before every REST answer

@@ -52,6 +52,7 @@ type conn struct {
 
 	// Guarded by Server.mu.
 	token       string    // set by IDENTIFY or RESUME
+	intents     int       // set by IDENTIFY
 	sess        *session  // the session while it is live on this connection
 	swept       *session  // the session a sweep took off this connection (its peer had gone)
 	sweptAt     time.Time // and when: the session's awaySince then

@@ -72,9 +72,10 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request, token strin
 	}
 	if nonce != "" && body.EnforceNonce {
 		if m, hit := s.nonceHitLocked(author, nonce); hit {
-			s.mu.Unlock()
 			s.logf("nonce seen again: message %s returned, nothing stored", m.ID)
-			writeJSON(w, http.StatusOK, s.apiMessageCreated(m))
+			resp := s.apiMessageCreatedLocked(m, s.restViewerLocked(token))
+			s.mu.Unlock()
+			writeJSON(w, http.StatusOK, resp)
 			return
 		}
 	}
@@ -91,6 +92,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request, token strin
 		Content: body.Content, Nonce: nonce, AllowedMentions: body.AllowedMentions, Flags: body.Flags})
 	s.rememberNonceLocked(m)
 	mode, fail := s.takeAcceptFailLocked()
+	resp := s.apiMessageCreatedLocked(m, s.restViewerLocked(token))
 	s.mu.Unlock()
 	s.logf("message %s posted in %s", m.ID, cid)
 	if fail {
@@ -98,11 +100,14 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request, token strin
 		s.failAccepted(w, mode)
 		return
 	}
-	writeJSON(w, http.StatusOK, s.apiMessageCreated(m))
+	writeJSON(w, http.StatusOK, resp)
 }
 
-// listMessages answers newest first, as Discord does.
-func (s *Server) listMessages(w http.ResponseWriter, r *http.Request, _ string) {
+// listMessages answers newest first, as Discord does. With after it
+// returns the limit messages right after that ID (still newest first, so a
+// client paging forward takes the first one as its next after); otherwise
+// the limit newest ones before before, or at all.
+func (s *Server) listMessages(w http.ResponseWriter, r *http.Request, token string) {
 	q := r.URL.Query()
 	limit := 50
 	if v := q.Get("limit"); v != "" {
@@ -128,9 +133,6 @@ func (s *Server) listMessages(w http.ResponseWriter, r *http.Request, _ string) 
 			match = append(match, m)
 		}
 	}
-	s.mu.Unlock()
-
-	// With after, Discord pages forward from it; otherwise back from the newest.
 	if len(match) > limit {
 		if after != "" {
 			match = match[:limit]
@@ -138,11 +140,43 @@ func (s *Server) listMessages(w http.ResponseWriter, r *http.Request, _ string) 
 			match = match[len(match)-limit:]
 		}
 	}
+	v := s.restViewerLocked(token)
 	out := make([]apiMessage, 0, len(match))
 	for i := len(match) - 1; i >= 0; i-- {
-		out = append(out, s.apiMessage(match[i]))
+		out = append(out, s.apiMessageLocked(match[i], v))
 	}
+	s.mu.Unlock()
 	writeJSON(w, http.StatusOK, out)
+}
+
+// getMessage answers one message, as the caller may see it.
+func (s *Server) getMessage(w http.ResponseWriter, r *http.Request, token string) {
+	cid, mid := r.PathValue("cid"), r.PathValue("mid")
+	s.mu.Lock()
+	if _, ok := s.channelLocked(cid); !ok {
+		s.mu.Unlock()
+		writeError(w, http.StatusNotFound, codeUnknownChannel, "Unknown Channel")
+		return
+	}
+	m := s.messageLocked(cid, mid)
+	if m == nil {
+		s.mu.Unlock()
+		writeError(w, http.StatusNotFound, codeUnknownMessage, "Unknown Message")
+		return
+	}
+	out := s.apiMessageLocked(*m, s.restViewerLocked(token))
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, out)
+}
+
+// messageLocked finds a message in a channel or thread; nil when not there.
+func (s *Server) messageLocked(cid, mid string) *Message {
+	for i := range s.messages {
+		if s.messages[i].ID == mid && s.messages[i].ChannelID == cid {
+			return &s.messages[i]
+		}
+	}
+	return nil
 }
 
 // channelLocked resolves a channel or thread ID: its parent when it is a
@@ -171,21 +205,36 @@ func (s *Server) addMessageLocked(m Message) Message {
 		m.ParentID = t.ParentID
 	}
 	s.messages = append(s.messages, m)
-	s.broadcastLocked("MESSAGE_CREATE", s.apiMessageCreated(m))
+	s.broadcastMessageLocked("MESSAGE_CREATE", m)
 	s.notifyLocked()
 	return m
 }
 
 // InjectMessage stores a message from a (human) user, as if typed in Discord,
-// and dispatches MESSAGE_CREATE to every session; sessions that are away get
-// it on RESUME. channelID may be a thread's ID.
+// and dispatches MESSAGE_CREATE to every session that asked for guild
+// messages; sessions that are away get it on RESUME. channelID may be a
+// thread's ID.
 func (s *Server) InjectMessage(channelID, authorID, content string) (Message, error) {
+	return s.inject(Message{ChannelID: channelID, AuthorID: authorID, Author: "user-" + authorID, Content: content})
+}
+
+// InjectBotMessage is InjectMessage for a message from another bot (or
+// webhook-less integration): its author is a bot in every payload.
+func (s *Server) InjectBotMessage(channelID, authorID, content string) (Message, error) {
+	return s.inject(Message{ChannelID: channelID, AuthorID: authorID, Author: "bot-" + authorID, Bot: true, Content: content})
+}
+
+func (s *Server) inject(m Message) (Message, error) {
+	if m.AuthorID == "" || m.Content == "" {
+		return Message{}, fmt.Errorf("fakediscord: injected message needs an author and content")
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.channelLocked(channelID); !ok {
-		return Message{}, fmt.Errorf("fakediscord: unknown channel %q", channelID)
+	if _, ok := s.channelLocked(m.ChannelID); !ok {
+		return Message{}, fmt.Errorf("fakediscord: unknown channel %q", m.ChannelID)
 	}
-	m := s.addMessageLocked(Message{ChannelID: channelID, AuthorID: authorID, Author: "user-" + authorID, Content: content})
-	s.logf("message %s injected in %s", m.ID, channelID)
+	m.injected = true
+	m = s.addMessageLocked(m)
+	s.logf("message %s injected in %s", m.ID, m.ChannelID)
 	return m, nil
 }

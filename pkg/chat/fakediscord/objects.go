@@ -15,23 +15,39 @@ type apiUser struct {
 }
 
 type apiMessage struct {
-	ID              string    `json:"id"`
-	Type            int       `json:"type"`
-	ChannelID       string    `json:"channel_id"`
-	GuildID         string    `json:"guild_id,omitempty"`
-	Content         string    `json:"content"`
-	Timestamp       string    `json:"timestamp"`
-	Author          apiUser   `json:"author"`
-	TTS             bool      `json:"tts"`
-	MentionEveryone bool      `json:"mention_everyone"`
-	Mentions        []apiUser `json:"mentions"`
-	MentionRoles    []string  `json:"mention_roles"`
-	Attachments     []any     `json:"attachments"`
-	Embeds          []any     `json:"embeds"`
-	Pinned          bool      `json:"pinned"`
-	Flags           int       `json:"flags"`
-	EditedTimestamp *string   `json:"edited_timestamp"`
-	Nonce           string    `json:"nonce,omitempty"`
+	ID              string        `json:"id"`
+	Type            int           `json:"type"`
+	ChannelID       string        `json:"channel_id"`
+	GuildID         string        `json:"guild_id,omitempty"`
+	Content         string        `json:"content"`
+	Timestamp       string        `json:"timestamp"`
+	Author          apiUser       `json:"author"`
+	TTS             bool          `json:"tts"`
+	MentionEveryone bool          `json:"mention_everyone"`
+	Mentions        []apiUser     `json:"mentions"`
+	MentionRoles    []string      `json:"mention_roles"`
+	Attachments     []any         `json:"attachments"`
+	Embeds          []any         `json:"embeds"`
+	Components      []any         `json:"components"`
+	Reactions       []apiReaction `json:"reactions,omitempty"` // Discord leaves it out when there are none
+	Pinned          bool          `json:"pinned"`
+	Flags           int           `json:"flags"`
+	EditedTimestamp *string       `json:"edited_timestamp"`
+	Nonce           string        `json:"nonce,omitempty"`
+}
+
+type apiReaction struct {
+	Count        int            `json:"count"`
+	CountDetails map[string]int `json:"count_details"`
+	Me           bool           `json:"me"`
+	MeBurst      bool           `json:"me_burst"`
+	BurstColors  []string       `json:"burst_colors"`
+	Emoji        apiEmoji       `json:"emoji"`
+}
+
+type apiEmoji struct {
+	ID   *string `json:"id"` // null for a unicode emoji
+	Name string  `json:"name"`
 }
 
 const (
@@ -44,11 +60,13 @@ func botUser(token string) apiUser {
 	return apiUser{ID: BotUserID(token), Username: botUsername(token), Discriminator: "0", Bot: true}
 }
 
-func (s *Server) apiMessage(m Message) apiMessage {
-	return apiMessage{
+// apiMessageLocked is a message as v sees it: Discord empties content, embeds,
+// attachments and components for a viewer without MESSAGE_CONTENT, and
+// "me" on a reaction is the viewer's own.
+func (s *Server) apiMessageLocked(m Message, v viewer) apiMessage {
+	a := apiMessage{
 		ID:           m.ID,
 		ChannelID:    m.ChannelID,
-		GuildID:      s.opts.GuildID,
 		Content:      m.Content,
 		Timestamp:    m.Time.Format(time.RFC3339Nano),
 		Author:       apiUser{ID: m.AuthorID, Username: m.Author, Discriminator: "0", Bot: m.Bot},
@@ -56,16 +74,67 @@ func (s *Server) apiMessage(m Message) apiMessage {
 		MentionRoles: []string{},
 		Attachments:  []any{},
 		Embeds:       []any{},
+		Components:   []any{},
+		Reactions:    reactionsFor(m.Reactions, v.userID),
 		Flags:        m.Flags,
 	}
+	if v.gateway {
+		a.GuildID = s.opts.GuildID
+	}
+	// Mentions are not content: Discord sends them either way.
+	for _, id := range mentionedIDs(m.Content) {
+		a.Mentions = append(a.Mentions, s.userLocked(id))
+	}
+	if !v.seesContent(m) {
+		a.Content = ""
+	}
+	if !m.EditedAt.IsZero() {
+		edited := m.EditedAt.Format(time.RFC3339Nano)
+		a.EditedTimestamp = &edited
+	}
+	return a
 }
 
-// apiMessageCreated is a message as the create answer and MESSAGE_CREATE
-// carry it: with its nonce, which fetched messages never show.
-func (s *Server) apiMessageCreated(m Message) apiMessage {
-	a := s.apiMessage(m)
+// apiMessageCreatedLocked is a message as the create answer and
+// MESSAGE_CREATE carry it: with its nonce, which fetched messages never show.
+func (s *Server) apiMessageCreatedLocked(m Message, v viewer) apiMessage {
+	a := s.apiMessageLocked(m, v)
 	a.Nonce = m.Nonce
 	return a
+}
+
+// userLocked is the user object of a mentioned ID: as its messages show it,
+// or a made-up name for someone who never wrote.
+func (s *Server) userLocked(id string) apiUser {
+	for i := len(s.messages) - 1; i >= 0; i-- {
+		if m := s.messages[i]; m.AuthorID == id {
+			return apiUser{ID: id, Username: m.Author, Discriminator: "0", Bot: m.Bot}
+		}
+	}
+	for _, ss := range s.sessions {
+		if BotUserID(ss.token) == id {
+			return botUser(ss.token)
+		}
+	}
+	return apiUser{ID: id, Username: "user-" + id, Discriminator: "0"}
+}
+
+// reactionsFor groups reactions by emoji, in the order each was first added.
+func reactionsFor(rs []Reaction, me string) []apiReaction {
+	var out []apiReaction
+	index := map[string]int{}
+	for _, r := range rs {
+		i, ok := index[r.Emoji]
+		if !ok {
+			i = len(out)
+			index[r.Emoji] = i
+			out = append(out, apiReaction{CountDetails: map[string]int{"burst": 0, "normal": 0}, BurstColors: []string{}, Emoji: apiEmoji{Name: r.Emoji}})
+		}
+		out[i].Count++
+		out[i].CountDetails["normal"]++
+		out[i].Me = out[i].Me || r.UserID == me
+	}
+	return out
 }
 
 func (s *Server) textChannel(id string) map[string]any {

@@ -50,7 +50,7 @@ func TestGatewayProtocolEdges(t *testing.T) {
 	if p := read(); p.Op != 9 || string(p.D) != "false" {
 		t.Fatalf("RESUME of unknown session answered %+v", p)
 	}
-	send(2, map[string]any{"token": token, "properties": map[string]string{}})
+	send(2, map[string]any{"token": token, "intents": 1, "properties": map[string]string{}}) // GUILDS: GUILD_CREATE follows
 	if p := read(); p.Op != 0 || p.T != "READY" || p.S != 1 {
 		t.Fatalf("IDENTIFY answered %+v", p)
 	}

@@ -38,7 +38,9 @@ func (s *Server) routes() http.Handler {
 	m.HandleFunc("PATCH /api/{v}/channels/{cid}", s.authed(s.routeLimited(s.patchChannel)))
 	m.HandleFunc("GET /api/{v}/channels/{cid}/messages", s.authed(s.routeLimited(s.listMessages)))
 	m.HandleFunc("POST /api/{v}/channels/{cid}/messages", s.authed(s.routeLimited(s.limited(s.postMessage))))
+	m.HandleFunc("GET /api/{v}/channels/{cid}/messages/{mid}", s.authed(s.routeLimited(s.getMessage)))
 	m.HandleFunc("PATCH /api/{v}/channels/{cid}/messages/{mid}", s.authed(s.routeLimited(s.patchMessage)))
+	m.HandleFunc("PUT /api/{v}/channels/{cid}/messages/{mid}/reactions/{emoji}/@me", s.authed(s.routeLimited(s.addReaction)))
 	m.HandleFunc("POST /api/{v}/channels/{cid}/threads", s.authed(s.routeLimited(s.limited(s.startThread))))
 	m.HandleFunc("POST /api/{v}/channels/{cid}/messages/{mid}/threads", s.authed(s.routeLimited(s.limited(s.startMessageThread))))
 	m.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {

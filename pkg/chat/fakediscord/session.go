@@ -18,6 +18,7 @@ const (
 type session struct {
 	id        string
 	token     string
+	intents   int // as identified; a RESUME keeps them
 	seq       int64
 	backlog   []dispatch
 	conn      *conn // nil while away
@@ -38,7 +39,8 @@ type dispatchPayload struct {
 
 func (s *Server) identify(c *conn, raw json.RawMessage) {
 	var d struct {
-		Token string `json:"token"`
+		Token   string `json:"token"`
+		Intents int    `json:"intents"`
 	}
 	if err := json.Unmarshal(raw, &d); err != nil {
 		s.closeConn(c, closeDecodeError, "Error while decoding payload.")
@@ -51,15 +53,16 @@ func (s *Server) identify(c *conn, raw json.RawMessage) {
 	if c.closing {
 		return
 	}
-	s.statsLocked(token).Identifies++
+	st := s.statsLocked(token)
+	st.Identifies++
+	st.Intents = d.Intents
 	s.notifyLocked()
 	if c.sess != nil || c.identifying {
 		s.closeLocked(c, closeAlreadyAuthed, "Already authenticated.")
 		return
 	}
-	c.token = token
-	if !s.tokenOKLocked(token) {
-		s.rejectLocked(c)
+	c.token, c.intents = token, d.Intents
+	if !s.admitLocked(c) {
 		return
 	}
 	delay := s.faults.readyDelay
@@ -82,15 +85,11 @@ func (s *Server) identify(c *conn, raw json.RawMessage) {
 // readyLocked starts a new session on c and sends READY and GUILD_CREATE.
 func (s *Server) readyLocked(c *conn) {
 	c.identifying = false
-	if c.closing {
-		return
-	}
-	if !s.tokenOKLocked(c.token) { // revoked during the READY delay
-		s.rejectLocked(c)
+	if c.closing || !s.admitLocked(c) { // checked again: a fault may have come during the READY delay
 		return
 	}
 	s.pruneSessionsLocked()
-	sess := &session{id: randomHex(16), token: c.token}
+	sess := &session{id: randomHex(16), token: c.token, intents: c.intents}
 	s.sessions[sess.id] = sess
 	s.attachLocked(c, sess)
 	uid := BotUserID(c.token)
@@ -101,12 +100,28 @@ func (s *Server) readyLocked(c *conn) {
 		"session_id":         sess.id,
 		"resume_gateway_url": s.GatewayURL(),
 		"shard":              [2]int{0, 1},
-		"application":        map[string]any{"id": uid, "flags": 0},
+		"application":        map[string]any{"id": uid, "flags": s.appFlagsLocked(c.token)},
 		"private_channels":   []any{},
 	})
-	s.dispatchLocked(sess, "GUILD_CREATE", s.guildLocked())
+	if sess.wants("GUILD_CREATE") {
+		s.dispatchLocked(sess, "GUILD_CREATE", s.guildLocked())
+	}
 	s.logf("READY session %s for bot %s", sess.id, uid)
 	s.notifyLocked()
+}
+
+// admitLocked closes c unless its token and intents are accepted now.
+func (s *Server) admitLocked(c *conn) bool {
+	switch {
+	case !s.tokenOKLocked(c.token):
+		s.rejectLocked(c)
+		return false
+	case !s.intentsAllowedLocked(c.token, c.intents):
+		s.logf("IDENTIFY asked for MESSAGE_CONTENT, which the app lacks")
+		s.closeLocked(c, closeDisallowedIntents, "Disallowed intent(s).")
+		return false
+	}
+	return true
 }
 
 func (s *Server) resume(c *conn, raw json.RawMessage) {
@@ -241,14 +256,36 @@ func (s *Server) dispatchLocked(sess *session, event string, d any) {
 	}
 }
 
-// broadcastLocked dispatches an event to every session: one guild, no intents.
+// broadcastLocked dispatches an event to every session (there is one
+// guild) that identified with the intent it needs.
 func (s *Server) broadcastLocked(event string, d any) {
 	raw, err := json.Marshal(d)
 	if err != nil {
 		panic("fakediscord: marshal: " + err.Error())
 	}
 	for _, sess := range s.sessions {
-		s.dispatchLocked(sess, event, json.RawMessage(raw))
+		if sess.wants(event) {
+			s.dispatchLocked(sess, event, json.RawMessage(raw))
+		}
+	}
+}
+
+// broadcastMessageLocked dispatches MESSAGE_CREATE or MESSAGE_UPDATE, built
+// for each session: what it may see of the content depends on its intents
+// and on who wrote the message. The backlog keeps each session's own copy,
+// so a RESUME replays what that session was due.
+func (s *Server) broadcastMessageLocked(event string, m Message) {
+	for _, sess := range s.sessions {
+		if !sess.wants(event) {
+			continue
+		}
+		var a apiMessage
+		if event == "MESSAGE_CREATE" {
+			a = s.apiMessageCreatedLocked(m, sessionViewer(sess))
+		} else {
+			a = s.apiMessageLocked(m, sessionViewer(sess))
+		}
+		s.dispatchLocked(sess, event, a)
 	}
 }
 

@@ -18,6 +18,7 @@ type TokenStats struct {
 	Resumes    int // RESUMEs that succeeded (a failed one leads to an IDENTIFY)
 	Heartbeats int // heartbeats received on identified connections
 	Rejections int // connections closed with 4004
+	Intents    int // the intents of the last IDENTIFY, accepted or not
 }
 
 // Message is one message as the fake stores it.
@@ -27,7 +28,7 @@ type Message struct {
 	ParentID  string // the thread's parent channel when ChannelID is a thread
 	AuthorID  string
 	Author    string // username
-	Bot       bool   // posted through REST with a bot token
+	Bot       bool   // a bot's: posted through REST with a bot token, or InjectBotMessage
 	Content   string
 	Time      time.Time
 	// Nonce is the nonce the message was posted with; Discord echoes it in
@@ -36,8 +37,19 @@ type Message struct {
 	// AllowedMentions is the allowed_mentions object of the post (or of the
 	// last edit that carried one), as sent; nil when none was.
 	AllowedMentions json.RawMessage
-	Flags           int      // message flags as posted (4 is SUPPRESS_EMBEDS)
-	Edits           []string // earlier contents, oldest first; one per edit
+	Flags           int       // message flags as posted (4 is SUPPRESS_EMBEDS)
+	Edits           []string  // earlier contents, oldest first; one per edit
+	EditedAt        time.Time // the last edit's time; zero when never edited
+	// Reactions are the reactions added, in order; one per emoji and user.
+	Reactions []Reaction
+
+	injected bool // stored by InjectMessage or InjectBotMessage: EditInjected may edit it
+}
+
+// Reaction is one user's reaction to a message.
+type Reaction struct {
+	Emoji  string // the unicode emoji, like "👀"
+	UserID string
 }
 
 // Thread is one thread created through the API.
@@ -116,6 +128,7 @@ func (s *Server) snapshotLocked() Snapshot {
 	}
 	for i := range snap.Messages {
 		snap.Messages[i].Edits = slices.Clone(snap.Messages[i].Edits)
+		snap.Messages[i].Reactions = slices.Clone(snap.Messages[i].Reactions)
 	}
 	for tok, st := range maps.All(s.stats) {
 		snap.Tokens[tok] = *st
