@@ -22,12 +22,14 @@ import (
 
 // inboxResync is how often a followed inbox is read again whatever the
 // watch said: a safety net for a watch that could not be added (the bus
-// not made yet) or lost events, not the way news arrives.
+// not made yet) or lost events, not the way news arrives. Tests raise it
+// (the hidden --resync-period) so that only the watch can deliver.
 const inboxResync = 5 * time.Second
 
 func newInboxCommand(g *globals) *cobra.Command {
 	var follow bool
 	var session, output string
+	var resync time.Duration
 	cmd := &cobra.Command{
 		Use:   "inbox NAME",
 		Short: "Show the replies authorized users sent to a daemon's sessions, oldest first",
@@ -48,6 +50,9 @@ still shown, and the exit code is 1.`,
 			name := args[0]
 			if session != "" && !bus.ValidInboxSession(session) {
 				return &exitError{code: exitInvalid, err: fmt.Errorf("--session %q is not a session name: [A-Za-z0-9._:-], not starting with a dot, at most %d characters", linefile.Printable(session), bus.MaxSessionLen)}
+			}
+			if resync <= 0 {
+				return &exitError{code: exitInvalid, err: fmt.Errorf("--resync-period %v: must be positive", resync)}
 			}
 			agentDir, specPath, err := g.paths()
 			if err != nil {
@@ -73,7 +78,7 @@ still shown, and the exit code is 1.`,
 			if follow {
 				ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 				defer stop()
-				err = followInbox(ctx, r, p)
+				err = followInbox(ctx, r, p, resync)
 			} else {
 				var msgs []bus.InboxMessage
 				if msgs, _, err = r.scan(); err == nil {
@@ -92,13 +97,15 @@ still shown, and the exit code is 1.`,
 	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing messages as they land, until interrupted")
 	cmd.Flags().StringVar(&session, "session", "", "show only this session's messages")
 	addOutputFlag(cmd, &output, textFormats) // json: one object a line
+	cmd.Flags().DurationVar(&resync, "resync-period", inboxResync, "with -f, how often the inbox is read again without an event")
+	_ = cmd.Flags().MarkHidden("resync-period")
 	return cmd
 }
 
 // followInbox prints what the inbox holds, then each message as it lands,
 // woken by the watch on the inbox and on every session directory in it,
 // until ctx is done.
-func followInbox(ctx context.Context, r *inboxReader, p *inboxPrinter) error {
+func followInbox(ctx context.Context, r *inboxReader, p *inboxPrinter, resync time.Duration) error {
 	w, err := dirwatch.New()
 	if err != nil {
 		return fmt.Errorf("watching the inbox: %w", err)
@@ -135,7 +142,7 @@ func followInbox(ctx context.Context, r *inboxReader, p *inboxPrinter) error {
 	if err := watch(r.dirs.Inbox); err != nil {
 		return err
 	}
-	tick := time.NewTicker(inboxResync)
+	tick := time.NewTicker(resync)
 	defer tick.Stop()
 	for {
 		msgs, sessions, err := r.scan()

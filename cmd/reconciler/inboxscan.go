@@ -44,10 +44,8 @@ func (r *inboxReader) bad() bool { return len(r.reported) > 0 }
 // report says once on warn that path was skipped and why. Paths come from
 // directory listings, so they are made printable too.
 func (r *inboxReader) report(path, reason string) {
-	line := path + ": " + reason
-	if strings.Contains(reason, path) {
-		line = reason // the platform's errors name the path already
-	}
+	// The platform's errors name the path already: once is enough.
+	line := path + ": " + strings.Replace(reason, path, "it", 1)
 	if r.reported[line] {
 		return
 	}
