@@ -164,7 +164,11 @@ func followInbox(ctx context.Context, r *inboxReader, p *inboxPrinter, resync ti
 		if added {
 			continue // a file may have landed before its dir's watch: read again
 		}
-		w.Rewatch(r.dirs.Inbox)
+		// A dir removed and made again, or a watch lost to an overflow, is
+		// watched again here, at the latest on the next resync.
+		for dir := range watched {
+			w.Rewatch(dir)
+		}
 		select {
 		case <-ctx.Done():
 			return nil
