@@ -74,6 +74,15 @@ var examples = map[string]string{
   # Its last 20 lines, then each new one as it is written (Ctrl-C ends it)
   reconciler logs discord --tail 20 -f`,
 
+	"reconciler inbox": `  # The replies authorized users sent to the discord daemon's sessions, oldest first
+  reconciler inbox discord
+
+  # One session's, then each new one as it lands (Ctrl-C ends it)
+  reconciler inbox slack --session agent:1 -f
+
+  # For scripts: one JSON object a line
+  reconciler inbox discord -o json`,
+
 	"reconciler validate": `  # Check the default spec (<agent-dir>/daemons.yaml)
   reconciler validate
 

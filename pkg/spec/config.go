@@ -38,12 +38,13 @@ type DiscordConfig struct {
 
 // SlackConfig is the resolved Slack block.
 type SlackConfig struct {
-	BotToken         Secret
-	AppToken         Secret
-	WorkspaceID      string
-	ChannelID        string
-	AuthorizedUserID string
-	APIURL           string
+	BotToken          Secret
+	AppToken          Secret
+	WorkspaceID       string
+	ChannelID         string
+	AuthorizedUserID  string
+	AuthorizedUserIDs []string
+	APIURL            string
 }
 
 // resolved is what Resolve learns besides the Config.
@@ -102,12 +103,13 @@ func resolveConfig(d *ChatDaemon, specDir string, lookupEnv func(string) (string
 			break
 		}
 		out.config.Slack = &SlackConfig{
-			BotToken:         secret(s.Slack.BotToken, p.Child("slack", "botToken")),
-			AppToken:         secret(s.Slack.AppToken, p.Child("slack", "appToken")),
-			WorkspaceID:      s.Slack.WorkspaceID,
-			ChannelID:        s.Slack.ChannelID,
-			AuthorizedUserID: s.Slack.AuthorizedUserID,
-			APIURL:           s.Slack.APIURL,
+			BotToken:          secret(s.Slack.BotToken, p.Child("slack", "botToken")),
+			AppToken:          secret(s.Slack.AppToken, p.Child("slack", "appToken")),
+			WorkspaceID:       s.Slack.WorkspaceID,
+			ChannelID:         s.Slack.ChannelID,
+			AuthorizedUserID:  s.Slack.AuthorizedUserID,
+			AuthorizedUserIDs: slices.Clone(s.Slack.AuthorizedUserIDs),
+			APIURL:            s.Slack.APIURL,
 		}
 	}
 	errs = append(errs, tokenShapeErrors(out.config, p)...)

@@ -19,23 +19,29 @@ func (c *Config) Identity() string {
 	case c.Discord != nil:
 		d := c.Discord
 		values = []string{d.BotToken.Reveal(), d.ApplicationID, d.GuildID, d.ParentChannelID, strconv.FormatBool(c.Redact), string(c.Verbosity)}
-		if len(d.AuthorizedUserIDs) > 0 {
-			ids := slices.Clone(d.AuthorizedUserIDs)
-			slices.Sort(ids)
-			values = append(values, strings.Join(ids, ","))
-		}
-		if d.APIURL != "" {
-			values = append(values, d.APIURL)
-		}
+		values = appendAdded(values, d.AuthorizedUserIDs, d.APIURL)
 	case c.Slack != nil:
 		s := c.Slack
 		values = []string{s.BotToken.Reveal(), s.AppToken.Reveal(), s.WorkspaceID, s.ChannelID, s.AuthorizedUserID, strconv.FormatBool(c.Redact), string(c.Verbosity)}
-		if s.APIURL != "" {
-			values = append(values, s.APIURL)
-		}
+		values = appendAdded(values, s.AuthorizedUserIDs, s.APIURL)
 	default:
 		return ""
 	}
 	sum := sha256.Sum256([]byte(strings.Join(values, "\x00")))
 	return hex.EncodeToString(sum[:])[:16]
+}
+
+// appendAdded appends the fields this project added to the reference's, each
+// only when set, in DESIGN's order: the user list (sorted, so its order does
+// not roll a daemon), then apiURL.
+func appendAdded(values, userIDs []string, apiURL string) []string {
+	if len(userIDs) > 0 {
+		ids := slices.Clone(userIDs)
+		slices.Sort(ids)
+		values = append(values, strings.Join(ids, ","))
+	}
+	if apiURL != "" {
+		values = append(values, apiURL)
+	}
+	return values
 }

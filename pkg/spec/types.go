@@ -78,12 +78,15 @@ type DiscordSpec struct {
 
 // SlackSpec is the Slack provider block.
 type SlackSpec struct {
-	BotToken         SecretRef `json:"botToken"`
-	AppToken         SecretRef `json:"appToken"`
-	WorkspaceID      string    `json:"workspaceId"`
-	ChannelID        string    `json:"channelId"`
-	AuthorizedUserID string    `json:"authorizedUserId,omitempty"`
-	APIURL           string    `json:"apiURL,omitempty"`
+	BotToken    SecretRef `json:"botToken"`
+	AppToken    SecretRef `json:"appToken"`
+	WorkspaceID string    `json:"workspaceId"`
+	ChannelID   string    `json:"channelId"`
+	// AuthorizedUserID is the reference's single user; AuthorizedUserIDs
+	// adds more. Who may talk back is the union of the two.
+	AuthorizedUserID  string   `json:"authorizedUserId,omitempty"`
+	AuthorizedUserIDs []string `json:"authorizedUserIds,omitempty"`
+	APIURL            string   `json:"apiURL,omitempty"`
 }
 
 // SecretRef says where a credential comes from. Exactly one field is set.

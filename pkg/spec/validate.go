@@ -115,11 +115,7 @@ func validateDiscord(d *DiscordSpec, p *field.Path) field.ErrorList {
 	errs = append(errs, requireID(d.ApplicationID, p.Child("applicationId"))...)
 	errs = append(errs, requireID(d.GuildID, p.Child("guildId"))...)
 	errs = append(errs, requireID(d.ParentChannelID, p.Child("parentChannelId"))...)
-	for i, id := range d.AuthorizedUserIDs {
-		if id == "" {
-			errs = append(errs, field.Invalid(p.Child("authorizedUserIds").Index(i), id, "must not be empty"))
-		}
-	}
+	errs = append(errs, validateUserIDs(d.AuthorizedUserIDs, p.Child("authorizedUserIds"))...)
 	errs = append(errs, validateAPIURL(d.APIURL, p.Child("apiURL"))...)
 	if u, err := url.Parse(d.APIURL); d.APIURL != "" && err == nil && strings.Trim(u.Path, "/") != "" {
 		// The Discord client's endpoints are absolute paths: only the host
@@ -134,7 +130,28 @@ func validateSlack(s *SlackSpec, p *field.Path) field.ErrorList {
 	errs = append(errs, validateSecretRef(s.AppToken, p.Child("appToken"))...)
 	errs = append(errs, requireID(s.WorkspaceID, p.Child("workspaceId"))...)
 	errs = append(errs, requireID(s.ChannelID, p.Child("channelId"))...)
+	// authorizedUserId may also be in authorizedUserIds: the users are their
+	// union, and a config moving from one form to the other passes through both.
+	errs = append(errs, validateUserIDs(s.AuthorizedUserIDs, p.Child("authorizedUserIds"))...)
 	errs = append(errs, validateAPIURL(s.APIURL, p.Child("apiURL"))...)
+	return errs
+}
+
+// validateUserIDs refuses empty entries (a user nobody is) and repeated ones:
+// a repeat is most likely a paste where a different user was meant.
+func validateUserIDs(ids []string, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	first := make(map[string]int, len(ids))
+	for i, id := range ids {
+		switch j, seen := first[id]; {
+		case id == "":
+			errs = append(errs, field.Invalid(p.Index(i), id, "must not be empty"))
+		case seen:
+			errs = append(errs, field.Invalid(p.Index(i), id, fmt.Sprintf("repeats index %d", j)))
+		default:
+			first[id] = i
+		}
+	}
 	return errs
 }
 

@@ -37,12 +37,13 @@ type wireDiscord struct {
 }
 
 type wireSlackSpec struct {
-	BotToken         string `json:"botToken"`
-	AppToken         string `json:"appToken"`
-	WorkspaceID      string `json:"workspaceId"`
-	ChannelID        string `json:"channelId"`
-	AuthorizedUserID string `json:"authorizedUserId,omitempty"`
-	APIURL           string `json:"apiURL,omitempty"`
+	BotToken          string   `json:"botToken"`
+	AppToken          string   `json:"appToken"`
+	WorkspaceID       string   `json:"workspaceId"`
+	ChannelID         string   `json:"channelId"`
+	AuthorizedUserID  string   `json:"authorizedUserId,omitempty"`
+	AuthorizedUserIDs []string `json:"authorizedUserIds,omitempty"`
+	APIURL            string   `json:"apiURL,omitempty"`
 }
 
 // EncodeWire writes the config, secrets included, for a daemon's stdin.
@@ -56,7 +57,7 @@ func EncodeWire(w io.Writer, c *Config) error {
 		wc.Discord = &wireDiscord{d.BotToken.Reveal(), d.ApplicationID, d.GuildID, d.ParentChannelID, slices.Clone(d.AuthorizedUserIDs), d.APIURL}
 	}
 	if s := c.Slack; s != nil {
-		wc.Slack = &wireSlackSpec{s.BotToken.Reveal(), s.AppToken.Reveal(), s.WorkspaceID, s.ChannelID, s.AuthorizedUserID, s.APIURL}
+		wc.Slack = &wireSlackSpec{s.BotToken.Reveal(), s.AppToken.Reveal(), s.WorkspaceID, s.ChannelID, s.AuthorizedUserID, slices.Clone(s.AuthorizedUserIDs), s.APIURL}
 	}
 	return json.NewEncoder(w).Encode(wc)
 }
@@ -100,7 +101,7 @@ func DecodeWire(r io.Reader) (*Config, error) {
 		c.Discord = &DiscordConfig{NewSecret(d.BotToken), d.ApplicationID, d.GuildID, d.ParentChannelID, d.AuthorizedUserIDs, d.APIURL}
 	case wc.Provider == ProviderSlack && wc.Slack != nil && wc.Discord == nil && wc.Slack.BotToken != "" && wc.Slack.AppToken != "":
 		s := wc.Slack
-		c.Slack = &SlackConfig{NewSecret(s.BotToken), NewSecret(s.AppToken), s.WorkspaceID, s.ChannelID, s.AuthorizedUserID, s.APIURL}
+		c.Slack = &SlackConfig{NewSecret(s.BotToken), NewSecret(s.AppToken), s.WorkspaceID, s.ChannelID, s.AuthorizedUserID, s.AuthorizedUserIDs, s.APIURL}
 	default:
 		return nil, fmt.Errorf("config for provider %q lacks its block or its tokens", wc.Provider)
 	}

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -12,6 +13,8 @@ func TestWireRoundTrip(t *testing.T) {
 			Discord: &DiscordConfig{BotToken: NewSecret("tok"), ApplicationID: "a", GuildID: "g", ParentChannelID: "p", AuthorizedUserIDs: []string{"u"}, APIURL: "http://127.0.0.1:1"}},
 		{Name: "s", Provider: ProviderSlack, Redact: true, Verbosity: VerbosityVerbose,
 			Slack: &SlackConfig{BotToken: NewSecret("xoxb"), AppToken: NewSecret("xapp"), WorkspaceID: "T", ChannelID: "C", AuthorizedUserID: "U"}},
+		{Name: "s2", Provider: ProviderSlack, Verbosity: VerbosityLean,
+			Slack: &SlackConfig{BotToken: NewSecret("xoxb"), AppToken: NewSecret("xapp"), WorkspaceID: "T", ChannelID: "C", AuthorizedUserID: "U", AuthorizedUserIDs: []string{"U3", "U2"}, APIURL: "http://127.0.0.1:2"}},
 	} {
 		var buf bytes.Buffer
 		if err := EncodeWire(&buf, c); err != nil {
@@ -23,6 +26,12 @@ func TestWireRoundTrip(t *testing.T) {
 		}
 		if got.Identity() != c.Identity() || got.Name != c.Name || got.Generation != c.Generation || got.ReadyTimeout != c.ReadyTimeout {
 			t.Errorf("round trip changed the config: %+v -> %+v", c, got)
+		}
+		if !slices.Equal(got.AuthorizedUsers(), c.AuthorizedUsers()) {
+			t.Errorf("round trip changed the users: %q -> %q", c.AuthorizedUsers(), got.AuthorizedUsers())
+		}
+		if c.Slack != nil && (!slices.Equal(got.Slack.AuthorizedUserIDs, c.Slack.AuthorizedUserIDs) || got.Slack.AuthorizedUserID != c.Slack.AuthorizedUserID || got.Slack.APIURL != c.Slack.APIURL) {
+			t.Errorf("round trip changed the slack block: %+v -> %+v", c.Slack, got.Slack)
 		}
 	}
 }

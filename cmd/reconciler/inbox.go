@@ -1,0 +1,237 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+	"unicode/utf16"
+
+	"github.com/spf13/cobra"
+
+	"gjc.dev/reconciler/pkg/bus"
+	"gjc.dev/reconciler/pkg/dirwatch"
+	"gjc.dev/reconciler/pkg/linefile"
+)
+
+// inboxResync is how often a followed inbox is read again whatever the
+// watch said: a safety net for a watch that could not be added (the bus
+// not made yet) or lost events, not the way news arrives. Tests raise it
+// (the hidden --resync-period) so that only the watch can deliver.
+const inboxResync = 5 * time.Second
+
+func newInboxCommand(g *globals) *cobra.Command {
+	var follow bool
+	var session, output string
+	var resync time.Duration
+	cmd := &cobra.Command{
+		Use:   "inbox NAME",
+		Short: "Show the replies authorized users sent to a daemon's sessions, oldest first",
+		Long: `Show the messages in the daemon's inbox (sdk/bus/NAME/inbox/<session>/),
+the replies its authorized users wrote in the sessions' threads, oldest
+first across sessions: time (UTC, as the service gave it), session, user,
+text. The text is shown on one line with control characters escaped (a
+newline is \n), so a message cannot rewrite the terminal. --session shows
+one session's. -o json prints each message as one JSON object a line.
+-f keeps printing messages as they land, until interrupted.
+
+Reading takes nothing away: the inbox is left as it is. A file that is not
+a valid message of its session (a symbolic link, a FIFO, too large,
+garbage, another session's) is named on stderr and skipped, the rest is
+still shown, and the exit code is 1.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name := args[0]
+			if session != "" && !bus.ValidInboxSession(session) {
+				return &exitError{code: exitInvalid, err: fmt.Errorf("--session %q is not a session name: [A-Za-z0-9._:-], not starting with a dot, at most %d characters", linefile.Printable(session), bus.MaxSessionLen)}
+			}
+			if resync <= 0 {
+				return &exitError{code: exitInvalid, err: fmt.Errorf("--resync-period %v: must be positive", resync)}
+			}
+			agentDir, specPath, err := g.paths()
+			if err != nil {
+				return err
+			}
+			if err := checkNameArg(name); err != nil {
+				return err
+			}
+			dirs, err := bus.Paths(agentDir, name)
+			if err != nil {
+				return &exitError{code: exitInvalid, err: err}
+			}
+			// A bus is a daemon's even when the spec no longer names it:
+			// its inbox may still hold replies.
+			if _, err := lookNames(look(cmd, g, agentDir, specPath), []string{name}, func(string) bool {
+				fi, err := os.Lstat(dirs.Dir)
+				return err == nil && fi.IsDir()
+			}); err != nil {
+				return err
+			}
+			p := &inboxPrinter{w: bufio.NewWriter(cmd.OutOrStdout()), json: output == "json"}
+			r := newInboxReader(dirs, session, cmd.ErrOrStderr())
+			if follow {
+				ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+				defer stop()
+				err = followInbox(ctx, r, p, resync)
+			} else {
+				var msgs []bus.InboxMessage
+				if msgs, _, err = r.scan(); err == nil {
+					err = p.print(msgs)
+				}
+			}
+			if err != nil {
+				return &exitError{code: exitNotDone, err: err}
+			}
+			if r.bad() {
+				return &exitError{code: exitNotDone, err: errors.New("some of the inbox was skipped (see the warnings above)")}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing messages as they land, until interrupted")
+	cmd.Flags().StringVar(&session, "session", "", "show only this session's messages")
+	addOutputFlag(cmd, &output, textFormats) // json: one object a line
+	cmd.Flags().DurationVar(&resync, "resync-period", inboxResync, "with -f, how often the inbox is read again without an event")
+	_ = cmd.Flags().MarkHidden("resync-period")
+	return cmd
+}
+
+// followInbox prints what the inbox holds, then each message as it lands,
+// woken by the watch on the inbox and on every session directory in it,
+// until ctx is done.
+func followInbox(ctx context.Context, r *inboxReader, p *inboxPrinter, resync time.Duration) error {
+	w, err := dirwatch.New()
+	if err != nil {
+		return fmt.Errorf("watching the inbox: %w", err)
+	}
+	defer func() { _ = w.Close() }()
+	wake := make(chan struct{}, 1)
+	watched := map[string]bool{}
+	var cancels []func()
+	// Cancelled before the watch is closed (deferred earlier, run later):
+	// each ends its forwarding goroutine.
+	defer func() {
+		for _, cancel := range cancels {
+			cancel()
+		}
+	}()
+	// Hidden names are stages and temp files: their landing is a rename to
+	// a visible name, which is the one event that matters.
+	visible := func(base string) bool { return base != "" && base[0] != '.' }
+	watch := func(dir string) error {
+		ch, cancel, err := w.Subscribe(dir, visible)
+		if err != nil {
+			return fmt.Errorf("watching %s: %w", dir, err)
+		}
+		watched[dir] = true
+		go func() {
+			for range ch { // closed by cancel
+				poke(wake)
+			}
+		}()
+		cancels = append(cancels, cancel)
+		return nil
+	}
+	// Watched before the first read, so nothing lands unseen between them.
+	if err := watch(r.dirs.Inbox); err != nil {
+		return err
+	}
+	tick := time.NewTicker(resync)
+	defer tick.Stop()
+	for {
+		msgs, sessions, err := r.scan()
+		if err != nil {
+			return err
+		}
+		if err := p.print(msgs); err != nil {
+			return err
+		}
+		added := false
+		for _, dir := range sessions {
+			if !watched[dir] {
+				if err := watch(dir); err != nil {
+					return err
+				}
+				added = true
+			}
+		}
+		if added {
+			continue // a file may have landed before its dir's watch: read again
+		}
+		// A dir removed and made again, or a watch lost to an overflow, is
+		// watched again here, at the latest on the next resync.
+		for dir := range watched {
+			w.Rewatch(dir)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-wake:
+		case <-tick.C:
+		}
+	}
+}
+
+// inboxPrinter prints messages as text lines or JSON lines, flushing after
+// each batch so that a follower sees a message as it lands.
+type inboxPrinter struct {
+	w    *bufio.Writer
+	json bool
+}
+
+func (p *inboxPrinter) print(msgs []bus.InboxMessage) error {
+	for _, m := range msgs {
+		if p.json {
+			var buf bytes.Buffer
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(false) // the text is plain: & < > as written
+			if err := enc.Encode(m); err != nil {
+				return err
+			}
+			if _, err := p.w.Write(terminalSafeJSON(buf.Bytes())); err != nil {
+				return err
+			}
+			continue
+		}
+		// Session and user are tokens of a safe alphabet (DecodeInbox
+		// checked); the text is anything a user wrote.
+		if _, err := fmt.Fprintf(p.w, "%s  %s  %s  %s\n", m.TS, m.Session, m.User, linefile.Printable(m.Text)); err != nil {
+			return err
+		}
+	}
+	return p.w.Flush()
+}
+
+// terminalSafeJSON escapes, as \uXXXX, the characters that encoding/json
+// leaves raw but a terminal acts on or that reorder text: DEL, the C1
+// controls, Unicode format characters. They can only be inside strings
+// (JSON's own syntax is ASCII), so the result decodes to the same value.
+func terminalSafeJSON(data []byte) []byte {
+	if !bytes.ContainsFunc(data, unsafeInJSON) {
+		return data
+	}
+	var b bytes.Buffer
+	for _, r := range string(data) {
+		switch {
+		case !unsafeInJSON(r):
+			b.WriteRune(r)
+		case r > 0xffff:
+			r1, r2 := utf16.EncodeRune(r)
+			fmt.Fprintf(&b, `\u%04x\u%04x`, r1, r2)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+	}
+	return b.Bytes()
+}
+
+// unsafeInJSON is what Printable would escape, but the line's end.
+func unsafeInJSON(r rune) bool {
+	return r != '\n' && linefile.Printable(string(r)) != string(r)
+}

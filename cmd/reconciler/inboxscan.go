@@ -1,0 +1,186 @@
+package main
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"gjc.dev/reconciler/pkg/bus"
+	"gjc.dev/reconciler/pkg/linefile"
+	"gjc.dev/reconciler/pkg/platform"
+)
+
+// inboxReader reads a daemon's inbox for `inbox`: every file there came
+// from a chat service through the daemon, so each is read capped, without
+// following links, decoded strictly and checked against the name it has.
+// A file or directory that fails is reported once on warn and skipped; the
+// rest is still read.
+type inboxReader struct {
+	dirs    bus.Dirs
+	session string // only this session; "" for every one
+	warn    io.Writer
+
+	// seen holds the files printed or reported, so that following reads
+	// each once; reported holds the warnings given, so each is given once.
+	seen     map[string]bool
+	reported map[string]bool
+}
+
+func newInboxReader(dirs bus.Dirs, session string, warn io.Writer) *inboxReader {
+	return &inboxReader{dirs: dirs, session: session, warn: warn, seen: map[string]bool{}, reported: map[string]bool{}}
+}
+
+// bad reports whether anything was skipped so far.
+func (r *inboxReader) bad() bool { return len(r.reported) > 0 }
+
+// report says once on warn that path was skipped and why. Paths come from
+// directory listings, so they are made printable too.
+func (r *inboxReader) report(path, reason string) {
+	// The platform's errors name the path already: once is enough.
+	line := path + ": " + strings.Replace(reason, path, "it", 1)
+	if r.reported[line] {
+		return
+	}
+	r.reported[line] = true
+	fmt.Fprintf(r.warn, "warning: inbox: skipped %s\n", linefile.Printable(line))
+}
+
+// scan returns the messages not returned before, sorted by (ts, id), and
+// the session directories it read (to be watched when following). An
+// inbox that does not exist yet holds nothing; one that is not a
+// directory of ours (a symbolic link) is an error.
+func (r *inboxReader) scan() ([]bus.InboxMessage, []string, error) {
+	if fi, err := os.Lstat(r.dirs.Dir); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, nil
+		}
+		return nil, nil, fmt.Errorf("inbox: %w", err)
+	} else if !fi.IsDir() {
+		return nil, nil, fmt.Errorf("inbox: %s is not a directory (mode %v): refusing to read through it", r.dirs.Dir, fi.Mode().Type())
+	}
+	entries, err := readDirNoFollow(r.dirs.Inbox)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("inbox: %w", err)
+	}
+	var msgs []bus.InboxMessage
+	var sessions []string
+	for _, e := range entries {
+		name := e.Name()
+		if r.session != "" && name != r.session {
+			continue
+		}
+		dir := filepath.Join(r.dirs.Inbox, name)
+		switch {
+		case e.Type()&fs.ModeSymlink != 0:
+			r.report(dir, "a symbolic link, not a session directory")
+			continue
+		case !e.IsDir():
+			r.report(dir, "not a session directory")
+			continue
+		case !bus.ValidInboxSession(name):
+			r.report(dir, "not a valid session name")
+			continue
+		}
+		sessions = append(sessions, dir)
+		msgs = append(msgs, r.scanSession(dir, name)...)
+	}
+	slices.SortFunc(msgs, func(a, b bus.InboxMessage) int {
+		return cmp.Or(cmp.Compare(a.TS, b.TS), cmp.Compare(a.ID, b.ID), cmp.Compare(a.Session, b.Session))
+	})
+	return msgs, sessions, nil
+}
+
+// scanSession reads the files of one session's directory not seen before.
+func (r *inboxReader) scanSession(dir, session string) []bus.InboxMessage {
+	entries, err := readDirNoFollow(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // removed since the listing: its reader took it
+	}
+	if err != nil {
+		r.report(dir, err.Error())
+		return nil
+	}
+	var msgs []bus.InboxMessage
+	for _, e := range entries {
+		name := e.Name()
+		path := filepath.Join(dir, name)
+		if strings.HasPrefix(name, ".") || r.seen[path] {
+			continue // a stage: not landed yet
+		}
+		m, err := readInboxFile(path, session, name)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // its reader took it since the listing
+		}
+		r.seen[path] = true
+		if err != nil {
+			r.report(path, err.Error())
+			continue
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs
+}
+
+// readInboxFile reads one file of session's inbox directory: a regular
+// file (never a link, a FIFO or a device), at most MaxInboxFileSize bytes,
+// decoded strictly, holding the session of its directory and the message
+// its name says.
+func readInboxFile(path, session, name string) (bus.InboxMessage, error) {
+	data, err := platform.ReadFileCapped(path, bus.MaxInboxFileSize)
+	if err != nil {
+		return bus.InboxMessage{}, err
+	}
+	m, err := bus.DecodeInbox(data)
+	if err != nil {
+		return bus.InboxMessage{}, err
+	}
+	if m.Session != session {
+		return bus.InboxMessage{}, fmt.Errorf("holds a message of session %q, not of its directory's", m.Session)
+	}
+	want, err := bus.InboxFileName(m)
+	if err != nil {
+		return bus.InboxMessage{}, err
+	}
+	if want != name {
+		return bus.InboxMessage{}, fmt.Errorf("holds message %q sent at %s, whose file is named %q", m.ID, m.TS, want)
+	}
+	return m, nil
+}
+
+// readDirNoFollow lists dir, refusing a symbolic link in its place: a
+// link swapped in after the look would list another directory.
+func readDirNoFollow(dir string) ([]fs.DirEntry, error) {
+	var fd int
+	var err error
+	for {
+		fd, err = unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	switch {
+	case err == unix.ELOOP || err == unix.ENOTDIR:
+		return nil, fmt.Errorf("%s is not a directory (a symbolic link?): refusing to read through it", dir)
+	case err != nil:
+		return nil, &fs.PathError{Op: "open", Path: dir, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), dir)
+	defer f.Close()
+	entries, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", dir, err)
+	}
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, nil
+}
