@@ -73,7 +73,7 @@ func NewRelay(cfg *spec.Config, agentDir string, log logr.Logger, o RelayOptions
 		})
 		if svc, ok := p.(inbound.Service); ok && o.Inbound != nil {
 			rc.in = inbound.New(inbound.Options{
-				Bus: dirs, Service: svc, Sessions: rc.Relay, Authorized: authorizedUsers(cfg),
+				Bus: dirs, Service: svc, Sessions: rc.Relay, Authorized: cfg.AuthorizedUsers(),
 				Fence: claim.Fence, Log: log.WithName("inbound"),
 				MinBackoff: o.MinBackoff, MaxBackoff: o.MaxBackoff,
 				Step: o.InboundStep, Changed: rc.poke,
@@ -176,13 +176,3 @@ func relayState(h relay.Health) *ownership.RelayState {
 	return s
 }
 
-// authorizedUsers are the people whose replies land.
-func authorizedUsers(cfg *spec.Config) []string {
-	switch {
-	case cfg.Discord != nil:
-		return cfg.Discord.AuthorizedUserIDs
-	case cfg.Slack != nil && cfg.Slack.AuthorizedUserID != "":
-		return []string{cfg.Slack.AuthorizedUserID}
-	}
-	return nil
-}
