@@ -175,4 +175,3 @@ func relayState(h relay.Health) *ownership.RelayState {
 	}
 	return s
 }
-
