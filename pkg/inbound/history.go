@@ -21,7 +21,7 @@ func (in *Inbound) historyLoop(ctx context.Context) {
 	case <-ctx.Done():
 		return
 	}
-	wait := in.opts.MinBackoff
+	b := in.newBackoff()
 	for {
 		err := in.readHistory(ctx)
 		if ctx.Err() != nil {
@@ -29,14 +29,13 @@ func (in *Inbound) historyLoop(ctx context.Context) {
 		}
 		var retry <-chan time.Time
 		if err != nil {
-			in.opts.Log.Error(err, "reading the sessions' history; trying again", "in", wait.String())
+			in.opts.Log.Error(err, "reading the sessions' history; trying again", "in", b.peek().String())
 			in.mu.Lock()
 			_ = in.failed(err)
 			in.mu.Unlock()
-			retry = time.After(wait)
-			wait = min(2*wait, in.opts.MaxBackoff)
+			retry = b.timer()
 		} else {
-			wait = in.opts.MinBackoff
+			b.reset()
 		}
 		select {
 		case <-ctx.Done():

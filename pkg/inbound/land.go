@@ -66,9 +66,7 @@ func (in *Inbound) land(ctx context.Context, ev Event) (Outcome, error) {
 		return Landed, in.failed(fmt.Errorf("landed %s, but %w", ev.ID, perr))
 	}
 	in.opts.Step(StepPublished, ev.ID)
-	if in.health.Error != "" {
-		in.health.Error = ""
-	}
+	in.health.Error = ""
 	return Landed, nil
 }
 

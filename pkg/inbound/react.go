@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"time"
 
 	"gjc.dev/reconciler/pkg/bus"
 )
@@ -15,7 +14,7 @@ import (
 // recorded too (and logged): it would never succeed. Any other failure
 // is retried with back-off; the message is landed whatever happens here.
 func (in *Inbound) reactLoop(ctx context.Context) {
-	wait := in.opts.MinBackoff
+	b := in.newBackoff()
 	for {
 		rec, ok := in.nextUnreacted()
 		if !ok {
@@ -32,19 +31,16 @@ func (in *Inbound) reactLoop(ctx context.Context) {
 		}
 		var perm *PermanentError
 		if err != nil && !errors.As(err, &perm) {
-			in.opts.Log.Info("adding the reaction failed; trying again", "message", rec.ID, "err", err.Error(), "in", wait.String())
-			select {
-			case <-ctx.Done():
+			in.opts.Log.Info("adding the reaction failed; trying again", "message", rec.ID, "err", err.Error(), "in", b.peek().String())
+			if !b.wait(ctx) {
 				return
-			case <-time.After(wait):
 			}
-			wait = min(2*wait, in.opts.MaxBackoff)
 			continue
 		}
 		if perm != nil {
 			in.opts.Log.Error(err, "the reaction cannot be added; the message is landed without it", "message", rec.ID)
 		}
-		wait = in.opts.MinBackoff
+		b.reset()
 		in.mu.Lock()
 		aerr := in.appendLocked(ctx, bus.InboundRecord{Op: bus.OpReacted, ID: rec.ID, Place: rec.Place, At: rec.At})
 		if aerr == nil {
@@ -57,10 +53,8 @@ func (in *Inbound) reactLoop(ctx context.Context) {
 			// Reacting again later is harmless: the service takes a
 			// repeat as success.
 			in.opts.Log.Error(aerr, "recording a reaction")
-			select {
-			case <-ctx.Done():
+			if !b.wait(ctx) {
 				return
-			case <-time.After(wait):
 			}
 		}
 	}

@@ -3,7 +3,6 @@ package inbound
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"gjc.dev/reconciler/pkg/bus"
 )
@@ -17,7 +16,7 @@ const compactAbove = 10_000
 // lands (Receive waits), so nothing is landed twice on a journal that
 // could not be read.
 func (in *Inbound) open(ctx context.Context) bool {
-	wait := in.opts.MinBackoff
+	b := in.newBackoff()
 	for {
 		err := in.recover()
 		if err == nil {
@@ -26,12 +25,9 @@ func (in *Inbound) open(ctx context.Context) bool {
 		}
 		in.opts.Log.Error(err, "the inbound journal cannot be used; no reply lands until it is repaired")
 		in.setError(err.Error())
-		select {
-		case <-ctx.Done():
+		if !b.wait(ctx) {
 			return false
-		case <-time.After(wait):
 		}
-		wait = min(2*wait, in.opts.MaxBackoff)
 	}
 }
 
@@ -86,10 +82,11 @@ func (in *Inbound) recover() error {
 		s.published = true
 		seen[id] = s
 	}
-	cutoff := in.opts.Now().Add(-2 * in.opts.Window).UnixMilli()
+	now := in.opts.Now()
+	cutoff := now.Add(-2 * in.opts.Window).UnixMilli()
 	unreacted := map[string]bus.InboundRecord{}
 	for id, s := range seen {
-		if !reacted[id] && s.rec.At >= in.opts.Now().Add(-in.opts.Window).UnixMilli() {
+		if !reacted[id] && s.rec.At >= now.Add(-in.opts.Window).UnixMilli() {
 			unreacted[id] = s.rec
 		}
 	}

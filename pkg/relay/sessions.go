@@ -2,6 +2,7 @@ package relay
 
 import (
 	"slices"
+	"strings"
 
 	"gjc.dev/reconciler/pkg/inbound"
 )
@@ -38,14 +39,6 @@ func (r *Relay) OpenPlaces() []inbound.Place {
 			out = append(out, inbound.Place{Session: name, ID: ss.thread})
 		}
 	}
-	slices.SortFunc(out, func(a, b inbound.Place) int {
-		switch {
-		case a.Session < b.Session:
-			return -1
-		case a.Session > b.Session:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b inbound.Place) int { return strings.Compare(a.Session, b.Session) })
 	return out
 }
