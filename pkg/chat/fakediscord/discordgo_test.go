@@ -139,6 +139,22 @@ func TestGatewayLifecycle(t *testing.T) {
 		}
 	})
 
+	t.Run("a replay-all RESUME sends events the client already had", func(t *testing.T) {
+		f.ReplayAllOnNextResume()
+		if n := f.DropConnections(); n != 1 {
+			t.Fatalf("dropped %d connections, want 1", n)
+		}
+		waitFor(t, f, "second RESUME", func(sn fakediscord.Snapshot) bool {
+			st := sn.Tokens[token]
+			return st.Resumes == 2 && st.Live == 1
+		})
+		receive(t, created, "an old MESSAGE_CREATE again", func(m *discordgo.MessageCreate) bool { return m.Content == "hi bot" })
+		if _, err := f.InjectMessage(channel, user, "after the replay"); err != nil {
+			t.Fatal(err)
+		}
+		receive(t, created, "a new MESSAGE_CREATE", func(m *discordgo.MessageCreate) bool { return m.Content == "after the replay" })
+	})
+
 	t.Run("unacknowledged heartbeats make the client start over", func(t *testing.T) {
 		f.SetHeartbeatAcks(false)
 		waitFor(t, f, "the client to give up", func(sn fakediscord.Snapshot) bool { return sn.Tokens[token].Live == 0 })

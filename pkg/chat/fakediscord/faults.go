@@ -12,6 +12,7 @@ type faults struct {
 	limitAfter  time.Duration
 	unknown     map[string]bool // channel and thread IDs that answer 10003
 	noManage    map[string]bool // bot tokens without Manage Threads
+	replayAll   bool            // the next RESUME replays the whole backlog
 	noContent   map[string]bool // bot tokens whose app lacks MESSAGE_CONTENT
 	acceptFail  int             // how many more message POSTs are stored, then failed
 	failMode    FailMode
@@ -106,4 +107,14 @@ func (s *Server) SetUnavailable(on bool) {
 	if on {
 		s.DropConnections()
 	}
+}
+
+// ReplayAllOnNextResume makes the next RESUME replay every dispatch still
+// in its session's backlog, not only those after the client's sequence,
+// so the client sees events it already had: Discord's delivery is at
+// least once, and a client must take a replayed event as a duplicate.
+func (s *Server) ReplayAllOnNextResume() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults.replayAll = true
 }

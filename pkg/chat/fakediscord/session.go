@@ -166,8 +166,12 @@ func (s *Server) resume(c *conn, raw json.RawMessage) {
 	}
 	s.attachLocked(c, sess)
 	s.statsLocked(token).Resumes++
+	from := d.Seq
+	if s.faults.replayAll {
+		s.faults.replayAll, from = false, 1 // READY, the session's seq 1, is never replayed
+	}
 	for _, e := range sess.backlog {
-		if e.seq > d.Seq {
+		if e.seq > from {
 			s.sendRawLocked(c, e.data)
 		}
 	}

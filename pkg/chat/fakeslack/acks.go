@@ -75,6 +75,11 @@ func (s *Server) giveUpLocked(e *envelope) {
 // (after a retry went out, or after the envelope was given up) still counts.
 func (s *Server) ackFrame(id string) {
 	s.mu.Lock()
+	if s.takeLostAckLocked() {
+		s.mu.Unlock()
+		s.logf("ack for envelope %s lost", id)
+		return
+	}
 	e := s.byID[id]
 	var before Envelope
 	if e != nil {

@@ -172,6 +172,30 @@ func TestAckInTimeIsDeliveredOnce(t *testing.T) {
 	}
 }
 
+// A lost ack is an ack timeout to the server: the envelope comes again,
+// as a retry, and the second ack settles it.
+func TestLostAckIsRetried(t *testing.T) {
+	t.Parallel()
+	f := start(t, fakeslack.Options{AppTokens: []string{appTok}, Channels: []string{channel}, AckTimeout: ackTimeout})
+	c := runAcking(t, newAPI(f, botTok, appTok), func(*socketmode.Request) bool { return true })
+	c.next(t, socketmode.EventTypeHello, nil)
+	f.LoseAcks(1)
+
+	in, err := f.InjectMessage(channel, user, "ack lost once", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := c.next(t, socketmode.EventTypeEventsAPI, envelopeOf(""))
+	again := c.next(t, socketmode.EventTypeEventsAPI, envelopeOf(first.Request.EnvelopeID))
+	if again.Request.RetryAttempt != 1 || again.Request.RetryReason != "timeout" {
+		t.Fatalf("redelivery %+v", again.Request)
+	}
+	snap := waitFor(t, f, "the second ack", acked(in.TS))
+	if e, _ := envelopeFor(snap, appTok, in.TS); e.Deliveries != 2 || e.GaveUp {
+		t.Fatalf("envelope %+v", e)
+	}
+}
+
 // drain returns the events a client has received and not yet read.
 func drain(c *client) []socketmode.Event {
 	var out []socketmode.Event

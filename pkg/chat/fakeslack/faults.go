@@ -15,6 +15,7 @@ type faults struct {
 	acceptFailMode FailMode
 	slow           time.Duration // added before every Web API answer
 	hold           *Hold         // holds the next chat.postMessage
+	lostAcks       int           // how many more ack frames are dropped unread
 }
 
 // DropConnections cuts every socket without a close frame, as a network
@@ -115,4 +116,22 @@ func (s *Server) SetUnavailable(on bool) {
 	if on {
 		s.DropConnections()
 	}
+}
+
+// LoseAcks drops the next n ack frames as if they never arrived, so their
+// envelopes are retried after the ack timeout, as Slack retries an event
+// whose ack was lost on the way: the client sees the same envelope again.
+func (s *Server) LoseAcks(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults.lostAcks = n
+}
+
+// takeLostAckLocked says whether the ack frame just read is to be lost.
+func (s *Server) takeLostAckLocked() bool {
+	if s.faults.lostAcks <= 0 {
+		return false
+	}
+	s.faults.lostAcks--
+	return true
 }
