@@ -3,6 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -46,5 +49,27 @@ func printRelay(out io.Writer, r *reconcile.RelayStatus, now time.Time) {
 	}
 	p("Posted:\t%s", posted)
 	p("Rate-limit waits:\t%d", r.RateLimitWaits)
+	p("Inbox:\t%s", inboxLine(r.Inbox, now))
 	_ = tw.Flush()
+}
+
+// inboxLine is describe's summary of what came back: the ignored count
+// split by reason, so a reply from the wrong account shows as
+// "unauthorized" beside the bot's own echoes ("self").
+func inboxLine(in *reconcile.InboxStatus, now time.Time) string {
+	if in == nil {
+		return "nothing came back since the daemon started"
+	}
+	s := fmt.Sprintf("%d landed, %d duplicates, %d ignored", in.Landed, in.Duplicates, in.Ignored)
+	if len(in.IgnoredBy) > 0 {
+		var by []string
+		for _, r := range slices.Sorted(maps.Keys(in.IgnoredBy)) {
+			by = append(by, fmt.Sprintf("%s %d", linefile.Printable(r), in.IgnoredBy[r]))
+		}
+		s += " (" + strings.Join(by, ", ") + ")"
+	}
+	if in.LastAt != nil {
+		s += "; the latest reply sent " + since(in.LastAt.Time, now) + " ago"
+	}
+	return s
 }

@@ -147,6 +147,14 @@ func (c *relayComponent) RelayState() *ownership.RelayState {
 	if c.in != nil {
 		h := c.in.Health()
 		s.InboxLanded, s.InboxDuplicates, s.InboxIgnored = h.Landed, h.Duplicates, h.IgnoredTotal()
+		for r, n := range h.Ignored {
+			if n > 0 {
+				if s.InboxIgnoredBy == nil {
+					s.InboxIgnoredBy = map[string]int64{}
+				}
+				s.InboxIgnoredBy[string(r)] = n
+			}
+		}
 		if !h.LastLandedAt.IsZero() {
 			s.LastInboxAt = h.LastLandedAt.UnixMilli()
 		}

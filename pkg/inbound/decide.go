@@ -9,6 +9,8 @@ import (
 // of the checks sets which reason an event is counted under.
 func decide(ev Event, authorized map[string]bool, sessionAt func(place string) (string, bool)) (string, Reason) {
 	switch {
+	case ev.Self:
+		return "", FromSelf
 	case ev.Kind == Edit:
 		return "", EditIgnored
 	case ev.Kind != Plain:

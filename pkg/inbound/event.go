@@ -13,7 +13,11 @@ type Event struct {
 	Place string
 	User  string
 	// Bot is set for a message by any bot or app, this daemon's included.
-	Bot  bool
+	Bot bool
+	// Self is set for a message by this daemon's own bot user: the
+	// relay's posts and their edits come back as events, and are counted
+	// apart from other bots' so that the counts say something.
+	Self bool
 	Kind Kind
 	Text string
 	Time time.Time
@@ -37,6 +41,7 @@ const (
 type Reason string
 
 const (
+	FromSelf     Reason = "self"
 	NotSession   Reason = "not-a-session"
 	Unauthorized Reason = "unauthorized"
 	FromBot      Reason = "bot"
@@ -44,6 +49,9 @@ const (
 	OtherKind    Reason = "other"
 	Unusable     Reason = "unusable" // an id, user or text the inbox cannot hold
 )
+
+// Reasons are all the reasons, in decide's order.
+var Reasons = []Reason{FromSelf, EditIgnored, OtherKind, FromBot, NotSession, Unauthorized, Unusable}
 
 // Outcome is what became of an event.
 type Outcome int

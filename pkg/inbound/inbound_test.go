@@ -204,6 +204,8 @@ func TestDecide(t *testing.T) {
 		{"authorized in a session thread", func(*Event) {}, "s1", ""},
 		{"another user", func(e *Event) { e.User = "mallory" }, "", Unauthorized},
 		{"a bot, even an authorized id", func(e *Event) { e.Bot = true }, "", FromBot},
+		{"this daemon's own post", func(e *Event) { e.Bot, e.Self = true, true }, "", FromSelf},
+		{"this daemon's own edit", func(e *Event) { e.Bot, e.Self, e.Kind = true, true, Edit }, "", FromSelf},
 		{"an edit", func(e *Event) { e.Kind = Edit }, "", EditIgnored},
 		{"a system message", func(e *Event) { e.Kind = Other }, "", OtherKind},
 		{"another thread", func(e *Event) { e.Place = "T2" }, "", NotSession},

@@ -19,6 +19,12 @@ func (in *Inbound) land(ctx context.Context, ev Event) (Outcome, error) {
 	if reason != "" {
 		in.health.Ignored[reason]++
 		in.changed()
+		if reason == Unauthorized || reason == Unusable {
+			// A person wrote in a session's thread and it did not land:
+			// the operator will ask why. Bots, edits and other threads
+			// are routine and only counted.
+			in.opts.Log.Info("reply ignored", "reason", string(reason), "message", ev.ID, "user", ev.User, "thread", ev.Place)
+		}
 		return Ignored, nil
 	}
 	if s, ok := in.seen[ev.ID]; ok {

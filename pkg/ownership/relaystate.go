@@ -1,6 +1,11 @@
 package ownership
 
-import "gjc.dev/reconciler/pkg/ownership/internal/jswriter"
+import (
+	"maps"
+	"slices"
+
+	"gjc.dev/reconciler/pkg/ownership/internal/jswriter"
+)
 
 // RelayState is the relay's health as the owning daemon publishes it in
 // state.json under "relay" (DESIGN 5, "Health"). This project's field;
@@ -24,6 +29,10 @@ type RelayState struct {
 	InboxDuplicates int64 `json:"inboxDuplicates,omitempty"`
 	InboxIgnored    int64 `json:"inboxIgnored,omitempty"`
 	LastInboxAt     int64 `json:"lastInboxAt,omitempty"`
+	// InboxIgnoredBy splits InboxIgnored by why (the inbound reasons:
+	// "unauthorized", "bot", "self", ...), so an operator can tell a
+	// reply from the wrong account from the bot's own echoes.
+	InboxIgnoredBy map[string]int64 `json:"inboxIgnoredBy,omitempty"`
 }
 
 // RelayBlock says why a relay is paused: Reason is RelayBlocked or
@@ -65,6 +74,13 @@ func (r *RelayState) marshal(w *jswriter.Writer) {
 			w.Key(kv.key).Int(kv.v)
 		}
 	}
+	if len(r.InboxIgnoredBy) > 0 {
+		w.Key("inboxIgnoredBy").Open()
+		for _, k := range slices.Sorted(maps.Keys(r.InboxIgnoredBy)) {
+			w.Key(k).Int(r.InboxIgnoredBy[k])
+		}
+		w.Close()
+	}
 	w.Close()
 }
 
@@ -74,6 +90,7 @@ func (r *RelayState) Clone() *RelayState {
 		return nil
 	}
 	c := *r
+	c.InboxIgnoredBy = maps.Clone(r.InboxIgnoredBy)
 	if r.Blocked != nil {
 		b := *r.Blocked
 		c.Blocked = &b

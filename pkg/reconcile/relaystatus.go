@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"maps"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,6 +33,21 @@ type RelayStatus struct {
 	Posted         int64   `json:"posted"`
 	PostSeconds    float64 `json:"postSeconds"`
 	RateLimitWaits int64   `json:"rateLimitWaits"`
+	// Inbox is the way back since the daemon started; nil until a reply
+	// or anything else came back.
+	Inbox *InboxStatus `json:"inbox,omitempty"`
+}
+
+// InboxStatus counts what came back from the chat service: replies
+// landed, deliveries of replies already landed, messages ignored (by
+// reason: "unauthorized", "bot", "self", "edit", ...), and when the latest
+// landed reply was sent.
+type InboxStatus struct {
+	Landed     int64            `json:"landed"`
+	Duplicates int64            `json:"duplicates"`
+	Ignored    int64            `json:"ignored"`
+	IgnoredBy  map[string]int64 `json:"ignoredBy,omitempty"`
+	LastAt     *metav1.Time     `json:"lastAt,omitempty"`
 }
 
 // relayStatusOf is a record's relay as status shows it.
@@ -44,6 +60,10 @@ func relayStatusOf(r *ownership.RelayState) *RelayStatus {
 	if r.Blocked != nil {
 		b := *r.Blocked
 		out.Blocked = &b
+	}
+	if r.InboxLanded+r.InboxDuplicates+r.InboxIgnored > 0 {
+		out.Inbox = &InboxStatus{Landed: r.InboxLanded, Duplicates: r.InboxDuplicates, Ignored: r.InboxIgnored,
+			IgnoredBy: maps.Clone(r.InboxIgnoredBy), LastAt: msTime(r.LastInboxAt)}
 	}
 	return out
 }

@@ -28,7 +28,8 @@ func EventOf(m *discordgo.Message, self string) inbound.Event {
 	ev := inbound.Event{ID: m.ID, Place: m.ChannelID, Text: m.Content, Time: m.Timestamp}
 	if m.Author != nil {
 		ev.User = m.Author.ID
-		ev.Bot = m.Author.Bot || m.Author.System || (self != "" && m.Author.ID == self)
+		ev.Self = self != "" && m.Author.ID == self
+		ev.Bot = m.Author.Bot || m.Author.System || ev.Self
 	}
 	if m.WebhookID != "" {
 		ev.Bot = true // a webhook post claims any name it likes

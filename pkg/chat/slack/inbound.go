@@ -34,7 +34,8 @@ func (m message) event(channel, self string) inbound.Event {
 	if m.channel == channel && m.threadTS != "" && m.threadTS != m.ts {
 		ev.Place = m.threadTS
 	}
-	ev.Bot = m.botID != "" || (self != "" && m.user == self)
+	ev.Self = self != "" && m.user == self
+	ev.Bot = m.botID != "" || ev.Self
 	switch m.subtype {
 	case "", "thread_broadcast", "file_share":
 		// A person's message (a reply also sent to the channel, one with
@@ -55,7 +56,8 @@ func (m message) event(channel, self string) inbound.Event {
 func EventOf(e *slackevents.MessageEvent, channel, self string) inbound.Event {
 	m := message{channel: e.Channel, ts: e.TimeStamp, threadTS: e.ThreadTimeStamp, user: e.User, botID: e.BotID, subtype: e.SubType, text: e.Text}
 	if e.SubType == "message_changed" && e.Message != nil {
-		m.ts, m.threadTS, m.user = e.Message.Timestamp, e.Message.ThreadTimestamp, e.Message.User
+		// The outer event is Slack's; the message inside is the author's.
+		m.ts, m.threadTS, m.user, m.botID = e.Message.Timestamp, e.Message.ThreadTimestamp, e.Message.User, e.Message.BotID
 	}
 	return m.event(channel, self)
 }

@@ -3,6 +3,7 @@ package fsstore
 import (
 	"errors"
 	"gjc.dev/reconciler/pkg/ownership"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -158,7 +159,8 @@ func malformedRecords(pid int, incarnation string) []recordCase {
 
 // goodRelay is a relay object with every field set.
 const goodRelay = `{"pending":3,"oldestPendingAt":1764450001000,"failed":1,"blocked":{"reason":"RelayBlocked","message":"403 Missing Access"},` +
-	`"rateLimitedUntil":1764450006000,"lastPostAt":1764450004000,"posted":12,"postSeconds":1.75,"rateLimitWaits":2}`
+	`"rateLimitedUntil":1764450006000,"lastPostAt":1764450004000,"posted":12,"postSeconds":1.75,"rateLimitWaits":2,` +
+	`"inboxLanded":4,"inboxDuplicates":1,"inboxIgnored":7,"lastInboxAt":1764450005000,"inboxIgnoredBy":{"self":5,"unauthorized":2}}`
 
 // malformedRelays: this project's relay object (which the reference
 // ignores, so every case is stricter) judged whole.
@@ -198,6 +200,13 @@ func malformedRelays(r jsonObj) []recordCase {
 		relay("blocked message too long", "relay.blocked", edit(`"message":"403 Missing Access"`, `"message":`+long)),
 		relay("blocked unknown key", "relay.blocked", edit(`"message":"403 Missing Access"`, `"message":"m","since":1`)),
 		relay("blocked duplicate key", "relay.blocked", edit(`"message":"403 Missing Access"`, `"message":"a","message":"b"`)),
+		relay("inboxLanded negative", "relay.inboxLanded", edit(`"inboxLanded":4`, `"inboxLanded":-4`)),
+		relay("inboxIgnoredBy array", "relay.inboxIgnoredBy", edit(`{"self":5,"unauthorized":2}`, `[5,2]`)),
+		relay("inboxIgnoredBy unknown reason", "relay.inboxIgnoredBy", edit(`"self":5`, `"mood":5`)),
+		relay("inboxIgnoredBy duplicate reason", "relay.inboxIgnoredBy", edit(`"self":5`, `"self":5,"self":6`)),
+		relay("inboxIgnoredBy negative", "relay.inboxIgnoredBy", edit(`"self":5`, `"self":-5`)),
+		relay("inboxIgnoredBy fractional", "relay.inboxIgnoredBy", edit(`"self":5`, `"self":0.5`)),
+		relay("inboxIgnoredBy string", "relay.inboxIgnoredBy", edit(`"self":5`, `"self":"5"`)),
 	}
 }
 
@@ -268,11 +277,14 @@ func TestParseStateAccepts(t *testing.T) {
 			}},
 		{"relay", r.with("relay", goodRelay).bytes(), false, func(s *ownership.State) bool {
 			want := ownership.RelayState{Pending: 3, OldestPendingAt: 1764450001000, Failed: 1, Blocked: &ownership.RelayBlock{Reason: "RelayBlocked", Message: "403 Missing Access"},
-				RateLimitedUntil: 1764450006000, LastPostAt: 1764450004000, Posted: 12, PostSeconds: 1.75, RateLimitWaits: 2}
-			return s.Relay != nil && s.Relay.Blocked != nil && *s.Relay.Blocked == *want.Blocked && relayFigures(*s.Relay) == relayFigures(want)
+				RateLimitedUntil: 1764450006000, LastPostAt: 1764450004000, Posted: 12, PostSeconds: 1.75, RateLimitWaits: 2,
+				InboxLanded: 4, InboxDuplicates: 1, InboxIgnored: 7, LastInboxAt: 1764450005000, InboxIgnoredBy: map[string]int64{"self": 5, "unauthorized": 2}}
+			return s.Relay != nil && s.Relay.Blocked != nil && *s.Relay.Blocked == *want.Blocked && reflect.DeepEqual(relayFigures(*s.Relay), relayFigures(want))
 		}},
 		{"relay without the optional fields", r.with("relay", `{"pending":0,"failed":0,"posted":0,"postSeconds":0,"rateLimitWaits":0}`).bytes(), false,
-			func(s *ownership.State) bool { return s.Relay != nil && *s.Relay == ownership.RelayState{} }},
+			func(s *ownership.State) bool {
+				return s.Relay != nil && reflect.DeepEqual(*s.Relay, ownership.RelayState{})
+			}},
 		{"relay ChannelUnavailable, keys in another order, numbers as JavaScript reads them",
 			r.with("relay", `{"postSeconds":1e-7,"rateLimitWaits":0,"posted":1.0,"blocked":{"message":"m\u001b[2J","reason":"ChannelUnavailable"},"failed":-0,"pending":2e0}`).bytes(), false,
 			func(s *ownership.State) bool {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"gjc.dev/reconciler/pkg/inbound"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/relay"
 )
@@ -15,7 +16,7 @@ import (
 var relayKeys = []string{
 	"pending", "oldestPendingAt", "failed", "blocked", "rateLimitedUntil",
 	"lastPostAt", "posted", "postSeconds", "rateLimitWaits",
-	"inboxLanded", "inboxDuplicates", "inboxIgnored", "lastInboxAt",
+	"inboxLanded", "inboxDuplicates", "inboxIgnored", "lastInboxAt", "inboxIgnoredBy",
 }
 
 // blockReasons are the reasons a relay may be blocked for: the relay's own,
@@ -63,6 +64,7 @@ func (f *fields) relay() *ownership.RelayState {
 		InboxDuplicates: r.optionalCount("inboxDuplicates"),
 		InboxIgnored:    r.optionalCount("inboxIgnored"),
 		LastInboxAt:     r.time("lastInboxAt"),
+		InboxIgnoredBy:  r.ignoredBy(),
 	}
 	if f.err != nil {
 		return nil
@@ -163,4 +165,37 @@ func (r relayFields) blocked() *ownership.RelayBlock {
 		return fail("message of %d bytes", len(ms))
 	}
 	return &ownership.RelayBlock{Reason: rs, Message: ownership.OneLine(ms)}
+}
+
+// ignoredBy is the optional inboxIgnoredBy object: each key one of the
+// inbound reasons (parseObject refuses a key twice), each value a safe integer >= 0.
+func (r relayFields) ignoredBy() map[string]int64 {
+	raw, ok := r.obj.get("inboxIgnoredBy")
+	if !ok || r.err != nil {
+		return nil
+	}
+	fail := func(format string, args ...any) map[string]int64 {
+		r.fail("relay.inboxIgnoredBy", "must be an object of counts by reason (one of %q): %s", inbound.Reasons, fmt.Sprintf(format, args...))
+		return nil
+	}
+	if jsType(raw) != "object" {
+		return fail("got %s", shown(raw))
+	}
+	obj, err := parseObject(raw)
+	if err != nil {
+		return fail("%v", err)
+	}
+	out := make(map[string]int64, len(obj))
+	for _, m := range obj {
+		k := string(m.key)
+		if !slices.Contains(inbound.Reasons, inbound.Reason(k)) {
+			return fail("unknown reason %q", k)
+		}
+		v, ok := jsNumber(m.raw)
+		if !ok || !isSafeInteger(v) || v < 0 {
+			return fail("%s is %s", k, shown(m.raw))
+		}
+		out[k] = int64(v)
+	}
+	return out
 }
