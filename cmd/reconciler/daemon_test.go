@@ -39,14 +39,19 @@ type fakes struct {
 	slack   *fakeslack.Server
 }
 
-func startFakes(t testing.TB) *fakes {
+func startFakes(t testing.TB) *fakes { return startFakesWith(t, fakeslack.Options{}) }
+
+// startFakesWith starts the fakes, the Slack one with slackOpts' hooks
+// (OnAck, AckTimeout) beside the tokens and channel every test uses.
+func startFakesWith(t testing.TB, slackOpts fakeslack.Options) *fakes {
 	t.Helper()
 	d, err := fakediscord.Start(fakediscord.Options{Tokens: []string{discordToken}, Channels: []string{"chan-3"}, HeartbeatInterval: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(d.Close)
-	s, err := fakeslack.Start(fakeslack.Options{BotTokens: []string{slackBot}, AppTokens: []string{slackApp}, Channels: []string{"C1"}, PingInterval: time.Second})
+	slackOpts.BotTokens, slackOpts.AppTokens, slackOpts.Channels, slackOpts.PingInterval = []string{slackBot}, []string{slackApp}, []string{"C1"}, time.Second
+	s, err := fakeslack.Start(slackOpts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,9 +13,12 @@ import (
 // stage that the next start removes); once it is, the message is seen
 // for good, and a crash leaves a stage the next start publishes.
 func (in *Inbound) land(ctx context.Context, ev Event) (Outcome, error) {
-	session, reason := decide(ev, in.authorized, in.opts.Sessions.SessionAt)
+	// Decided under the lock, so that the counts tell one story: a reply
+	// judged outside every session was counted so before any landing of
+	// it that a history read (started by its thread's record) could make.
 	in.mu.Lock()
 	defer in.mu.Unlock()
+	session, reason := decide(ev, in.authorized, in.opts.Sessions.SessionAt)
 	if reason != "" {
 		in.health.Ignored[reason]++
 		in.changed()

@@ -28,7 +28,7 @@ func TestEventOf(t *testing.T) {
 		{"another channel", slackevents.MessageEvent{Channel: "C2", TimeStamp: "1700000001.000200", ThreadTimeStamp: root, User: "U1"}, "", inbound.Plain, false, false, ""},
 		{"our own post", slackevents.MessageEvent{Channel: ch, TimeStamp: "1700000001.000200", ThreadTimeStamp: root, User: self, BotID: "B1"}, root, inbound.Plain, true, true, ""},
 		{"another app's post", slackevents.MessageEvent{Channel: ch, TimeStamp: "1700000001.000200", ThreadTimeStamp: root, User: "U2", BotID: "B2"}, root, inbound.Plain, true, false, ""},
-		{"a legacy bot_message", slackevents.MessageEvent{Channel: ch, TimeStamp: "1700000001.000200", ThreadTimeStamp: root, SubType: "bot_message", BotID: "B3"}, root, inbound.Other, true, false, ""},
+		{"a legacy bot_message", slackevents.MessageEvent{Channel: ch, TimeStamp: "1700000001.000200", ThreadTimeStamp: root, SubType: "bot_message", BotID: "B3"}, root, inbound.Plain, true, false, ""},
 		{"a person's edit", slackevents.MessageEvent{Channel: ch, SubType: "message_changed", TimeStamp: "1700000009.000000",
 			Message: &slackapi.Msg{Timestamp: "1700000001.000200", ThreadTimestamp: root, User: "U1"}}, root, inbound.Edit, false, false, ""},
 		{"our own edit", slackevents.MessageEvent{Channel: ch, SubType: "message_changed", TimeStamp: "1700000009.000000",

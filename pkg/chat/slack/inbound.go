@@ -43,8 +43,8 @@ func (m message) event(channel, self string) inbound.Event {
 	case "message_changed":
 		ev.Kind = inbound.Edit
 	case "bot_message":
+		// An integration's post: counted as a bot's, which it is.
 		ev.Bot = true
-		ev.Kind = inbound.Other
 	default:
 		ev.Kind = inbound.Other
 	}
