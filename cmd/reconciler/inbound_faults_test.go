@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bwmarrin/discordgo"
+
 	"gjc.dev/reconciler/pkg/bus"
 	"gjc.dev/reconciler/pkg/chat/fakediscord"
 	"gjc.dev/reconciler/pkg/chat/fakeslack"
@@ -355,5 +357,46 @@ func checkOneReply(t *testing.T, files map[string]string, text, id string) {
 		if !strings.HasSuffix(name, "-"+id+".json") {
 			t.Errorf("inbox file %s is not named for message %s", name, id)
 		}
+	}
+}
+
+// A bot whose application lacks the privileged Message Content intent is
+// refused for good (close 4014) once authorizedUserIds asks for replies:
+// status says DisallowedIntents and where to enable it, and the loop does
+// not retry it. With the list empty the intent is not asked for, and the
+// same bot runs.
+func TestInboundRefusedIntentIsTerminalAndSaysWhere(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t)
+	f := e.f.discord
+	f.SetMessageContentIntent(discordToken, false)
+	e.writeSpec(inboundBots()[0])
+	e.startLoop()
+	st := e.waitStatus("discord refused", func(s *reconcile.Status) bool {
+		d, ok := daemonStatus(s, "discord")
+		return ok && d.Phase == reconcile.PhaseRefused
+	})
+	d, _ := daemonStatus(st, "discord")
+	if d.Reason != "DisallowedIntents" || !strings.Contains(d.Message, "Privileged Gateway Intents") || !strings.Contains(d.Message, "authorizedUserIds") {
+		t.Fatalf("refused with %s: %s", d.Reason, d.Message)
+	}
+	sn := f.Snapshot().Tokens[discordToken]
+	if sn.Intents&int(discordgo.IntentMessageContent) == 0 {
+		t.Fatalf("the refused IDENTIFY asked for intents %#x, without Message Content", sn.Intents)
+	}
+	// A pass more and the refusal stands, with no new IDENTIFY.
+	if r := e.once(); r.code == 0 {
+		t.Fatalf("--once converged with the name refused: %s", r.stderr)
+	}
+	if again := f.Snapshot().Tokens[discordToken]; again.Identifies != sn.Identifies {
+		t.Fatalf("%d IDENTIFYs after the refusal, %d before: the loop retried a terminal refusal", again.Identifies, sn.Identifies)
+	}
+
+	bot := inboundBots()[0]
+	bot.generation, bot.providerExtra = 2, ""
+	e.writeSpec(bot)
+	e.waitStatus("discord running without replies", func(s *reconcile.Status) bool { return countReady(s) == 1 })
+	if got := f.Snapshot().Tokens[discordToken].Intents; got&int(discordgo.IntentMessageContent) != 0 {
+		t.Fatalf("intents %#x ask for Message Content with no authorizedUserIds", got)
 	}
 }
