@@ -95,6 +95,13 @@ func newDemoCommand(g *globals) *cobra.Command {
 						log.Error(err, "demo agent stopped", "daemon", name)
 					}
 				}()
+				// Two replies in an open session: the authorized user's
+				// lands in the inbox, the other user's is ignored.
+				go func() {
+					if err := demoReplies(ctx, out, env, name); err != nil {
+						log.Error(err, "demo replies stopped", "daemon", name)
+					}
+				}()
 			}
 			if err := loop.Run(ctx); err != nil {
 				return &exitError{code: exitNotDone, err: err}

@@ -69,11 +69,19 @@ func runDemo(t *testing.T, end func(*exec.Cmd, io.ReadCloser) error) {
 	pids := map[string]int{}
 	posted := map[string]string{} // provider -> a scripted text it showed
 	deadline := time.After(e2eDeadline)
-	for len(pids) < 2 || len(posted) < 2 {
+	// The demo's two replies per bot: the authorized user's shown from
+	// the inbox, the other user's shown as ignored.
+	landedHead := regexp.MustCompile(`^demo: (discord|slack): landed in the inbox`)
+	ignoredRow := regexp.MustCompile(`^demo: (discord|slack): ignored 1 reply from a user not in authorizedUserIds`)
+	authorized := map[string]string{"discord": demo.AuthorizedDiscordUser, "slack": demo.AuthorizedSlackUser}
+	landing := ""                // the provider whose inbox lines follow
+	landed := map[string]bool{}  // provider -> its authorized reply shown from the inbox
+	ignored := map[string]bool{} // provider -> the other reply shown as ignored
+	for len(pids) < 2 || len(posted) < 2 || len(landed) < 2 || len(ignored) < 2 {
 		select {
 		case l, ok := <-lines:
 			if !ok {
-				t.Fatalf("demo output ended before two Ready daemons and a post on each (ready %v, posted %v)", pids, posted)
+				t.Fatalf("demo output ended before two Ready daemons, a post on each and their replies handled (ready %v, posted %v, landed %v, ignored %v)", pids, posted, landed, ignored)
 			}
 			checkNoToken(t, l)
 			if m := postRow.FindStringSubmatch(l); m != nil && scripted[m[3]] {
@@ -81,6 +89,21 @@ func runDemo(t *testing.T, end func(*exec.Cmd, io.ReadCloser) error) {
 			}
 			if strings.HasPrefix(l, "demo:   ") && strings.Contains(l, " send discord --session demo ") {
 				sendLines++
+			}
+			if m := landedHead.FindStringSubmatch(l); m != nil {
+				landing = m[1]
+			} else if landing != "" && strings.HasPrefix(l, "demo:   ") {
+				if f := strings.Split(strings.TrimPrefix(l, "demo:   "), "  "); len(f) == 4 && f[1] == demo.ReplySession && f[2] == authorized[landing] && f[3] == demo.AuthorizedReply {
+					landed[landing] = true
+				}
+				if strings.Contains(l, demo.OtherReply) {
+					t.Errorf("the other user's reply landed: %q", l)
+				}
+			} else {
+				landing = ""
+			}
+			if m := ignoredRow.FindStringSubmatch(l); m != nil {
+				ignored[m[1]] = true
 			}
 			if m := agentDirRe.FindStringSubmatch(l); m != nil {
 				agentDir = m[1]
@@ -92,7 +115,7 @@ func runDemo(t *testing.T, end func(*exec.Cmd, io.ReadCloser) error) {
 				pids[m[1]], _ = strconv.Atoi(m[2])
 			}
 		case <-deadline:
-			t.Fatalf("demo did not show two Ready daemons and a scripted post on each within %v (ready %v, posted %v)", e2eDeadline, pids, posted)
+			t.Fatalf("demo did not show two Ready daemons, a scripted post on each and their replies handled within %v (ready %v, posted %v, landed %v, ignored %v)", e2eDeadline, pids, posted, landed, ignored)
 		}
 	}
 	if agentDir == "" || !strings.HasPrefix(filepath.Base(agentDir), "reconciler-demo-") {

@@ -20,6 +20,7 @@ const (
 	discordToken = "demo-discord-bot-token"
 	slackBot     = "xoxb-demo-bot-token"
 	slackApp     = "xapp-demo-app-token"
+	slackChannel = "C0DEMO0001"
 )
 
 // Env is a running demo world.
@@ -41,7 +42,7 @@ func Setup() (*Env, error) {
 		return nil, fmt.Errorf("starting the fake Discord: %w", err)
 	}
 	if e.Slack, err = fakeslack.Start(fakeslack.Options{
-		BotTokens: []string{slackBot}, AppTokens: []string{slackApp}, Channels: []string{"C0DEMO0001"}, PingInterval: 5 * time.Second,
+		BotTokens: []string{slackBot}, AppTokens: []string{slackApp}, Channels: []string{slackChannel}, PingInterval: 5 * time.Second,
 	}); err != nil {
 		e.Discord.Close()
 		return nil, fmt.Errorf("starting the fake Slack: %w", err)
@@ -67,7 +68,8 @@ func Setup() (*Env, error) {
 func (e *Env) spec() string {
 	return fmt.Sprintf(`# The demo's spec: edit it while the demo runs (raise a generation, set
 # state: Stopped) and watch the loop converge. verbose: every message an
-# agent sends is posted, info included.
+# agent sends is posted, info included. authorizedUserIds: whose replies
+# in a session's thread land in the daemon's inbox.
 apiVersion: reconciler.gjc.dev/v1alpha1
 kind: ChatDaemon
 metadata:
@@ -81,6 +83,7 @@ spec:
     applicationId: "100000000000000020"
     guildId: %q
     parentChannelId: "100000000000000010"
+    authorizedUserIds: [%q]
     apiURL: %s
 ---
 apiVersion: reconciler.gjc.dev/v1alpha1
@@ -95,9 +98,10 @@ spec:
     botToken: {fromEnv: DEMO_SLACK_BOT_TOKEN}
     appToken: {fromEnv: DEMO_SLACK_APP_TOKEN}
     workspaceId: %s
-    channelId: C0DEMO0001
+    channelId: %s
+    authorizedUserIds: [%s]
     apiURL: %s
-`, e.Discord.GuildID(), e.Discord.URL(), e.Slack.TeamID(), e.Slack.URL())
+`, e.Discord.GuildID(), AuthorizedDiscordUser, e.Discord.URL(), e.Slack.TeamID(), slackChannel, AuthorizedSlackUser, e.Slack.URL())
 }
 
 // Close stops the fakes and removes the agent dir. Stop the daemons first.
