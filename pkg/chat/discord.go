@@ -74,6 +74,13 @@ func (d *discordTransport) Run(ctx context.Context, report func(Health)) error {
 	if err != nil {
 		return &TerminalError{Reason: daemonproto.ReasonGatewayRefused, Message: err.Error()}
 	}
+	// Every way out closes the session, not only a cancel seen while
+	// watching: one that lands during a reconnect (the token check fails
+	// with the cancelled context) would otherwise leave the resumed
+	// socket open and heartbeating after Run returned. Close sends close
+	// code 1000, so the gateway ends the session and no second owner can
+	// resume it.
+	defer func() { _ = s.Close() }()
 	ready := make(chan struct{}, 1)
 	lost := make(chan struct{}, 1)
 	notify := func(c chan struct{}) {
@@ -121,9 +128,6 @@ func (d *discordTransport) Run(ctx context.Context, report func(Health)) error {
 			return err
 		}
 		if ctx.Err() != nil {
-			// Close sends close code 1000, so the gateway ends the session and
-			// no second owner can resume it.
-			_ = s.Close()
 			return nil
 		}
 		h.set(Health{Err: "gateway connection lost"})
