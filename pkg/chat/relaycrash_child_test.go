@@ -36,6 +36,8 @@ import (
 //	RELAY_NONCE_WINDOW  Discord's nonce window for the poster (a duration)
 //	RELAY_CRASH_AT      a labelled step, "part:accepted"; with
 //	RELAY_CRASH_KEY     the key (or message id) it must match, and
+//	RELAY_INBOUND_USER  when set, the inbound side runs too, this user
+//	                    authorized (the crash steps include its landing's)
 //	RELAY_CRASH_MODE    crash: print "STEP <step> <key>" and block until
 //	                    killed; pause: print it, then go on once a line
 //	                    arrives on stdin.
@@ -119,9 +121,21 @@ func runRelayChild() error {
 				_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
 			})
 		}
+		o.InboundStep = o.Step
+	}
+	cfg := crashConfig(provider, url)
+	if u := os.Getenv("RELAY_INBOUND_USER"); u != "" {
+		// The inbound side too, with no transport: it lands what the
+		// history read at its start finds.
+		if cfg.Discord != nil {
+			cfg.Discord.AuthorizedUserIDs = []string{u}
+		} else {
+			cfg.Slack.AuthorizedUserIDs = []string{u}
+		}
+		o.Inbound = chat.NewInboundPort()
 	}
 	log := funcr.New(func(prefix, args string) { fmt.Fprintln(os.Stderr, prefix, args) }, funcr.Options{Verbosity: 1, LogTimestamp: true})
-	rc, err := chat.NewRelay(crashConfig(provider, url), dir, log, o)(fenceOnly{})
+	rc, err := chat.NewRelay(cfg, dir, log, o)(fenceOnly{})
 	if err != nil {
 		return err
 	}
