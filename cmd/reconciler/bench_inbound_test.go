@@ -89,9 +89,10 @@ func percentile(samples []time.Duration, p float64) time.Duration {
 }
 
 // Message accepted at the fake (the inject returns once the fake has
-// stored it and queued its dispatch) -> its inbox file published, which
-// the landing does only after the file and its journal record are
-// fsynced. Real daemon, real gateway / Socket Mode, one reply at a time.
+// stored it and queued its dispatch) -> its inbox file published: the
+// file and its journal record are fsynced before the rename, the
+// directory just after it, so the figure leaves out that last fsync.
+// Real daemon, real gateway / Socket Mode, one reply at a time.
 func BenchmarkInboundAcceptToInbox(b *testing.B) {
 	for _, provider := range []string{"discord", "slack"} {
 		b.Run(provider, func(b *testing.B) {
@@ -119,7 +120,8 @@ const backfillReplies = 1000
 // thread's history (Discord pages of 100 with after=; Slack
 // conversations.replies with oldest=, and the events Socket Mode held for
 // the app). The time runs from the loop's start: spawn and connect
-// included.
+// included. The fakes set no rate limits here: the figure is the
+// daemon's own pace.
 func BenchmarkInboundBackfill(b *testing.B) {
 	for _, provider := range []string{"discord", "slack"} {
 		b.Run(provider, func(b *testing.B) {

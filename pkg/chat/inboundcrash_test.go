@@ -27,7 +27,8 @@ type inboundRig interface {
 	// place waits for the relay's thread (Discord) or root (Slack).
 	place(ctx context.Context) (string, error)
 	reply(place, text string) (id string, err error)
-	// waitEyes waits until message id has n reactions of ours.
+	// waitEyes waits until message id has n reactions of ours, asked
+	// for n times: a re-sent reaction would not show in the reactions.
 	waitEyes(ctx context.Context, place, id string, n int) error
 }
 
@@ -50,7 +51,7 @@ func (r *discordRig) waitEyes(ctx context.Context, place, id string, n int) erro
 	_, err := r.f.WaitFor(ctx, func(s fakediscord.Snapshot) bool {
 		for _, m := range s.In(place) {
 			if m.ID == id {
-				return len(m.Reactions) == n
+				return len(m.Reactions) == n && m.ReactRequests == n
 			}
 		}
 		return false
@@ -80,7 +81,7 @@ func (r *slackRig) waitEyes(ctx context.Context, place, id string, n int) error 
 	_, err := r.f.WaitFor(ctx, func(s fakeslack.Snapshot) bool {
 		for _, m := range s.Thread(slackChannel, place) {
 			if m.TS == id {
-				return len(m.Reactions) == n
+				return len(m.Reactions) == n && m.ReactRequests == n
 			}
 		}
 		return false
@@ -164,6 +165,9 @@ func runInboundCrash(t *testing.T, provider, step string) {
 		t.Fatalf("the reply has not exactly one 👀: %v (%s)", err, second.tail())
 	}
 	second.kill(t)
+	if err := ir.waitEyes(ctx, place, id, 1); err != nil {
+		t.Fatalf("the reaction was asked for again: %v", err)
+	}
 	published, staged = inboxNames(t, sessionDir)
 	if len(published) != 1 || len(staged) != 0 || !strings.HasSuffix(published[0], "-"+id+".json") {
 		t.Fatalf("inbox: published %v, staged %v", published, staged)

@@ -37,6 +37,10 @@ func (s *Server) react(cid, mid, emoji, userID string) (int, any) {
 	switch {
 	case m == nil:
 		return http.StatusNotFound, apiError(codeUnknownMessage, "Unknown Message")
+	}
+	m.ReactRequests++
+	s.notifyLocked()
+	switch {
 	case !unicodeEmoji(emoji):
 		return http.StatusBadRequest, apiError(codeUnknownEmoji, "Unknown Emoji")
 	case t != nil && t.Archived:

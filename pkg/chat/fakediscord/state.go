@@ -42,6 +42,9 @@ type Message struct {
 	EditedAt        time.Time // the last edit's time; zero when never edited
 	// Reactions are the reactions added, in order; one per emoji and user.
 	Reactions []Reaction
+	// ReactRequests counts the requests to add a reaction to it, repeats
+	// included: the service keeps one reaction however often it is asked.
+	ReactRequests int
 
 	injected bool // stored by InjectMessage or InjectBotMessage: EditInjected may edit it
 }

@@ -24,6 +24,8 @@ func (s *Server) reactLocked(token string, form url.Values) map[string]any {
 	if m == nil {
 		return fail("message_not_found")
 	}
+	m.ReactRequests++
+	s.notifyLocked()
 	if !validEmojiName(name) {
 		return fail("invalid_name")
 	}

@@ -45,6 +45,9 @@ type Message struct {
 	EditedTS string
 	// Reactions are the reactions added to the message, in the order added.
 	Reactions []Reaction
+	// ReactRequests counts the requests to add a reaction to it, repeats
+	// included: the service keeps one reaction however often it is asked.
+	ReactRequests int
 }
 
 // Reaction is one reactions.add: an emoji name and who added it.
