@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -45,8 +46,8 @@ func demoReplies(ctx context.Context, out io.Writer, env *demo.Env, name string)
 	defer func() { _ = w.Close() }()
 	wake := make(chan struct{}, 1)
 	// Watched before the first read, so nothing changes unseen between.
-	for _, dir := range []string{dirs.Inbox + "/" + demo.ReplySession, paths.Dir} {
-		ch, cancel, err := w.Subscribe(dir, func(string) bool { return true })
+	for _, dir := range []string{filepath.Join(dirs.Inbox, demo.ReplySession), paths.Dir} {
+		ch, cancel, err := w.Subscribe(dir, nil)
 		if err != nil {
 			return fmt.Errorf("watching %s: %w", dir, err)
 		}

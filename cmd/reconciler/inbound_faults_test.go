@@ -51,10 +51,7 @@ func ignoredAre(base reconcile.InboxStatus, more map[string]int64) func(reconcil
 	}
 	delete(want, "self")
 	return func(in reconcile.InboxStatus) bool {
-		got := maps.Clone(in.IgnoredBy)
-		if got == nil {
-			got = map[string]int64{}
-		}
+		got := maps.Clone(in.IgnoredBy) // nil when none: delete and Equal take it
 		delete(got, "self")
 		return maps.Equal(got, want)
 	}

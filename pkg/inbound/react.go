@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 
 	"gjc.dev/reconciler/pkg/bus"
 )
@@ -85,11 +86,5 @@ func compareIDs(a, b string) int {
 	if len(a) != len(b) {
 		return len(a) - len(b)
 	}
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return strings.Compare(a, b)
 }

@@ -30,14 +30,10 @@ func (s *Server) patchMessage(w http.ResponseWriter, r *http.Request, token stri
 func (s *Server) editMessage(cid, mid, token string, content *string, mentions json.RawMessage, flags *int) (int, any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t, ok := s.channelLocked(cid)
-	if !ok {
-		return http.StatusNotFound, apiError(codeUnknownChannel, "Unknown Channel")
-	}
-	m := s.messageLocked(cid, mid)
+	t, m, status, body := s.messageInLocked(cid, mid)
 	switch {
 	case m == nil:
-		return http.StatusNotFound, apiError(codeUnknownMessage, "Unknown Message")
+		return status, body
 	case m.AuthorID != BotUserID(token):
 		return http.StatusForbidden, apiError(codeNotAuthor, "Cannot edit a message authored by another user")
 	case t != nil && t.Archived && t.Locked:

@@ -153,20 +153,29 @@ func (s *Server) listMessages(w http.ResponseWriter, r *http.Request, token stri
 func (s *Server) getMessage(w http.ResponseWriter, r *http.Request, token string) {
 	cid, mid := r.PathValue("cid"), r.PathValue("mid")
 	s.mu.Lock()
-	if _, ok := s.channelLocked(cid); !ok {
-		s.mu.Unlock()
-		writeError(w, http.StatusNotFound, codeUnknownChannel, "Unknown Channel")
-		return
-	}
-	m := s.messageLocked(cid, mid)
+	_, m, status, errBody := s.messageInLocked(cid, mid)
 	if m == nil {
 		s.mu.Unlock()
-		writeError(w, http.StatusNotFound, codeUnknownMessage, "Unknown Message")
+		writeJSON(w, status, errBody)
 		return
 	}
 	out := s.apiMessageLocked(*m, s.restViewerLocked(token))
 	s.mu.Unlock()
 	writeJSON(w, http.StatusOK, out)
+}
+
+// messageInLocked finds message mid in channel or thread cid, and the
+// thread when cid is one; when either is unknown, m is nil and status and
+// body are Discord's answer (10003 Unknown Channel, 10008 Unknown Message).
+func (s *Server) messageInLocked(cid, mid string) (t *Thread, m *Message, status int, body any) {
+	t, ok := s.channelLocked(cid)
+	if !ok {
+		return nil, nil, http.StatusNotFound, apiError(codeUnknownChannel, "Unknown Channel")
+	}
+	if m = s.messageLocked(cid, mid); m == nil {
+		return nil, nil, http.StatusNotFound, apiError(codeUnknownMessage, "Unknown Message")
+	}
+	return t, m, 0, nil
 }
 
 // messageLocked finds a message in a channel or thread; nil when not there.

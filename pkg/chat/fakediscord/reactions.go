@@ -29,14 +29,9 @@ func (s *Server) addReaction(w http.ResponseWriter, r *http.Request, token strin
 func (s *Server) react(cid, mid, emoji, userID string) (int, any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t, ok := s.channelLocked(cid)
-	if !ok {
-		return http.StatusNotFound, apiError(codeUnknownChannel, "Unknown Channel")
-	}
-	m := s.messageLocked(cid, mid)
-	switch {
-	case m == nil:
-		return http.StatusNotFound, apiError(codeUnknownMessage, "Unknown Message")
+	t, m, status, body := s.messageInLocked(cid, mid)
+	if m == nil {
+		return status, body
 	}
 	m.ReactRequests++
 	s.notifyLocked()
