@@ -285,6 +285,9 @@ func heartbeatAge(s *State, now time.Time) time.Duration {
 // malformedReason is MalformedOwnerRecord, or UnsafeOwnerDirectory when it
 // is the directory, not the record, that cannot be trusted.
 func malformedReason(err error) string {
+	if errors.Is(err, ErrStoreUnreachable) {
+		return ReasonStoreUnreachable
+	}
 	if errors.Is(err, ErrUnsafeDirectory) {
 		return ReasonUnsafeDirectory
 	}

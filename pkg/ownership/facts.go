@@ -51,6 +51,11 @@ type BootFacts struct {
 	TimeKnown bool   // false when the boot time could not be read
 	TimeErr   error  // why, when it could not
 	ID        string // "" where the machine has none or it could not be read
+	// LeaseBound: the store proves owners by leases that no reboot
+	// survives (a fleet's etcd), so its records may come from other
+	// machines with other boots, and the boot rule neither applies nor is
+	// needed: a rebooted machine's owners lost their leases.
+	LeaseBound bool
 }
 
 // FromPreviousBoot applies the boot rule: a record whose process started
@@ -59,6 +64,9 @@ type BootFacts struct {
 // by startedAt against the boot time. If neither is known the rule cannot
 // apply; liveness and incarnation still decide.
 func (b BootFacts) FromPreviousBoot(s *State) bool {
+	if b.LeaseBound {
+		return false
+	}
 	if s.BootID != "" && b.ID != "" {
 		return s.BootID != b.ID
 	}
@@ -71,5 +79,5 @@ func (b BootFacts) FromPreviousBoot(s *State) bool {
 // Known reports whether the boot rule can be applied to s at all: without
 // it an incarnation is no proof across a reboot.
 func (b BootFacts) Known(s *State) bool {
-	return b.TimeKnown || (s.BootID != "" && b.ID != "")
+	return b.LeaseBound || b.TimeKnown || (s.BootID != "" && b.ID != "")
 }

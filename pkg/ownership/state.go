@@ -52,6 +52,9 @@ type State struct {
 	// stepped since; records without it fall back to comparing startedAt
 	// with the boot time.
 	BootID string `json:"bootId,omitempty"`
+	// Machine is the machine the owner runs on, in a fleet (etcdstore);
+	// "" on one machine.
+	Machine string `json:"machine,omitempty"`
 	// Relay is the relay's health (DESIGN 5), nil while the daemon runs
 	// no relay or has not reported one.
 	Relay *RelayState `json:"relay,omitempty"`
@@ -61,7 +64,7 @@ type State struct {
 // with the keys in the reference's order (version, kind, pid, ownerId,
 // identity, incarnation, startedAt, heartbeatAt, transportHealthy,
 // generation, stoppedAt), then this project's optional transportError,
-// terminated, bootId and relay (its keys in RelayState's order), then "\n". Absent optional fields are omitted, never null.
+// terminated, bootId, machine and relay (its keys in RelayState's order), then "\n". Absent optional fields are omitted, never null.
 func (s *State) Marshal() []byte {
 	w := jswriter.New(320)
 	w.Open()
@@ -91,6 +94,9 @@ func (s *State) Marshal() []byte {
 	}
 	if s.BootID != "" {
 		w.Key("bootId").Str(s.BootID)
+	}
+	if s.Machine != "" {
+		w.Key("machine").Str(s.Machine)
 	}
 	if s.Relay != nil {
 		s.Relay.marshal(w.Key("relay"))

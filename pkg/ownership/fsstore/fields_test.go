@@ -28,7 +28,8 @@ var stateChanges = map[string]func(*ownership.State){
 	"terminated": func(s *ownership.State) {
 		s.Terminated = &ownership.Terminated{Reason: "InvalidCredentials", Message: "close 4004"}
 	},
-	"bootId": func(s *ownership.State) { s.BootID = "another-boot" },
+	"bootId":  func(s *ownership.State) { s.BootID = "another-boot" },
+	"machine": func(s *ownership.State) { s.Machine = "laptop-2" },
 	"relay": func(s *ownership.State) {
 		s.Relay = &ownership.RelayState{Pending: 3, OldestPendingAt: s.HeartbeatAt - 2000, Failed: 1,
 			Blocked: &ownership.RelayBlock{Reason: "ChannelUnavailable", Message: "unknown channel 123"}, RateLimitedUntil: s.HeartbeatAt + 500,

@@ -90,6 +90,7 @@ func ParseState(data []byte) (st *ownership.State, legacy bool, err error) {
 	s.TransportError = ownership.OneLine(f.optionalString("transportError"))
 	s.Terminated = f.terminated()
 	s.BootID = f.optionalString("bootId")
+	s.Machine = ownership.OneLine(f.optionalString("machine"))
 	s.Relay = f.relay() // parserelay.go
 	if f.err != nil {
 		return nil, false, f.err

@@ -172,6 +172,7 @@ func diffStates(want, got ownership.State) []fieldDiff {
 	add("transportError", want.TransportError, got.TransportError)
 	add("terminated", optTerminated(want.Terminated), optTerminated(got.Terminated))
 	add("bootId", want.BootID, got.BootID)
+	add("machine", want.Machine, got.Machine)
 	add("relay", optRelay(want.Relay), optRelay(got.Relay))
 	add("version", strconv.Itoa(want.Version), strconv.Itoa(got.Version))
 	return d

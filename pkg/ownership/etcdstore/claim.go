@@ -1,0 +1,300 @@
+package etcdstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/ownership/fsstore"
+	"gjc.dev/reconciler/pkg/platform"
+)
+
+// Acquire takes name for a daemon of this process: a lease of its own, and
+// owner.lock on it, created only while no other owner holds the name and
+// no revoked one may still run. The record is published in the same
+// transaction, unhealthy until the first heartbeat.
+func (s *Store) Acquire(name string, req ownership.AcquireRequest) (ownership.Claim, error) {
+	switch {
+	case !ownership.KnownKind(req.Kind):
+		return nil, fmt.Errorf("%w: kind %q", ownership.ErrInvalidRequest, req.Kind)
+	case !ownerIDPattern.MatchString(req.OwnerID):
+		return nil, fmt.Errorf("%w: owner id %q", ownership.ErrInvalidRequest, req.OwnerID)
+	case req.Identity == "" || req.Generation < 0:
+		return nil, fmt.Errorf("%w: identity %q, generation %d", ownership.ErrInvalidRequest, req.Identity, req.Generation)
+	}
+	pid := os.Getpid()
+	inc, err := platform.Incarnation(pid)
+	if err != nil || !platform.ValidIncarnation(inc) {
+		return nil, fmt.Errorf("%w: %v", ownership.ErrNoIncarnation, err)
+	}
+	k := s.keys(name)
+	ctx, cancel := s.reqCtx()
+	defer cancel()
+	// The record as it is now: a malformed one is left exactly as it is.
+	cur, err := s.cli.Get(ctx, k.state)
+	if err != nil {
+		return nil, unreachable("reading "+name+"'s record", err)
+	}
+	stateRev := int64(0)
+	if len(cur.Kvs) == 1 {
+		if _, _, err := parseRecord(k.state, cur.Kvs[0].Value); err != nil {
+			return nil, err
+		}
+		stateRev = cur.Kvs[0].ModRevision
+	}
+	l, err := grantLease(ctx, s.cli, s.ttl)
+	if err != nil {
+		return nil, unreachable("acquiring "+name, err)
+	}
+	g := req.Generation
+	now := time.Now().UnixMilli()
+	st := ownership.State{
+		Version: ownership.RecordVersion, Kind: req.Kind, PID: pid, OwnerID: req.OwnerID,
+		Identity: req.Identity, Incarnation: inc, StartedAt: now, HeartbeatAt: now,
+		Generation: &g, Machine: s.machine,
+	}
+	h := holder{OwnerID: req.OwnerID, PID: pid, Incarnation: inc, Machine: s.machine, Lease: int64(l.id)}
+	resp, err := s.cli.Txn(ctx).If(
+		clientv3.Compare(clientv3.CreateRevision(k.owner), "=", 0),
+		clientv3.Compare(clientv3.CreateRevision(k.revoked), "=", 0),
+		clientv3.Compare(clientv3.ModRevision(k.state), "=", stateRev),
+	).Then(
+		clientv3.OpPut(k.owner, string(h.marshal()), clientv3.WithLease(l.id)),
+		clientv3.OpPut(ownerIndex(s.prefix, req.OwnerID), name, clientv3.WithLease(l.id)),
+		clientv3.OpPut(k.state, string(st.Marshal())),
+	).Else(
+		clientv3.OpGet(k.owner), clientv3.OpGet(k.revoked),
+	).Commit()
+	if err != nil || !resp.Succeeded {
+		_ = l.close(ctx)
+	}
+	if err != nil {
+		return nil, unreachable("acquiring "+name, err)
+	}
+	if !resp.Succeeded {
+		return nil, heldBy(resp)
+	}
+	c := &claim{store: s, name: name, keys: k, lease: l, rev: resp.Header.Revision, state: st,
+		lost: make(chan struct{}), control: make(chan struct{}, 1)}
+	c.watchControl()
+	go func() {
+		select {
+		case <-l.lost:
+			c.lose(l.valid())
+		case <-c.lost:
+		}
+	}()
+	return c, nil
+}
+
+// heldBy says who holds the name, from a failed Acquire's Else reads: the
+// live lock first, then a revoked one.
+func heldBy(resp *clientv3.TxnResponse) error {
+	if kvs := resp.Responses[0].GetResponseRange().Kvs; len(kvs) > 0 {
+		h, err := lockAt(kvs[0], true)
+		if err != nil {
+			return err
+		}
+		return &ownership.HeldError{PID: h.PID, OwnerID: h.OwnerID, Incarnation: h.Incarnation, Source: ownership.LockFile}
+	}
+	if kvs := resp.Responses[1].GetResponseRange().Kvs; len(kvs) > 0 {
+		h, err := lockAt(kvs[0], false)
+		if err != nil {
+			return err
+		}
+		return &ownership.HeldError{PID: h.PID, OwnerID: h.OwnerID, Incarnation: h.Incarnation, Source: ownership.LockFile + ".revoked", Unproven: true}
+	}
+	// Neither lock: the record changed between the read and the write.
+	return &ownership.HeldError{Source: ownership.StateFile, Unproven: true}
+}
+
+// claim is a daemon's hold on a name. Every write it makes is a
+// transaction that first compares owner.lock's create revision with rev,
+// the one Acquire created: if anyone removed or replaced the lock since,
+// nothing is written and the claim is lost.
+type claim struct {
+	store *Store
+	name  string
+	keys  keys
+	lease *lease
+	rev   int64
+
+	mu       sync.Mutex
+	state    ownership.State
+	released bool
+
+	lost      chan struct{}
+	lostOnce  sync.Once
+	lostErr   error
+	control   chan struct{} // poked when control.json changes
+	stopWatch context.CancelFunc
+}
+
+// ControlChanged is poked when a control request may have arrived: read
+// it then, not only on the next heartbeat.
+func (c *claim) ControlChanged() <-chan struct{} { return c.control }
+
+func (c *claim) Lost() <-chan struct{} { return c.lost }
+
+func (c *claim) State() ownership.State {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.state.Clone()
+}
+
+func (c *claim) lose(err error) {
+	c.lostOnce.Do(func() {
+		c.mu.Lock()
+		c.lostErr = &ownership.OwnershipLostError{What: ownership.LockFile, Err: err}
+		c.mu.Unlock()
+		close(c.lost)
+	})
+}
+
+func (c *claim) lostError() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lostErr
+}
+
+// guarded runs ops only while owner.lock is still the one this claim
+// created and the lease is certainly alive, within the lease's remaining
+// time: a request still in flight at the deadline proves nothing.
+func (c *claim) guarded(op string, ops ...clientv3.Op) error {
+	if err := c.lostError(); err != nil {
+		return err
+	}
+	if err := c.lease.valid(); err != nil {
+		c.lose(err)
+		return c.lostError()
+	}
+	ctx, cancel := context.WithDeadline(c.store.ctx, c.lease.deadline())
+	defer cancel()
+	resp, err := c.store.cli.Txn(ctx).
+		If(clientv3.Compare(clientv3.CreateRevision(c.keys.owner), "=", c.rev)).
+		Then(ops...).Commit()
+	if err != nil {
+		if verr := c.lease.valid(); verr != nil {
+			c.lose(verr)
+			return c.lostError()
+		}
+		return unreachable(op, err)
+	}
+	if !resp.Succeeded {
+		c.lose(errors.New("owner.lock was removed or replaced"))
+		return c.lostError()
+	}
+	return nil
+}
+
+// Fence proves the claim still owns the name, by a round trip: a stop
+// that revoked it is seen here before the next post, not a renewal later.
+func (c *claim) Fence() error { return c.guarded("fencing " + c.name) }
+
+func (c *claim) Renew(hb ownership.Heartbeat) error {
+	c.mu.Lock()
+	if c.released {
+		c.mu.Unlock()
+		return errors.New("renew after release")
+	}
+	next := c.state.Clone()
+	c.mu.Unlock()
+	next.HeartbeatAt = time.Now().UnixMilli()
+	next.TransportHealthy = hb.TransportHealthy
+	next.TransportError = ""
+	if !hb.TransportHealthy {
+		next.TransportError = ownership.OneLine(hb.TransportError)
+	}
+	next.Relay = hb.Relay.Clone()
+	if err := c.guarded("renewing "+c.name, clientv3.OpPut(c.keys.state, string(next.Marshal()))); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.state = next
+	c.mu.Unlock()
+	return nil
+}
+
+// Release records the owner stopped. The lease stays until Close (the
+// process's exit): a released owner still running is not yet gone.
+func (c *claim) Release(t *ownership.Terminated) error {
+	c.mu.Lock()
+	next := c.state.Clone()
+	c.mu.Unlock()
+	now := time.Now().UnixMilli()
+	next.StoppedAt, next.TransportHealthy, next.TransportError = &now, false, ""
+	if t != nil {
+		next.Terminated = &ownership.Terminated{Reason: t.Reason, Message: ownership.OneLine(t.Message)}
+	}
+	if err := c.guarded("releasing "+c.name, clientv3.OpPut(c.keys.state, string(next.Marshal()))); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.state, c.released = next, true
+	c.mu.Unlock()
+	return nil
+}
+
+// Close ends the claim as the process's exit does: the lease is revoked,
+// owner.lock goes with it, and a successor may start at once.
+func (c *claim) Close() error {
+	c.stopWatch()
+	ctx, cancel := context.WithTimeout(context.Background(), c.store.timeout)
+	defer cancel()
+	c.lose(errors.New("closed"))
+	return c.lease.close(ctx)
+}
+
+// StopRequested reads control.json: a valid request to this very owner.
+func (c *claim) StopRequested() (bool, error) {
+	ctx, cancel := c.store.reqCtx()
+	defer cancel()
+	resp, err := c.store.cli.Get(ctx, c.keys.control)
+	if err != nil {
+		return false, unreachable("reading "+c.name+"'s control request", err)
+	}
+	if len(resp.Kvs) == 0 {
+		return false, nil
+	}
+	if len(resp.Kvs[0].Value) > maxValue {
+		return false, &ownership.MalformedError{Path: c.keys.control, Err: fmt.Errorf("over %d bytes", maxValue)}
+	}
+	req, err := fsstore.ParseControl(resp.Kvs[0].Value)
+	if err != nil {
+		return false, err
+	}
+	st := c.State()
+	return req.OwnerID == st.OwnerID && req.PID == st.PID && req.Incarnation == st.Incarnation, nil
+}
+
+// watchControl pokes control on every change of control.json, and once
+// whenever the watch had to be made again (a change may have been missed).
+func (c *claim) watchControl() {
+	ctx, cancel := context.WithCancel(c.store.ctx)
+	c.stopWatch = cancel
+	go func() {
+		for ctx.Err() == nil {
+			for range c.store.cli.Watch(clientv3.WithRequireLeader(ctx), c.keys.control) {
+				poke(c.control)
+			}
+			poke(c.control)
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+		}
+	}()
+}
+
+func poke(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}

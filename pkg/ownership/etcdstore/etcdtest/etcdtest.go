@@ -1,0 +1,152 @@
+// Package etcdtest runs etcd inside a test process, on 127.0.0.1 (or an
+// address the test chose, such as its own network namespace's), so the
+// fleet's tests need nothing installed: one member, or three for the loss
+// of a member.
+package etcdtest
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/server/v3/embed"
+	"go.uber.org/zap"
+)
+
+// Options say how to run the cluster.
+type Options struct {
+	Members int    // 1 when 0
+	Host    string // the address members listen on; 127.0.0.1 when ""
+}
+
+// Cluster is a running embedded cluster, stopped by the test's cleanup.
+type Cluster struct {
+	t       testing.TB
+	members []*member
+}
+
+type member struct {
+	name       string
+	client     url.URL
+	peer       url.URL
+	dir        string
+	etcd       *embed.Etcd
+	initial    string
+	clusterTok string
+}
+
+// Start starts a cluster and waits until it serves.
+func Start(t testing.TB, opts Options) *Cluster {
+	t.Helper()
+	n := max(opts.Members, 1)
+	host := opts.Host
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	c := &Cluster{t: t}
+	var initial []string
+	for i := range n {
+		m := &member{
+			name:   fmt.Sprintf("m%d", i),
+			client: url.URL{Scheme: "http", Host: freeAddr(t, host)},
+			peer:   url.URL{Scheme: "http", Host: freeAddr(t, host)},
+			dir:    t.TempDir(),
+		}
+		initial = append(initial, m.name+"="+m.peer.String())
+		c.members = append(c.members, m)
+	}
+	for _, m := range c.members {
+		m.initial = strings.Join(initial, ",")
+		m.clusterTok = fmt.Sprintf("etcdtest-%d", time.Now().UnixNano())
+	}
+	tok := c.members[0].clusterTok
+	errs := make(chan error, n)
+	for _, m := range c.members {
+		m.clusterTok = tok
+		go func() { errs <- m.start(embed.ClusterStateFlagNew) }()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Fatalf("etcdtest: %v", err)
+		}
+	}
+	t.Cleanup(c.stop)
+	return c
+}
+
+func (m *member) start(state string) error {
+	cfg := embed.NewConfig()
+	cfg.Name = m.name
+	cfg.Dir = m.dir
+	cfg.ListenClientUrls = []url.URL{m.client}
+	cfg.AdvertiseClientUrls = []url.URL{m.client}
+	cfg.ListenPeerUrls = []url.URL{m.peer}
+	cfg.AdvertisePeerUrls = []url.URL{m.peer}
+	cfg.InitialCluster = m.initial
+	cfg.InitialClusterToken = m.clusterTok
+	cfg.ClusterState = state
+	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
+	cfg.ListenMetricsUrls = nil
+	e, err := embed.StartEtcd(cfg)
+	if err != nil {
+		return fmt.Errorf("starting member %s: %w", m.name, err)
+	}
+	select {
+	case <-e.Server.ReadyNotify():
+	case <-time.After(60 * time.Second):
+		e.Close()
+		return fmt.Errorf("member %s not ready within 60s", m.name)
+	}
+	m.etcd = e
+	return nil
+}
+
+// freeAddr is a port on host nothing listens on now.
+func freeAddr(t testing.TB, host string) string {
+	t.Helper()
+	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		t.Fatalf("etcdtest: finding a free port on %s: %v", host, err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// Endpoints are the members' client URLs.
+func (c *Cluster) Endpoints() []string {
+	var out []string
+	for _, m := range c.members {
+		out = append(out, m.client.String())
+	}
+	return out
+}
+
+// Client is a client of the whole cluster, closed by the test's cleanup.
+func (c *Cluster) Client(t testing.TB) *clientv3.Client {
+	t.Helper()
+	cli, err := clientv3.New(clientv3.Config{Endpoints: c.Endpoints(), DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatalf("etcdtest: client: %v", err)
+	}
+	t.Cleanup(func() { _ = cli.Close() })
+	return cli
+}
+
+// StopMember stops member i, as a lost machine would: the others go on
+// while a majority remains.
+func (c *Cluster) StopMember(i int) {
+	if m := c.members[i]; m.etcd != nil {
+		m.etcd.Close()
+		m.etcd = nil
+	}
+}
+
+func (c *Cluster) stop() {
+	for i := range c.members {
+		c.StopMember(i)
+	}
+}

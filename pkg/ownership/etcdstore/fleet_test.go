@@ -1,0 +1,222 @@
+package etcdstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+
+	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/ownership/etcdstore"
+	"gjc.dev/reconciler/pkg/ownership/etcdstore/etcdtest"
+)
+
+var want = ownership.Desired{Kind: "discord", Identity: "7040273bec62d43f", Generation: 3}
+
+func clientOf(t *testing.T, endpoint string) *clientv3.Client {
+	t.Helper()
+	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{endpoint}, DialTimeout: 2 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cli.Close() })
+	return cli
+}
+
+type fleet struct {
+	c        *etcdtest.Cluster
+	prefix   string
+	agentDir string
+}
+
+func newFleet(t *testing.T) *fleet {
+	return &fleet{c: etcdtest.Start(t, etcdtest.Options{}), prefix: fmt.Sprintf("/f%d", worlds.Add(1)), agentDir: t.TempDir()}
+}
+
+func (f *fleet) store(t *testing.T, cli *clientv3.Client, machine string) *etcdstore.Store {
+	t.Helper()
+	s, err := etcdstore.New(etcdstore.Options{Client: cli, AgentDir: f.agentDir, Machine: machine, LeaseTTL: testTTL,
+		Prefix: f.prefix, RequestTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+func acquire(t *testing.T, s *etcdstore.Store, name string) ownership.Claim {
+	t.Helper()
+	c, err := s.Acquire(name, ownership.AcquireRequest{Kind: want.Kind, OwnerID: fmt.Sprintf("%d-%s", os.Getpid(), uuid.NewString()),
+		Identity: want.Identity, Generation: want.Generation})
+	if err != nil {
+		t.Fatalf("Acquire(%s): %v", name, err)
+	}
+	t.Cleanup(func() { _ = c.(interface{ Close() error }).Close() })
+	if err := c.Renew(ownership.Heartbeat{TransportHealthy: true}); err != nil {
+		t.Fatalf("first heartbeat: %v", err)
+	}
+	return c
+}
+
+// waitDelete returns when key is next deleted.
+func waitDelete(t *testing.T, wch clientv3.WatchChan, key string) time.Time {
+	t.Helper()
+	deadline := time.After(10 * testTTL)
+	for {
+		select {
+		case resp := <-wch:
+			for _, ev := range resp.Events {
+				if ev.Type == clientv3.EventTypeDelete && string(ev.Kv.Key) == key {
+					return time.Now()
+				}
+			}
+		case <-deadline:
+			t.Fatalf("%s was not deleted within %s", key, 10*testTTL)
+		}
+	}
+}
+
+// A daemon cut off from the cluster gives its name up before the server
+// can let its lease expire, by at least most of the margin: so its
+// transport is down before any successor can take the name, even though it
+// never hears that it lost.
+func TestClaimGivesUpBeforeTheServerCanExpireIt(t *testing.T) {
+	f := newFleet(t)
+	p := f.c.NewProxy(t)
+	claim := acquire(t, f.store(t, clientOf(t, p.Endpoint()), "m1"), "bot")
+	watcher := f.c.Client(t)
+	lockKey := f.prefix + "/bot/" + ownership.LockFile
+	wch := watcher.Watch(context.Background(), lockKey)
+
+	p.Cut()
+	var lostAt time.Time
+	select {
+	case <-claim.Lost():
+		lostAt = time.Now()
+	case <-time.After(3 * testTTL):
+		t.Fatalf("a claim cut off from the cluster was not lost within %s", 3*testTTL)
+	}
+	deletedAt := waitDelete(t, wch, lockKey)
+	gap, margin := deletedAt.Sub(lostAt), etcdstore.Margin(testTTL)
+	t.Logf("lost %s before the server expired the lock (margin %s)", gap, margin)
+	if gap < margin*3/4 {
+		t.Errorf("the claim was lost only %s before the server expired its lock; want at least %s of the %s margin", gap, margin*3/4, margin)
+	}
+	for what, err := range map[string]error{"Fence": claim.Fence(), "Renew": claim.Renew(ownership.Heartbeat{TransportHealthy: true})} {
+		if !errors.Is(err, ownership.ErrOwnershipLost) {
+			t.Errorf("%s of a lost claim = %v, want ErrOwnershipLost", what, err)
+		}
+	}
+}
+
+// A stop's SIGKILL fences the owner at once: its very next fence fails,
+// before its lease renewal could tell it; and no successor may take the
+// name until the revoked lock has stood one TTL past the revocation.
+func TestRevocationFencesAtOnceAndHoldsTheNameOneTTL(t *testing.T) {
+	f := newFleet(t)
+	leader := f.store(t, f.c.Client(t), "m1")
+	if err := leader.Prepare("bot"); err != nil {
+		t.Fatal(err)
+	}
+	daemon := f.store(t, f.c.Client(t), "m1")
+	claim := acquire(t, daemon, "bot")
+	decided := leader.Observe("bot").Record.State
+	if decided == nil {
+		t.Fatal("no record to decide on")
+	}
+	var fenceAtKill, acquireAtKill error
+	var killedAt time.Time
+	how := ownership.StopOptions{Action: "stop", Graceful: 100 * time.Millisecond, Kill: 5 * testTTL, Escalate: true,
+		Progress: func(step ownership.StopStep) {
+			if step.Signal == "SIGKILL" {
+				killedAt = time.Now()
+				fenceAtKill = claim.Fence()
+				_, acquireAtKill = daemon.Acquire("bot", ownership.AcquireRequest{Kind: want.Kind, OwnerID: "2-successor", Identity: want.Identity, Generation: want.Generation})
+			}
+		}}
+	if err := leader.Stop(context.Background(), "bot", &want, *decided, how); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	held := time.Since(killedAt)
+	if !errors.Is(fenceAtKill, ownership.ErrOwnershipLost) {
+		t.Errorf("the owner's fence right after the revocation = %v, want ErrOwnershipLost", fenceAtKill)
+	}
+	var he *ownership.HeldError
+	if !errors.As(acquireAtKill, &he) || !strings.HasSuffix(he.Source, ".revoked") {
+		t.Errorf("a successor's Acquire right after the revocation = %v, want held by the revoked lock", acquireAtKill)
+	}
+	if held < testTTL {
+		t.Errorf("Stop reported the revoked owner gone %s after the revocation, under its TTL %s", held, testTTL)
+	}
+	acquire(t, daemon, "bot") // free once Stop says so
+}
+
+// Only the machine that leads a name spawns or stops its daemon; when the
+// leader goes, the next candidate leads.
+func TestOnlyTheLeaderActs(t *testing.T) {
+	f := newFleet(t)
+	m1 := f.store(t, f.c.Client(t), "m1")
+	m2 := f.store(t, f.c.Client(t), "m2")
+	if err := m1.Prepare("bot"); err != nil {
+		t.Fatal(err)
+	}
+	if err := m2.Prepare("bot"); err != nil {
+		t.Fatal(err)
+	}
+	if err := m1.SpawnBlocked("bot"); err != nil {
+		t.Fatalf("the leader's SpawnBlocked: %v", err)
+	}
+	err := m2.SpawnBlocked("bot")
+	var le *ownership.LedElsewhereError
+	if !errors.As(err, &le) || le.Leader != "m1" || ownership.Reason(err) != ownership.ReasonLedElsewhere {
+		t.Fatalf("a follower's SpawnBlocked = %v, want led by m1", err)
+	}
+	claim := acquire(t, f.store(t, f.c.Client(t), "m1"), "bot")
+	decided := m2.Observe("bot").Record.State
+	err = m2.Stop(context.Background(), "bot", &want, *decided, ownership.StopOptions{Action: "stop", Graceful: time.Second, Kill: time.Second, Escalate: true})
+	if !errors.Is(err, ownership.ErrLedElsewhere) || !strings.Contains(err.Error(), "nothing was sent") {
+		t.Fatalf("a follower's Stop = %v, want a refusal: led by m1, nothing sent", err)
+	}
+	if err := claim.Fence(); err != nil {
+		t.Fatalf("the owner after a follower's refused stop: %v", err)
+	}
+	_ = m1.Close()
+	if err := m2.SpawnBlocked("bot"); !errors.As(err, new(*ownership.HeldError)) {
+		t.Fatalf("once m1 withdrew, m2 leads and sees the live owner: SpawnBlocked = %v, want held", err)
+	}
+}
+
+// A store that cannot reach the cluster knows nothing, and does nothing:
+// no verdict that frees the name, no spawn, no request written.
+func TestUnreachableClusterTouchesNothing(t *testing.T) {
+	f := newFleet(t)
+	p := f.c.NewProxy(t)
+	s := f.store(t, clientOf(t, p.Endpoint()), "m1")
+	if err := s.Prepare("bot"); err != nil {
+		t.Fatal(err)
+	}
+	claim := acquire(t, f.store(t, f.c.Client(t), "m1"), "bot")
+	decided := s.Observe("bot").Record.State
+	p.Cut()
+	c := s.Observe("bot").Classify(want)
+	if c.Class != ownership.ClassMalformed || c.Reason != ownership.ReasonStoreUnreachable || !c.AmbiguouslyLive {
+		t.Errorf("Observe through a cut: %s/%s ambiguous %t (%s); want malformed, %s, ambiguously live", c.Class, c.Reason, c.AmbiguouslyLive, c.Message, ownership.ReasonStoreUnreachable)
+	}
+	if err := s.SpawnBlocked("bot"); err == nil {
+		t.Error("SpawnBlocked through a cut = nil: a second owner could start")
+	}
+	err := s.Stop(context.Background(), "bot", &want, *decided, ownership.StopOptions{Action: "stop", Graceful: time.Second, Kill: time.Second, Escalate: true})
+	if err == nil || !strings.Contains(err.Error(), "nothing was sent") {
+		t.Errorf("Stop through a cut = %v, want a refusal that sent nothing", err)
+	}
+	if req, err := claim.StopRequested(); req || err != nil {
+		t.Errorf("the owner found a stop request (%t, %v) after a stop that could not reach the cluster", req, err)
+	}
+}
