@@ -31,14 +31,14 @@ type apiChoice struct {
 
 // newAPIChoice asks agentDir's loop; acting alone, it reports its waits to
 // waits (when not nil), as --once does.
-func newAPIChoice(stderr io.Writer, agentDir, specPath string, log logr.Logger, waits *waitReporter) *apiChoice {
+func newAPIChoice(stderr io.Writer, fleet *fleetFlags, agentDir, specPath string, log logr.Logger, waits *waitReporter) *apiChoice {
 	a := &apiChoice{agentDir: agentDir, loop: localapi.NewClient(agentDir), stderr: stderr, waits: waits}
-	a.direct = &localapi.Direct{AgentDir: agentDir, SpecPath: specPath, Log: log, Options: func() reconcile.Options {
-		opts := reconcileOptions(agentDir, log, 0)
+	a.direct = &localapi.Direct{AgentDir: agentDir, SpecPath: specPath, Log: log, Options: func() (reconcile.Options, error) {
+		opts, err := reconcileOptions(fleet, agentDir, log, 0)
 		if waits != nil {
 			opts.Progress = waits.Report
 		}
-		return opts
+		return opts, err
 	}}
 	if waits != nil {
 		a.direct.LockPasses = func(ctx context.Context, timeout time.Duration) (func(), error) {
@@ -95,7 +95,7 @@ func (a *apiChoice) status(names []string) (*reconcile.Status, error) {
 // look is the status source of a read-only command run from cmd: the
 // loop's view, or a live look from here.
 func look(cmd *cobra.Command, g *globals, agentDir, specPath string) func([]string) (*reconcile.Status, error) {
-	return newAPIChoice(cmd.ErrOrStderr(), agentDir, specPath, g.log, nil).status
+	return newAPIChoice(cmd.ErrOrStderr(), &g.fleet, agentDir, specPath, g.log, nil).status
 }
 
 // apiExit gives an answer's error the command line's exit code.

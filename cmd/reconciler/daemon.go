@@ -62,8 +62,13 @@ func newDaemonCommand(g *globals) *cobra.Command {
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
 			port := chat.NewInboundPort()
+			owners, err := g.fleet.open(agentDir, log)
+			if err != nil {
+				return &exitError{code: daemonproto.ExitUsage, err: err}
+			}
+			defer owners.Close()
 			code, err := chat.RunDaemon(ctx, chat.DaemonOptions{
-				AgentDir: agentDir, Owners: fsstore.New(agentDir, fsstore.Options{Log: log}), OwnerID: ownerID, Config: cfg, Log: log, Heartbeat: heartbeat,
+				AgentDir: agentDir, Owners: owners, OwnerID: ownerID, Config: cfg, Log: log, Heartbeat: heartbeat,
 				NewRelay: chat.NewRelay(cfg, agentDir, log, chat.RelayOptions{Inbound: port}),
 			}, chat.NewTransport(cfg, log, port))
 			if err != nil {

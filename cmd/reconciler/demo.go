@@ -56,7 +56,12 @@ func newDemoCommand(g *globals) *cobra.Command {
 				}
 			}
 			fmt.Fprintln(out)
-			r, err := reconcile.New(reconcileOptions(env.AgentDir, log, 0))
+			// The demo runs on one machine's files, whatever the flags say.
+			opts, err := reconcileOptions(&fleetFlags{}, env.AgentDir, log, 0)
+			if err != nil {
+				return err
+			}
+			r, err := reconcile.New(opts)
 			if err != nil {
 				return &exitError{code: exitNotDone, err: err}
 			}
@@ -141,7 +146,7 @@ func printEvery(ctx context.Context, out interface{ Write([]byte) (int, error) }
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
-			st, err := view(agentDir, specPath, nil)
+			st, err := view(&fleetFlags{}, agentDir, specPath, nil)
 			if err != nil {
 				continue
 			}

@@ -122,6 +122,12 @@ func printDescription(out io.Writer, d description, now time.Time) error {
 		p("Message:\t%s", safe(s.Message))
 	}
 	p("PID:\t%s", pid(s.PID))
+	if s.Machine != "" {
+		p("Machine:\t%s", safe(s.Machine))
+	}
+	if e := s.Election; e != nil {
+		p("Election:\t%s", electionLine(e, safe))
+	}
 	p("Restarts:\t%d", s.Restarts)
 	if ex := s.LastExit; ex != nil {
 		p("Last exit:\t%s (%s ago)", safe(ex.Message), since(ex.At.Time, now))
@@ -224,4 +230,20 @@ func printRecord(out io.Writer, rec ownership.Record, now time.Time) {
 		p("Terminated:\t%s: %s", safe(t.Reason), safe(t.Message))
 	}
 	_ = tw.Flush()
+}
+
+// electionLine says who leads a fleet's name, as seen from this machine.
+func electionLine(e *reconcile.Election, safe func(string) string) string {
+	var line string
+	switch {
+	case e.Error != "":
+		return "unknown: " + safe(e.Error)
+	case e.Leader == "":
+		line = "no machine leads it yet"
+	case e.Leader == e.Self:
+		line = "led by " + safe(e.Leader) + " (this machine): it spawns and stops this daemon"
+	default:
+		line = "led by " + safe(e.Leader) + "; this machine (" + safe(e.Self) + ") stands by"
+	}
+	return line
 }

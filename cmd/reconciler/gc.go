@@ -33,7 +33,7 @@ func newGCCommand(g *globals) *cobra.Command {
 			// The loop's gc judges with the loop's spec; alone, with this
 			// shell's, under the pass lock either way.
 			waits := newWaitReporter(cmd.ErrOrStderr())
-			a := newAPIChoice(cmd.ErrOrStderr(), agentDir, specPath, g.log, waits)
+			a := newAPIChoice(cmd.ErrOrStderr(), &g.fleet, agentDir, specPath, g.log, waits)
 			rep, err := ask(a, "gc", func(b localapi.Backend) (*gc.Report, error) {
 				return b.GC(ctx, localapi.GCRequest{Prune: prune, LockTimeout: metav1.Duration{Duration: lockTimeout}})
 			})

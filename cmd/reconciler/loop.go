@@ -52,7 +52,10 @@ func runLoop(cmd *cobra.Command, g *globals, f *loopFlags) error {
 		return err
 	}
 	defer ms.stop()
-	opts := reconcileOptions(agentDir, g.log, f.heartbeat)
+	opts, err := reconcileOptions(&g.fleet, agentDir, g.log, f.heartbeat)
+	if err != nil {
+		return &exitError{code: exitNotDone, err: err}
+	}
 	opts.Hooks = ms.hooks()
 	r, err := reconcile.New(opts)
 	if err != nil {
@@ -123,7 +126,10 @@ func runOnce(cmd *cobra.Command, g *globals, f *loopFlags, agentDir, specPath st
 	}
 	waits := newWaitReporter(cmd.ErrOrStderr())
 	defer waits.Close()
-	opts := reconcileOptions(agentDir, g.log, f.heartbeat)
+	opts, err := reconcileOptions(&g.fleet, agentDir, g.log, f.heartbeat)
+	if err != nil {
+		return &exitError{code: exitNotDone, err: err}
+	}
 	opts.Progress = waits.Report
 	r, err := reconcile.New(opts)
 	if err != nil {

@@ -110,7 +110,7 @@ func operate(cmd *cobra.Command, g *globals, f *operateFlags, sel reconcile.Sele
 	defer stop()
 	waits := newWaitReporter(cmd.ErrOrStderr())
 	defer waits.Close()
-	a := newAPIChoice(cmd.ErrOrStderr(), agentDir, specPath, g.log, waits)
+	a := newAPIChoice(cmd.ErrOrStderr(), &g.fleet, agentDir, specPath, g.log, waits)
 	resp, err := ask(a, doing(cmd.Name(), sel), func(b localapi.Backend) (*localapi.OperateResponse, error) {
 		return req(ctx, b, sel, metav1.Duration{Duration: f.lockTimeout})
 	})

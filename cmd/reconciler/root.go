@@ -19,6 +19,7 @@ type globals struct {
 	logFormat string
 	verbosity int
 	log       logr.Logger
+	fleet     fleetFlags
 }
 
 // resolveAgentDir applies the precedence of DESIGN section 3.
@@ -70,6 +71,9 @@ bot, never a signal to a process it cannot prove is its own.`,
 				return &exitError{code: exitInvalid, err: err}
 			}
 			g.log = log
+			if err := g.fleet.check(); err != nil {
+				return &exitError{code: exitInvalid, err: err}
+			}
 			return nil
 		},
 	}
@@ -88,6 +92,7 @@ bot, never a signal to a process it cannot prove is its own.`,
 	f.StringVar(&g.specPath, "spec", "", "spec file or directory of *.yaml files (default <agent-dir>/daemons.yaml)")
 	f.StringVar(&g.logFormat, "log-format", logging.FormatAuto, "log format: json or console (default console on a terminal, json otherwise)")
 	f.IntVarP(&g.verbosity, "v", "v", 0, "log verbosity (logr V-level)")
+	addFleetFlags(f, &g.fleet)
 
 	addLoopFlags(root, lf)
 	root.AddCommand(newValidateCommand(g), newVersionCommand(), newDaemonCommand(g), newStatusCommand(g), newStopCommand(g), newStartCommand(g), newRestartCommand(g), newDemoCommand(g), newGCCommand(g))

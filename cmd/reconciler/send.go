@@ -77,7 +77,7 @@ func runSend(cmd *cobra.Command, g *globals, f *sendFlags, args []string) error 
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	a := newAPIChoice(cmd.ErrOrStderr(), agentDir, specPath, g.log, nil)
+	a := newAPIChoice(cmd.ErrOrStderr(), &g.fleet, agentDir, specPath, g.log, nil)
 	resp, err := ask(a, "", func(b localapi.Backend) (*localapi.SendResponse, error) {
 		return b.Send(ctx, localapi.SendRequest{Name: name, Message: m})
 	})

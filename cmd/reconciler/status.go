@@ -25,7 +25,7 @@ func newStatusCommand(g *globals) *cobra.Command {
 					return err
 				}
 			}
-			src := newAPIChoice(cmd.ErrOrStderr(), agentDir, specPath, g.log, nil)
+			src := newAPIChoice(cmd.ErrOrStderr(), &g.fleet, agentDir, specPath, g.log, nil)
 			load := func() (*reconcile.Status, error) {
 				return src.status(names)
 			}

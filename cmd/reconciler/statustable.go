@@ -39,16 +39,32 @@ type row struct {
 }
 
 // header is the table's first line.
-func header(wide bool) []string {
-	if wide {
-		return append(append([]string{}, statusColumns...), wideColumns...)
+func header(wide, fleet bool) []string {
+	h := append([]string{}, statusColumns...)
+	if fleet {
+		h = append(h, "MACHINE")
 	}
-	return statusColumns
+	if wide {
+		h = append(h, wideColumns...)
+	}
+	return h
+}
+
+// inFleet reports whether st is a fleet's: some owner names its machine.
+// The table then says which machine runs each daemon.
+func inFleet(st *reconcile.Status) bool {
+	for _, d := range st.Daemons {
+		if d.Machine != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // statusRows renders each daemon as a row, at now.
 func statusRows(st *reconcile.Status, wide bool, now time.Time) []row {
 	rows := make([]row, 0, len(st.Daemons))
+	fleet := inFleet(st)
 	for _, d := range st.Daemons {
 		ready := "False"
 		if meta.IsStatusConditionTrue(d.Conditions, reconcile.ConditionReady) && d.PID != 0 {
@@ -56,6 +72,9 @@ func statusRows(st *reconcile.Status, wide bool, now time.Time) []row {
 		}
 		cells := []string{d.Name, dash(d.Provider), dash(d.DesiredState), string(d.Phase),
 			generation(d), pid(d.PID), ready, strconv.Itoa(d.Restarts), age(d, now), dash(d.Reason)}
+		if fleet {
+			cells = append(cells, dash(d.Machine))
+		}
 		if wide {
 			cells = append(cells, relayCells(d.Relay, now)...)
 			cells = append(cells, dash(truncate(wideMessage(d), maxMessage)))
@@ -156,9 +175,9 @@ func printStatus(w io.Writer, st *reconcile.Status, output string) error {
 	}
 	wide := output == "wide"
 	rows := statusRows(st, wide, time.Now())
-	t := newTable(header(wide), rows)
+	t := newTable(header(wide, inFleet(st)), rows)
 	var b strings.Builder
-	b.WriteString(t.line(header(wide)))
+	b.WriteString(t.line(header(wide, inFleet(st))))
 	for _, r := range rows {
 		b.WriteString(t.line(r.cells))
 	}

@@ -96,8 +96,8 @@ func (w *statusWatch) first(st *reconcile.Status) error {
 	if w.document() {
 		return w.printDocument(st)
 	}
-	w.table = newTable(header(w.output == "wide"), rows)
-	lines := []string{w.table.line(header(w.output == "wide"))}
+	w.table = newTable(header(w.output == "wide", inFleet(st)), rows)
+	lines := []string{w.table.line(header(w.output == "wide", inFleet(st)))}
 	for _, r := range rows {
 		lines = append(lines, w.table.line(r.cells))
 	}

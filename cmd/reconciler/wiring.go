@@ -11,20 +11,30 @@ import (
 	"gjc.dev/reconciler/pkg/spec"
 )
 
-// reconcileOptions wires the reconciler of agentDir to the one-machine
-// backend: the files and kernel locks under agentDir.
-func reconcileOptions(agentDir string, log logr.Logger, heartbeat time.Duration) reconcile.Options {
-	return reconcile.Options{
-		AgentDir: agentDir, Log: log, DaemonHeartbeat: heartbeat,
-		Store: fsstore.New(agentDir, fsstore.Options{Log: log}), Files: fsstore.Files{},
-		Events: events.Open(reconcile.EventsPath(agentDir), log),
+// reconcileOptions wires the reconciler of agentDir to the backend the
+// flags chose: this machine's files and kernel locks, or a fleet's etcd.
+// The reconciler's Close closes the store.
+func reconcileOptions(fleet *fleetFlags, agentDir string, log logr.Logger, heartbeat time.Duration) (reconcile.Options, error) {
+	store, err := fleet.open(agentDir, log)
+	if err != nil {
+		return reconcile.Options{}, err
 	}
+	return reconcile.Options{
+		AgentDir: agentDir, Log: log, DaemonHeartbeat: heartbeat, DaemonArgs: fleet.daemonArgs(),
+		Store: store, Files: fsstore.Files{},
+		Events: events.Open(reconcile.EventsPath(agentDir), log),
+	}, nil
 }
 
 // view is `status`'s live look at agentDir. It reads the spec as a loop
 // starting now would, a broken file keeping what lastgood.json saved.
-func view(agentDir, specPath string, names []string) (*reconcile.Status, error) {
+func view(fleet *fleetFlags, agentDir, specPath string, names []string) (*reconcile.Status, error) {
 	loader := spec.NewLoader(specPath)
 	reconcile.UseLastGood(fsstore.Files{}, agentDir, loader, logr.Discard())
-	return reconcile.View(fsstore.New(agentDir, fsstore.Options{}), fsstore.Files{}, agentDir, loader.Load(), names)
+	store, err := fleet.open(agentDir, logr.Discard())
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	return reconcile.View(store, fsstore.Files{}, agentDir, loader.Load(), names)
 }

@@ -49,6 +49,12 @@ func (d *daemon) supervise(ctx context.Context, components []Component) *ending 
 	// of control.json (not of other files: the daemon's own log lives here)
 	// and on every heartbeat.
 	check := true
+	// A claim kept elsewhere than the daemon dir (a fleet's) says itself
+	// when a control request may have arrived.
+	var controlChanged <-chan struct{}
+	if cc, ok := d.claim.(interface{ ControlChanged() <-chan struct{} }); ok {
+		controlChanged = cc.ControlChanged()
+	}
 	for {
 		if check && d.stopRequested() {
 			d.log.Info("stop requested through control.json")
@@ -71,6 +77,8 @@ func (d *daemon) supervise(ctx context.Context, components []Component) *ending 
 					return &ending{kind: endLost, err: err}
 				}
 			}
+		case <-controlChanged:
+			check = true
 		case <-d.claim.Lost():
 			// Found by a fence elsewhere (a component's, before a post).
 			err := d.claim.Fence()

@@ -20,7 +20,7 @@ type Direct struct {
 	SpecPath string
 	Log      logr.Logger
 	// Options builds the reconciler of an operation (its store and files).
-	Options func() reconcile.Options
+	Options func() (reconcile.Options, error)
 	// LockPasses takes the pass lock, waiting at most timeout (a command
 	// line's, which says whom it waits for); nil takes it silently.
 	LockPasses func(ctx context.Context, timeout time.Duration) (release func(), err error)
@@ -29,7 +29,11 @@ type Direct struct {
 var _ Backend = (*Direct)(nil)
 
 func (d *Direct) Status(_ context.Context, req StatusRequest) (*reconcile.Status, error) {
-	o := d.Options()
+	o, err := d.Options()
+	if err != nil {
+		return nil, err
+	}
+	defer o.Store.Close()
 	st, err := reconcile.View(o.Store, o.Files, d.AgentDir, spec.LoadOnce(d.SpecPath), req.Names)
 	if err != nil {
 		return nil, err
@@ -58,9 +62,13 @@ func (d *Direct) Restart(ctx context.Context, req RestartRequest) (*OperateRespo
 // a name it does not declare is judged by its record alone.
 func (d *Direct) operate(ctx context.Context, action string, sel reconcile.Selection, lock time.Duration, op reconcile.Operation) (*OperateResponse, error) {
 	res := spec.LoadOnce(d.SpecPath)
-	o := d.Options()
+	o, err := d.Options()
+	if err != nil {
+		return nil, err
+	}
 	names, err := reconcile.Targets(o.Files, d.AgentDir, action, sel, res)
 	if err != nil {
+		_ = o.Store.Close()
 		return nil, err
 	}
 	r, err := reconcile.New(o)
@@ -84,7 +92,12 @@ func (d *Direct) GC(ctx context.Context, req GCRequest) (*gc.Report, error) {
 		return nil, err
 	}
 	defer release()
-	return runGC(d.Options().Files, d.AgentDir, res, req.Prune, d.Log)
+	o, err := d.Options()
+	if err != nil {
+		return nil, err
+	}
+	defer o.Store.Close()
+	return runGC(o.Files, d.AgentDir, res, req.Prune, d.Log)
 }
 
 func (d *Direct) lockPasses(ctx context.Context, timeout time.Duration) (func(), error) {

@@ -373,6 +373,7 @@ func (a *attempt) spawnBlocked() bool {
 	switch {
 	case err == nil:
 		return false
+	case a.standBy(err):
 	case errors.As(err, &held) && held.Source == ownership.NameLockFile:
 		// The kernel knows of a live daemon of this name even when no file
 		// does (sdk/ removed or restored under it): start nothing beside it.
@@ -421,6 +422,9 @@ func (a *attempt) stop(s *ownership.State, action string, graceful, kill time.Du
 	if err == nil {
 		return true
 	}
+	if a.standBy(err) {
+		return false
+	}
 	reason := ReasonNotProvenDead
 	if !errors.Is(err, ownership.ErrNotProvenDead) {
 		reason = "StopFailed"
@@ -451,6 +455,7 @@ func (a *attempt) observe(rec ownership.Record) {
 	}
 	s := rec.State
 	a.status.PID, a.status.OwnerID, a.status.Generation = s.PID, s.OwnerID, s.Generation
+	a.status.Machine = s.Machine
 	a.status.TransportError = s.TransportError
 	a.status.Relay = nil
 	if s.StoppedAt == nil {
@@ -502,4 +507,21 @@ func generationOf(rec ownership.Record) int64 {
 		return 0
 	}
 	return *rec.State.Generation
+}
+
+// standBy reports whether err says another machine of a fleet leads the
+// name: spawning and stopping it are that machine's, and this one waits,
+// Starting, not Degraded, woken when the election changes.
+func (a *attempt) standBy(err error) bool {
+	var led *ownership.LedElsewhereError
+	if !errors.As(err, &led) {
+		return false
+	}
+	msg := fmt.Sprintf("machine %q leads %s: it spawns and stops the daemon; this machine stands by", led.Leader, a.name)
+	if led.Leader == "" {
+		msg = fmt.Sprintf("no machine leads %s yet; this machine stands for it", a.name)
+	}
+	a.notReady(ownership.ReasonLedElsewhere, msg)
+	a.requeue = 5 * time.Second
+	return true
 }

@@ -29,6 +29,9 @@ type Options struct {
 	Files Files
 	// DaemonHeartbeat, when set, is passed to spawned daemons (tests).
 	DaemonHeartbeat time.Duration
+	// DaemonArgs are more flags for spawned daemons: where they hold their
+	// names when that is not this machine's files (a fleet's etcd).
+	DaemonArgs []string
 	// ChildExited is called when a daemon this process spawned exits.
 	ChildExited func(name string)
 	// Hooks are told what the reconciler and its loop do (metrics).

@@ -88,9 +88,10 @@ func (r *Reconciler) launchOf(d *spec.Daemon, paths ownership.Paths, ownerID str
 	// The command line is the daemon's proof of who it is (see
 	// fsstore.VerifyDaemonArgv): built from the names it checks.
 	return launch{
-		exe:  r.opts.Executable,
-		args: daemonproto.Args(ownership.ClaimOf(paths, ownerID), d.Config.Generation, daemonproto.HeartbeatArgs(r.opts.DaemonHeartbeat)...),
-		env:  daemonproto.Env(os.Environ(), r.secretVars()),
+		exe: r.opts.Executable,
+		args: daemonproto.Args(ownership.ClaimOf(paths, ownerID), d.Config.Generation,
+			append(daemonproto.HeartbeatArgs(r.opts.DaemonHeartbeat), r.opts.DaemonArgs...)...),
+		env: daemonproto.Env(os.Environ(), r.secretVars()),
 	}
 }
 

@@ -58,20 +58,26 @@ type Status struct {
 
 // DaemonStatus is one name's observed state.
 type DaemonStatus struct {
-	Name              string             `json:"name"`
-	Provider          string             `json:"provider,omitempty"`
-	DesiredState      string             `json:"desiredState,omitempty"`
-	DesiredGeneration *int64             `json:"desiredGeneration,omitempty"`
-	Phase             Phase              `json:"phase"`
-	PID               int                `json:"pid,omitempty"`
-	OwnerID           string             `json:"ownerId,omitempty"`
-	Generation        *int64             `json:"generation,omitempty"`
-	StartedAt         *metav1.Time       `json:"startedAt,omitempty"`
-	Restarts          int                `json:"restarts"`
-	Converged         bool               `json:"converged"`
-	Reason            string             `json:"reason,omitempty"`
-	Message           string             `json:"message,omitempty"`
-	Conditions        []metav1.Condition `json:"conditions,omitempty"`
+	Name              string `json:"name"`
+	Provider          string `json:"provider,omitempty"`
+	DesiredState      string `json:"desiredState,omitempty"`
+	DesiredGeneration *int64 `json:"desiredGeneration,omitempty"`
+	Phase             Phase  `json:"phase"`
+	PID               int    `json:"pid,omitempty"`
+	OwnerID           string `json:"ownerId,omitempty"`
+	// Machine is the machine the owner runs on, in a fleet; "" on one
+	// machine.
+	Machine string `json:"machine,omitempty"`
+	// Election is, in a fleet, which machine leads the name (places its
+	// daemon) as a live look saw it; nil on one machine.
+	Election   *Election          `json:"election,omitempty"`
+	Generation *int64             `json:"generation,omitempty"`
+	StartedAt  *metav1.Time       `json:"startedAt,omitempty"`
+	Restarts   int                `json:"restarts"`
+	Converged  bool               `json:"converged"`
+	Reason     string             `json:"reason,omitempty"`
+	Message    string             `json:"message,omitempty"`
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
 	// TransportError is what the live owner last said about its
 	// connection (its record's transportError), empty when connected or
 	// when no owner runs: the why of a daemon that is not Ready.
@@ -151,4 +157,12 @@ func writeStatus(files Files, agentDir string, s *Status) error {
 		return err
 	}
 	return files.WriteFileAtomic(StatusPath(agentDir), append(data, '\n'))
+}
+
+// Election is a fleet's election of a name: the machine that leads it,
+// "" while none does, and this machine, so a reader knows which is which.
+type Election struct {
+	Leader string `json:"leader"`
+	Self   string `json:"self"`
+	Error  string `json:"error,omitempty"`
 }

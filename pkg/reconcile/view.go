@@ -35,6 +35,7 @@ func View(store ownership.Store, files Files, agentDir string, res *spec.Result,
 			continue
 		}
 		d := live(byName[n], n, res.Lookup(n), store, holdOf(holds, n))
+		d.Election = electionOf(store, n)
 		// Judged with res, as the top of the status is: the saved
 		// condition is the last pass's spec, maybe another shell's.
 		meta.SetStatusCondition(&d.Conditions, specValidCondition(res))
@@ -90,6 +91,7 @@ func liveStatus(s DaemonStatus, rec ownership.Record, cls ownership.Classificati
 	s.TransportError, s.Relay = "", nil
 	if st != nil {
 		s.OwnerID, s.Generation, s.TransportError = st.OwnerID, st.Generation, st.TransportError
+		s.Machine = st.Machine
 		if st.StoppedAt == nil {
 			s.Relay = relayStatusOf(st.Relay)
 		}
@@ -155,3 +157,24 @@ func holdOf(holds map[string]Hold, name string) *Hold {
 
 // stoppedPhase: a phase that wants no owner running.
 func stoppedPhase(p Phase) bool { return p == PhaseStopped || p == PhaseHeld }
+
+// leaders is what a fleet's store says of its elections.
+type leaders interface {
+	Leader(name string) (string, error)
+	Machine() string
+}
+
+// electionOf is name's election as store sees it now; nil for a store
+// without elections (one machine's files).
+func electionOf(store ownership.Store, name string) *Election {
+	l, ok := store.(leaders)
+	if !ok {
+		return nil
+	}
+	who, err := l.Leader(name)
+	e := &Election{Leader: who, Self: l.Machine()}
+	if err != nil {
+		e.Error = err.Error()
+	}
+	return e
+}

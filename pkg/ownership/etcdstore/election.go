@@ -1,7 +1,6 @@
 package etcdstore
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -62,33 +61,13 @@ func (s *Store) campaign(name string) error {
 	return nil
 }
 
-// leader is the machine that leads name, "" when none does.
-func (s *Store) leader(name string) (string, error) {
-	ctx, cancel := s.reqCtx()
-	defer cancel()
-	s.mu.Lock()
-	sess := s.session
-	s.mu.Unlock()
-	if sess == nil {
-		return "", errors.New("not a candidate")
-	}
-	resp, err := concurrency.NewElection(sess, s.keys(name).election).Leader(ctx)
-	switch {
-	case errors.Is(err, concurrency.ErrElectionNoLeader):
-		return "", nil
-	case err != nil:
-		return "", unreachable("reading who leads "+name, err)
-	}
-	return string(resp.Kvs[0].Value), nil
-}
-
 // mustLead returns nil when this machine leads name, standing for it
 // first if need be, else why not.
 func (s *Store) mustLead(name string) error {
 	if err := s.campaign(name); err != nil {
 		return err
 	}
-	who, err := s.leader(name)
+	who, err := s.Leader(name)
 	if err != nil {
 		return err
 	}
@@ -96,4 +75,19 @@ func (s *Store) mustLead(name string) error {
 		return &ownership.LedElsewhereError{Name: name, Leader: who}
 	}
 	return nil
+}
+
+// Leader is the machine that leads name now, "" when none does; read
+// without standing for it (a look, not a candidacy).
+func (s *Store) Leader(name string) (string, error) {
+	ctx, cancel := s.reqCtx()
+	defer cancel()
+	resp, err := s.cli.Get(ctx, s.keys(name).election+"/", clientv3.WithFirstCreate()...)
+	if err != nil {
+		return "", unreachable("reading who leads "+name, err)
+	}
+	if len(resp.Kvs) == 0 {
+		return "", nil
+	}
+	return string(resp.Kvs[0].Value), nil
 }

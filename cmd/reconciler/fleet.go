@@ -1,0 +1,170 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/spf13/pflag"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/ownership/etcdstore"
+	"gjc.dev/reconciler/pkg/ownership/fsstore"
+)
+
+// EtcdPasswordEnv holds the etcd password when no file does: never a flag,
+// so it never shows in argv.
+const EtcdPasswordEnv = "RECONCILER_ETCD_PASSWORD"
+
+const (
+	ownershipFiles = "files"
+	ownershipEtcd  = "etcd"
+)
+
+// fleetFlags choose the ownership backend: this machine's files, or the
+// operator's etcd cluster shared by a fleet. Daemons get the same flags
+// (daemonArgs), so a daemon holds its name where its reconciler looks.
+type fleetFlags struct {
+	backend      string
+	endpoints    []string
+	cacert       string
+	cert, key    string
+	user         string
+	passwordFile string
+	leaseTTL     time.Duration
+	machineID    string
+	prefix       string
+
+	password string // read once, from the file or the environment
+}
+
+func addFleetFlags(f *pflag.FlagSet, o *fleetFlags) {
+	f.StringVar(&o.backend, "ownership", ownershipFiles, "where owners are kept: files (this machine) or etcd (a fleet sharing the spec)")
+	f.StringSliceVar(&o.endpoints, "etcd-endpoints", nil, "etcd client URLs, comma-separated (with --ownership etcd)")
+	f.StringVar(&o.cacert, "etcd-cacert", "", "PEM bundle that verifies the etcd servers' certificates")
+	f.StringVar(&o.cert, "etcd-cert", "", "client certificate for etcd (PEM)")
+	f.StringVar(&o.key, "etcd-key", "", "key of --etcd-cert (PEM)")
+	f.StringVar(&o.user, "etcd-user", "", "etcd user; its password comes from --etcd-password-file or $"+EtcdPasswordEnv)
+	f.StringVar(&o.passwordFile, "etcd-password-file", "", "file holding the etcd password, one line")
+	f.DurationVar(&o.leaseTTL, "lease-ttl", 10*time.Second, "lease TTL in a fleet: a lost machine's bots run elsewhere within about this plus their ready time")
+	f.StringVar(&o.machineID, "machine-id", "", "this machine's name in the fleet (default: the hostname)")
+	f.StringVar(&o.prefix, "etcd-prefix", etcdstore.DefaultPrefix, "etcd key prefix of this fleet's records")
+}
+
+// check validates the flags and reads the password, before anything runs.
+func (o *fleetFlags) check() error {
+	switch o.backend {
+	case ownershipFiles:
+		return nil
+	case ownershipEtcd:
+	default:
+		return fmt.Errorf("--ownership %q: want files or etcd", o.backend)
+	}
+	if len(o.endpoints) == 0 {
+		return errors.New("--ownership etcd needs --etcd-endpoints")
+	}
+	if o.machineID == "" {
+		h, err := os.Hostname()
+		if err != nil {
+			return fmt.Errorf("--machine-id not given and the hostname unreadable: %w", err)
+		}
+		o.machineID = h
+	}
+	if o.leaseTTL < etcdstore.MinLeaseTTL || o.leaseTTL%time.Second != 0 {
+		return fmt.Errorf("--lease-ttl %s: want whole seconds, at least %s", o.leaseTTL, etcdstore.MinLeaseTTL)
+	}
+	if !strings.HasPrefix(o.prefix, "/") || strings.HasSuffix(o.prefix, "/") {
+		return fmt.Errorf("--etcd-prefix %q: want an absolute key prefix without a trailing slash", o.prefix)
+	}
+	// Absolute, so the daemons, which run from /, read the same files.
+	for _, p := range []*string{&o.cacert, &o.cert, &o.key, &o.passwordFile} {
+		if *p != "" {
+			abs, err := filepath.Abs(*p)
+			if err != nil {
+				return fmt.Errorf("%s: %w", *p, err)
+			}
+			*p = abs
+		}
+	}
+	o.password = os.Getenv(EtcdPasswordEnv)
+	if o.passwordFile != "" {
+		pw, err := etcdstore.ReadPassword(o.passwordFile)
+		if err != nil {
+			return err
+		}
+		o.password = pw
+	}
+	// A client is made here once, so every error of the flags shows now
+	// rather than at the first spawn.
+	cli, err := o.dial()
+	if err != nil {
+		return err
+	}
+	return cli.Close()
+}
+
+func (o *fleetFlags) dial() (*clientv3.Client, error) {
+	return etcdstore.Dial(etcdstore.DialOptions{Endpoints: o.endpoints, CACert: o.cacert, Cert: o.cert, Key: o.key, User: o.user, Password: o.password})
+}
+
+// fleetStore is an etcdstore.Store that closes its client with it.
+type fleetStore struct {
+	*etcdstore.Store
+	cli *clientv3.Client
+}
+
+func (s *fleetStore) Close() error {
+	err := s.Store.Close()
+	if cerr := s.cli.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// backend is what the flags choose, for one reconciler or daemon.
+type backend interface {
+	ownership.Store
+	ownership.Acquirer
+}
+
+// open opens the chosen backend over agentDir; the caller closes it.
+func (o *fleetFlags) open(agentDir string, log logr.Logger) (backend, error) {
+	if o.backend != ownershipEtcd {
+		return fsstore.New(agentDir, fsstore.Options{Log: log}), nil
+	}
+	cli, err := o.dial()
+	if err != nil {
+		return nil, err
+	}
+	s, err := etcdstore.New(etcdstore.Options{Client: cli, AgentDir: agentDir, Machine: o.machineID, LeaseTTL: o.leaseTTL, Prefix: o.prefix, Log: log})
+	if err != nil {
+		_ = cli.Close()
+		return nil, err
+	}
+	return &fleetStore{Store: s, cli: cli}, nil
+}
+
+// daemonArgs are the flags a spawned daemon needs to hold its name where
+// this reconciler looks. The password is not among them: the daemon reads
+// the same file, or inherits the same environment variable.
+func (o *fleetFlags) daemonArgs() []string {
+	if o.backend != ownershipEtcd {
+		return nil
+	}
+	args := []string{"--ownership", ownershipEtcd, "--etcd-endpoints", strings.Join(o.endpoints, ","),
+		"--machine-id", o.machineID, "--lease-ttl", o.leaseTTL.String(), "--etcd-prefix", o.prefix}
+	for _, f := range []struct{ flag, v string }{
+		{"--etcd-cacert", o.cacert}, {"--etcd-cert", o.cert}, {"--etcd-key", o.key},
+		{"--etcd-user", o.user}, {"--etcd-password-file", o.passwordFile},
+	} {
+		if f.v != "" {
+			args = append(args, f.flag, f.v)
+		}
+	}
+	return args
+}
