@@ -42,10 +42,11 @@ type fakes struct {
 func startFakes(t testing.TB) *fakes { return startFakesWith(t, fakeslack.Options{}) }
 
 // startFakesWith starts the fakes, the Slack one with slackOpts' hooks
-// (OnAck, AckTimeout) beside the tokens and channel every test uses.
+// (OnAck, AckTimeout) beside the tokens and channel every test uses; both
+// listen on slackOpts.Host (127.0.0.1 when empty).
 func startFakesWith(t testing.TB, slackOpts fakeslack.Options) *fakes {
 	t.Helper()
-	d, err := fakediscord.Start(fakediscord.Options{Tokens: []string{discordToken}, Channels: []string{"chan-3"}, HeartbeatInterval: time.Second})
+	d, err := fakediscord.Start(fakediscord.Options{Tokens: []string{discordToken}, Channels: []string{"chan-3"}, HeartbeatInterval: time.Second, Host: slackOpts.Host})
 	if err != nil {
 		t.Fatal(err)
 	}

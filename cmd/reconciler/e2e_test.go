@@ -32,6 +32,9 @@ type e2e struct {
 	env      []string
 	// production runs daemons at their real heartbeat, for figures.
 	production bool
+	// wrap runs the loop under another command (ip netns exec NS), so
+	// it and its daemons run elsewhere than the test.
+	wrap []string
 }
 
 func newE2E(t testing.TB) *e2e { return newE2EWith(t, startFakes(t)) }
@@ -183,7 +186,11 @@ func (b *logBuffer) waitLog(t testing.TB, what string, cond func([]map[string]an
 
 func (e *e2e) startLoop(extra ...string) *loopProc {
 	e.t.Helper()
-	cmd := exec.Command(binary, e.args(extra...)...)
+	argv := append([]string{binary}, e.args(extra...)...)
+	if len(e.wrap) > 0 {
+		argv = append(append([]string{}, e.wrap...), argv...)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = e.env
 	p := &loopProc{cmd: cmd, done: make(chan struct{}), logs: newLogBuffer()}
 	cmd.Stdout, cmd.Stderr = p.logs, p.logs

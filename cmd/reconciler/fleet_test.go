@@ -33,6 +33,8 @@ type fleet struct {
 	cluster  *etcdtest.Cluster
 	cli      *clientv3.Client
 	f        *fakes
+	ttl      time.Duration
+	objs     []object
 	machines []*fleetMachine
 }
 
@@ -42,18 +44,46 @@ type fleetMachine struct {
 	loop *loopProc
 }
 
+// fleetOptions say where the fleet's services listen (127.0.0.1 when
+// empty) and how its leases run (fleetTTL when 0).
+type fleetOptions struct {
+	etcdHost, fakesHost string
+	members             int
+	ttl                 time.Duration
+}
+
+func newFleet(t *testing.T, o fleetOptions, objs ...object) *fleet {
+	t.Helper()
+	c := etcdtest.Start(t, etcdtest.Options{Host: o.etcdHost, Members: o.members})
+	ttl := o.ttl
+	if ttl == 0 {
+		ttl = fleetTTL
+	}
+	fl := &fleet{t: t, cluster: c, cli: c.Client(t), f: startFakesWith(t, fakeslack.Options{Host: o.fakesHost}), ttl: ttl, objs: objs}
+	t.Cleanup(fl.killDaemons)
+	return fl
+}
+
+// add makes a machine, its loop run under wrap (none: in the test's own
+// network), not started yet.
+func (fl *fleet) add(id string, wrap ...string) *fleetMachine {
+	m := &fleetMachine{id: id, e: newE2EWith(fl.t, fl.f)}
+	m.e.wrap = wrap
+	m.e.writeSpec(fl.objs...)
+	fl.machines = append(fl.machines, m)
+	return m
+}
+
+func (fl *fleet) start(m *fleetMachine) { m.loop = m.e.startLoop(fl.args(m)...) }
+
 func startFleet(t *testing.T, n int, objs ...object) *fleet {
 	t.Helper()
-	c := etcdtest.Start(t, etcdtest.Options{})
-	fl := &fleet{t: t, cluster: c, cli: c.Client(t), f: startFakes(t)}
-	t.Cleanup(fl.killDaemons)
+	fl := newFleet(t, fleetOptions{}, objs...)
 	for i := range n {
-		m := &fleetMachine{id: fmt.Sprintf("m%d", i+1), e: newE2EWith(t, fl.f)}
-		m.e.writeSpec(objs...)
-		fl.machines = append(fl.machines, m)
+		fl.add(fmt.Sprintf("m%d", i+1))
 	}
 	for _, m := range fl.machines {
-		m.loop = m.e.startLoop(fl.args(m)...)
+		fl.start(m)
 	}
 	return fl
 }
@@ -61,7 +91,7 @@ func startFleet(t *testing.T, n int, objs ...object) *fleet {
 // args put a command in m's place in the fleet.
 func (fl *fleet) args(m *fleetMachine) []string {
 	return []string{"--ownership", "etcd", "--etcd-endpoints", strings.Join(fl.cluster.Endpoints(), ","),
-		"--machine-id", m.id, "--lease-ttl", fleetTTL.String()}
+		"--machine-id", m.id, "--lease-ttl", fl.ttl.String()}
 }
 
 // holder is who holds name in etcd now (nil: nobody).

@@ -23,6 +23,9 @@ var ErrClosed = errors.New("fakediscord: server closed")
 
 // Options configure a Server. The zero value is usable.
 type Options struct {
+	// Host is the address to listen on: 127.0.0.1 when empty; a test's
+	// own network namespace's address when its clients run in another.
+	Host string
 	// Tokens are the bot tokens (without the "Bot " prefix) the fake accepts.
 	// Empty accepts any non-empty token, which suits the demo.
 	Tokens []string
@@ -68,7 +71,7 @@ type Server struct {
 	windows     map[string]*window  // per-route rate limit windows
 }
 
-// Start listens on an ephemeral 127.0.0.1 port and serves until Close.
+// Start listens on an ephemeral port of opts.Host (127.0.0.1) and serves until Close.
 func Start(opts Options) (*Server, error) {
 	if opts.GuildID == "" {
 		opts.GuildID = DefaultGuildID
@@ -79,7 +82,11 @@ func Start(opts Options) (*Server, error) {
 	if opts.HeartbeatInterval <= 0 {
 		opts.HeartbeatInterval = DefaultHeartbeatInterval
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	host := opts.Host
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	if err != nil {
 		return nil, fmt.Errorf("fakediscord: listen: %w", err)
 	}

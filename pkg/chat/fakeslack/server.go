@@ -28,6 +28,9 @@ var ErrClosed = errors.New("fakeslack: server closed")
 
 // Options configure a Server. The zero value is usable.
 type Options struct {
+	// Host is the address to listen on: 127.0.0.1 when empty; a test's
+	// own network namespace's address when its clients run in another.
+	Host string
 	// BotTokens are the accepted bot tokens; empty accepts any "xoxb-" token.
 	BotTokens []string
 	// AppTokens are the accepted app-level tokens; empty accepts any "xapp-"
@@ -87,7 +90,7 @@ type Server struct {
 	connSeq    int
 }
 
-// Start listens on an ephemeral 127.0.0.1 port and serves until Close.
+// Start listens on an ephemeral port of opts.Host (127.0.0.1) and serves until Close.
 func Start(opts Options) (*Server, error) {
 	if opts.TeamID == "" {
 		opts.TeamID = DefaultTeamID
@@ -101,7 +104,11 @@ func Start(opts Options) (*Server, error) {
 	if opts.AckTimeout == 0 {
 		opts.AckTimeout = DefaultAckTimeout
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	host := opts.Host
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	if err != nil {
 		return nil, fmt.Errorf("fakeslack: listen: %w", err)
 	}
