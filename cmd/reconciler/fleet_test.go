@@ -281,3 +281,73 @@ func lineOf(out, what string) string {
 	}
 	return ""
 }
+
+// waitRecords waits, woken by etcd's watch, until cond holds for the
+// record of every name.
+func (fl *fleet) waitRecords(what string, names []string, cond func(*ownership.State) bool) {
+	fl.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*e2eDeadline)
+	defer cancel()
+	wch := fl.cli.Watch(ctx, etcdstore.DefaultPrefix+"/", clientv3.WithPrefix())
+	for {
+		ok := true
+		for _, n := range names {
+			resp, err := fl.cli.Get(ctx, path.Join(etcdstore.DefaultPrefix, n, ownership.StateFile))
+			if err != nil || len(resp.Kvs) == 0 {
+				ok = false
+				break
+			}
+			st, _, err := fsstore.ParseState(resp.Kvs[0].Value)
+			if err != nil || !cond(st) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return
+		}
+		select {
+		case <-wch:
+		case <-ctx.Done():
+			fl.t.Fatalf("records: %s: %v", what, ctx.Err())
+		}
+	}
+}
+
+// A three-member cluster loses the member that leads it. The two left
+// elect another leader and the daemons renew through them; one daemon
+// per name runs throughout, as the fakes count it.
+func TestFleetSurvivesTheLossOfTheLeadingEtcdMember(t *testing.T) {
+	names := []string{"bot", "sbot"}
+	fl := newFleet(t, fleetOptions{members: 3, ttl: 6 * time.Second},
+		object{name: "bot", provider: "discord", generation: 1}, object{name: "sbot", provider: "slack", generation: 1})
+	for i := range 3 {
+		fl.start(fl.add(fmt.Sprintf("m%d", i+1)))
+	}
+	waitDiscord(t, fl.f, "one live session", func(s fakediscord.TokenStats) bool { return s.Live == 1 })
+	waitSlack(t, fl.f, "one live socket", func(s fakeslack.AppStats) bool { return s.Live == 1 })
+	fl.waitRecords("both healthy", names, func(st *ownership.State) bool { return st.TransportHealthy && st.StoppedAt == nil })
+	before := fl.f.discord.Snapshot().Tokens[discordToken]
+
+	lead := fl.cluster.Leader()
+	if lead < 0 {
+		t.Fatal("the cluster has no leader")
+	}
+	fl.cluster.StopMember(lead)
+	lost := time.Now()
+	// Heartbeats written after the loss went through the two left.
+	fl.waitRecords("heartbeats after the loss", names, func(st *ownership.State) bool {
+		return st.TransportHealthy && st.StoppedAt == nil && st.HeartbeatAt > lost.Add(time.Second).UnixMilli()
+	})
+	t.Logf("member %d (the raft leader) stopped; heartbeats resumed within %s", lead, time.Since(lost).Round(time.Millisecond))
+	after := fl.f.discord.Snapshot().Tokens[discordToken]
+	if after.Identifies != before.Identifies {
+		t.Logf("the Discord daemon reconnected during the member loss (identifies %d -> %d)", before.Identifies, after.Identifies)
+	}
+	if after.MaxLive != 1 {
+		t.Errorf("fake Discord saw %d live sessions at once, want never more than 1", after.MaxLive)
+	}
+	if s := fl.f.slack.Snapshot().Apps[slackApp]; s.MaxLive != 1 {
+		t.Errorf("fake Slack saw %d live sockets at once, want never more than 1", s.MaxLive)
+	}
+}

@@ -59,14 +59,12 @@ func Start(t testing.TB, opts Options) *Cluster {
 		initial = append(initial, m.name+"="+m.peer.String())
 		c.members = append(c.members, m)
 	}
+	tok := fmt.Sprintf("etcdtest-%d", time.Now().UnixNano())
 	for _, m := range c.members {
-		m.initial = strings.Join(initial, ",")
-		m.clusterTok = fmt.Sprintf("etcdtest-%d", time.Now().UnixNano())
+		m.initial, m.clusterTok = strings.Join(initial, ","), tok
 	}
-	tok := c.members[0].clusterTok
 	errs := make(chan error, n)
 	for _, m := range c.members {
-		m.clusterTok = tok
 		go func() { errs <- m.start(embed.ClusterStateFlagNew) }()
 	}
 	for range n {
@@ -134,6 +132,23 @@ func (c *Cluster) Client(t testing.TB) *clientv3.Client {
 	}
 	t.Cleanup(func() { _ = cli.Close() })
 	return cli
+}
+
+// Leader is the index of the member that leads the raft group now, -1
+// when none of the running members knows of one.
+func (c *Cluster) Leader() int {
+	for _, m := range c.members {
+		if m.etcd == nil {
+			continue
+		}
+		lead := m.etcd.Server.Leader()
+		for j, o := range c.members {
+			if o.etcd != nil && o.etcd.Server.MemberID() == lead {
+				return j
+			}
+		}
+	}
+	return -1
 }
 
 // StopMember stops member i, as a lost machine would: the others go on
