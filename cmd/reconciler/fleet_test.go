@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -349,5 +351,42 @@ func TestFleetSurvivesTheLossOfTheLeadingEtcdMember(t *testing.T) {
 	}
 	if s := fl.f.slack.Snapshot().Apps[slackApp]; s.MaxLive != 1 {
 		t.Errorf("fake Slack saw %d live sockets at once, want never more than 1", s.MaxLive)
+	}
+}
+
+// A new generation, written on every machine, is rolled out by the
+// machine that leads each name: its daemon is asked to stop through etcd
+// and replaced, one session at a time, and every machine sees the new
+// generation running.
+func TestFleetRollsOutANewGeneration(t *testing.T) {
+	fl := startFleet(t, 3, object{name: "bot", provider: "discord", generation: 1})
+	waitDiscord(t, fl.f, "one live session", func(s fakediscord.TokenStats) bool { return s.Live == 1 })
+	first := fl.holder("bot")
+	before := fl.f.discord.Snapshot().Tokens[discordToken]
+	for _, m := range fl.machines {
+		m.e.writeSpec(object{name: "bot", provider: "discord", generation: 2})
+	}
+	fl.waitRecords("generation 2 running", []string{"bot"}, func(st *ownership.State) bool {
+		return st.Generation != nil && *st.Generation == 2 && st.TransportHealthy && st.StoppedAt == nil
+	})
+	waitDiscord(t, fl.f, "the new generation's session", func(s fakediscord.TokenStats) bool {
+		return s.Live == 1 && s.Identifies > before.Identifies
+	})
+	for _, m := range fl.machines {
+		m.e.waitStatus("generation 2 seen from "+m.id, func(st *reconcile.Status) bool {
+			d, ok := daemonStatus(st, "bot")
+			return ok && d.Generation != nil && *d.Generation == 2 && d.Phase == reconcile.PhaseRunning
+		})
+	}
+	if h := fl.holder("bot"); h == nil || h.OwnerID == first.OwnerID {
+		t.Errorf("bot is held by %+v after the roll-out, want a new owner", h)
+	}
+	// The old daemon was asked, through etcd, not revoked.
+	oldLog, err := os.ReadFile(filepath.Join(fl.machine(first.Machine).e.paths("bot").Dir, "daemon.log"))
+	if err != nil || !strings.Contains(string(oldLog), "stop requested through control.json") {
+		t.Errorf("the first daemon's log (%v) does not say it was asked to stop:\n%s", err, oldLog)
+	}
+	if d := fl.f.discord.Snapshot().Tokens[discordToken]; d.MaxLive != 1 {
+		t.Errorf("fake Discord saw %d live sessions at once, want never more than 1", d.MaxLive)
 	}
 }
