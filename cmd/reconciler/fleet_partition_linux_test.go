@@ -46,7 +46,7 @@ func TestFleetPartitionDisconnectsBeforeAnotherConnects(t *testing.T) {
 	beforeSlack := fl.f.slack.Snapshot().Apps[slackApp]
 
 	start := time.Now()
-	tn.cut()
+	tn.cut(tn.etcdIP)
 	waitDiscord(t, fl.f, "m1's session to end", func(s fakediscord.TokenStats) bool { return s.Live == 0 })
 	waitSlack(t, fl.f, "m1's socket to close", func(s fakeslack.AppStats) bool { return s.Live == 0 })
 	gone := time.Since(start)
@@ -64,7 +64,7 @@ func TestFleetPartitionDisconnectsBeforeAnotherConnects(t *testing.T) {
 	}
 
 	// Healed, m1 finds both running elsewhere and stands by.
-	tn.heal()
+	tn.heal(tn.etcdIP)
 	cut.e.waitStatus("m1 sees both running elsewhere", func(st *reconcile.Status) bool {
 		for _, n := range []string{"bot", "sbot"} {
 			if d, ok := daemonStatus(st, n); !ok || d.Machine == "" || d.Machine == "m1" || d.Phase != reconcile.PhaseRunning {

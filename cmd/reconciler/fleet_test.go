@@ -31,7 +31,7 @@ const fleetTTL = 2 * time.Second
 // each its own agent dir, loop and machine id, the fakes shared as the
 // real services are.
 type fleet struct {
-	t        *testing.T
+	t        testing.TB
 	cluster  *etcdtest.Cluster
 	cli      *clientv3.Client
 	f        *fakes
@@ -54,7 +54,7 @@ type fleetOptions struct {
 	ttl                 time.Duration
 }
 
-func newFleet(t *testing.T, o fleetOptions, objs ...object) *fleet {
+func newFleet(t testing.TB, o fleetOptions, objs ...object) *fleet {
 	t.Helper()
 	c := etcdtest.Start(t, etcdtest.Options{Host: o.etcdHost, Members: o.members})
 	ttl := o.ttl
@@ -78,7 +78,7 @@ func (fl *fleet) add(id string, wrap ...string) *fleetMachine {
 
 func (fl *fleet) start(m *fleetMachine) { m.loop = m.e.startLoop(fl.args(m)...) }
 
-func startFleet(t *testing.T, n int, objs ...object) *fleet {
+func startFleet(t testing.TB, n int, objs ...object) *fleet {
 	t.Helper()
 	fl := newFleet(t, fleetOptions{}, objs...)
 	for i := range n {
@@ -171,7 +171,7 @@ func (fl *fleet) crash(m *fleetMachine, names ...string) {
 	<-m.loop.done
 }
 
-func waitDiscord(t *testing.T, f *fakes, what string, cond func(fakediscord.TokenStats) bool) fakediscord.TokenStats {
+func waitDiscord(t testing.TB, f *fakes, what string, cond func(fakediscord.TokenStats) bool) fakediscord.TokenStats {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*e2eDeadline)
 	defer cancel()
@@ -182,7 +182,7 @@ func waitDiscord(t *testing.T, f *fakes, what string, cond func(fakediscord.Toke
 	return snap.Tokens[discordToken]
 }
 
-func waitSlack(t *testing.T, f *fakes, what string, cond func(fakeslack.AppStats) bool) fakeslack.AppStats {
+func waitSlack(t testing.TB, f *fakes, what string, cond func(fakeslack.AppStats) bool) fakeslack.AppStats {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*e2eDeadline)
 	defer cancel()

@@ -16,7 +16,7 @@ import (
 // keeps the chat service, as a machine behind a broken link to the
 // cluster would.
 type testNet struct {
-	t                     *testing.T
+	t                     testing.TB
 	name                  string
 	etcdIP, fakesIP, inIP string
 }
@@ -25,7 +25,7 @@ var nets atomic.Int64
 
 // newTestNet makes the namespace, or skips when this machine cannot: it
 // needs root and ip from iproute2 (.ci/run installs it).
-func newTestNet(t *testing.T) *testNet {
+func newTestNet(t testing.TB) *testNet {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("partition tests make a network namespace: they need root")
@@ -51,6 +51,9 @@ func newTestNet(t *testing.T) *testNet {
 	tn.ip("-n", tn.name, "addr", "add", tn.inIP+"/24", "dev", in)
 	tn.ip("-n", tn.name, "link", "set", in, "up")
 	tn.ip("-n", tn.name, "link", "set", "lo", "up")
+	// The other namespaces' host addresses are this box's own: reached
+	// through this one's host side.
+	tn.ip("-n", tn.name, "route", "add", "default", "via", tn.etcdIP)
 	return tn
 }
 
@@ -64,8 +67,12 @@ func (tn *testNet) ip(args ...string) {
 // wrap runs a command inside the namespace.
 func (tn *testNet) wrap() []string { return []string{"ip", "netns", "exec", tn.name} }
 
-// cut drops, inside the namespace, everything sent to etcd: connections
+// cut drops, inside the namespace, everything sent to etcdIP: connections
 // stay open and go silent, as across a broken link.
-func (tn *testNet) cut() { tn.ip("-n", tn.name, "route", "add", "blackhole", tn.etcdIP+"/32") }
+func (tn *testNet) cut(etcdIP string) {
+	tn.ip("-n", tn.name, "route", "add", "blackhole", etcdIP+"/32")
+}
 
-func (tn *testNet) heal() { tn.ip("-n", tn.name, "route", "del", "blackhole", tn.etcdIP+"/32") }
+func (tn *testNet) heal(etcdIP string) {
+	tn.ip("-n", tn.name, "route", "del", "blackhole", etcdIP+"/32")
+}
