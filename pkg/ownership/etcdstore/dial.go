@@ -42,6 +42,11 @@ func Dial(o DialOptions) (*clientv3.Client, error) {
 		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") || (u.Path != "" && u.Path != "/") {
 			return nil, fmt.Errorf("--etcd-endpoints: %q is not an http:// or https:// host:port", e)
 		}
+		if u.User != nil {
+			// It would sit in every daemon's argv: credentials come from
+			// --etcd-user and the password file or environment only.
+			return nil, fmt.Errorf("--etcd-endpoints: %s holds credentials; give them with --etcd-user and --etcd-password-file instead", u.Redacted())
+		}
 		secure = secure || u.Scheme == "https"
 	}
 	cfg := clientv3.Config{
