@@ -5,6 +5,7 @@
 package etcdtest
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/url"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
@@ -21,15 +23,41 @@ import (
 type Options struct {
 	Members int    // 1 when 0
 	Host    string // the address members listen on; 127.0.0.1 when ""
+	// TLS serves clients over TLS and asks them for a certificate signed
+	// by the test's CA (Cluster.TLS); peers talk plain.
+	TLS bool
 }
 
 // Cluster is a running embedded cluster, stopped by the test's cleanup.
 type Cluster struct {
 	t       testing.TB
 	members []*member
+	tls     *TLSFiles
+
+	rootUser, rootPassword string // set by EnableAuth
+}
+
+// EnableAuth turns authentication on with one user, root, of password:
+// every client must then log in. Clients made before it still use none.
+func (c *Cluster) EnableAuth(t testing.TB, password string) {
+	t.Helper()
+	cli := c.Client(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := cli.UserAdd(ctx, "root", password); err != nil {
+		t.Fatalf("etcdtest: adding root: %v", err)
+	}
+	if _, err := cli.UserGrantRole(ctx, "root", "root"); err != nil {
+		t.Fatalf("etcdtest: granting root: %v", err)
+	}
+	if _, err := cli.AuthEnable(ctx); err != nil {
+		t.Fatalf("etcdtest: enabling auth: %v", err)
+	}
+	c.rootUser, c.rootPassword = "root", password
 }
 
 type member struct {
+	tls        *TLSFiles
 	name       string
 	client     url.URL
 	peer       url.URL
@@ -48,11 +76,16 @@ func Start(t testing.TB, opts Options) *Cluster {
 		host = "127.0.0.1"
 	}
 	c := &Cluster{t: t}
+	scheme := "http"
+	if opts.TLS {
+		c.tls, scheme = newTLSFiles(t, host), "https"
+	}
 	var initial []string
 	for i := range n {
 		m := &member{
+			tls:    c.tls,
 			name:   fmt.Sprintf("m%d", i),
-			client: url.URL{Scheme: "http", Host: freeAddr(t, host)},
+			client: url.URL{Scheme: scheme, Host: freeAddr(t, host)},
 			peer:   url.URL{Scheme: "http", Host: freeAddr(t, host)},
 			dir:    t.TempDir(),
 		}
@@ -87,6 +120,10 @@ func (m *member) start(state string) error {
 	cfg.InitialCluster = m.initial
 	cfg.InitialClusterToken = m.clusterTok
 	cfg.ClusterState = state
+	if m.tls != nil {
+		cfg.ClientTLSInfo = transport.TLSInfo{CertFile: m.tls.ServerCert, KeyFile: m.tls.ServerKey,
+			TrustedCAFile: m.tls.CA, ClientCertAuth: true}
+	}
 	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
 	cfg.ListenMetricsUrls = nil
 	e, err := embed.StartEtcd(cfg)
@@ -123,10 +160,23 @@ func (c *Cluster) Endpoints() []string {
 	return out
 }
 
-// Client is a client of the whole cluster, closed by the test's cleanup.
+// TLS are the cluster's certificate files; nil unless Options.TLS.
+func (c *Cluster) TLS() *TLSFiles { return c.tls }
+
+// Client is a client of the whole cluster, closed by the test's cleanup:
+// with the client certificate when the cluster asks for one, as root once
+// EnableAuth ran.
 func (c *Cluster) Client(t testing.TB) *clientv3.Client {
 	t.Helper()
-	cli, err := clientv3.New(clientv3.Config{Endpoints: c.Endpoints(), DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	cfg := clientv3.Config{Endpoints: c.Endpoints(), DialTimeout: 5 * time.Second, Logger: zap.NewNop(), Username: c.rootUser, Password: c.rootPassword}
+	if c.tls != nil {
+		tc, err := (transport.TLSInfo{CertFile: c.tls.ClientCert, KeyFile: c.tls.ClientKey, TrustedCAFile: c.tls.CA}).ClientConfig()
+		if err != nil {
+			t.Fatalf("etcdtest: client TLS: %v", err)
+		}
+		cfg.TLS = tc
+	}
+	cli, err := clientv3.New(cfg)
 	if err != nil {
 		t.Fatalf("etcdtest: client: %v", err)
 	}
