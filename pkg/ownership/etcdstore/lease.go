@@ -126,11 +126,15 @@ func (l *lease) keepAlive() {
 				l.until = sent.Add(time.Duration(resp.TTL)*time.Second - l.margin)
 			}
 			l.mu.Unlock()
+			next.Reset(interval)
+		default:
+			// No answer (no leader for a moment, a member gone): try
+			// again soon, not a whole interval later, while time is left.
+			next.Reset(min(interval, 250*time.Millisecond))
 		}
 		if l.valid() != nil {
 			return
 		}
-		next.Reset(interval)
 	}
 }
 
