@@ -43,7 +43,9 @@ func (s *Store) campaign(name string) error {
 		if err != nil {
 			return unreachable("standing for election", err)
 		}
-		sess, err := concurrency.NewSession(s.cli, concurrency.WithLease(l.ID), concurrency.WithContext(s.ctx))
+		// WithTTL too: the session's Close waits up to its TTL to revoke,
+		// 60 s unless told, which a store closing while cut off would spend.
+		sess, err := concurrency.NewSession(s.cli, concurrency.WithLease(l.ID), concurrency.WithTTL(int(s.ttl/time.Second)), concurrency.WithContext(s.ctx))
 		if err != nil {
 			return unreachable("standing for election", err)
 		}
