@@ -294,3 +294,48 @@ func TestUnreachableClusterTouchesNothing(t *testing.T) {
 		t.Errorf("the owner found a stop request (%t, %v) after a stop that could not reach the cluster", req, err)
 	}
 }
+
+// Two stops of one owner at once: while the first waits for the owner to
+// let go, the second revokes it. The first must not take the lock's
+// disappearance for the owner's exit: the revoked owner may run until its
+// revoked lock expires, one TTL later.
+func TestAStopSeesAnotherStopsRevocation(t *testing.T) {
+	f := newFleet(t)
+	first := f.store(t, f.c.Client(t), "m1")
+	second := f.store(t, f.c.Client(t), "m1")
+	if err := first.Prepare("bot"); err != nil {
+		t.Fatal(err)
+	}
+	claim := acquire(t, f.store(t, f.c.Client(t), "m1"), "bot") // never answers requests
+	decided := first.Observe("bot").Record.State
+	revoked := make(chan time.Time, 1)
+	firstDone := make(chan error, 1)
+	var firstAt time.Time
+	firstAsked := make(chan struct{})
+	go func() {
+		err := first.Stop(context.Background(), "bot", &want, *decided, ownership.StopOptions{Action: "stop", Graceful: 10 * testTTL, Kill: 10 * testTTL,
+			Progress: func(ownership.StopStep) { close(firstAsked) }})
+		firstAt = time.Now()
+		firstDone <- err
+	}()
+	<-firstAsked
+	err := second.Stop(context.Background(), "bot", &want, *decided, ownership.StopOptions{Action: "stop", Graceful: 50 * time.Millisecond, Kill: 10 * testTTL, Escalate: true,
+		Progress: func(step ownership.StopStep) {
+			if step.Signal == "SIGKILL" {
+				revoked <- time.Now()
+			}
+		}})
+	if err != nil {
+		t.Fatalf("the second, escalating stop: %v", err)
+	}
+	at := <-revoked
+	if err := <-firstDone; err != nil {
+		t.Fatalf("the first stop: %v", err)
+	}
+	if held := firstAt.Sub(at); held < testTTL {
+		t.Errorf("the first stop reported the owner gone %s after another stop revoked it, under the TTL %s it may still run", held, testTTL)
+	}
+	if err := claim.Fence(); !errors.Is(err, ownership.ErrOwnershipLost) {
+		t.Errorf("the revoked owner's fence = %v, want ErrOwnershipLost", err)
+	}
+}

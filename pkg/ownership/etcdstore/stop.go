@@ -79,7 +79,9 @@ func (s *Store) Stop(ctx context.Context, name string, want *ownership.Desired, 
 	s.log.Info("stopping owner", "name", name, "ownerId", decided.OwnerID, "machine", h.Machine, "action", how.Action)
 	how.Report(ownership.StopStep{Signal: "SIGTERM", Sent: true, Wait: how.Graceful})
 	if s.waitUnlocked(ctx, k.owner, holderKV.CreateRevision, resp.Header.Revision, how.Graceful) {
-		return nil
+		// Let go, or revoked by another stop meanwhile: then it may still
+		// run until that stop's revoked lock expires.
+		return s.waitRevokedOut(ctx, k, resp.Header.Revision, how.Kill, decided)
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -196,6 +198,9 @@ func (s *Store) waitRevokedOut(ctx context.Context, k keys, rev int64, d time.Du
 	if err == nil {
 		if len(resp.Kvs) == 0 {
 			return nil
+		}
+		if h, perr := lockAt(resp.Kvs[0], false); perr == nil && h.OwnerID != decided.OwnerID {
+			return nil // another owner's revoked lock: not the one decided on
 		}
 		err = s.waitDeleted(wctx, k.revoked, resp.Kvs[0].CreateRevision, resp.Header.Revision)
 	}
