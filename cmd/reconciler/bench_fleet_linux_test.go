@@ -13,6 +13,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"gjc.dev/reconciler/pkg/chat/fakediscord"
+	"gjc.dev/reconciler/pkg/chat/fakeslack"
 	"gjc.dev/reconciler/pkg/reconcile"
 )
 
@@ -26,13 +27,15 @@ const benchTTL = 10 * time.Second
 // benchFleet is three machines, each in a network namespace of its own,
 // so any of them can be the one cut off; etcd and the fakes listen on the
 // first one's host side.
-func benchFleet(b *testing.B) (*fleet, []*testNet) {
+func benchFleet(b *testing.B, objs ...object) (*fleet, []*testNet) {
 	var nets []*testNet
 	for range 3 {
 		nets = append(nets, newTestNet(b))
 	}
-	fl := newFleet(b, fleetOptions{etcdHost: nets[0].etcdIP, fakesHost: nets[0].fakesIP, ttl: benchTTL},
-		object{name: "bot", provider: "discord", generation: 1})
+	if len(objs) == 0 {
+		objs = []object{{name: "bot", provider: "discord", generation: 1}}
+	}
+	fl := newFleet(b, fleetOptions{etcdHost: nets[0].etcdIP, fakesHost: nets[0].fakesIP, ttl: benchTTL}, objs...)
 	for i, tn := range nets {
 		m := fl.add(fmt.Sprintf("m%d", i+1), tn.wrap()...)
 		m.e.production = true
@@ -151,10 +154,11 @@ func label(m *dto.Metric, name string) string {
 	return ""
 }
 
-// A steady fleet of three machines and one daemon, nothing posted: the
-// requests the cluster receives per minute, in all and by method, over a
-// window of FLEET_WINDOW (default 60 s). The daemon's own share is its
-// heartbeat's transaction, its lease renewals and its control reads.
+// A steady fleet of three machines, nothing posted: the requests the
+// cluster receives per minute, in all and by method, over a window of
+// FLEET_WINDOW (default 60 s), with one daemon and with two. The
+// difference is what one daemon costs: its heartbeat's transaction, its
+// lease renewals, its control reads, and the loops' looks at its record.
 func BenchmarkFleetEtcdRequestsAtSteadyState(b *testing.B) {
 	window := time.Minute
 	if v := os.Getenv("FLEET_WINDOW"); v != "" {
@@ -164,26 +168,36 @@ func BenchmarkFleetEtcdRequestsAtSteadyState(b *testing.B) {
 		}
 		window = d
 	}
-	fl, _ := benchFleet(b)
-	fl.waitSeenEverywhere()
-	for b.Loop() {
-		before := grpcReceived(b)
-		ctx, cancel := context.WithTimeout(context.Background(), window)
-		<-ctx.Done()
-		cancel()
-		after := grpcReceived(b)
-		var total float64
-		var parts []string
-		for method, n := range after {
-			d := (n - before[method]) * float64(time.Minute) / float64(window)
-			if d > 0 {
-				total += d
-				parts = append(parts, fmt.Sprintf("%s %.0f", method, d))
+	for _, objs := range [][]object{
+		{{name: "bot", provider: "discord", generation: 1}},
+		{{name: "bot", provider: "discord", generation: 1}, {name: "sbot", provider: "slack", generation: 1}},
+	} {
+		b.Run(fmt.Sprintf("daemons=%d", len(objs)), func(b *testing.B) {
+			fl, _ := benchFleet(b, objs...)
+			fl.waitSeenEverywhere()
+			if len(objs) > 1 {
+				waitSlack(b, fl.f, "the Slack daemon", func(s fakeslack.AppStats) bool { return s.Live == 1 })
 			}
-		}
-		sort.Strings(parts)
-		b.ReportMetric(total, "requests/min")
-		b.Logf("requests per minute by method (3 loops, 1 daemon): %s", strings.Join(parts, ", "))
+			for b.Loop() {
+				before := grpcReceived(b)
+				ctx, cancel := context.WithTimeout(context.Background(), window)
+				<-ctx.Done()
+				cancel()
+				after := grpcReceived(b)
+				var total float64
+				var parts []string
+				for method, n := range after {
+					d := (n - before[method]) * float64(time.Minute) / float64(window)
+					if d > 0 {
+						total += d
+						parts = append(parts, fmt.Sprintf("%s %.0f", method, d))
+					}
+				}
+				sort.Strings(parts)
+				b.ReportMetric(total, "requests/min")
+				b.Logf("requests per minute by method (3 loops, %d daemons): %s", len(objs), strings.Join(parts, ", "))
+			}
+			b.ReportMetric(0, "ns/op")
+		})
 	}
-	b.ReportMetric(0, "ns/op")
 }
