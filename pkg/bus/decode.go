@@ -79,3 +79,7 @@ func encode(m any) ([]byte, error) {
 	}
 	return buf.Bytes(), nil
 }
+
+// Encode is m, with its defaults, in the canonical encoding its
+// MessageSum is taken of: how a message travels where no file carries it.
+func Encode(m Message) ([]byte, error) { return encode(m.WithDefaults()) }

@@ -183,16 +183,18 @@ func (r *Relay) failFile(name, reason string) {
 	r.opts.Log.Error(errors.New(reason), "outbox file refused; moved to failed/", "file", name)
 	err := bus.Fail(r.opts.Bus, name, reason)
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		// Left in place (not a regular file, or failed/ not writable): not
 		// looked at again until it changes or the relay restarts.
 		r.opts.Log.Error(err, "outbox file left in place", "file", name)
 		r.ignored[name] = true
+		r.mu.Unlock()
 		return
 	}
 	r.failed++
 	delete(r.known, name)
+	r.mu.Unlock()
+	r.opts.Finished(strings.TrimSuffix(name, ".json"))
 }
 
 // pruneSent removes sent/ files past SentKeep.

@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -16,12 +17,11 @@ const compactAt = 20000
 // when it has grown past compactAt records and most of them are about
 // messages gone from outbox/ and sent/ (sent/ is pruned after SentKeep).
 // The journal is read once; a second time only when it is rewritten.
-func (r *Relay) recover() (*state, error) {
-	path := journalPath(r.opts.Bus)
-	live, liveErr := r.liveIDs()
+func (r *Relay) recover(ctx context.Context) (*state, error) {
+	live, liveErr := r.liveIDs(ctx)
 	st := newState()
 	n, kept := 0, 0
-	err := bus.ReplayJournal(path, func(rec bus.Record) error {
+	err := r.opts.Journal.Replay(ctx, func(rec bus.Record) error {
 		st.apply(rec)
 		n++
 		if liveErr == nil && keep(rec, live) {
@@ -30,13 +30,13 @@ func (r *Relay) recover() (*state, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("journal %s cannot be read whole, so nothing is posted until it is repaired: %w", path, err)
+		return nil, fmt.Errorf("journal %v cannot be read whole, so nothing is posted until it is repaired: %w", r.opts.Journal, err)
 	}
 	if n < compactAt || liveErr != nil || kept > n/2 {
 		return st, nil
 	}
 	var recs []bus.Record
-	err = bus.ReplayJournal(path, func(rec bus.Record) error {
+	err = r.opts.Journal.Replay(ctx, func(rec bus.Record) error {
 		if keep(rec, live) {
 			recs = append(recs, rec)
 		}
@@ -45,7 +45,7 @@ func (r *Relay) recover() (*state, error) {
 	if err != nil {
 		return st, nil // not compacted this time; nothing lost
 	}
-	if err := bus.RewriteJournal(path, recs); err != nil {
+	if err := r.opts.Journal.Rewrite(ctx, recs); err != nil {
 		r.opts.Log.Error(err, "compacting the relay journal; it stays as it was")
 		return st, nil
 	}
@@ -71,7 +71,7 @@ func keep(rec bus.Record, live map[string]bool) bool {
 }
 
 // liveIDs are the ids of the messages in outbox/ and sent/.
-func (r *Relay) liveIDs() (map[string]bool, error) {
+func (r *Relay) liveIDs(ctx context.Context) (map[string]bool, error) {
 	live := map[string]bool{}
 	for _, dir := range []string{r.opts.Bus.Outbox, r.opts.Bus.Sent} {
 		entries, err := os.ReadDir(dir)
@@ -83,6 +83,9 @@ func (r *Relay) liveIDs() (map[string]bool, error) {
 				live[id] = true
 			}
 		}
+	}
+	if err := r.opts.Journal.Live(ctx, live); err != nil {
+		return nil, err
 	}
 	return live, nil
 }

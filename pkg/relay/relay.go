@@ -39,6 +39,13 @@ type Options struct {
 	// NewThread, when set, is called once a session's thread is
 	// recorded: the inbound side reads its history then.
 	NewThread func()
+	// Journal, when set, is where the journal lives (default: the file
+	// in the bus, FileJournal).
+	Journal JournalStore
+	// Finished, when set, is called with each message's id once its file
+	// left the outbox for good (to sent/ or failed/): a fleet's outbox
+	// entry is removed then.
+	Finished func(id string)
 }
 
 // Relay posts a daemon's outbox. It is a daemon Component: Start, then
@@ -48,7 +55,7 @@ type Relay struct {
 	st   *state
 
 	jmu sync.Mutex
-	j   journal // replaced when a write failed (reopenJournal)
+	j   Journal // replaced when a write failed (reopenJournal)
 
 	mu       sync.Mutex
 	queues   map[string]*queue    // by session; only sessions with work
@@ -69,13 +76,6 @@ type Relay struct {
 	err      error
 	once     sync.Once
 	loadOnce sync.Once
-}
-
-// journal is the part of *bus.Journal the relay uses.
-type journal interface {
-	Append(ctx context.Context, recs ...bus.Record) error
-	Stats() bus.JournalStats
-	Close() error
 }
 
 // New returns a relay for opts; Start begins its work.
@@ -103,6 +103,12 @@ func New(opts Options) *Relay {
 	}
 	if opts.NewThread == nil {
 		opts.NewThread = func() {}
+	}
+	if opts.Journal == nil {
+		opts.Journal = FileJournal(opts.Bus)
+	}
+	if opts.Finished == nil {
+		opts.Finished = func(string) {}
 	}
 	return &Relay{
 		opts: opts, queues: map[string]*queue{}, known: map[string]time.Time{}, ignored: map[string]bool{},
@@ -154,7 +160,7 @@ func (r *Relay) Start(context.Context) error {
 func (r *Relay) open(ctx context.Context) bool {
 	b := r.newBackoff()
 	for {
-		err := r.prepare()
+		err := r.prepare(ctx)
 		if err == nil {
 			r.setBlock("", nil)
 			return true
@@ -170,15 +176,15 @@ func (r *Relay) open(ctx context.Context) bool {
 
 // prepare makes the bus dirs, rebuilds the state from the journal and
 // opens it for appending.
-func (r *Relay) prepare() error {
+func (r *Relay) prepare(ctx context.Context) error {
 	if err := bus.EnsureDirs(r.opts.Bus); err != nil {
 		return err
 	}
-	st, err := r.recover()
+	st, err := r.recover(ctx)
 	if err != nil {
 		return err
 	}
-	j, err := bus.OpenJournal(journalPath(r.opts.Bus))
+	j, err := r.opts.Journal.Open(ctx)
 	if err != nil {
 		return err
 	}

@@ -205,7 +205,7 @@ func (r *Relay) record(ctx context.Context, rec bus.Record, opName string, remot
 		if !b.wait(ctx) {
 			return errStopped
 		}
-		r.reopenJournal(j)
+		r.reopenJournal(ctx, j)
 	}
 	r.mu.Lock()
 	r.st.apply(rec)
@@ -216,7 +216,7 @@ func (r *Relay) record(ctx context.Context, rec bus.Record, opName string, remot
 // journalBlock keys the block of a journal that cannot be written.
 const journalBlock = "\x00journal"
 
-func (r *Relay) journal() journal {
+func (r *Relay) journal() Journal {
 	r.jmu.Lock()
 	defer r.jmu.Unlock()
 	return r.j
@@ -225,14 +225,14 @@ func (r *Relay) journal() journal {
 // reopenJournal replaces old, after a failed write, with the journal
 // opened afresh; kept when it cannot be opened (the next write fails at
 // once and is tried again).
-func (r *Relay) reopenJournal(old journal) {
+func (r *Relay) reopenJournal(ctx context.Context, old Journal) {
 	r.jmu.Lock()
 	defer r.jmu.Unlock()
 	if r.j != old {
 		return // another worker reopened it already
 	}
 	_ = old.Close()
-	j, err := bus.OpenJournal(journalPath(r.opts.Bus))
+	j, err := r.opts.Journal.Open(ctx)
 	if err != nil {
 		r.opts.Log.Error(err, "reopening the relay journal")
 		return

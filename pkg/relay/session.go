@@ -196,5 +196,6 @@ func (r *Relay) sent(name, id string) error {
 	r.mu.Lock()
 	r.st.forget(id)
 	r.mu.Unlock()
+	r.opts.Finished(id)
 	return nil
 }
