@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -12,9 +13,11 @@ import (
 	"github.com/spf13/pflag"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"gjc.dev/reconciler/pkg/fleetbus"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/ownership/etcdstore"
 	"gjc.dev/reconciler/pkg/ownership/fsstore"
+	"gjc.dev/reconciler/pkg/reconcile"
 )
 
 // EtcdPasswordEnv holds the etcd password when no file does: never a flag,
@@ -167,4 +170,44 @@ func (o *fleetFlags) daemonArgs() []string {
 		}
 	}
 	return args
+}
+
+// forward runs, in a fleet, the forwarder of this machine's outboxes into
+// etcd (DESIGN 10) for every name the loop's spec declares, until ctx ends
+// or the returned stop is called. On one machine it does nothing.
+func (o *fleetFlags) forward(ctx context.Context, agentDir string, loop *reconcile.Loop, log logr.Logger) (stop func(), err error) {
+	if o.backend != ownershipEtcd {
+		return func() {}, nil
+	}
+	cli, err := o.dial()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	f := &fleetbus.Forwarder{
+		Client: cli, Prefix: o.prefix, AgentDir: agentDir, Log: log.WithName("forward"),
+		Names: func() []string {
+			res, err := loop.Spec(ctx)
+			if err != nil || res == nil {
+				return nil
+			}
+			names := make([]string, 0, len(res.Daemons))
+			for _, d := range res.Daemons {
+				names = append(names, d.Name())
+			}
+			return names
+		},
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := f.Run(ctx); err != nil {
+			log.Error(err, "forwarding this machine's outboxes to the fleet stopped")
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
+		_ = cli.Close()
+	}, nil
 }

@@ -92,6 +92,11 @@ func runLoop(cmd *cobra.Command, g *globals, f *loopFlags) error {
 		return err
 	}
 	defer stopAPI()
+	stopForwarding, err := g.fleet.forward(ctx, agentDir, loop, g.log)
+	if err != nil {
+		return &exitError{code: exitNotDone, err: err}
+	}
+	defer stopForwarding()
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)

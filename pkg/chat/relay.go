@@ -11,6 +11,7 @@ import (
 	"gjc.dev/reconciler/pkg/bus"
 	"gjc.dev/reconciler/pkg/chat/discord"
 	"gjc.dev/reconciler/pkg/chat/slack"
+	"gjc.dev/reconciler/pkg/fleetbus"
 	"gjc.dev/reconciler/pkg/inbound"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/relay"
@@ -56,8 +57,23 @@ func NewRelay(cfg *spec.Config, agentDir string, log logr.Logger, o RelayOptions
 		}
 		home, _ := os.UserHomeDir()
 		rc := &relayComponent{changed: make(chan struct{}, 1), port: o.Inbound}
+		relayDirs, journal, finished := dirs, relay.JournalStore(nil), func(string) {}
+		if owner, ok := claim.(fleetbus.Owner); ok {
+			// A fleet's name: its relay posts what every machine
+			// forwarded into etcd, and keeps its journal there, so a
+			// takeover elsewhere neither loses nor repeats a message.
+			relayDirs = fleetbus.Dirs(dirs)
+			journal = fleetbus.NewJournal(owner)
+			rc.puller = fleetbus.NewPuller(owner, relayDirs, log.WithName("fleet-outbox"))
+			finished = func(id string) {
+				ctx, cancel := context.WithTimeout(context.Background(), fleetTimeout)
+				defer cancel()
+				rc.puller.Finish(ctx, id)
+			}
+		}
 		rc.Relay = relay.New(relay.Options{
-			Bus: dirs, Poster: p, Fence: claim.Fence, Log: log.WithName("relay"),
+			Bus: relayDirs, Poster: p, Fence: claim.Fence, Log: log.WithName("relay"),
+			Journal: journal, Finished: finished,
 			Render: relay.RenderOptions{
 				Redact: cfg.Redact, Home: home, Verbose: cfg.Verbosity == spec.VerbosityVerbose,
 				Limit: p.PartLimit(), Markup: markup,
@@ -105,12 +121,35 @@ func newPoster(cfg *spec.Config, o RelayOptions, log logr.Logger) (relay.Poster,
 // before it.
 type relayComponent struct {
 	*relay.Relay
-	in      *inbound.Inbound // nil: nothing comes back
-	port    *InboundPort
-	changed chan struct{}
+	// puller, in a fleet, gives the relay the fleet's outbox.
+	puller     *fleetbus.Puller
+	stopPuller context.CancelFunc
+	pulled     chan struct{}
+	in         *inbound.Inbound // nil: nothing comes back
+	port       *InboundPort
+	changed    chan struct{}
 }
 
+// fleetTimeout bounds each request of the fleet's outbox to etcd.
+const fleetTimeout = 10 * time.Second
+
 func (c *relayComponent) Start(ctx context.Context) error {
+	if c.puller != nil {
+		// Before the relay looks at its outbox: what a predecessor
+		// finished is no longer there.
+		sctx, cancel := context.WithTimeout(ctx, fleetTimeout)
+		rev, err := c.puller.Sync(sctx)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("taking the fleet's outbox: %w", err)
+		}
+		pctx, stop := context.WithCancel(context.Background())
+		c.stopPuller, c.pulled = stop, make(chan struct{})
+		go func() {
+			defer close(c.pulled)
+			c.puller.Run(pctx, rev)
+		}()
+	}
 	if err := c.Relay.Start(ctx); err != nil {
 		return err
 	}
@@ -128,6 +167,14 @@ func (c *relayComponent) Stop(ctx context.Context) error {
 	if c.in != nil {
 		if err := c.in.Stop(ctx); err != nil {
 			return err
+		}
+	}
+	if c.stopPuller != nil {
+		c.stopPuller()
+		select {
+		case <-c.pulled:
+		case <-ctx.Done():
+			return fmt.Errorf("fleet outbox still stopping: %w", ctx.Err())
 		}
 	}
 	return c.Relay.Stop(ctx)

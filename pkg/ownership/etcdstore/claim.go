@@ -166,7 +166,7 @@ func (c *claim) lostError() error {
 // guarded runs ops only while owner.lock is still the one this claim
 // created and the lease is certainly alive, within the lease's remaining
 // time: a request still in flight at the deadline proves nothing.
-func (c *claim) guarded(op string, ops ...clientv3.Op) error {
+func (c *claim) guarded(parent context.Context, op string, ops ...clientv3.Op) error {
 	if err := c.lostError(); err != nil {
 		return err
 	}
@@ -174,8 +174,10 @@ func (c *claim) guarded(op string, ops ...clientv3.Op) error {
 		c.lose(err)
 		return c.lostError()
 	}
-	ctx, cancel := context.WithDeadline(c.store.ctx, c.lease.deadline())
+	ctx, cancel := context.WithDeadline(parent, c.lease.deadline())
 	defer cancel()
+	stop := context.AfterFunc(c.store.ctx, cancel)
+	defer stop()
 	resp, err := c.store.cli.Txn(ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(c.keys.owner), "=", c.rev)).
 		Then(ops...).Commit()
@@ -195,7 +197,7 @@ func (c *claim) guarded(op string, ops ...clientv3.Op) error {
 
 // Fence proves the claim still owns the name, by a round trip: a stop
 // that revoked it is seen here before the next post, not a renewal later.
-func (c *claim) Fence() error { return c.guarded("fencing " + c.name) }
+func (c *claim) Fence() error { return c.guarded(c.store.ctx, "fencing "+c.name) }
 
 func (c *claim) Renew(hb ownership.Heartbeat) error {
 	c.mu.Lock()
@@ -212,7 +214,7 @@ func (c *claim) Renew(hb ownership.Heartbeat) error {
 		next.TransportError = ownership.OneLine(hb.TransportError)
 	}
 	next.Relay = hb.Relay.Clone()
-	if err := c.guarded("renewing "+c.name, clientv3.OpPut(c.keys.state, string(next.Marshal()))); err != nil {
+	if err := c.guarded(c.store.ctx, "renewing "+c.name, clientv3.OpPut(c.keys.state, string(next.Marshal()))); err != nil {
 		return err
 	}
 	c.mu.Lock()
@@ -232,7 +234,7 @@ func (c *claim) Release(t *ownership.Terminated) error {
 	if t != nil {
 		next.Terminated = &ownership.Terminated{Reason: t.Reason, Message: ownership.OneLine(t.Message)}
 	}
-	if err := c.guarded("releasing "+c.name, clientv3.OpPut(c.keys.state, string(next.Marshal()))); err != nil {
+	if err := c.guarded(c.store.ctx, "releasing "+c.name, clientv3.OpPut(c.keys.state, string(next.Marshal()))); err != nil {
 		return err
 	}
 	c.mu.Lock()
@@ -298,3 +300,15 @@ func poke(ch chan struct{}) {
 	default:
 	}
 }
+
+// Guarded commits ops only while the claim still owns the name: the
+// fence of every write the relay makes in a fleet (fleetbus.Owner).
+func (c *claim) Guarded(ctx context.Context, what string, ops ...clientv3.Op) error {
+	return c.guarded(ctx, what, ops...)
+}
+
+// Client is the etcd client the claim writes through.
+func (c *claim) Client() *clientv3.Client { return c.store.cli }
+
+// Dir is the name's key prefix, "<prefix>/<name>/".
+func (c *claim) Dir() string { return c.keys.dir }

@@ -1,0 +1,217 @@
+package fleetbus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/go-logr/logr"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"gjc.dev/reconciler/pkg/bus"
+	"gjc.dev/reconciler/pkg/dirwatch"
+)
+
+// Forwarder moves this machine's outbox files into the fleet's outbox in
+// etcd, for whichever machine owns each name to post. Any machine may
+// forward: storing is create-if-absent, so two forwarders of one file, or
+// a file stored and then retried, store it once.
+type Forwarder struct {
+	Client   *clientv3.Client
+	Prefix   string
+	AgentDir string
+	// Names are the names to forward for: the spec's.
+	Names func() []string
+	Log   logr.Logger
+	// Every is how often every outbox is looked at without a change seen
+	// (default 5 s); a change is forwarded as the watch reports it.
+	Every time.Duration
+
+	// leftInPlace are outbox entries failed/ has a record of but that
+	// could not be removed (not regular files): not failed again.
+	leftInPlace map[string]bool
+}
+
+// Run forwards until ctx ends.
+func (f *Forwarder) Run(ctx context.Context) error {
+	w, err := dirwatch.New()
+	if err != nil {
+		return fmt.Errorf("forwarding the outbox: %w", err)
+	}
+	defer func() { _ = w.Close() }()
+	every := f.Every
+	if every == 0 {
+		every = 5 * time.Second
+	}
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	changed := make(chan struct{}, 1)
+	subs := map[string]func(){}
+	defer func() {
+		for _, unsubscribe := range subs {
+			unsubscribe()
+		}
+	}()
+	reported := map[string]bool{}
+	for {
+		want := map[string]bool{}
+		for _, name := range f.Names() {
+			want[name] = true
+			d, err := bus.Paths(f.AgentDir, name)
+			if err != nil {
+				continue
+			}
+			// Producers write only into an outbox that exists; on a
+			// machine that never ran the name, this makes it.
+			if err := bus.EnsureDirs(d); err != nil {
+				if !reported[name] {
+					f.Log.Error(err, "the bus of a name cannot be used; its outbox is not forwarded", "name", name)
+				}
+				reported[name] = true
+				continue
+			}
+			delete(reported, name)
+			if _, ok := subs[name]; !ok {
+				ch, unsubscribe, err := w.Subscribe(d.Outbox, func(base string) bool { return base != "" && base[0] != '.' })
+				if err == nil {
+					subs[name] = unsubscribe
+					go forwardPokes(ctx, ch, changed)
+				}
+			}
+			f.ForwardAll(ctx, d, name)
+		}
+		for name, unsubscribe := range subs {
+			if !want[name] {
+				unsubscribe()
+				delete(subs, name)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-changed:
+		case <-tick.C:
+		}
+	}
+}
+
+// forwardPokes passes every poke of from to to, until ctx ends or from closes.
+func forwardPokes(ctx context.Context, from <-chan struct{}, to chan struct{}) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case _, ok := <-from:
+			if !ok {
+				return
+			}
+			select {
+			case to <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
+// ForwardAll forwards every file of name's outbox in d. An outbox that is
+// not there yet is nothing to forward.
+func (f *Forwarder) ForwardAll(ctx context.Context, d bus.Dirs, name string) {
+	names, err := bus.ListOutbox(d.Outbox)
+	if err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			f.Log.Error(err, "listing the outbox to forward it", "name", name)
+		}
+		return
+	}
+	present := map[string]bool{}
+	for _, file := range names {
+		present[filepath.Join(d.Outbox, file)] = true
+	}
+	for p := range f.leftInPlace {
+		if filepath.Dir(p) == d.Outbox && !present[p] {
+			delete(f.leftInPlace, p)
+		}
+	}
+	for _, file := range names {
+		if ctx.Err() != nil {
+			return
+		}
+		if f.leftInPlace[filepath.Join(d.Outbox, file)] {
+			continue
+		}
+		if err := f.Forward(ctx, d, name, file); err != nil {
+			f.Log.V(1).Info("forwarding an outbox file: etcd did not answer; trying again", "name", name, "file", file, "error", err.Error())
+		}
+	}
+}
+
+// Forward stores one outbox file in the fleet's outbox and removes it
+// from disk once stored, or once the same message is already stored or
+// done. A file that is not a message, or whose id names another message
+// in etcd, goes to failed/ with the reason, as the relay would send it.
+// An error means etcd did not answer: the file stays for the next try.
+func (f *Forwarder) Forward(ctx context.Context, d bus.Dirs, name, file string) error {
+	id, ok := strings.CutSuffix(file, ".json")
+	if !ok {
+		return f.fail(d, file, "not a message file: its name must be <id>.json")
+	}
+	path := filepath.Join(d.Outbox, file)
+	m, err := bus.Read(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return f.fail(d, file, err.Error())
+	case m.ID != id:
+		return f.fail(d, file, "its id "+m.ID+" differs from its file name")
+	}
+	data, err := bus.Encode(m)
+	if err != nil {
+		return f.fail(d, file, err.Error())
+	}
+	dir := Dir(f.Prefix, name)
+	okey, dkey := outboxKey(dir, id), doneKey(dir, id)
+	resp, err := f.Client.Txn(ctx).If(
+		clientv3.Compare(clientv3.CreateRevision(okey), "=", 0),
+		clientv3.Compare(clientv3.CreateRevision(dkey), "=", 0),
+	).Then(clientv3.OpPut(okey, string(data))).Else(clientv3.OpGet(okey), clientv3.OpGet(dkey)).Commit()
+	if err != nil {
+		return fmt.Errorf("storing %s in %s: %w", file, okey, err)
+	}
+	if !resp.Succeeded && !sameMessage(resp, m) {
+		return f.fail(d, file, fmt.Sprintf("id %s is already used in the fleet for other content: this message is not posted", id))
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		f.Log.Error(err, "forwarded, but the outbox file cannot be removed", "file", path)
+	}
+	return nil
+}
+
+// sameMessage: the entry or the done id the failed store found is m's.
+func sameMessage(resp *clientv3.TxnResponse, m bus.Message) bool {
+	sum := bus.MessageSum(m)
+	if kvs := resp.Responses[0].GetResponseRange().Kvs; len(kvs) > 0 {
+		prev, err := bus.Decode(kvs[0].Value)
+		return err == nil && bus.MessageSum(prev) == sum
+	}
+	if kvs := resp.Responses[1].GetResponseRange().Kvs; len(kvs) > 0 {
+		return string(kvs[0].Value) == sum
+	}
+	return false
+}
+
+func (f *Forwarder) fail(d bus.Dirs, file, reason string) error {
+	f.Log.Error(errors.New(reason), "outbox file refused; moved to failed/", "file", filepath.Join(d.Outbox, file))
+	if err := bus.Fail(d, file, reason); err != nil && !errors.Is(err, os.ErrNotExist) {
+		f.Log.Error(err, "outbox file left in place", "file", filepath.Join(d.Outbox, file))
+		if f.leftInPlace == nil {
+			f.leftInPlace = map[string]bool{}
+		}
+		f.leftInPlace[filepath.Join(d.Outbox, file)] = true
+	}
+	return nil
+}
