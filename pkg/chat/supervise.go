@@ -169,6 +169,9 @@ func (d *daemon) renew(h Health) *ending {
 // owner. Requests for anyone else are left in place for their addressee.
 func (d *daemon) stopRequested() bool {
 	requested, err := d.claim.StopRequested()
+	if errors.Is(err, ownership.ErrOwnershipLost) {
+		return false // the loop's next look at Lost ends the daemon
+	}
 	if err != nil {
 		// Said once per distinct problem, not on every heartbeat.
 		if msg := err.Error(); msg != d.controlErr {

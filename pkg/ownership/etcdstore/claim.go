@@ -254,11 +254,22 @@ func (c *claim) Close() error {
 }
 
 // StopRequested reads control.json: a valid request to this very owner.
+//
+// The daemon reads it between renewals, so the read ends when the lease
+// can no longer be proven, as every request of an owner does: one
+// waiting out the store's timeout would hold the daemon past the moment
+// it must have closed its transport.
 func (c *claim) StopRequested() (bool, error) {
 	ctx, cancel := c.store.reqCtx()
 	defer cancel()
+	ctx, cancelLease := context.WithDeadline(ctx, c.lease.deadline())
+	defer cancelLease()
 	resp, err := c.store.cli.Get(ctx, c.keys.control)
 	if err != nil {
+		if verr := c.lease.valid(); verr != nil {
+			c.lose(verr)
+			return false, c.lostError()
+		}
 		return false, unreachable("reading "+c.name+"'s control request", err)
 	}
 	if len(resp.Kvs) == 0 {

@@ -339,3 +339,47 @@ func TestAStopSeesAnotherStopsRevocation(t *testing.T) {
 		t.Errorf("the revoked owner's fence = %v, want ErrOwnershipLost", err)
 	}
 }
+
+// An owner's daemon asks its claim whether a stop was requested on every
+// heartbeat, between renewals. Cut off from the cluster, that read must
+// end when the lease can no longer be proven, not at the store's request
+// timeout: a daemon waiting on it supervises nothing, and its transport
+// would still be connected when the server lets the lease expire.
+func TestAnOwnersReadsEndWithItsLease(t *testing.T) {
+	const ttl = 4 * time.Second
+	f := newFleet(t)
+	p := f.c.NewProxy(t)
+	// The default request timeout (5 s): longer than the lease's margin.
+	s, err := etcdstore.New(etcdstore.Options{Client: clientOf(t, p.Endpoint()), AgentDir: f.agentDir, Machine: "m1",
+		LeaseTTL: ttl, Prefix: f.prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	claim := acquire(t, s, "bot")
+	watcher := f.c.Client(t)
+	lockKey := f.prefix + "/bot/" + ownership.LockFile
+	wch := watcher.Watch(context.Background(), lockKey)
+	waitRenewed(t, watcher, lockKey, 2)
+
+	p.Cut()
+	returned := make(chan time.Time, 1)
+	go func() {
+		_, _ = claim.StopRequested()
+		returned <- time.Now()
+	}()
+	deletedAt := waitDelete(t, wch, lockKey)
+	var at time.Time
+	select {
+	case at = <-returned:
+	case <-time.After(etcdstore.DefaultRequestTimeout):
+		t.Fatalf("StopRequested through a cut had not returned %s after the server expired the lock", etcdstore.DefaultRequestTimeout)
+	}
+	// What is left of the margin is the daemon's time to close its
+	// transport once it knows.
+	left := deletedAt.Sub(at)
+	t.Logf("StopRequested returned %s before the server expired the lock", left)
+	if half := etcdstore.Margin(ttl) / 2; left < half {
+		t.Errorf("StopRequested through a cut returned %s before the server expired the lock; want at least %s (half the margin)", left, half)
+	}
+}
