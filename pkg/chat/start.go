@@ -20,9 +20,26 @@ func (d *daemon) start(ctx context.Context, components []Component) ([]Component
 	}
 	st := d.claim.State()
 	d.log.Info("ownership acquired", "name", d.cfg.Name, "pid", st.PID, "ownerId", st.OwnerID, "generation", d.cfg.Generation, "identity", st.Identity)
+	// A start may wait on the ownership store (a fleet's relay reads its
+	// outbox from etcd) while the transport is already connected: it ends
+	// the moment the claim is lost, so the transport closes in time.
+	startCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-d.claim.Lost():
+			cancel()
+		case <-startCtx.Done():
+		}
+	}()
 	var started []Component
 	for _, c := range components {
-		if err := c.Start(ctx); err != nil {
+		if err := c.Start(startCtx); err != nil {
+			select {
+			case <-d.claim.Lost():
+				return started, &ending{kind: endLost, err: d.claim.Fence()}
+			default:
+			}
 			if ctx.Err() != nil {
 				d.log.Info("stop requested by signal while starting", "component", c.Name())
 				return started, &ending{kind: endStop}
