@@ -65,8 +65,15 @@ func NewRelay(cfg *spec.Config, agentDir string, log logr.Logger, o RelayOptions
 			relayDirs = fleetbus.Dirs(dirs)
 			journal = fleetbus.NewJournal(owner)
 			rc.puller = fleetbus.NewPuller(owner, relayDirs, log.WithName("fleet-outbox"))
+			// The relay's worker calls finished inline, and the
+			// transport closes only once the relay has stopped: a
+			// finish waiting on an unreachable cluster must end with
+			// the stop, or a cut-off owner would still be connected
+			// when its lease expires. One not done is the next pass's.
+			var finishing context.Context
+			finishing, rc.stopFinishing = context.WithCancel(context.Background())
 			finished = func(id string) {
-				ctx, cancel := context.WithTimeout(context.Background(), fleetTimeout)
+				ctx, cancel := context.WithTimeout(finishing, fleetTimeout)
 				defer cancel()
 				rc.puller.Finish(ctx, id)
 			}
@@ -122,12 +129,13 @@ func newPoster(cfg *spec.Config, o RelayOptions, log logr.Logger) (relay.Poster,
 type relayComponent struct {
 	*relay.Relay
 	// puller, in a fleet, gives the relay the fleet's outbox.
-	puller     *fleetbus.Puller
-	stopPuller context.CancelFunc
-	pulled     chan struct{}
-	in         *inbound.Inbound // nil: nothing comes back
-	port       *InboundPort
-	changed    chan struct{}
+	puller        *fleetbus.Puller
+	stopPuller    context.CancelFunc
+	stopFinishing context.CancelFunc
+	pulled        chan struct{}
+	in            *inbound.Inbound // nil: nothing comes back
+	port          *InboundPort
+	changed       chan struct{}
 }
 
 // fleetTimeout bounds each request of the fleet's outbox to etcd.
@@ -164,6 +172,9 @@ func (c *relayComponent) Start(ctx context.Context) error {
 }
 
 func (c *relayComponent) Stop(ctx context.Context) error {
+	if c.stopFinishing != nil {
+		c.stopFinishing()
+	}
 	if c.in != nil {
 		if err := c.in.Stop(ctx); err != nil {
 			return err
