@@ -16,6 +16,7 @@ import (
 
 	"gjc.dev/reconciler/pkg/chat/fakediscord"
 	"gjc.dev/reconciler/pkg/chat/fakeslack"
+	"gjc.dev/reconciler/pkg/daemonlog"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/ownership/etcdstore"
 	"gjc.dev/reconciler/pkg/ownership/etcdstore/etcdtest"
@@ -73,6 +74,20 @@ func (fl *fleet) add(id string, wrap ...string) *fleetMachine {
 	m.e.wrap = wrap
 	m.e.writeSpec(fl.objs...)
 	fl.machines = append(fl.machines, m)
+	// A failed fleet test shows what each machine's daemons said: the
+	// loop's output alone does not tell when a daemon gave up.
+	fl.t.Cleanup(func() {
+		if !fl.t.Failed() {
+			return
+		}
+		for _, o := range fl.objs {
+			if p, err := daemonlog.Path(m.e.agentDir, o.name); err == nil {
+				if b, err := os.ReadFile(p); err == nil {
+					fl.t.Logf("%s's %s daemon.log:\n%s", id, o.name, b)
+				}
+			}
+		}
+	})
 	return m
 }
 
