@@ -202,6 +202,7 @@ func (e *e2e) startLoop(extra ...string) *loopProc {
 		p.stop()
 		if e.t.Failed() {
 			e.t.Logf("loop output:\n%s", p.logs.String())
+			e.logDaemonLogs()
 		}
 	})
 	return p
@@ -215,6 +216,17 @@ func (p *loopProc) stop() {
 	case <-time.After(e2eDeadline):
 		_ = p.cmd.Process.Kill()
 		<-p.done
+	}
+}
+
+// logDaemonLogs shows each daemon's log and record, for a failure that happened
+// inside a daemon rather than in the loop.
+func (e *e2e) logDaemonLogs() {
+	logs, _ := filepath.Glob(filepath.Join(e.agentDir, "sdk", "daemons", "*", "daemon.log"))
+	states, _ := filepath.Glob(filepath.Join(e.agentDir, "sdk", "daemons", "*", ownership.StateFile))
+	for _, l := range append(logs, states...) {
+		b, err := os.ReadFile(l)
+		e.t.Logf("%s (%v):\n%s", l, err, b)
 	}
 }
 

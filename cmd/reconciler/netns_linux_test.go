@@ -37,7 +37,9 @@ func newTestNet(t testing.TB) *testNet {
 	id := (os.Getpid()*7 + int(n)) % 250
 	tn := &testNet{t: t, name: fmt.Sprintf("rcpart%d-%d", os.Getpid(), n),
 		etcdIP: fmt.Sprintf("10.213.%d.1", id), fakesIP: fmt.Sprintf("10.213.%d.3", id), inIP: fmt.Sprintf("10.213.%d.2", id)}
-	host, in := fmt.Sprintf("rch%d", n), fmt.Sprintf("rcn%d", n)
+	// With the pid, as the namespace's name: a run killed before its
+	// cleanup leaves its veth behind, and the next run must not trip on it.
+	host, in := fmt.Sprintf("rch%d-%d", os.Getpid(), n), fmt.Sprintf("rcn%d-%d", os.Getpid(), n)
 	t.Cleanup(func() {
 		_ = exec.Command("ip", "netns", "del", tn.name).Run()
 		_ = exec.Command("ip", "link", "del", host).Run()
