@@ -146,6 +146,13 @@ func (r *Reconciler) waitOwnerHealthy(ctx context.Context, d *spec.Daemon, paths
 	if c != nil {
 		exited = c.done
 	}
+	// The watch only makes the wait quick: a dir removed and re-created
+	// while it is watched (an operator's rm -rf racing the daemon's mkdir)
+	// can leave it on the old dir without a word. Looking again each
+	// readyRecheck bounds that to a second, not the whole readyTimeout;
+	// each look also puts the watch back on the dir (Observe).
+	recheck := time.NewTicker(readyRecheck)
+	defer recheck.Stop()
 	for {
 		rec, cls := r.observe(d.Name(), desiredOf(d))
 		if rec.State != nil && rec.State.OwnerID == ownerID && cls.Health == ownership.HealthHealthy &&
@@ -162,6 +169,7 @@ func (r *Reconciler) waitOwnerHealthy(ctx context.Context, d *spec.Daemon, paths
 		r.progress(p)
 		select {
 		case <-events:
+		case <-recheck.C:
 		case <-exited:
 			rec, cls = r.observe(d.Name(), desiredOf(d))
 			return rec, cls, fmt.Errorf("daemon pid %d %s before it was healthy", c.pid, c.exit)
@@ -172,6 +180,10 @@ func (r *Reconciler) waitOwnerHealthy(ctx context.Context, d *spec.Daemon, paths
 		}
 	}
 }
+
+// readyRecheck is how often a wait for a daemon's readiness reads its
+// record without being woken.
+const readyRecheck = time.Second
 
 func desiredOf(d *spec.Daemon) ownership.Desired {
 	return ownership.Desired{Kind: string(d.Config.Provider), Identity: d.Identity, Generation: d.Config.Generation}
