@@ -34,7 +34,7 @@ type apiChoice struct {
 func newAPIChoice(stderr io.Writer, fleet *fleetFlags, agentDir, specPath string, log logr.Logger, waits *waitReporter) *apiChoice {
 	a := &apiChoice{agentDir: agentDir, loop: localapi.NewClient(agentDir), stderr: stderr, waits: waits}
 	a.direct = &localapi.Direct{AgentDir: agentDir, SpecPath: specPath, Log: log, Options: func() (reconcile.Options, error) {
-		opts, err := reconcileOptions(fleet, agentDir, log, 0)
+		opts, err := reconcileOptions(fleet, agentDir, log, 0, 0)
 		if waits != nil {
 			opts.Progress = waits.Report
 		}

@@ -57,7 +57,7 @@ func newDemoCommand(g *globals) *cobra.Command {
 			}
 			fmt.Fprintln(out)
 			// The demo runs on one machine's files, whatever the flags say.
-			opts, err := reconcileOptions(&fleetFlags{}, env.AgentDir, log, 0)
+			opts, err := reconcileOptions(&fleetFlags{}, env.AgentDir, log, 0, 0)
 			if err != nil {
 				return err
 			}

@@ -52,7 +52,7 @@ func runLoop(cmd *cobra.Command, g *globals, f *loopFlags) error {
 		return err
 	}
 	defer ms.stop()
-	opts, err := reconcileOptions(&g.fleet, agentDir, g.log, f.heartbeat)
+	opts, err := reconcileOptions(&g.fleet, agentDir, g.log, f.heartbeat, g.verbosity)
 	if err != nil {
 		return &exitError{code: exitNotDone, err: err}
 	}
@@ -131,7 +131,7 @@ func runOnce(cmd *cobra.Command, g *globals, f *loopFlags, agentDir, specPath st
 	}
 	waits := newWaitReporter(cmd.ErrOrStderr())
 	defer waits.Close()
-	opts, err := reconcileOptions(&g.fleet, agentDir, g.log, f.heartbeat)
+	opts, err := reconcileOptions(&g.fleet, agentDir, g.log, f.heartbeat, g.verbosity)
 	if err != nil {
 		return &exitError{code: exitNotDone, err: err}
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -13,14 +14,19 @@ import (
 
 // reconcileOptions wires the reconciler of agentDir to the backend the
 // flags chose: this machine's files and kernel locks, or a fleet's etcd.
-// The reconciler's Close closes the store.
-func reconcileOptions(fleet *fleetFlags, agentDir string, log logr.Logger, heartbeat time.Duration) (reconcile.Options, error) {
+// The reconciler's Close closes the store. Its daemons log at verbosity
+// too, so a -v loop's daemons say what their relays do.
+func reconcileOptions(fleet *fleetFlags, agentDir string, log logr.Logger, heartbeat time.Duration, verbosity int) (reconcile.Options, error) {
 	store, err := fleet.open(agentDir, log)
 	if err != nil {
 		return reconcile.Options{}, err
 	}
+	args := fleet.daemonArgs()
+	if verbosity > 0 {
+		args = append(args, "-v", strconv.Itoa(verbosity))
+	}
 	return reconcile.Options{
-		AgentDir: agentDir, Log: log, DaemonHeartbeat: heartbeat, DaemonArgs: fleet.daemonArgs(),
+		AgentDir: agentDir, Log: log, DaemonHeartbeat: heartbeat, DaemonArgs: args,
 		Store: store, Files: fsstore.Files{},
 		Events: events.Open(reconcile.EventsPath(agentDir), log),
 	}, nil
