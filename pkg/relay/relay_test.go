@@ -18,6 +18,7 @@ import (
 type harness struct {
 	t       *testing.T
 	render  RenderOptions // zero: verbose, the fake's limit
+	settle  time.Duration // zero: 300 ms
 	agent   string
 	dirs    bus.Dirs
 	fake    *fakePoster
@@ -41,11 +42,15 @@ func newHarness(t *testing.T, fake *fakePoster) *harness {
 // start runs a relay over the harness's bus until the test ends.
 func (h *harness) start() *Relay {
 	h.t.Helper()
+	settle := h.settle
+	if settle == 0 {
+		settle = 300 * time.Millisecond
+	}
 	r := New(Options{
 		Bus: h.dirs, Poster: h.fake,
 		Log:        funcr.New(func(prefix, args string) { h.t.Log(prefix, args) }, funcr.Options{Verbosity: 1}),
 		Render:     h.renderOptions(),
-		MinBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond, Settle: 300 * time.Millisecond,
+		MinBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond, Settle: settle,
 		Changed: func() {
 			select {
 			case h.changed <- struct{}{}:
@@ -256,6 +261,22 @@ func TestRateLimitHonouredPerSession(t *testing.T) {
 	}
 	if h.relay.Health().RateLimitWaits != 1 {
 		t.Errorf("rate-limit waits %d, want 1", h.relay.Health().RateLimitWaits)
+	}
+}
+
+// An attempt answered with a 429 accepted nothing: it is tried again
+// after retry_after, not looked up and settled, which would hold the
+// session for a whole Settle per 429.
+func TestRateLimitedAttemptNeedsNoSettling(t *testing.T) {
+	f := newFakePoster()
+	h := newHarness(t, f)
+	h.settle = time.Hour
+	f.rateLimitN, f.retryAfter = 3, 20*time.Millisecond
+	h.send(bus.Message{ID: "01-a", Session: "a", Text: "after three 429s"})
+	h.start()
+	h.waitFor("posted after the 429s, well before Settle", h.outboxEmpty)
+	if got := f.texts(f.sessionThread("a")); !slices.Equal(got, []string{"after three 429s"}) {
+		t.Fatalf("the session holds %q, want the message once", got)
 	}
 }
 

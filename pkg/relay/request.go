@@ -47,7 +47,13 @@ func (r *Relay) do(ctx context.Context, o op, rec bus.Record, still func() bool)
 func (r *Relay) doOnce(ctx context.Context, o op, rec bus.Record, still func() bool) (string, error) {
 	key := rec.Key()
 	b := r.newBackoff()
-	for {
+	// unlanded: no attempt of key can still land at the service. True
+	// when none was pending as this request began, and kept while every
+	// attempt since was answered with a refusal that accepted nothing (a
+	// 429, a block): such an attempt needs no lookup and no settling, or
+	// each 429 would cost a whole Settle.
+	unlanded := false
+	for first := true; ; first = false {
 		r.mu.Lock()
 		remote, done := r.st.done[key]
 		a, pending := r.st.pending(key)
@@ -55,7 +61,10 @@ func (r *Relay) doOnce(ctx context.Context, o op, rec bus.Record, still func() b
 		if done {
 			return remote, nil
 		}
-		if pending && o.lookup {
+		if first {
+			unlanded = !pending
+		}
+		if pending && o.lookup && !unlanded {
 			remote, found, err := r.lookup(ctx, a)
 			switch {
 			case err != nil:
@@ -79,6 +88,7 @@ func (r *Relay) doOnce(ctx context.Context, o op, rec bus.Record, still func() b
 				continue
 			}
 			// Sure it was never accepted: attempt it afresh.
+			unlanded = true
 		}
 		remote, err := r.attempt(ctx, o, rec)
 		if err == nil {
@@ -94,6 +104,7 @@ func (r *Relay) doOnce(ctx context.Context, o op, rec bus.Record, still func() b
 		case Refused:
 			return "", &errRefused{err: err}
 		case Uncertain:
+			unlanded = false
 			r.opts.Log.Info("answer lost; looking it up before any re-post", "key", key, "error", err.Error())
 			if !b.wait(ctx) {
 				return "", errStopped
