@@ -1,0 +1,389 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"gjc.dev/reconciler/pkg/chat/fakediscord"
+	"gjc.dev/reconciler/pkg/chat/fakeslack"
+	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/platform"
+)
+
+// inject applies one fault. Faults that last (a SIGSTOP, an outage) end
+// on their own timer; commands run in the background, as a second shell's
+// would.
+func (c *chaos) inject(f fault) {
+	b := c.bots[f.bot]
+	p := ownership.PathsFor(c.e.agentDir, b.name)
+	c.mu.Lock()
+	c.counts[f.kind]++
+	c.mu.Unlock()
+	// Garbage is drawn from the fault's own draw, so a seed replays it.
+	junk := rand.New(rand.NewPCG(uint64(f.x*(1<<53)), uint64(f.at)))
+	switch f.kind {
+	case "kill9-daemon":
+		procs := c.daemonProcs(b.name)
+		if len(procs) == 0 {
+			c.note("kill9-daemon %s: none running", b.name)
+			return
+		}
+		pr := procs[int(f.x*float64(len(procs)))]
+		err := pr.proc.Signal(syscall.SIGKILL)
+		c.note("kill9-daemon %s pid %d: %v", b.name, pr.pid, err)
+		c.forget(pr.pid)
+		closeAll(procs)
+	case "stop-daemon":
+		procs := c.daemonProcs(b.name)
+		if len(procs) == 0 {
+			c.note("stop-daemon %s: none running", b.name)
+			return
+		}
+		pr := procs[int(f.x*float64(len(procs)))]
+		c.freeze(pr, 50*time.Millisecond+time.Duration(f.x*float64(3*time.Second)))
+		for _, o := range procs {
+			if o != pr {
+				_ = o.proc.Close()
+			}
+		}
+	case "kill9-loop":
+		c.mu.Lock()
+		loop := c.loop
+		c.mu.Unlock()
+		_ = loop.cmd.Process.Signal(syscall.SIGKILL)
+		select {
+		case <-loop.done:
+		case <-time.After(e2eDeadline):
+			c.t.Fatalf("the loop (pid %d) did not exit within %v of SIGKILL", loop.cmd.Process.Pid, e2eDeadline)
+		}
+		c.forget(loop.cmd.Process.Pid)
+		c.note("kill9-loop pid %d; restarted", loop.cmd.Process.Pid)
+		c.mu.Lock()
+		c.loop = c.startLoop()
+		c.mu.Unlock()
+	case "stop-loop":
+		c.mu.Lock()
+		loop := c.loop
+		c.mu.Unlock()
+		pid := loop.cmd.Process.Pid
+		inc, err := platform.Incarnation(pid)
+		if err != nil {
+			c.note("stop-loop pid %d: %v", pid, err)
+			return
+		}
+		proc, err := platform.OpenProcess(pid, inc)
+		if err != nil {
+			c.note("stop-loop pid %d: %v", pid, err)
+			return
+		}
+		c.freeze(chaosProc{pid: pid, proc: proc, what: "loop"}, 100*time.Millisecond+time.Duration(f.x*float64(3*time.Second)))
+	case "once":
+		c.command("once", append(c.e.args(), "--once")...)
+	case "op-stop", "op-start", "op-restart":
+		op := strings.TrimPrefix(f.kind, "op-")
+		c.command(op+" "+b.name, op, b.name, "--agent-dir", c.e.agentDir)
+	case "truncate-state", "truncate-lock":
+		file := p.State
+		if f.kind == "truncate-lock" {
+			file = p.Lock
+		}
+		fi, err := os.Lstat(file)
+		if err != nil || !fi.Mode().IsRegular() {
+			c.note("%s %s: not there (%v)", f.kind, b.name, err)
+			return
+		}
+		n := int64(f.x * float64(fi.Size()))
+		c.note("%s %s: to %d of %d bytes: %v", f.kind, b.name, n, fi.Size(), os.Truncate(file, n))
+	case "garbage-state", "garbage-lock", "garbage-control":
+		file := map[string]string{"garbage-state": p.State, "garbage-lock": p.Lock, "garbage-control": p.Control}[f.kind]
+		data := garbage(junk)
+		c.note("%s %s: %d bytes %q: %v", f.kind, b.name, len(data), clip(data), writeInPlace(file, data))
+	case "delete-lock":
+		c.note("delete-lock %s: %v", b.name, os.Remove(p.Lock))
+	case "canary-record":
+		c.note("canary-record %s: %v", b.name, c.plantCanary(p, b))
+	case "rm-daemon-dir":
+		c.note("rm-daemon-dir %s: %v", b.name, removeAll(p.Dir))
+	case "rm-sdk":
+		c.msgs.mu.Lock()
+		for _, m := range c.msgs.byText {
+			m.mayLose = true
+		}
+		err := removeAll(filepath.Join(c.e.agentDir, "sdk"))
+		c.msgs.epoch++
+		clear(c.msgs.session)
+		c.msgs.mu.Unlock()
+		c.note("rm-sdk: %v", err)
+	case "spec-valid":
+		b.generation++
+		c.writeSpec(c.specText())
+		c.note("spec-valid: %s to generation %d", b.name, b.generation)
+	case "spec-invalid":
+		valid := c.specText()
+		bad := []string{
+			valid[:int(f.x*float64(len(valid)))],
+			"apiVersion: reconciler.gjc.dev/v1alpha1\nkind: ChatDaemon\n  metadata: [unclosed\n",
+			strings.Replace(valid, "provider: slack", "provider: telegram", 1),
+			string(garbage(junk)),
+		}[junk.IntN(4)]
+		c.writeSpec(bad)
+		c.note("spec-invalid: %d bytes %q", len(bad), clip([]byte(bad)))
+	case "fake-drop":
+		if b.provider == "discord" {
+			c.note("fake-drop discord: %d dropped", c.f.discord.DropConnections())
+		} else {
+			c.note("fake-drop slack: %d dropped", c.f.slack.DropConnections())
+		}
+	case "fake-429":
+		n, after := 1+int(f.x*20), 100*time.Millisecond+time.Duration(f.x*float64(900*time.Millisecond))
+		if b.provider == "discord" {
+			c.f.discord.RateLimitNext(n, after)
+		} else {
+			c.f.slack.RateLimitNext(n, after)
+		}
+		c.note("fake-429 %s: the next %d requests, retry after %v", b.provider, n, after)
+	case "fake-accept-fail":
+		n, cut := 1+int(f.x*3), junk.IntN(2) == 0
+		if b.provider == "discord" {
+			mode := fakediscord.FailBadGateway
+			if cut {
+				mode = fakediscord.FailCut
+			}
+			c.f.discord.AcceptThenFail(n, mode)
+		} else {
+			mode := fakeslack.Fail502
+			if cut {
+				mode = fakeslack.FailCut
+			}
+			c.f.slack.AcceptThenFail(n, mode)
+		}
+		c.note("fake-accept-fail %s: the next %d posts accepted, then answered with a failure (cut %v)", b.provider, n, cut)
+	case "fake-outage":
+		d := 500*time.Millisecond + time.Duration(f.x*float64(2500*time.Millisecond))
+		c.setUnavailable(b.provider, true)
+		time.AfterFunc(d, func() { c.setUnavailable(b.provider, false) })
+		c.note("fake-outage %s for %v", b.provider, d)
+	default:
+		c.t.Fatalf("unknown fault %q", f.kind)
+	}
+}
+
+func (c *chaos) setUnavailable(provider string, on bool) {
+	if provider == "discord" {
+		c.f.discord.SetUnavailable(on)
+	} else {
+		c.f.slack.SetUnavailable(on)
+	}
+}
+
+// chaosProc is a process the run found and holds a pidfd to, so a signal
+// never reaches a recycled pid.
+type chaosProc struct {
+	pid  int
+	proc *platform.Process
+	what string
+}
+
+func closeAll(ps []chaosProc) {
+	for _, p := range ps {
+		_ = p.proc.Close()
+	}
+}
+
+// daemonProcs are the live processes started as name's daemon in this
+// agent dir, found by their command line: a record may be garbage, and a
+// warm replacement has none.
+func (c *chaos) daemonProcs(name string) []chaosProc {
+	want := []byte("\x00daemon\x00--agent-dir\x00" + c.e.agentDir + "\x00")
+	wantName := []byte("\x00--name\x00" + name + "\x00")
+	files, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	var out []chaosProc
+	for _, f := range files {
+		argv, err := os.ReadFile(f)
+		if err != nil || !bytes.Contains(argv, want) || !bytes.Contains(argv, wantName) {
+			continue
+		}
+		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(f)))
+		if err != nil {
+			continue
+		}
+		inc, err := platform.Incarnation(pid)
+		if err != nil {
+			continue
+		}
+		proc, err := platform.OpenProcess(pid, inc)
+		if err != nil {
+			continue
+		}
+		out = append(out, chaosProc{pid: pid, proc: proc, what: "daemon " + name})
+	}
+	return out
+}
+
+// freeze SIGSTOPs p and SIGCONTs it after d (or at restore).
+func (c *chaos) freeze(p chaosProc, d time.Duration) {
+	if err := p.proc.Signal(syscall.SIGSTOP); err != nil {
+		c.note("SIGSTOP %s pid %d: %v", p.what, p.pid, err)
+		_ = p.proc.Close()
+		return
+	}
+	c.mu.Lock()
+	c.frozen[p.pid] = p
+	c.mu.Unlock()
+	c.note("SIGSTOP %s pid %d for %v", p.what, p.pid, d)
+	time.AfterFunc(d, func() { c.cont(p.pid) })
+}
+
+// cont SIGCONTs a frozen pid, once.
+func (c *chaos) cont(pid int) {
+	c.mu.Lock()
+	p, ok := c.frozen[pid]
+	delete(c.frozen, pid)
+	c.mu.Unlock()
+	if !ok {
+		return
+	}
+	_ = p.proc.Signal(syscall.SIGCONT)
+	_ = p.proc.Close()
+}
+
+// forget drops a killed pid from the frozen ones: nothing to continue.
+func (c *chaos) forget(pid int) {
+	c.mu.Lock()
+	p, ok := c.frozen[pid]
+	delete(c.frozen, pid)
+	c.mu.Unlock()
+	if ok {
+		_ = p.proc.Close()
+	}
+}
+
+// thaw continues every frozen process.
+func (c *chaos) thaw() {
+	c.mu.Lock()
+	pids := make([]int, 0, len(c.frozen))
+	for pid := range c.frozen {
+		pids = append(pids, pid)
+	}
+	c.mu.Unlock()
+	for _, pid := range pids {
+		c.cont(pid)
+	}
+}
+
+// command runs the binary in the background with args, bounded, as an
+// operator's second shell would.
+func (c *chaos) command(what string, args ...string) {
+	c.async.Add(1)
+	go func() {
+		defer c.async.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, binary, args...)
+		cmd.Env = c.e.env
+		out, err := cmd.CombinedOutput()
+		c.note("%s: exit %v: %s", what, exitOf(err), clip(lastLine(out)))
+	}()
+}
+
+func exitOf(err error) string {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return strconv.Itoa(ee.ExitCode())
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return "0"
+}
+
+func lastLine(b []byte) []byte {
+	lines := bytes.Split(bytes.TrimSpace(b), []byte("\n"))
+	return lines[len(lines)-1]
+}
+
+// plantCanary writes a well-formed record that names the canary, with its
+// real incarnation, at a generation behind the spec: a loop that believed
+// it would stop and replace it.
+func (c *chaos) plantCanary(p ownership.Paths, b *chaosBot) error {
+	pid := c.canary.Process.Pid
+	inc, err := platform.Incarnation(pid)
+	if err != nil {
+		return err
+	}
+	boot, err := platform.BootID()
+	if err != nil {
+		return err
+	}
+	gen := b.generation - 1
+	now := time.Now().UnixMilli()
+	kind := b.provider
+	s := ownership.State{Version: ownership.RecordVersion, Kind: kind, PID: pid, OwnerID: fmt.Sprintf("%d-forged", pid),
+		Identity: "0123456789abcdef", Incarnation: inc, StartedAt: now, HeartbeatAt: now, TransportHealthy: true,
+		Generation: &gen, BootID: boot}
+	data, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	return writeInPlace(p.State, data)
+}
+
+// writeInPlace overwrites file, as a careless editor or a crash mid-write
+// would leave it; a missing dir stays missing.
+func writeInPlace(file string, data []byte) error {
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	return errors.Join(err, f.Close())
+}
+
+// removeAll is an operator's rm -rf: tried again while a daemon writes
+// into the dir as it goes.
+func removeAll(dir string) error {
+	var err error
+	for range 100 {
+		if err = os.RemoveAll(dir); !errors.Is(err, syscall.ENOTEMPTY) {
+			return err
+		}
+	}
+	return err
+}
+
+// garbage is bytes a reader must refuse: random bytes, JSON of the wrong
+// shape, or a record cut short.
+func garbage(r *rand.Rand) []byte {
+	switch r.IntN(4) {
+	case 0:
+		b := make([]byte, 1+r.IntN(200))
+		for i := range b {
+			b[i] = byte(r.IntN(256))
+		}
+		return b
+	case 1:
+		return []byte(`{"version":1,"pid":"not a number","ownerId":7}`)
+	case 2:
+		return []byte(`{"version":1,"kind":"slack","pid":1,"ownerId":"x","incarnation":"linux:1"`)
+	default:
+		return []byte("[]")
+	}
+}
+
+func clip(b []byte) string {
+	if len(b) > 60 {
+		b = b[:60]
+	}
+	return string(b)
+}

@@ -1,0 +1,303 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"gjc.dev/reconciler/pkg/bus"
+	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/ownership/fsstore"
+	"gjc.dev/reconciler/pkg/reconcile"
+)
+
+// startCanary starts the canary: this test binary again, recording every
+// signal it catches; SIGKILL and SIGSTOP it cannot catch are seen by its
+// death and its state.
+func (c *chaos) startCanary() {
+	c.canaryFile = filepath.Join(c.t.TempDir(), "canary-signals")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestChaosCanary$")
+	cmd.Env = append(os.Environ(), "CHAOS_CANARY="+c.canaryFile)
+	if err := cmd.Start(); err != nil {
+		c.t.Fatal(err)
+	}
+	c.canary = cmd
+	c.t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	deadline := time.Now().Add(e2eDeadline)
+	for {
+		if b, _ := os.ReadFile(c.canaryFile); strings.HasPrefix(string(b), "READY") {
+			return
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatal("the canary did not start")
+		}
+		time.Sleep(20 * time.Millisecond) // a poll, bounded by the deadline
+	}
+}
+
+func (c *chaos) canaryViolations() []string {
+	var out []string
+	b, err := os.ReadFile(c.canaryFile)
+	if err != nil {
+		return []string{"the canary's signal file: " + err.Error()}
+	}
+	if got := strings.TrimSpace(strings.TrimPrefix(string(b), "READY")); got != "" {
+		out = append(out, "the canary was signalled: "+strings.ReplaceAll(got, "\n", ", "))
+	}
+	if err := c.canary.Process.Signal(syscall.Signal(0)); err != nil {
+		out = append(out, "the canary is gone: "+err.Error())
+	} else if st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", c.canary.Process.Pid)); err == nil {
+		if _, rest, ok := strings.Cut(string(st), ") "); ok && strings.HasPrefix(rest, "T") {
+			out = append(out, "the canary is stopped (SIGSTOP)")
+		}
+	}
+	return out
+}
+
+// startWriting writes outbox traffic until stopWriting: a message to a
+// random bot every 300-1300 ms, each in its bot's current session, opened
+// first.
+func (c *chaos) startWriting() {
+	ctx, cancel := context.WithCancel(context.Background())
+	c.writing, c.written = cancel, make(chan struct{})
+	rng := rand.New(rand.NewPCG(uint64(c.seed), 0x0b0c))
+	go func() {
+		defer close(c.written)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(300*time.Millisecond + time.Duration(rng.Int64N(int64(time.Second)))):
+			}
+			c.writeOne(c.bots[rng.IntN(len(c.bots))])
+		}
+	}()
+}
+
+func (c *chaos) stopWriting() {
+	c.writing()
+	<-c.written
+}
+
+// writeOne queues one message for b, as an agent does: the bus dirs made
+// if an rm -rf took them. Under the ledger's lock, so an rm -rf of sdk/
+// comes wholly before or after it.
+func (c *chaos) writeOne(b *chaosBot) {
+	l := &c.msgs
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	dirs, err := bus.Paths(c.e.agentDir, b.name)
+	if err != nil {
+		c.t.Error(err)
+		return
+	}
+	if err := bus.EnsureDirs(dirs); err != nil {
+		c.note("write %s: %v", b.name, err)
+		return
+	}
+	var plan []bus.Message
+	session, ok := l.session[b.name]
+	if !ok {
+		l.seq++
+		session = fmt.Sprintf("chaos-%s-%d", b.name, l.seq)
+		l.session[b.name] = session
+		plan = append(plan, bus.Message{Session: session, Event: bus.EventOpen, Title: "Chaos " + session, Text: session + " opened"})
+	}
+	l.seq++
+	plan = append(plan, bus.Message{Session: session, Text: fmt.Sprintf("%s message %d", b.name, l.seq)})
+	for _, m := range plan {
+		_, err := bus.Write(dirs.Outbox, m)
+		if err != nil {
+			c.note("write %s %q: %v", b.name, m.Text, err)
+		}
+		// One not written may still have landed; it may be missing,
+		// never doubled.
+		l.byText[m.Text] = &chaosMsg{bot: b.name, text: m.Text, mayLose: err != nil}
+	}
+}
+
+// restore is the operator's last word: everything continued, the services
+// back, the loop running, the last good spec, and every name started (a
+// stop's hold cleared) once the commands in flight have ended.
+func (c *chaos) restore() {
+	c.thaw()
+	c.f.discord.SetUnavailable(false)
+	c.f.slack.SetUnavailable(false)
+	c.mu.Lock()
+	loop := c.loop
+	c.mu.Unlock()
+	select {
+	case <-loop.done:
+		c.mu.Lock()
+		c.loop = c.startLoop()
+		c.mu.Unlock()
+		c.note("restore: the loop had exited; started again")
+	default:
+	}
+	c.writeSpec(c.specText())
+	c.async.Wait()
+	for _, b := range c.bots {
+		cmd := exec.Command(binary, "start", b.name, "--agent-dir", c.e.agentDir)
+		cmd.Env = c.e.env
+		out, err := cmd.CombinedOutput()
+		c.note("restore: start %s: exit %v: %s", b.name, exitOf(err), clip(lastLine(out)))
+	}
+}
+
+// waitConverged polls, within d, until the world is converged. With
+// repair, it does what docs/troubleshooting.md tells an operator for a
+// name refused on a file it will not touch, as the operator would.
+func (c *chaos) waitConverged(d time.Duration, repair bool) bool {
+	deadline := time.Now().Add(d)
+	for {
+		if c.notConverged() == "" {
+			return true
+		}
+		if repair {
+			c.repair()
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(100 * time.Millisecond) // a poll, bounded by the deadline
+	}
+}
+
+// notConverged says what is not yet as it should be; "" when converged:
+// the spec valid, every name Running and Ready at its generation in
+// status.json, one live session per bot at the fake, and every message
+// that may not be lost posted.
+func (c *chaos) notConverged() string {
+	st, err := reconcile.ReadStatus(fsstore.Files{}, c.e.agentDir)
+	if err != nil {
+		return "status.json: " + err.Error()
+	}
+	if !st.SpecValid {
+		return "the spec is not valid in status.json"
+	}
+	for _, b := range c.bots {
+		d, ok := daemonStatus(st, b.name)
+		if !ok || !d.Converged || d.Phase != reconcile.PhaseRunning || d.Reason != reconcile.ReasonReady {
+			return fmt.Sprintf("%s: %s %s %q", b.name, d.Phase, d.Reason, d.Message)
+		}
+		if d.Generation == nil || *d.Generation != b.generation {
+			return fmt.Sprintf("%s: at generation %v, the spec's is %d", b.name, d.Generation, b.generation)
+		}
+		if live, _ := c.sessions(b); live != 1 {
+			return fmt.Sprintf("%s: %d live sessions at the fake", b.name, live)
+		}
+	}
+	views := map[string]frView{"discord": frSnapshot(c.f, "discord"), "slack": frSnapshot(c.f, "slack")}
+	c.msgs.mu.Lock()
+	defer c.msgs.mu.Unlock()
+	missing := 0
+	for _, m := range c.msgs.byText {
+		if !m.mayLose && views[c.botNamed(m.bot).provider].count(m.text) == 0 {
+			missing++
+		}
+	}
+	if missing > 0 {
+		return fmt.Sprintf("%d messages not yet posted", missing)
+	}
+	return ""
+}
+
+// repair applies the documented remedy to each name refused on a file the
+// loop will not touch: a malformed record with no daemon of the name
+// running is moved aside; a malformed lock whose process is no daemon of
+// the name, and a malformed control request, are removed.
+func (c *chaos) repair() {
+	st, err := reconcile.ReadStatus(fsstore.Files{}, c.e.agentDir)
+	if err != nil {
+		return
+	}
+	for _, b := range c.bots {
+		d, ok := daemonStatus(st, b.name)
+		if !ok {
+			continue
+		}
+		p := ownership.PathsFor(c.e.agentDir, b.name)
+		switch d.Reason {
+		case ownership.ReasonMalformedOwnerRecord:
+			procs := c.daemonProcs(b.name)
+			closeAll(procs)
+			if len(procs) > 0 {
+				continue
+			}
+			c.repairs++
+			aside := filepath.Join(c.e.agentDir, fmt.Sprintf("aside-%s-%d", b.name, c.repairs))
+			c.note("repair %s (%s): mv the daemon dir aside: %v", b.name, d.Reason, os.Rename(p.Dir, aside))
+		case ownership.ReasonMalformedOwnerLock:
+			procs := c.daemonProcs(b.name)
+			closeAll(procs)
+			if len(procs) > 0 {
+				continue
+			}
+			c.repairs++
+			c.note("repair %s (%s): rm owner.lock and its reclaim: %v %v", b.name, d.Reason, os.Remove(p.Lock), os.Remove(p.Reclaim))
+		case ownership.ReasonMalformedControl:
+			c.repairs++
+			c.note("repair %s (%s): rm control.json: %v", b.name, d.Reason, os.Remove(p.Control))
+		}
+	}
+}
+
+func (c *chaos) botNamed(name string) *chaosBot {
+	for _, b := range c.bots {
+		if b.name == name {
+			return b
+		}
+	}
+	c.t.Fatalf("no bot %s", name)
+	return nil
+}
+
+// sessions is what b's fake counts of its connections: live now, and the
+// most ever live at once.
+func (c *chaos) sessions(b *chaosBot) (live, maxLive int) {
+	if b.provider == "discord" {
+		s := c.f.discord.Snapshot().Tokens[b.token]
+		return s.Live, s.MaxLive
+	}
+	s := c.f.slack.Snapshot().Apps[b.token]
+	return s.Live, s.MaxLive
+}
+
+func (c *chaos) sessionViolations() []string {
+	var out []string
+	for _, b := range c.bots {
+		if _, maxLive := c.sessions(b); maxLive > 1 {
+			out = append(out, fmt.Sprintf("%s: the fake saw %d live sessions at once", b.name, maxLive))
+		}
+	}
+	return out
+}
+
+// judgeMessages counts, at the fakes, how often each written message was
+// posted.
+func (c *chaos) judgeMessages() (posted int, doubles, losses []string, wiped int) {
+	views := map[string]frView{"discord": frSnapshot(c.f, "discord"), "slack": frSnapshot(c.f, "slack")}
+	c.msgs.mu.Lock()
+	defer c.msgs.mu.Unlock()
+	for _, m := range c.msgs.byText {
+		n := views[c.botNamed(m.bot).provider].count(m.text)
+		switch {
+		case n > 1:
+			doubles = append(doubles, fmt.Sprintf("%q %d times", m.text, n))
+		case n == 0 && m.mayLose:
+			wiped++
+		case n == 0:
+			losses = append(losses, fmt.Sprintf("%q (%s)", m.text, m.bot))
+		}
+		if n > 0 {
+			posted++
+		}
+	}
+	return posted, doubles, losses, wiped
+}
