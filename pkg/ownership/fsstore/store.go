@@ -105,9 +105,16 @@ func (s *Store) Watch(name string) (<-chan struct{}, func(), error) {
 	return w.Subscribe(p.Dir, recordFiles)
 }
 
-// recordFiles accepts the files whose changes can change a decision.
+// recordFiles accepts the files whose changes can change a decision: the
+// record and a control request, and the lock files, which only an
+// acquire writes and only an operator's fix of a refused lock removes,
+// so the loop looks again at once after the fix.
 func recordFiles(base string) bool {
-	return base == ownership.StateFile || base == ownership.ControlFile
+	switch base {
+	case ownership.StateFile, ownership.ControlFile, ownership.LockFile, ownership.ReclaimFile:
+		return true
+	}
+	return false
 }
 
 // Close ends the store's watch, if it started one.

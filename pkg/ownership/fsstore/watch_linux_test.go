@@ -59,3 +59,33 @@ func drain(ch <-chan struct{}) {
 		}
 	}
 }
+
+// An operator's fix of a refused lock (owner.lock or its reclaim file
+// removed, as docs/troubleshooting.md says) wakes the watcher: the loop
+// looks again at once, not at its next resync.
+func TestWatchHearsTheLockFilesGo(t *testing.T) {
+	agentDir := privateAgentDir(t)
+	st := New(agentDir, Options{})
+	t.Cleanup(func() { _ = st.Close() })
+	p := st.paths("bot")
+	if err := EnsureDir(p); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{p.Lock, p.Reclaim} {
+		if err := os.WriteFile(f, []byte("garbage"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	changes, cancel, err := st.Watch("bot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cancel)
+	for _, f := range []string{p.Lock, p.Reclaim} {
+		drain(changes)
+		if err := os.Remove(f); err != nil {
+			t.Fatal(err)
+		}
+		waitChange(t, changes, filepath.Base(f)+" removed")
+	}
+}
