@@ -171,8 +171,7 @@ func (c *chaos) waitConverged(d time.Duration, repair bool) bool {
 
 // notConverged says what is not yet as it should be; "" when converged:
 // the spec valid, every name Running and Ready at its generation in
-// status.json, one live session per bot at the fake, and every message
-// that may not be lost posted.
+// status.json, and one live session per bot at the fake.
 func (c *chaos) notConverged() string {
 	st, err := reconcile.ReadStatus(fsstore.Files{}, c.e.agentDir)
 	if err != nil {
@@ -193,6 +192,11 @@ func (c *chaos) notConverged() string {
 			return fmt.Sprintf("%s: %d live sessions at the fake", b.name, live)
 		}
 	}
+	return ""
+}
+
+// unposted is how many messages that may not be lost are not yet posted.
+func (c *chaos) unposted() int {
 	views := map[string]frView{"discord": frSnapshot(c.f, "discord"), "slack": frSnapshot(c.f, "slack")}
 	c.msgs.mu.Lock()
 	defer c.msgs.mu.Unlock()
@@ -202,10 +206,42 @@ func (c *chaos) notConverged() string {
 			missing++
 		}
 	}
-	if missing > 0 {
-		return fmt.Sprintf("%d messages not yet posted", missing)
+	return missing
+}
+
+// waitPosted polls, within d, until every message that may not be lost
+// is posted.
+func (c *chaos) waitPosted(d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for c.unposted() > 0 {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(200 * time.Millisecond) // a poll, bounded by the deadline
 	}
-	return ""
+	return true
+}
+
+// startOperator runs an operator who, every few seconds through the
+// run, repairs what the loop refuses by design, as one watching status
+// would: a name refused on a broken file stays down until someone acts.
+func (c *chaos) startOperator() (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(2 * time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				c.repair()
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
 }
 
 // repair applies the documented remedy to each name refused on a file the
@@ -213,15 +249,20 @@ func (c *chaos) notConverged() string {
 // running is moved aside; a malformed lock whose process is no daemon of
 // the name, and a malformed control request, are removed.
 func (c *chaos) repair() {
+	c.repairMu.Lock()
+	defer c.repairMu.Unlock()
 	st, err := reconcile.ReadStatus(fsstore.Files{}, c.e.agentDir)
 	if err != nil {
 		return
 	}
 	for _, b := range c.bots {
 		d, ok := daemonStatus(st, b.name)
-		if !ok {
+		// Once per look of the loop's: a status not yet rewritten still
+		// shows the refusal the last repair fixed.
+		if !ok || !st.ObservedAt.After(c.repairedAt[b.name]) {
 			continue
 		}
+		c.repairedAt[b.name] = st.ObservedAt.Time
 		p := ownership.PathsFor(c.e.agentDir, b.name)
 		switch d.Reason {
 		case ownership.ReasonMalformedOwnerRecord:

@@ -1,0 +1,31 @@
+package main
+
+// The rules of the fleet (issue 15): a claim gives up its name a margin
+// before the server may expire its lease; every owner's write is guarded
+// by the election revision; a lost claim ends a component's start; a
+// relay's stop ends a finish waiting on the cluster. And two found by the
+// chaos run: a readiness wait looks again without its watch, and a 429
+// needs no settling.
+func init() {
+	mutants = append(mutants, []mutant{
+		{"etcd: a claim gives up a margin before its lease can expire", "pkg/ownership/etcdstore/lease.go",
+			"func Margin(ttl time.Duration) time.Duration { return max(time.Second, ttl*3/10) }\n",
+			"func Margin(ttl time.Duration) time.Duration { return 0 }\n",
+			"./pkg/ownership/etcdstore", "TestClaimGivesUpBeforeTheServerCanExpireIt"},
+		{"etcd: an owner's write is guarded by the election revision", "pkg/ownership/etcdstore/claim.go",
+			"\t\tIf(clientv3.Compare(clientv3.CreateRevision(c.keys.owner), \"=\", c.rev)).\n", "\t\tIf().\n",
+			"./pkg/ownership/etcdstore", "TestRevocationFencesAtOnceAndHoldsTheNameOneTTL"},
+		{"daemon: a lost claim ends a component's start", "pkg/chat/start.go",
+			"\tstartCtx, cancel := context.WithCancel(ctx)\n", "\tstartCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))\n",
+			"./pkg/chat", "TestRunDaemonLosingItsNameWhileStartingClosesTheTransport"},
+		{"fleet relay: the stop ends a finish waiting on the cluster", "pkg/chat/relay.go",
+			"\t\t\t\tctx, cancel := context.WithTimeout(finishing, fleetTimeout)\n", "\t\t\t\tctx, cancel := context.WithTimeout(context.WithoutCancel(finishing), fleetTimeout)\n",
+			"./pkg/chat", "TestFleetRelayStopEndsAFinishWaitingOnTheCluster"},
+		{"loop: a readiness wait looks again without its watch", "pkg/reconcile/spawn.go",
+			"\t\tcase <-recheck.C:\n", "\t\tcase <-make(chan time.Time):\n",
+			"./pkg/reconcile", "TestReadyWaitLooksAgainWithoutItsWatch"},
+		{"relay: an attempt answered with a 429 needs no settling", "pkg/relay/request.go",
+			"\t\t\tunlanded = !pending\n", "\t\t\tunlanded = false\n",
+			"./pkg/relay", "TestRateLimitedAttemptNeedsNoSettling"},
+	}...)
+}
