@@ -33,7 +33,7 @@ if [ -n "$unformatted" ]; then
 	exit 1
 fi
 
-step "go test -race (2 to 4 minutes; each package prints when it is done, cmd/reconciler last and longest)"
+step "go test -race (4 to 6 minutes; each package prints when it is done, cmd/reconciler last and longest)"
 go test -race -timeout 15m ./...
 
 # A fixed seed keeps CI's run the same faults at the same times; hand runs

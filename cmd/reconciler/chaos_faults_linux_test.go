@@ -40,7 +40,7 @@ func (c *chaos) inject(f fault) {
 			return
 		}
 		pr := procs[int(f.x*float64(len(procs)))]
-		err := pr.proc.Signal(syscall.SIGKILL)
+		err := pr.signal(syscall.SIGKILL)
 		c.note("kill9-daemon %s pid %d: %v", b.name, pr.pid, err)
 		c.forget(pr.pid)
 		closeAll(procs)
@@ -53,8 +53,8 @@ func (c *chaos) inject(f fault) {
 		pr := procs[int(f.x*float64(len(procs)))]
 		c.freeze(pr, 50*time.Millisecond+time.Duration(f.x*float64(3*time.Second)))
 		for _, o := range procs {
-			if o != pr {
-				_ = o.proc.Close()
+			if o.pid != pr.pid {
+				o.close()
 			}
 		}
 	case "kill9-loop":
@@ -76,18 +76,17 @@ func (c *chaos) inject(f fault) {
 		c.mu.Lock()
 		loop := c.loop
 		c.mu.Unlock()
-		pid := loop.cmd.Process.Pid
-		inc, err := platform.Incarnation(pid)
-		if err != nil {
-			c.note("stop-loop pid %d: %v", pid, err)
+		select {
+		case <-loop.done:
+			c.note("stop-loop: the loop has exited")
 			return
+		default:
 		}
-		proc, err := platform.OpenProcess(pid, inc)
-		if err != nil {
-			c.note("stop-loop pid %d: %v", pid, err)
-			return
-		}
-		c.freeze(chaosProc{pid: pid, proc: proc, what: "loop"}, 100*time.Millisecond+time.Duration(f.x*float64(3*time.Second)))
+		// Through the loop's own os.Process (a pidfd): never another
+		// process that got its pid.
+		proc := loop.cmd.Process
+		c.freeze(chaosProc{pid: proc.Pid, what: "loop", signal: proc.Signal, close: func() {}},
+			100*time.Millisecond+time.Duration(f.x*float64(3*time.Second)))
 	case "once":
 		c.command("once", append(c.e.args(), "--once")...)
 	case "op-stop", "op-start", "op-restart":
@@ -121,8 +120,7 @@ func (c *chaos) inject(f fault) {
 			m.mayLose = true
 		}
 		err := removeAll(filepath.Join(c.e.agentDir, "sdk"))
-		c.msgs.epoch++
-		clear(c.msgs.session)
+		clear(c.msgs.session) // the next message opens a new session
 		c.msgs.mu.Unlock()
 		c.note("rm-sdk: %v", err)
 	case "spec-valid":
@@ -130,11 +128,13 @@ func (c *chaos) inject(f fault) {
 		c.writeSpec(c.specText())
 		c.note("spec-valid: %s to generation %d", b.name, b.generation)
 	case "spec-invalid":
+		// Never a prefix of the valid spec: one cut inside an apiURL is
+		// valid and points a bot at a real service.
 		valid := c.specText()
 		bad := []string{
-			valid[:int(f.x*float64(len(valid)))],
 			"apiVersion: reconciler.gjc.dev/v1alpha1\nkind: ChatDaemon\n  metadata: [unclosed\n",
 			strings.Replace(valid, "provider: slack", "provider: telegram", 1),
+			strings.Replace(valid, "generation: ", "generation: -", 1),
 			string(garbage(junk)),
 		}[junk.IntN(4)]
 		c.writeSpec(bad)
@@ -190,14 +190,15 @@ func (c *chaos) setUnavailable(provider string, on bool) {
 // chaosProc is a process the run found and holds a pidfd to, so a signal
 // never reaches a recycled pid.
 type chaosProc struct {
-	pid  int
-	proc *platform.Process
-	what string
+	pid    int
+	what   string
+	signal func(os.Signal) error
+	close  func()
 }
 
 func closeAll(ps []chaosProc) {
 	for _, p := range ps {
-		_ = p.proc.Close()
+		p.close()
 	}
 }
 
@@ -210,14 +211,13 @@ func (c *chaos) daemonProcs(name string) []chaosProc {
 	files, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	var out []chaosProc
 	for _, f := range files {
-		argv, err := os.ReadFile(f)
-		if err != nil || !bytes.Contains(argv, want) || !bytes.Contains(argv, wantName) {
-			continue
-		}
 		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(f)))
 		if err != nil {
 			continue
 		}
+		// Held first, then judged: the command line read after the pidfd
+		// was opened, and the incarnation unchanged across the read, is
+		// this process's.
 		inc, err := platform.Incarnation(pid)
 		if err != nil {
 			continue
@@ -226,16 +226,24 @@ func (c *chaos) daemonProcs(name string) []chaosProc {
 		if err != nil {
 			continue
 		}
-		out = append(out, chaosProc{pid: pid, proc: proc, what: "daemon " + name})
+		argv, err := os.ReadFile(f)
+		if now, ierr := platform.Incarnation(pid); err != nil || ierr != nil || now != inc ||
+			!bytes.Contains(argv, want) || !bytes.Contains(argv, wantName) {
+			_ = proc.Close()
+			continue
+		}
+		out = append(out, chaosProc{pid: pid, what: "daemon " + name,
+			signal: func(s os.Signal) error { return proc.Signal(s.(syscall.Signal)) },
+			close:  func() { _ = proc.Close() }})
 	}
 	return out
 }
 
 // freeze SIGSTOPs p and SIGCONTs it after d (or at restore).
 func (c *chaos) freeze(p chaosProc, d time.Duration) {
-	if err := p.proc.Signal(syscall.SIGSTOP); err != nil {
+	if err := p.signal(syscall.SIGSTOP); err != nil {
 		c.note("SIGSTOP %s pid %d: %v", p.what, p.pid, err)
-		_ = p.proc.Close()
+		p.close()
 		return
 	}
 	c.mu.Lock()
@@ -254,8 +262,8 @@ func (c *chaos) cont(pid int) {
 	if !ok {
 		return
 	}
-	_ = p.proc.Signal(syscall.SIGCONT)
-	_ = p.proc.Close()
+	_ = p.signal(syscall.SIGCONT)
+	p.close()
 }
 
 // forget drops a killed pid from the frozen ones: nothing to continue.
@@ -265,7 +273,7 @@ func (c *chaos) forget(pid int) {
 	delete(c.frozen, pid)
 	c.mu.Unlock()
 	if ok {
-		_ = p.proc.Close()
+		p.close()
 	}
 }
 
@@ -285,9 +293,11 @@ func (c *chaos) thaw() {
 // command runs the binary in the background with args, bounded, as an
 // operator's second shell would.
 func (c *chaos) command(what string, args ...string) {
-	c.async.Add(1)
+	c.running.Add(1)
+	c.inFlight.Add(1)
 	go func() {
-		defer c.async.Done()
+		defer c.running.Done()
+		defer c.inFlight.Add(-1)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, binary, args...)

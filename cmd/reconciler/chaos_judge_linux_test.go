@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"gjc.dev/reconciler/pkg/bus"
@@ -27,8 +26,9 @@ func (c *chaos) startCanary() {
 	if err := cmd.Start(); err != nil {
 		c.t.Fatal(err)
 	}
-	c.canary = cmd
-	c.t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	c.canary, c.canaryExited = cmd, make(chan struct{})
+	go func() { _ = cmd.Wait(); close(c.canaryExited) }()
+	c.t.Cleanup(func() { _ = cmd.Process.Kill(); <-c.canaryExited })
 	deadline := time.Now().Add(e2eDeadline)
 	for {
 		if b, _ := os.ReadFile(c.canaryFile); strings.HasPrefix(string(b), "READY") {
@@ -50,12 +50,16 @@ func (c *chaos) canaryViolations() []string {
 	if got := strings.TrimSpace(strings.TrimPrefix(string(b), "READY")); got != "" {
 		out = append(out, "the canary was signalled: "+strings.ReplaceAll(got, "\n", ", "))
 	}
-	if err := c.canary.Process.Signal(syscall.Signal(0)); err != nil {
-		out = append(out, "the canary is gone: "+err.Error())
-	} else if st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", c.canary.Process.Pid)); err == nil {
-		if _, rest, ok := strings.Cut(string(st), ") "); ok && strings.HasPrefix(rest, "T") {
-			out = append(out, "the canary is stopped (SIGSTOP)")
-		}
+	select {
+	case <-c.canaryExited:
+		return append(out, "the canary is gone: "+c.canary.ProcessState.String())
+	default:
+	}
+	// Still our child (not reaped), so its pid is still its own.
+	if st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", c.canary.Process.Pid)); err != nil {
+		out = append(out, "the canary's state: "+err.Error())
+	} else if _, rest, ok := strings.Cut(string(st), ") "); ok && (strings.HasPrefix(rest, "T") || strings.HasPrefix(rest, "Z")) {
+		out = append(out, "the canary is stopped or dead: state "+rest[:1])
 	}
 	return out
 }
@@ -81,8 +85,10 @@ func (c *chaos) startWriting() {
 }
 
 func (c *chaos) stopWriting() {
-	c.writing()
-	<-c.written
+	c.stopped.Do(func() {
+		c.writing()
+		<-c.written
+	})
 }
 
 // writeOne queues one message for b, as an agent does: the bus dirs made
@@ -109,6 +115,7 @@ func (c *chaos) writeOne(b *chaosBot) {
 		l.session[b.name] = session
 		plan = append(plan, bus.Message{Session: session, Event: bus.EventOpen, Title: "Chaos " + session, Text: session + " opened"})
 	}
+	opening := !ok
 	l.seq++
 	plan = append(plan, bus.Message{Session: session, Text: fmt.Sprintf("%s message %d", b.name, l.seq)})
 	for _, m := range plan {
@@ -118,7 +125,11 @@ func (c *chaos) writeOne(b *chaosBot) {
 		}
 		// One not written may still have landed; it may be missing,
 		// never doubled.
-		l.byText[m.Text] = &chaosMsg{bot: b.name, text: m.Text, mayLose: err != nil}
+		cm := &chaosMsg{bot: b.name, text: m.Text, mayLose: err != nil}
+		l.byText[m.Text] = cm
+		if opening && m.Event == bus.EventOpen {
+			l.opened[m.Title] = cm
+		}
 	}
 }
 
@@ -141,7 +152,7 @@ func (c *chaos) restore() {
 	default:
 	}
 	c.writeSpec(c.specText())
-	c.async.Wait()
+	c.running.Wait()
 	for _, b := range c.bots {
 		cmd := exec.Command(binary, "start", b.name, "--agent-dir", c.e.agentDir)
 		cmd.Env = c.e.env
@@ -155,9 +166,18 @@ func (c *chaos) restore() {
 // name refused on a file it will not touch, as the operator would.
 func (c *chaos) waitConverged(d time.Duration, repair bool) bool {
 	deadline := time.Now().Add(d)
+	// Converged on two looks chaosStable apart, the loop running: a
+	// status.json the loop wrote before the last fault must not pass.
+	var since time.Time
 	for {
-		if c.notConverged() == "" {
-			return true
+		if c.notConverged() == "" && c.loopRunning() {
+			if since.IsZero() {
+				since = time.Now()
+			} else if time.Since(since) >= chaosStable {
+				return true
+			}
+		} else {
+			since = time.Time{}
 		}
 		if repair {
 			c.repair()
@@ -195,6 +215,62 @@ func (c *chaos) notConverged() string {
 	return ""
 }
 
+// chaosStable is how long convergence must hold to count.
+const chaosStable = 3 * time.Second
+
+func (c *chaos) loopRunning() bool {
+	c.mu.Lock()
+	loop := c.loop
+	c.mu.Unlock()
+	select {
+	case <-loop.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// waitOutboxesEmpty polls, within d, until no bot's outbox holds a file.
+func (c *chaos) waitOutboxesEmpty(d time.Duration) {
+	deadline := time.Now().Add(d)
+	for {
+		empty := true
+		for _, b := range c.bots {
+			dirs, err := bus.Paths(c.e.agentDir, b.name)
+			if err != nil {
+				c.t.Fatal(err)
+			}
+			if names, err := bus.ListOutbox(dirs.Outbox); err == nil && len(names) > 0 {
+				empty = false
+			}
+		}
+		if empty || time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(200 * time.Millisecond) // a poll, bounded by the deadline
+	}
+}
+
+// threadViolations: every session's root (Slack) or thread (Discord) was
+// made exactly once; one whose open message an rm -rf of sdk/ may have
+// taken at most once.
+func (c *chaos) threadViolations() []string {
+	views := map[string]frView{"discord": frSnapshot(c.f, "discord"), "slack": frSnapshot(c.f, "slack")}
+	c.msgs.mu.Lock()
+	defer c.msgs.mu.Unlock()
+	var out []string
+	for title, m := range c.msgs.opened {
+		n := len(views[c.botNamed(m.bot).provider].places[title])
+		switch {
+		case n > 1:
+			out = append(out, fmt.Sprintf("%q made %d times", title, n))
+		case n == 0 && !m.mayLose:
+			out = append(out, fmt.Sprintf("%q never made", title))
+		}
+	}
+	return out
+}
+
 // unposted is how many messages that may not be lost are not yet posted.
 func (c *chaos) unposted() int {
 	views := map[string]frView{"discord": frSnapshot(c.f, "discord"), "slack": frSnapshot(c.f, "slack")}
@@ -222,8 +298,7 @@ func (c *chaos) waitPosted(d time.Duration) bool {
 	return true
 }
 
-// startOperator runs an operator who, every few seconds through the
-// run, repairs what the loop refuses by design, as one watching status
+// startOperator runs an operator who, every 2 s through the run, repairs what the loop refuses by design, as one watching status
 // would: a name refused on a broken file stays down until someone acts.
 func (c *chaos) startOperator() (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -257,12 +332,17 @@ func (c *chaos) repair() {
 	}
 	for _, b := range c.bots {
 		d, ok := daemonStatus(st, b.name)
-		// Once per look of the loop's: a status not yet rewritten still
-		// shows the refusal the last repair fixed.
-		if !ok || !st.ObservedAt.After(c.repairedAt[b.name]) {
+		if !ok {
 			continue
 		}
-		c.repairedAt[b.name] = st.ObservedAt.Time
+		// Only a refusal seen on two looks in a row: a status not yet
+		// rewritten may still show one the last repair fixed.
+		seen := c.refusedLast[b.name] == d.Reason
+		c.refusedLast[b.name] = d.Reason
+		if !seen {
+			continue
+		}
+		delete(c.refusedLast, b.name)
 		p := ownership.PathsFor(c.e.agentDir, b.name)
 		switch d.Reason {
 		case ownership.ReasonMalformedOwnerRecord:
@@ -283,6 +363,9 @@ func (c *chaos) repair() {
 			c.repairs++
 			c.note("repair %s (%s): rm owner.lock and its reclaim: %v %v", b.name, d.Reason, os.Remove(p.Lock), os.Remove(p.Reclaim))
 		case ownership.ReasonMalformedControl:
+			if c.inFlight.Load() > 0 {
+				continue // "once no stop or restart is running"
+			}
 			c.repairs++
 			c.note("repair %s (%s): rm control.json: %v", b.name, d.Reason, os.Remove(p.Control))
 		}
