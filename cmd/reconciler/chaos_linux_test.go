@@ -133,7 +133,6 @@ type chaos struct {
 	repairMu    sync.Mutex
 	repairs     int
 	refusedLast map[string]string
-	async       sync.WaitGroup
 
 	canary       *exec.Cmd
 	canaryFile   string
