@@ -203,36 +203,12 @@ func closeAll(ps []chaosProc) {
 }
 
 // daemonProcs are the live processes started as name's daemon in this
-// agent dir, found by their command line: a record may be garbage, and a
-// warm replacement has none.
+// agent dir, found by their command line (e2e.openDaemons): a record may
+// be garbage, and a warm replacement has none.
 func (c *chaos) daemonProcs(name string) []chaosProc {
-	want := []byte("\x00daemon\x00--agent-dir\x00" + c.e.agentDir + "\x00")
-	wantName := []byte("\x00--name\x00" + name + "\x00")
-	files, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	var out []chaosProc
-	for _, f := range files {
-		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(f)))
-		if err != nil {
-			continue
-		}
-		// Held first, then judged: the command line read after the pidfd
-		// was opened, and the incarnation unchanged across the read, is
-		// this process's.
-		inc, err := platform.Incarnation(pid)
-		if err != nil {
-			continue
-		}
-		proc, err := platform.OpenProcess(pid, inc)
-		if err != nil {
-			continue
-		}
-		argv, err := os.ReadFile(f)
-		if now, ierr := platform.Incarnation(pid); err != nil || ierr != nil || now != inc ||
-			!bytes.Contains(argv, want) || !bytes.Contains(argv, wantName) {
-			_ = proc.Close()
-			continue
-		}
-		out = append(out, chaosProc{pid: pid, what: "daemon " + name,
+	for _, proc := range c.e.openDaemons(name) {
+		out = append(out, chaosProc{pid: proc.PID(), what: "daemon " + name,
 			signal: func(s os.Signal) error { return proc.Signal(s.(syscall.Signal)) },
 			close:  func() { _ = proc.Close() }})
 	}

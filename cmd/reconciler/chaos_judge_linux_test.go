@@ -255,7 +255,7 @@ func (c *chaos) waitOutboxesEmpty(d time.Duration) {
 // made exactly once; one whose open message an rm -rf of sdk/ may have
 // taken at most once.
 func (c *chaos) threadViolations() []string {
-	views := map[string]frView{"discord": frSnapshot(c.f, "discord"), "slack": frSnapshot(c.f, "slack")}
+	views := c.views()
 	c.msgs.mu.Lock()
 	defer c.msgs.mu.Unlock()
 	var out []string
@@ -273,7 +273,7 @@ func (c *chaos) threadViolations() []string {
 
 // unposted is how many messages that may not be lost are not yet posted.
 func (c *chaos) unposted() int {
-	views := map[string]frView{"discord": frSnapshot(c.f, "discord"), "slack": frSnapshot(c.f, "slack")}
+	views := c.views()
 	c.msgs.mu.Lock()
 	defer c.msgs.mu.Unlock()
 	missing := 0
@@ -346,18 +346,14 @@ func (c *chaos) repair() {
 		p := ownership.PathsFor(c.e.agentDir, b.name)
 		switch d.Reason {
 		case ownership.ReasonMalformedOwnerRecord:
-			procs := c.daemonProcs(b.name)
-			closeAll(procs)
-			if len(procs) > 0 {
+			if c.daemonRuns(b.name) {
 				continue
 			}
 			c.repairs++
 			aside := filepath.Join(c.e.agentDir, fmt.Sprintf("aside-%s-%d", b.name, c.repairs))
 			c.note("repair %s (%s): mv the daemon dir aside: %v", b.name, d.Reason, os.Rename(p.Dir, aside))
 		case ownership.ReasonMalformedOwnerLock:
-			procs := c.daemonProcs(b.name)
-			closeAll(procs)
-			if len(procs) > 0 {
+			if c.daemonRuns(b.name) {
 				continue
 			}
 			c.repairs++
@@ -370,6 +366,19 @@ func (c *chaos) repair() {
 			c.note("repair %s (%s): rm control.json: %v", b.name, d.Reason, os.Remove(p.Control))
 		}
 	}
+}
+
+// views are both fakes as they stand, by provider.
+func (c *chaos) views() map[string]frView {
+	return map[string]frView{"discord": frSnapshot(c.f, "discord"), "slack": frSnapshot(c.f, "slack")}
+}
+
+// daemonRuns reports whether a daemon of name is alive: the docs' repairs
+// of a record or a lock apply only when none is.
+func (c *chaos) daemonRuns(name string) bool {
+	procs := c.daemonProcs(name)
+	closeAll(procs)
+	return len(procs) > 0
 }
 
 func (c *chaos) botNamed(name string) *chaosBot {
@@ -406,7 +415,7 @@ func (c *chaos) sessionViolations() []string {
 // judgeMessages counts, at the fakes, how often each written message was
 // posted.
 func (c *chaos) judgeMessages() (posted int, doubles, losses []string, wiped int) {
-	views := map[string]frView{"discord": frSnapshot(c.f, "discord"), "slack": frSnapshot(c.f, "slack")}
+	views := c.views()
 	c.msgs.mu.Lock()
 	defer c.msgs.mu.Unlock()
 	for _, m := range c.msgs.byText {

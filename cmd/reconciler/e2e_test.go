@@ -305,12 +305,21 @@ func killAndWait(proc *platform.Process) {
 // write into the agent dir while the test's cleanup removes it.
 func (e *e2e) killAllDaemons() {
 	e.killDaemons()
-	pids, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, f := range pids {
-		argv, err := os.ReadFile(f)
-		if err != nil || !bytes.Contains(argv, []byte("\x00daemon\x00--agent-dir\x00"+e.agentDir+"\x00")) {
-			continue
-		}
+	for _, proc := range e.openDaemons("") {
+		killAndWait(proc)
+	}
+}
+
+// openDaemons holds every live process started as name's daemon in this
+// agent dir (any name's when name is ""), found by its command line. Held
+// first, then judged: a command line read after the pidfd was opened,
+// with the incarnation unchanged across the read, is this process's.
+func (e *e2e) openDaemons(name string) []*platform.Process {
+	want := []byte("\x00daemon\x00--agent-dir\x00" + e.agentDir + "\x00")
+	wantName := []byte("\x00--name\x00" + name + "\x00")
+	files, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	var out []*platform.Process
+	for _, f := range files {
 		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(f)))
 		if err != nil {
 			continue
@@ -323,6 +332,13 @@ func (e *e2e) killAllDaemons() {
 		if err != nil {
 			continue
 		}
-		killAndWait(proc)
+		argv, err := os.ReadFile(f)
+		if now, ierr := platform.Incarnation(pid); err != nil || ierr != nil || now != inc ||
+			!bytes.Contains(argv, want) || (name != "" && !bytes.Contains(argv, wantName)) {
+			_ = proc.Close()
+			continue
+		}
+		out = append(out, proc)
 	}
+	return out
 }
