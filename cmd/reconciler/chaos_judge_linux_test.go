@@ -79,7 +79,12 @@ func (c *chaos) startWriting() {
 				return
 			case <-time.After(300*time.Millisecond + time.Duration(rng.Int64N(int64(time.Second)))):
 			}
-			c.writeOne(c.bots[rng.IntN(len(c.bots))])
+			b := c.bots[rng.IntN(len(c.bots))]
+			m := c.machines[0]
+			if len(c.machines) > 1 { // drawn only then: a files-mode seed replays as before
+				m = c.machines[rng.IntN(len(c.machines))]
+			}
+			c.writeOne(m, b)
 		}
 	}()
 }
@@ -91,73 +96,71 @@ func (c *chaos) stopWriting() {
 	})
 }
 
-// writeOne queues one message for b, as an agent does: the bus dirs made
-// if an rm -rf took them. Under the ledger's lock, so an rm -rf of sdk/
-// comes wholly before or after it.
-func (c *chaos) writeOne(b *chaosBot) {
+// writeOne queues one message for b on m, as an agent there does: the bus
+// dirs made if an rm -rf took them. Under the ledger's lock, so an rm -rf
+// of sdk/ comes wholly before or after it.
+func (c *chaos) writeOne(m *chaosMachine, b *chaosBot) {
 	l := &c.msgs
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	dirs, err := bus.Paths(c.e.agentDir, b.name)
+	dirs, err := bus.Paths(m.e.agentDir, b.name)
 	if err != nil {
 		c.t.Error(err)
 		return
 	}
 	if err := bus.EnsureDirs(dirs); err != nil {
-		c.note("write %s: %v", b.name, err)
+		c.note("write %s on %s: %v", b.name, m.id, err)
 		return
 	}
 	var plan []bus.Message
-	session, ok := l.session[b.name]
+	key := m.id + "/" + b.name
+	session, ok := l.session[key]
 	if !ok {
 		l.seq++
 		session = fmt.Sprintf("chaos-%s-%d", b.name, l.seq)
-		l.session[b.name] = session
+		l.session[key] = session
 		plan = append(plan, bus.Message{Session: session, Event: bus.EventOpen, Title: "Chaos " + session, Text: session + " opened"})
 	}
 	opening := !ok
 	l.seq++
 	plan = append(plan, bus.Message{Session: session, Text: fmt.Sprintf("%s message %d", b.name, l.seq)})
-	for _, m := range plan {
-		_, err := bus.Write(dirs.Outbox, m)
+	for _, msg := range plan {
+		_, err := bus.Write(dirs.Outbox, msg)
 		if err != nil {
-			c.note("write %s %q: %v", b.name, m.Text, err)
+			c.note("write %s on %s %q: %v", b.name, m.id, msg.Text, err)
 		}
 		// One not written may still have landed; it may be missing,
 		// never doubled.
-		cm := &chaosMsg{bot: b.name, text: m.Text, mayLose: err != nil}
-		l.byText[m.Text] = cm
-		if opening && m.Event == bus.EventOpen {
-			l.opened[m.Title] = cm
+		cm := &chaosMsg{bot: b.name, machine: m.id, text: msg.Text, mayLose: err != nil}
+		l.byText[msg.Text] = cm
+		if opening && msg.Event == bus.EventOpen {
+			l.opened[msg.Title] = cm
 		}
 	}
 }
 
 // restore is the operator's last word: everything continued, the services
-// back, the loop running, the last good spec, and every name started (a
-// stop's hold cleared) once the commands in flight have ended.
+// back (and in etcd mode every machine and member), every loop running,
+// the last good spec, and every name started (a stop's hold cleared) once
+// the commands in flight have ended.
 func (c *chaos) restore() {
 	c.thaw()
 	c.f.discord.SetUnavailable(false)
 	c.f.slack.SetUnavailable(false)
-	c.mu.Lock()
-	loop := c.loop
-	c.mu.Unlock()
-	select {
-	case <-loop.done:
-		c.mu.Lock()
-		c.loop = c.startLoop()
-		c.mu.Unlock()
-		c.note("restore: the loop had exited; started again")
-	default:
+	c.restoreFleet()
+	for _, m := range c.machines {
+		c.restartLoop(m, "restore")
 	}
-	c.writeSpec(c.specText())
+	c.writeSpecs(c.specText())
 	c.running.Wait()
-	for _, b := range c.bots {
-		cmd := exec.Command(binary, "start", b.name, "--agent-dir", c.e.agentDir)
-		cmd.Env = c.e.env
-		out, err := cmd.CombinedOutput()
-		c.note("restore: start %s: exit %v: %s", b.name, exitOf(err), clip(lastLine(out)))
+	// A stop's hold is each machine's own: started on every one.
+	for _, m := range c.machines {
+		for _, b := range c.bots {
+			cmd := exec.Command(binary, append([]string{"start", b.name, "--agent-dir", m.e.agentDir}, m.args...)...)
+			cmd.Env = m.e.env
+			out, err := cmd.CombinedOutput()
+			c.note("restore: start %s on %s: exit %v: %s", b.name, m.id, exitOf(err), clip(lastLine(out)))
+		}
 	}
 }
 
@@ -170,7 +173,7 @@ func (c *chaos) waitConverged(d time.Duration, repair bool) bool {
 	// status.json the loop wrote before the last fault must not pass.
 	var since time.Time
 	for {
-		if c.notConverged() == "" && c.loopRunning() {
+		if c.notConverged() == "" && c.loopsRunning() {
 			if since.IsZero() {
 				since = time.Now()
 			} else if time.Since(since) >= chaosStable {
@@ -190,57 +193,83 @@ func (c *chaos) waitConverged(d time.Duration, repair bool) bool {
 }
 
 // notConverged says what is not yet as it should be; "" when converged:
-// the spec valid, every name Running and Ready at its generation in
-// status.json, and one live session per bot at the fake.
+// on every machine the spec valid and every name Running at its
+// generation in status.json (Ready on the machine that runs it), one live
+// session per bot at the fake, and in etcd mode every machine showing the
+// name on the machine etcd says holds it.
 func (c *chaos) notConverged() string {
-	st, err := reconcile.ReadStatus(fsstore.Files{}, c.e.agentDir)
-	if err != nil {
-		return "status.json: " + err.Error()
-	}
-	if !st.SpecValid {
-		return "the spec is not valid in status.json"
+	for _, m := range c.machines {
+		st, err := readStatusOf(m)
+		if err != nil {
+			return m.id + "'s status.json: " + err.Error()
+		}
+		if !st.SpecValid {
+			return "the spec is not valid in " + m.id + "'s status.json"
+		}
+		for _, b := range c.bots {
+			d, ok := daemonStatus(st, b.name)
+			if !ok || d.Phase != reconcile.PhaseRunning {
+				return fmt.Sprintf("%s on %s: %s %s %q", b.name, m.id, d.Phase, d.Reason, d.Message)
+			}
+			if d.Generation == nil || *d.Generation != b.generation {
+				return fmt.Sprintf("%s on %s: at generation %v, the spec's is %d", b.name, m.id, d.Generation, b.generation)
+			}
+			if (d.Machine == "" || d.Machine == m.id) && (!d.Converged || d.Reason != reconcile.ReasonReady) {
+				return fmt.Sprintf("%s on %s: %s %s %q", b.name, m.id, d.Phase, d.Reason, d.Message)
+			}
+		}
 	}
 	for _, b := range c.bots {
-		d, ok := daemonStatus(st, b.name)
-		if !ok || !d.Converged || d.Phase != reconcile.PhaseRunning || d.Reason != reconcile.ReasonReady {
-			return fmt.Sprintf("%s: %s %s %q", b.name, d.Phase, d.Reason, d.Message)
-		}
-		if d.Generation == nil || *d.Generation != b.generation {
-			return fmt.Sprintf("%s: at generation %v, the spec's is %d", b.name, d.Generation, b.generation)
-		}
 		if live, _ := c.sessions(b); live != 1 {
 			return fmt.Sprintf("%s: %d live sessions at the fake", b.name, live)
 		}
 	}
+	if c.fleet != nil {
+		return c.fleetConverged()
+	}
 	return ""
+}
+
+func readStatusOf(m *chaosMachine) (*reconcile.Status, error) {
+	return reconcile.ReadStatus(fsstore.Files{}, m.e.agentDir)
 }
 
 // chaosStable is how long convergence must hold to count.
 const chaosStable = 3 * time.Second
 
-func (c *chaos) loopRunning() bool {
-	c.mu.Lock()
-	loop := c.loop
-	c.mu.Unlock()
-	select {
-	case <-loop.done:
-		return false
-	default:
-		return true
+func (c *chaos) loopsRunning() bool {
+	for _, m := range c.machines {
+		select {
+		case <-c.loopOf(m).done:
+			return false
+		default:
+		}
 	}
+	return true
 }
 
-// waitOutboxesEmpty polls, within d, until no bot's outbox holds a file.
+// waitOutboxesEmpty polls, within d, until no bot's outbox holds a file
+// on any machine, nor (etcd mode) a message forwarded into etcd.
 func (c *chaos) waitOutboxesEmpty(d time.Duration) {
 	deadline := time.Now().Add(d)
 	for {
 		empty := true
-		for _, b := range c.bots {
-			dirs, err := bus.Paths(c.e.agentDir, b.name)
-			if err != nil {
-				c.t.Fatal(err)
+		for _, m := range c.machines {
+			for _, b := range c.bots {
+				dirs, err := bus.Paths(m.e.agentDir, b.name)
+				if err != nil {
+					c.t.Fatal(err)
+				}
+				if names, err := bus.ListOutbox(dirs.Outbox); err == nil && len(names) > 0 {
+					empty = false
+				}
 			}
-			if names, err := bus.ListOutbox(dirs.Outbox); err == nil && len(names) > 0 {
+		}
+		if c.fleet != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			n, err := c.fleetOutboxed(ctx)
+			cancel()
+			if err != nil || n > 0 {
 				empty = false
 			}
 		}
@@ -323,10 +352,17 @@ func (c *chaos) startOperator() (stop func()) {
 // loop will not touch: a malformed record with no daemon of the name
 // running is moved aside; a malformed lock whose process is no daemon of
 // the name, and a malformed control request, are removed.
+//
+// Files mode only: in etcd mode no fault leaves a file the loop refuses,
+// so a refusal there stays one and shows as not converged.
 func (c *chaos) repair() {
+	if c.fleet != nil {
+		return
+	}
 	c.repairMu.Lock()
 	defer c.repairMu.Unlock()
-	st, err := reconcile.ReadStatus(fsstore.Files{}, c.e.agentDir)
+	e := c.machines[0].e
+	st, err := reconcile.ReadStatus(fsstore.Files{}, e.agentDir)
 	if err != nil {
 		return
 	}
@@ -343,14 +379,14 @@ func (c *chaos) repair() {
 			continue
 		}
 		delete(c.refusedLast, b.name)
-		p := ownership.PathsFor(c.e.agentDir, b.name)
+		p := ownership.PathsFor(e.agentDir, b.name)
 		switch d.Reason {
 		case ownership.ReasonMalformedOwnerRecord:
 			if c.daemonRuns(b.name) {
 				continue
 			}
 			c.repairs++
-			aside := filepath.Join(c.e.agentDir, fmt.Sprintf("aside-%s-%d", b.name, c.repairs))
+			aside := filepath.Join(e.agentDir, fmt.Sprintf("aside-%s-%d", b.name, c.repairs))
 			c.note("repair %s (%s): mv the daemon dir aside: %v", b.name, d.Reason, os.Rename(p.Dir, aside))
 		case ownership.ReasonMalformedOwnerLock:
 			if c.daemonRuns(b.name) {

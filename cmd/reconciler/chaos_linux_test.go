@@ -19,6 +19,7 @@ import (
 	"gjc.dev/reconciler/pkg/chat/discord"
 	"gjc.dev/reconciler/pkg/chat/fakediscord"
 	"gjc.dev/reconciler/pkg/chat/fakeslack"
+	"gjc.dev/reconciler/pkg/ownership/etcdstore/etcdtest"
 )
 
 // The chaos run (hack/chaos) drives a real loop with several daemons on
@@ -44,7 +45,7 @@ var (
 	chaosFaults    = flag.Int("chaos.faults", 0, "faults to inject; 0 skips the chaos run")
 	chaosSeed      = flag.Int64("chaos.seed", 0, "the run's seed; 0 picks one from the clock")
 	chaosDuration  = flag.Duration("chaos.duration", 3*time.Minute, "how long the faults are spread over")
-	chaosOwnership = flag.String("chaos.ownership", "files", "files (one machine); etcd is not built yet")
+	chaosOwnership = flag.String("chaos.ownership", "files", "files (one machine) or etcd (three machines sharing a three-member cluster)")
 )
 
 // chaosConvergeBound is how long after the last fault the world must be
@@ -54,6 +55,14 @@ const chaosConvergeBound = 30 * time.Second
 // chaosPostBound is how long after the last fault every message must be
 // posted: the relay's Settle, and the backlog at Slack's pace.
 const chaosPostBound = 3 * time.Minute
+
+// chaosFleetMachines and chaosFleetTTL are etcd mode's fleet: three
+// machines, each in its own network namespace, on leases short enough
+// that a lost machine's names move within the run.
+const (
+	chaosFleetMachines = 3
+	chaosFleetTTL      = 6 * time.Second
+)
 
 // chaosSettle is the relay's Settle and a margin: how long after the last
 // request a second copy from a wrong lookup could still arrive.
@@ -80,14 +89,14 @@ func TestChaos(t *testing.T) {
 	if *chaosFaults <= 0 {
 		t.Skip("the chaos run is hack/chaos (hack/test.sh runs a short one): it needs -chaos.faults N")
 	}
-	if *chaosOwnership != "files" {
-		t.Fatalf("-chaos.ownership %s: only files is built; the fleet's chaos (three machines, partitions, member loss) is not yet", *chaosOwnership)
+	if *chaosOwnership != "files" && *chaosOwnership != "etcd" {
+		t.Fatalf("-chaos.ownership %q: want files or etcd", *chaosOwnership)
 	}
 	seed := *chaosSeed
 	if seed == 0 {
 		seed = time.Now().UnixNano() % 1_000_000_000
 	}
-	c := newChaos(t, seed)
+	c := newChaos(t, seed, *chaosOwnership)
 	c.run(*chaosFaults, *chaosDuration)
 }
 
@@ -115,19 +124,20 @@ func TestChaosCanary(t *testing.T) {
 }
 
 type chaos struct {
-	t     *testing.T
-	seed  int64
-	rng   *rand.Rand
-	e     *e2e
-	f     *fakes
-	bots  []*chaosBot
-	start time.Time
+	t        testing.TB
+	seed     int64
+	rng      *rand.Rand
+	f        *fakes
+	bots     []*chaosBot
+	machines []*chaosMachine // one in files mode; three in etcd mode
+	fleet    *fleet          // etcd mode: the cluster the machines share
+	start    time.Time
 
 	mu     sync.Mutex
 	log    []string
-	counts map[string]int // faults by kind
-	loop   *loopProc
+	counts map[string]int    // faults by kind
 	frozen map[int]chaosProc // SIGSTOPped and not yet continued
+	down   map[int]bool      // etcd members stopped and not yet restarted
 	// repairs are the operator's fixes (repair); refusedLast is the
 	// refusal each name showed at the operator's last look.
 	repairMu    sync.Mutex
@@ -146,21 +156,34 @@ type chaos struct {
 	stopped sync.Once
 }
 
+// chaosMachine is one machine of the run: its agent dir, spec and loop;
+// in etcd mode its own network namespace, which a partition cuts off
+// from the cluster.
+type chaosMachine struct {
+	id   string
+	e    *e2e
+	net  *testNet // etcd mode
+	args []string // the flags that put a command in its place in the fleet
+	loop *loopProc
+	cut  bool // partitioned from etcd now; loop and cut under chaos.mu
+}
+
 // msgLedger is every message the run wrote, by its text.
 type msgLedger struct {
 	mu      sync.Mutex
 	seq     int
 	byText  map[string]*chaosMsg
-	session map[string]string    // name -> its current session, opened
+	session map[string]string    // machine/name -> its current session, opened
 	opened  map[string]*chaosMsg // every session's title -> its open message
 }
 
 type chaosMsg struct {
 	bot, text string
-	mayLose   bool // written before an rm -rf of sdk/ that may have taken it
+	machine   string // the machine whose outbox it was written to
+	mayLose   bool   // written before an rm -rf of sdk/ that may have taken it
 }
 
-func newChaos(t *testing.T, seed int64) *chaos {
+func newChaos(t *testing.T, seed int64, ownershipMode string) *chaos {
 	bots := chaosBots()
 	var dTokens, sBots, sApps []string
 	for _, b := range bots {
@@ -169,33 +192,57 @@ func newChaos(t *testing.T, seed int64) *chaos {
 		} else {
 			sBots, sApps = append(sBots, "xoxb-"+b.name), append(sApps, b.token)
 		}
+		b.generation = 1
+	}
+	// In etcd mode every machine has its own network namespace; etcd and
+	// the fakes listen on the first one's host side, reached from each.
+	var nets []*testNet
+	host := ""
+	if ownershipMode == "etcd" {
+		for range chaosFleetMachines {
+			nets = append(nets, newTestNet(t))
+		}
+		host = nets[0].fakesIP
 	}
 	// The fake forgets a nonce after the window the product relies on, no
 	// later: a re-post past it would show as a double.
 	d, err := fakediscord.Start(fakediscord.Options{Tokens: dTokens, Channels: []string{"chan-3"}, HeartbeatInterval: time.Second,
-		NonceWindow: discord.DefaultNonceWindow})
+		NonceWindow: discord.DefaultNonceWindow, Host: host})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(d.Close)
-	s, err := fakeslack.Start(fakeslack.Options{BotTokens: sBots, AppTokens: sApps, Channels: []string{"C1"}, PingInterval: time.Second})
+	s, err := fakeslack.Start(fakeslack.Options{BotTokens: sBots, AppTokens: sApps, Channels: []string{"C1"}, PingInterval: time.Second, Host: host})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
 	f := &fakes{discord: d, slack: s}
-	e := newE2EWith(t, f)
-	for _, b := range bots {
-		if b.provider == "discord" {
-			e.env = append(e.env, b.tokenEnv[0]+"="+b.token)
-		} else {
-			e.env = append(e.env, b.tokenEnv[0]+"=xoxb-"+b.name, b.tokenEnv[1]+"="+b.token)
-		}
-		b.generation = 1
-	}
-	c := &chaos{t: t, seed: seed, rng: rand.New(rand.NewPCG(uint64(seed), 0x5eed)), e: e, f: f, bots: bots,
-		counts: map[string]int{}, frozen: map[int]chaosProc{}, refusedLast: map[string]string{},
+	c := &chaos{t: t, seed: seed, rng: rand.New(rand.NewPCG(uint64(seed), 0x5eed)), f: f, bots: bots,
+		counts: map[string]int{}, frozen: map[int]chaosProc{}, down: map[int]bool{}, refusedLast: map[string]string{},
 		msgs: msgLedger{byText: map[string]*chaosMsg{}, session: map[string]string{}, opened: map[string]*chaosMsg{}}}
+	if ownershipMode == "etcd" {
+		cluster := etcdtest.Start(t, etcdtest.Options{Host: nets[0].etcdIP, Members: 3})
+		c.fleet = &fleet{t: t, cluster: cluster, cli: cluster.Client(t), f: f, ttl: chaosFleetTTL}
+		t.Cleanup(c.fleet.killDaemons)
+		for i, n := range nets {
+			m := &chaosMachine{id: fmt.Sprintf("m%d", i+1), e: newE2EWith(t, f), net: n}
+			m.e.wrap = n.wrap()
+			m.args = c.fleet.args(&fleetMachine{id: m.id})
+			c.machines = append(c.machines, m)
+		}
+	} else {
+		c.machines = []*chaosMachine{{id: "local", e: newE2EWith(t, f)}}
+	}
+	for _, m := range c.machines {
+		for _, b := range bots {
+			if b.provider == "discord" {
+				m.e.env = append(m.e.env, b.tokenEnv[0]+"="+b.token)
+			} else {
+				m.e.env = append(m.e.env, b.tokenEnv[0]+"=xoxb-"+b.name, b.tokenEnv[1]+"="+b.token)
+			}
+		}
+	}
 	t.Cleanup(c.thaw)
 	return c
 }
@@ -218,14 +265,22 @@ func (c *chaos) specText() string {
 	return strings.Join(docs, "---\n")
 }
 
-// writeSpec replaces the spec by rename, as an editor does.
-func (c *chaos) writeSpec(text string) {
-	tmp := c.e.specPath + ".tmp"
+// writeSpec replaces m's spec by rename, as an editor does.
+func (c *chaos) writeSpec(m *chaosMachine, text string) {
+	tmp := m.e.specPath + ".tmp"
 	if err := os.WriteFile(tmp, []byte(text), 0o600); err != nil {
 		c.t.Fatal(err)
 	}
-	if err := os.Rename(tmp, c.e.specPath); err != nil {
+	if err := os.Rename(tmp, m.e.specPath); err != nil {
 		c.t.Fatal(err)
+	}
+}
+
+// writeSpecs gives every machine the spec, one after another, as an
+// operator's rollout of one file does.
+func (c *chaos) writeSpecs(text string) {
+	for _, m := range c.machines {
+		c.writeSpec(m, text)
 	}
 }
 
@@ -237,18 +292,21 @@ func (c *chaos) note(format string, args ...any) {
 
 // fault is one planned fault: its kind, when, and the draws it makes.
 type fault struct {
-	at   time.Duration
-	kind string
-	bot  int     // which bot it aims at
-	x    float64 // a draw in [0,1) for its size or length
+	at      time.Duration
+	kind    string
+	bot     int     // which bot it aims at
+	machine int     // which machine (etcd mode; files mode has one)
+	x       float64 // a draw in [0,1) for its size or length
 }
 
-// faultKinds and their weights: process faults, operator commands, the
-// files on disk, the spec, and the chat services.
-var faultKinds = []struct {
+type faultKind struct {
 	kind   string
 	weight int
-}{
+}
+
+// filesFaults and their weights: process faults, operator commands, the
+// files on disk, the spec, and the chat services.
+var filesFaults = []faultKind{
 	{"kill9-daemon", 8}, {"stop-daemon", 6}, {"kill9-loop", 3}, {"stop-loop", 3},
 	{"once", 4}, {"op-stop", 2}, {"op-start", 3}, {"op-restart", 3},
 	{"truncate-state", 4}, {"garbage-state", 4}, {"garbage-lock", 3}, {"truncate-lock", 2},
@@ -258,17 +316,30 @@ var faultKinds = []struct {
 	{"fake-drop", 4}, {"fake-429", 4}, {"fake-accept-fail", 4}, {"fake-outage", 2},
 }
 
-// plan draws n faults over d from the seed.
-func (c *chaos) plan(n int, d time.Duration) []fault {
+// fleetFaults are etcd mode's: the machines' own (kill -9 of a whole
+// machine, a partition from the cluster), the cluster's (a member lost),
+// and the files mode's that a fleet has. Records, locks and control
+// requests live in etcd there, so the faults of their files do not apply.
+var fleetFaults = []faultKind{
+	{"kill9-daemon", 8}, {"stop-daemon", 6}, {"kill9-loop", 3}, {"stop-loop", 3},
+	{"kill9-machine", 3}, {"partition", 5}, {"member-loss", 3},
+	{"once", 4}, {"op-stop", 2}, {"op-start", 3}, {"op-restart", 3},
+	{"rm-daemon-dir", 2}, {"rm-sdk", 1},
+	{"spec-valid", 3}, {"spec-invalid", 3},
+	{"fake-drop", 4}, {"fake-429", 4}, {"fake-accept-fail", 4}, {"fake-outage", 2},
+}
+
+// plan draws n faults of kinds over d from the seed.
+func (c *chaos) plan(n int, d time.Duration, kinds []faultKind) []fault {
 	total := 0
-	for _, k := range faultKinds {
+	for _, k := range kinds {
 		total += k.weight
 	}
 	out := make([]fault, n)
 	for i := range out {
 		w := c.rng.IntN(total)
 		kind := ""
-		for _, k := range faultKinds {
+		for _, k := range kinds {
 			if w < k.weight {
 				kind = k.kind
 				break
@@ -276,6 +347,9 @@ func (c *chaos) plan(n int, d time.Duration) []fault {
 			w -= k.weight
 		}
 		out[i] = fault{at: time.Duration(c.rng.Int64N(int64(d))), kind: kind, bot: c.rng.IntN(len(c.bots)), x: c.rng.Float64()}
+		if len(c.machines) > 1 { // drawn only then: a files-mode seed replays as before
+			out[i].machine = c.rng.IntN(len(c.machines))
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].at < out[j].at })
 	return out
@@ -284,13 +358,19 @@ func (c *chaos) plan(n int, d time.Duration) []fault {
 func (c *chaos) run(n int, d time.Duration) {
 	t := c.t
 	c.startCanary()
-	c.writeSpec(c.specText())
-	c.loop = c.startLoop()
+	c.writeSpecs(c.specText())
+	for _, m := range c.machines {
+		c.startLoop(m)
+	}
 	if !c.waitConverged(3*e2eDeadline, false) {
 		t.Fatalf("not converged before the first fault: %s", c.notConverged())
 	}
-	faults := c.plan(n, d)
-	fmt.Printf("chaos: seed %d, %d faults over %v, %d daemons (%s), ownership files\n", c.seed, n, d, len(c.bots), c.botNames())
+	kinds, mode := filesFaults, "files"
+	if c.fleet != nil {
+		kinds, mode = fleetFaults, fmt.Sprintf("etcd (%d machines, %d members, lease TTL %v)", len(c.machines), c.fleet.cluster.Members(), c.fleet.ttl)
+	}
+	faults := c.plan(n, d, kinds)
+	fmt.Printf("chaos: seed %d, %d faults over %v, %d daemons (%s), ownership %s\n", c.seed, n, d, len(c.bots), c.botNames(), mode)
 
 	c.start = time.Now()
 	c.startWriting()
@@ -321,7 +401,6 @@ func (c *chaos) run(n int, d time.Duration) {
 	c.waitOutboxesEmpty(chaosPostBound - time.Since(lastFault))
 	c.note("outboxes empty; a Settle more before judging")
 	time.Sleep(chaosSettle) // the judged window itself: a late copy lands within it
-
 	posted, doubles, losses, wiped := c.judgeMessages()
 	var violations []string
 	if !converged {
@@ -338,12 +417,12 @@ func (c *chaos) run(n int, d time.Duration) {
 	}
 
 	fmt.Println("chaos: faults injected by kind:")
-	kinds := make([]string, 0, len(c.counts))
+	injected := make([]string, 0, len(c.counts))
 	for k := range c.counts {
-		kinds = append(kinds, k)
+		injected = append(injected, k)
 	}
-	sort.Strings(kinds)
-	for _, k := range kinds {
+	sort.Strings(injected)
+	for _, k := range injected {
 		fmt.Printf("  %-18s %d\n", k, c.counts[k])
 	}
 	if len(violations) > 0 {
@@ -356,7 +435,7 @@ func (c *chaos) run(n int, d time.Duration) {
 		n, len(violations), restored.Sub(lastFault).Round(10*time.Millisecond), convergeTime.Round(10*time.Millisecond),
 		postedTime.Round(10*time.Millisecond), c.repairs, len(c.msgs.byText), posted, wiped, len(doubles), len(losses), c.seed)
 	if len(violations) > 0 {
-		t.Fatalf("%d violations; replay with hack/chaos --seed %d --faults %d --duration %v", len(violations), c.seed, n, d)
+		t.Fatalf("%d violations; replay with hack/chaos --seed %d --faults %d --duration %v --ownership %s", len(violations), c.seed, n, d, *chaosOwnership)
 	}
 }
 
@@ -368,6 +447,31 @@ func (c *chaos) botNames() string {
 	return strings.Join(names, ", ")
 }
 
-// startLoop starts the loop at verbosity 1, which its daemons inherit: a
+// startLoop starts m's loop at verbosity 1, which its daemons inherit: a
 // violation's daemon logs then say what each relay did.
-func (c *chaos) startLoop() *loopProc { return c.e.startLoop("-v", "1") }
+func (c *chaos) startLoop(m *chaosMachine) {
+	loop := m.e.startLoop(append(append([]string{}, m.args...), "-v", "1")...)
+	c.mu.Lock()
+	m.loop = loop
+	c.mu.Unlock()
+}
+
+// restartLoop starts m's loop again unless it runs: a machine back up.
+func (c *chaos) restartLoop(m *chaosMachine, why string) {
+	c.mu.Lock()
+	loop := m.loop
+	c.mu.Unlock()
+	select {
+	case <-loop.done:
+	default:
+		return
+	}
+	c.startLoop(m)
+	c.note("%s: %s's loop started again", why, m.id)
+}
+
+func (c *chaos) loopOf(m *chaosMachine) *loopProc {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return m.loop
+}

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -31,6 +32,7 @@ type Options struct {
 // Cluster is a running embedded cluster, stopped by the test's cleanup.
 type Cluster struct {
 	t       testing.TB
+	mu      sync.Mutex // a member's etcd, stopped and started from timers
 	members []*member
 	tls     *TLSFiles
 
@@ -187,6 +189,8 @@ func (c *Cluster) Client(t testing.TB) *clientv3.Client {
 // Leader is the index of the member that leads the raft group now, -1
 // when none of the running members knows of one.
 func (c *Cluster) Leader() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	for _, m := range c.members {
 		if m.etcd == nil {
 			continue
@@ -204,11 +208,35 @@ func (c *Cluster) Leader() int {
 // StopMember stops member i, as a lost machine would: the others go on
 // while a majority remains.
 func (c *Cluster) StopMember(i int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if m := c.members[i]; m.etcd != nil {
 		m.etcd.Close()
 		m.etcd = nil
 	}
 }
+
+// RestartMember starts a stopped member i again on its data dir, as a
+// machine back from a crash: it rejoins the cluster it left.
+func (c *Cluster) RestartMember(i int) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m := c.members[i]
+	if m.etcd != nil {
+		return nil
+	}
+	return m.start(embed.ClusterStateFlagExisting)
+}
+
+// Running reports whether member i serves now.
+func (c *Cluster) Running(i int) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.members[i].etcd != nil
+}
+
+// Members is how many members the cluster has, running or not.
+func (c *Cluster) Members() int { return len(c.members) }
 
 func (c *Cluster) stop() {
 	for i := range c.members {
