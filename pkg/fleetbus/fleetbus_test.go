@@ -32,9 +32,11 @@ type rig struct {
 	dir   string
 }
 
-func newRig(t *testing.T) *rig {
+func newRig(t *testing.T) *rig { t.Helper(); return newRigWith(t, etcdtest.Options{}) }
+
+func newRigWith(t *testing.T, o etcdtest.Options) *rig {
 	t.Helper()
-	c := etcdtest.Start(t, etcdtest.Options{})
+	c := etcdtest.Start(t, o)
 	cli := c.Client(t)
 	agentDir := t.TempDir()
 	s, err := etcdstore.New(etcdstore.Options{Client: cli, AgentDir: agentDir, Machine: "m1", LeaseTTL: 2 * time.Second, Prefix: prefix, RequestTimeout: time.Second})

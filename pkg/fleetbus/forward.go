@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"gjc.dev/reconciler/pkg/bus"
@@ -143,8 +144,13 @@ func (f *Forwarder) ForwardAll(ctx context.Context, d bus.Dirs, name string) {
 		if f.leftInPlace[filepath.Join(d.Outbox, file)] {
 			continue
 		}
+		// In id order, and none past one etcd did not take: the owner's
+		// relay posts a session in the order its messages reach etcd, so
+		// a later message stored first would open the session without
+		// its title, or post ahead of what was written before it.
 		if err := f.Forward(ctx, d, name, file); err != nil {
-			f.Log.V(1).Info("forwarding an outbox file: etcd did not answer; trying again", "name", name, "file", file, "error", err.Error())
+			f.Log.V(1).Info("forwarding an outbox file: etcd did not answer; it and the files after it wait for the next try", "name", name, "file", file, "error", err.Error())
+			return
 		}
 	}
 }
@@ -179,6 +185,11 @@ func (f *Forwarder) Forward(ctx context.Context, d bus.Dirs, name, file string) 
 		clientv3.Compare(clientv3.CreateRevision(okey), "=", 0),
 		clientv3.Compare(clientv3.CreateRevision(dkey), "=", 0),
 	).Then(clientv3.OpPut(okey, string(data))).Else(clientv3.OpGet(okey), clientv3.OpGet(dkey)).Commit()
+	if errors.Is(err, rpctypes.ErrRequestTooLarge) {
+		// Refused for good, not unanswered: it would hold back every
+		// file after it.
+		return f.fail(d, file, "too large for the fleet's etcd (its request size limit): this message is not posted")
+	}
 	if err != nil {
 		return fmt.Errorf("storing %s in %s: %w", file, okey, err)
 	}

@@ -27,6 +27,9 @@ type Options struct {
 	// TLS serves clients over TLS and asks them for a certificate signed
 	// by the test's CA (Cluster.TLS); peers talk plain.
 	TLS bool
+	// MaxRequestBytes is the members' request size limit (etcd's
+	// --max-request-bytes); etcd's default when 0.
+	MaxRequestBytes uint
 }
 
 // Cluster is a running embedded cluster, stopped by the test's cleanup.
@@ -67,6 +70,7 @@ type member struct {
 	etcd       *embed.Etcd
 	initial    string
 	clusterTok string
+	maxRequest uint
 }
 
 // Start starts a cluster and waits until it serves.
@@ -90,6 +94,8 @@ func Start(t testing.TB, opts Options) *Cluster {
 			client: url.URL{Scheme: scheme, Host: freeAddr(t, host)},
 			peer:   url.URL{Scheme: "http", Host: freeAddr(t, host)},
 			dir:    t.TempDir(),
+
+			maxRequest: opts.MaxRequestBytes,
 		}
 		initial = append(initial, m.name+"="+m.peer.String())
 		c.members = append(c.members, m)
@@ -122,6 +128,9 @@ func (m *member) start(state string) error {
 	cfg.InitialCluster = m.initial
 	cfg.InitialClusterToken = m.clusterTok
 	cfg.ClusterState = state
+	if m.maxRequest > 0 {
+		cfg.MaxRequestBytes = m.maxRequest
+	}
 	if m.tls != nil {
 		cfg.ClientTLSInfo = transport.TLSInfo{CertFile: m.tls.ServerCert, KeyFile: m.tls.ServerKey,
 			TrustedCAFile: m.tls.CA, ClientCertAuth: true}
