@@ -289,15 +289,31 @@ func (c *chaos) threadViolations() []string {
 	defer c.msgs.mu.Unlock()
 	var out []string
 	for title, m := range c.msgs.opened {
-		n := len(views[c.botNamed(m.bot).provider].places[title])
+		v := views[c.botNamed(m.bot).provider]
+		n := len(v.places[title])
 		switch {
 		case n > 1:
-			out = append(out, fmt.Sprintf("%q made %d times", title, n))
+			out = append(out, fmt.Sprintf("%q made %d times (on %s): %s", title, n, m.machine, v.around(m.text)))
 		case n == 0 && !m.mayLose:
-			out = append(out, fmt.Sprintf("%q never made", title))
+			out = append(out, fmt.Sprintf("%q never made (on %s): %s", title, m.machine, v.around(m.text)))
 		}
 	}
 	return out
+}
+
+// around shows, for a violation, where the post of text went and what
+// else is in that place.
+func (v frView) around(text string) string {
+	var out []string
+	for _, p := range v.posts {
+		if p.text == text {
+			out = append(out, fmt.Sprintf("posted in %q with %q", p.place, v.in(p.place)))
+		}
+	}
+	if len(out) == 0 {
+		return "its open message was never posted"
+	}
+	return strings.Join(out, "; ")
 }
 
 // unposted is how many messages that may not be lost are not yet posted.

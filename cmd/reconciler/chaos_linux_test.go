@@ -45,6 +45,7 @@ var (
 	chaosFaults    = flag.Int("chaos.faults", 0, "faults to inject; 0 skips the chaos run")
 	chaosSeed      = flag.Int64("chaos.seed", 0, "the run's seed; 0 picks one from the clock")
 	chaosDuration  = flag.Duration("chaos.duration", 3*time.Minute, "how long the faults are spread over")
+	chaosEvents    = flag.Bool("chaos.events", false, "print the event log even when the run holds")
 	chaosOwnership = flag.String("chaos.ownership", "files", "files (one machine) or etcd (three machines sharing a three-member cluster)")
 )
 
@@ -425,7 +426,7 @@ func (c *chaos) run(n int, d time.Duration) {
 	for _, k := range injected {
 		fmt.Printf("  %-18s %d\n", k, c.counts[k])
 	}
-	if len(violations) > 0 {
+	if len(violations) > 0 || *chaosEvents {
 		fmt.Printf("chaos: event log (seed %d):\n  %s\n", c.seed, strings.Join(c.log, "\n  "))
 		for _, v := range violations {
 			fmt.Println("chaos: VIOLATION:", v)
