@@ -3,9 +3,9 @@ package main
 // The rules of the fleet (issue 15): a claim gives up its name a margin
 // before the server may expire its lease; every owner's write is guarded
 // by the election revision; a lost claim ends a component's start; a
-// relay's stop ends a finish waiting on the cluster. And two found by the
-// chaos run: a readiness wait looks again without its watch, and a 429
-// needs no settling.
+// relay's stop ends a finish waiting on the cluster. And three found by
+// the chaos runs: a readiness wait looks again without its watch, a 429
+// needs no settling, and a name's outbox reaches etcd in id order.
 func init() {
 	mutants = append(mutants, []mutant{
 		{"etcd: a claim gives up a margin before its lease can expire", "pkg/ownership/etcdstore/lease.go",
@@ -24,6 +24,9 @@ func init() {
 		{"loop: a readiness wait looks again without its watch", "pkg/reconcile/spawn.go",
 			"\t\tcase <-recheck.C:\n", "\t\tcase <-make(chan time.Time):\n",
 			"./pkg/reconcile", "TestReadyWaitLooksAgainWithoutItsWatch"},
+		{"fleetbus: a name's outbox is forwarded in id order", "pkg/fleetbus/forward.go",
+			"\"error\", err.Error())\n\t\t\treturn\n", "\"error\", err.Error())\n",
+			"./pkg/fleetbus", "TestForwardKeepsOrderPastAnUnansweredStore"},
 		{"relay: an attempt answered with a 429 needs no settling", "pkg/relay/request.go",
 			"\t\t\tunlanded = !pending\n", "\t\t\tunlanded = false\n",
 			"./pkg/relay", "TestRateLimitedAttemptNeedsNoSettling"},
