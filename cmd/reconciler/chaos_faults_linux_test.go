@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -100,6 +101,10 @@ func (c *chaos) inject(f fault) {
 	case "delete-lock":
 		c.note("delete-lock %s: %v", b.name, os.Remove(p.Lock))
 	case "canary-record":
+		if c.fleet != nil {
+			c.note("canary-record %s in etcd, on %s: %v", b.name, m.id, c.plantCanaryInEtcd(m, b))
+			return
+		}
 		c.note("canary-record %s: %v", b.name, c.plantCanary(p, b))
 	case "rm-daemon-dir":
 		c.note("rm-daemon-dir %s on %s: %v", b.name, m.id, removeAll(p.Dir))
@@ -337,26 +342,43 @@ func lastLine(b []byte) []byte {
 // real incarnation, at a generation behind the spec: a loop that believed
 // it would stop and replace it.
 func (c *chaos) plantCanary(p ownership.Paths, b *chaosBot) error {
-	pid := c.canary.Process.Pid
-	inc, err := platform.Incarnation(pid)
+	data, err := c.canaryRecord(b, "")
 	if err != nil {
 		return err
 	}
-	boot, err := platform.BootID()
+	return writeInPlace(p.State, data)
+}
+
+// plantCanaryInEtcd puts the same record in etcd, naming machine m (where
+// the canary does run): as one left by an operator's etcdctl, or a bug.
+func (c *chaos) plantCanaryInEtcd(m *chaosMachine, b *chaosBot) error {
+	data, err := c.canaryRecord(b, m.id)
 	if err != nil {
 		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err = c.fleet.cli.Put(ctx, path.Join(etcdstore.DefaultPrefix, b.name, ownership.StateFile), string(data))
+	return err
+}
+
+func (c *chaos) canaryRecord(b *chaosBot, machine string) ([]byte, error) {
+	pid := c.canary.Process.Pid
+	inc, err := platform.Incarnation(pid)
+	if err != nil {
+		return nil, err
+	}
+	boot, err := platform.BootID()
+	if err != nil {
+		return nil, err
 	}
 	gen := b.generation - 1
 	now := time.Now().UnixMilli()
 	kind := b.provider
 	s := ownership.State{Version: ownership.RecordVersion, Kind: kind, PID: pid, OwnerID: fmt.Sprintf("%d-forged", pid),
 		Identity: "0123456789abcdef", Incarnation: inc, StartedAt: now, HeartbeatAt: now, TransportHealthy: true,
-		Generation: &gen, BootID: boot}
-	data, err := json.Marshal(s)
-	if err != nil {
-		return err
-	}
-	return writeInPlace(p.State, data)
+		Generation: &gen, BootID: boot, Machine: machine}
+	return json.Marshal(s)
 }
 
 // writeInPlace overwrites file, as a careless editor or a crash mid-write

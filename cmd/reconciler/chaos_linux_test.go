@@ -320,10 +320,11 @@ var filesFaults = []faultKind{
 // fleetFaults are etcd mode's: the machines' own (kill -9 of a whole
 // machine, a partition from the cluster), the cluster's (a member lost),
 // and the files mode's that a fleet has. Records, locks and control
-// requests live in etcd there, so the faults of their files do not apply.
+// requests live in etcd there, so the faults of their files do not apply;
+// a record naming the canary is put in etcd.
 var fleetFaults = []faultKind{
 	{"kill9-daemon", 8}, {"stop-daemon", 6}, {"kill9-loop", 3}, {"stop-loop", 3},
-	{"kill9-machine", 3}, {"partition", 5}, {"member-loss", 3},
+	{"kill9-machine", 3}, {"partition", 5}, {"member-loss", 3}, {"canary-record", 3},
 	{"once", 4}, {"op-stop", 2}, {"op-start", 3}, {"op-restart", 3},
 	{"rm-daemon-dir", 2}, {"rm-sdk", 1},
 	{"spec-valid", 3}, {"spec-invalid", 3},
