@@ -3,15 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"path"
-	"strings"
 	"syscall"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"gjc.dev/reconciler/pkg/ownership/etcdstore"
+	"gjc.dev/reconciler/pkg/reconcile"
 )
 
 // The etcd mode's own faults: a machine lost and back, a machine cut off
@@ -48,7 +47,7 @@ func (c *chaos) partition(m *chaosMachine, d time.Duration) {
 	}
 	m.cut = true
 	c.mu.Unlock()
-	err := c.route(m, "add")
+	err := m.net.blackhole("add", c.machines[0].net.etcdIP)
 	c.note("partition %s from etcd for %v: %v", m.id, d, err)
 	time.AfterFunc(d, func() { c.heal(m) })
 }
@@ -60,18 +59,8 @@ func (c *chaos) heal(m *chaosMachine) {
 	m.cut = false
 	c.mu.Unlock()
 	if cut {
-		c.note("heal %s: %v", m.id, c.route(m, "del"))
+		c.note("heal %s: %v", m.id, m.net.blackhole("del", c.machines[0].net.etcdIP))
 	}
-}
-
-// route adds or removes, inside m's namespace, the blackhole route to the
-// cluster's address: connections stay open and go silent.
-func (c *chaos) route(m *chaosMachine, op string) error {
-	out, err := exec.Command("ip", "-n", m.net.name, "route", op, "blackhole", c.machines[0].net.etcdIP+"/32").CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("ip route %s blackhole: %w: %s", op, err, strings.TrimSpace(string(out)))
-	}
-	return nil
 }
 
 // loseMember stops member i of the cluster and starts it again after d. Two
@@ -129,21 +118,17 @@ func (c *chaos) fleetOutboxed(ctx context.Context) (int64, error) {
 	return n, nil
 }
 
-// fleetConverged says what is not yet as it should be across the fleet;
-// "" when every name is held in etcd by the machine every machine's
-// status shows running it.
-func (c *chaos) fleetConverged() string {
+// fleetConverged says what is not yet as it should be across the fleet,
+// given each machine's status; "" when every name is held in etcd by the
+// machine every machine's status shows running it.
+func (c *chaos) fleetConverged(statuses map[*chaosMachine]*reconcile.Status) string {
 	for _, b := range c.bots {
 		h := c.fleet.holder(b.name)
 		if h == nil {
 			return b.name + ": held by nobody in etcd"
 		}
 		for _, m := range c.machines {
-			st, err := readStatusOf(m)
-			if err != nil {
-				return m.id + "'s status.json: " + err.Error()
-			}
-			d, ok := daemonStatus(st, b.name)
+			d, ok := daemonStatus(statuses[m], b.name)
 			if !ok || d.Machine != h.Machine {
 				return fmt.Sprintf("%s: %s shows it on %q, etcd on %q", b.name, m.id, d.Machine, h.Machine)
 			}

@@ -198,11 +198,13 @@ func (c *chaos) waitConverged(d time.Duration, repair bool) bool {
 // session per bot at the fake, and in etcd mode every machine showing the
 // name on the machine etcd says holds it.
 func (c *chaos) notConverged() string {
+	statuses := make(map[*chaosMachine]*reconcile.Status, len(c.machines))
 	for _, m := range c.machines {
-		st, err := readStatusOf(m)
+		st, err := reconcile.ReadStatus(fsstore.Files{}, m.e.agentDir)
 		if err != nil {
 			return m.id + "'s status.json: " + err.Error()
 		}
+		statuses[m] = st
 		if !st.SpecValid {
 			return "the spec is not valid in " + m.id + "'s status.json"
 		}
@@ -225,13 +227,9 @@ func (c *chaos) notConverged() string {
 		}
 	}
 	if c.fleet != nil {
-		return c.fleetConverged()
+		return c.fleetConverged(statuses)
 	}
 	return ""
-}
-
-func readStatusOf(m *chaosMachine) (*reconcile.Status, error) {
-	return reconcile.ReadStatus(fsstore.Files{}, m.e.agentDir)
 }
 
 // chaosStable is how long convergence must hold to count.

@@ -72,9 +72,24 @@ func (tn *testNet) wrap() []string { return []string{"ip", "netns", "exec", tn.n
 // cut drops, inside the namespace, everything sent to etcdIP: connections
 // stay open and go silent, as across a broken link.
 func (tn *testNet) cut(etcdIP string) {
-	tn.ip("-n", tn.name, "route", "add", "blackhole", etcdIP+"/32")
+	tn.t.Helper()
+	if err := tn.blackhole("add", etcdIP); err != nil {
+		tn.t.Fatal(err)
+	}
 }
 
 func (tn *testNet) heal(etcdIP string) {
-	tn.ip("-n", tn.name, "route", "del", "blackhole", etcdIP+"/32")
+	tn.t.Helper()
+	if err := tn.blackhole("del", etcdIP); err != nil {
+		tn.t.Fatal(err)
+	}
+}
+
+// blackhole adds or deletes (op) the route that drops what the namespace
+// sends to ip; an error instead of a failed test, for callers on a timer.
+func (tn *testNet) blackhole(op, ip string) error {
+	if out, err := exec.Command("ip", "-n", tn.name, "route", op, "blackhole", ip+"/32").CombinedOutput(); err != nil {
+		return fmt.Errorf("ip route %s blackhole %s: %w: %s", op, ip, err, strings.TrimSpace(string(out)))
+	}
+	return nil
 }
