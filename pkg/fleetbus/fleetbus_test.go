@@ -347,3 +347,51 @@ func TestPullerSyncsAndFinishes(t *testing.T) {
 		t.Error("a lost claim removed an entry")
 	}
 }
+
+// An owner whose bus was removed under it (an operator's rm -rf of sdk/)
+// still posts what the fleet stores afterwards: the puller makes the
+// relay's outbox again, and never finishes an entry it could not write
+// for want of it (that would drop the message for good).
+func TestPullerMakesTheRelaysOutboxAgain(t *testing.T) {
+	r := newRig(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	o := r.owner(t)
+	d := fleetbus.Dirs(r.dirs)
+	p := fleetbus.NewPuller(o, d, logr.Discard())
+	rev, err := p.Sync(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { defer close(done); p.Run(ctx, rev) }()
+	defer func() { cancel(); <-done }()
+	if err := os.RemoveAll(filepath.Dir(d.Dir)); err != nil {
+		t.Fatal(err)
+	}
+	m := msg("r1", "after the rm -rf")
+	data, _ := bus.Encode(m)
+	if _, err := r.cli.Put(ctx, r.dir+"outbox/r1", string(data)); err != nil {
+		t.Fatal(err)
+	}
+	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
+	defer wcancel()
+	wch := r.cli.Watch(wctx, r.dir, clientv3.WithPrefix())
+	for {
+		if got, err := bus.Read(filepath.Join(d.Outbox, "r1.json")); err == nil && got == m.WithDefaults() {
+			break
+		}
+		if len(r.get(t, r.dir+"outbox/r1").Kvs) == 0 {
+			t.Fatal("the entry was finished without reaching the relay's outbox: the message is lost")
+		}
+		select {
+		case <-wch:
+		case <-time.After(100 * time.Millisecond): // the file is not in etcd's watch: looked at again
+		case <-wctx.Done():
+			t.Fatal("r1 never reached the relay's outbox")
+		}
+	}
+	if len(r.get(t, r.dir+"outbox/r1").Kvs) != 1 || len(r.get(t, r.dir+"done/r1").Kvs) != 0 {
+		t.Error("r1 was finished before the relay posted it")
+	}
+}

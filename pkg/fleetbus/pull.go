@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -180,7 +181,18 @@ func (p *Puller) take(ctx context.Context, id string, value []byte) {
 		p.Finish(ctx, id) // the relay failed it for good
 		return
 	}
-	if _, err := bus.Write(p.bus.Outbox, m); err != nil {
+	// The relay's dirs may have gone under it (an operator's rm -rf of
+	// sdk/): made again, as Sync does. An entry that cannot be written for
+	// want of them waits in etcd for the next pass; only one that can never
+	// be a file here is finished.
+	if err := bus.EnsureDirs(p.bus); err != nil {
+		p.log.Error(err, "the relay's outbox cannot be made; the entry waits in etcd for the next pass", "id", id)
+		return
+	}
+	if _, err := bus.Write(p.bus.Outbox, m); errors.Is(err, fs.ErrNotExist) {
+		p.log.Error(err, "the relay's outbox went while an entry was written; it waits in etcd for the next pass", "id", id)
+		return
+	} else if err != nil {
 		p.log.Error(err, "an entry of the fleet's outbox cannot be queued here; removed, not posted", "id", id)
 		p.Finish(ctx, id)
 		return
