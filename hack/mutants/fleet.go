@@ -5,7 +5,8 @@ package main
 // by the election revision; a lost claim ends a component's start; a
 // relay's stop ends a finish waiting on the cluster. And three found by
 // the chaos runs: a readiness wait looks again without its watch, a 429
-// needs no settling, and a name's outbox reaches etcd in id order.
+// needs no settling, a name's outbox reaches etcd in id order, and the
+// puller makes a removed relay outbox again.
 func init() {
 	mutants = append(mutants, []mutant{
 		{"etcd: a claim gives up a margin before its lease can expire", "pkg/ownership/etcdstore/lease.go",
@@ -27,6 +28,9 @@ func init() {
 		{"fleetbus: a name's outbox is forwarded in id order", "pkg/fleetbus/forward.go",
 			"\"error\", err.Error())\n\t\t\treturn\n", "\"error\", err.Error())\n",
 			"./pkg/fleetbus", "TestForwardKeepsOrderPastAnUnansweredStore"},
+		{"fleetbus: the puller makes the relay's outbox again", "pkg/fleetbus/pull.go",
+			"\tif err := bus.EnsureDirs(p.bus); err != nil {\n\t\tp.log.Error(err, \"the relay's outbox cannot be made", "\tif err := error(nil); err != nil {\n\t\tp.log.Error(err, \"the relay's outbox cannot be made",
+			"./pkg/fleetbus", "TestPullerMakesTheRelaysOutboxAgain"},
 		{"relay: an attempt answered with a 429 needs no settling", "pkg/relay/request.go",
 			"\t\t\tunlanded = !pending\n", "\t\t\tunlanded = false\n",
 			"./pkg/relay", "TestRateLimitedAttemptNeedsNoSettling"},
