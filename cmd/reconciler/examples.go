@@ -11,11 +11,14 @@ import (
 // "reconciler" must parse on the command tree (examples_test.go checks
 // it): an example that does not run teaches the wrong thing.
 var examples = map[string]string{
-	"reconciler": `  # Run the loop (what the systemd unit and the launchd agent run)
-  reconciler --agent-dir ~/.config/reconciler
+	"reconciler": `  # Run the loop on the default agent dir, ~/.gjc/agent (what the systemd unit and the launchd agent run)
+  reconciler
 
   # One bounded pass: exit 0 converged, 1 not, 2 invalid spec, 3 lock not had
-  reconciler --once --spec ~/.config/reconciler/daemons.yaml`,
+  reconciler --once
+
+  # The same with the agent dir and its spec named (these are the defaults)
+  reconciler --once --agent-dir ~/.gjc/agent --spec ~/.gjc/agent/daemons.yaml`,
 
 	"reconciler status": `  # Every daemon, with a live look at its record
   reconciler status

@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -96,4 +97,28 @@ func TestOutputFlagIsConsistent(t *testing.T) {
 		}
 	}
 	walk(root)
+}
+
+// An example's agent dir or spec path under ~ is one the docs use too, so
+// that --help and the quickstart send a newcomer to the same place.
+func TestExamplePathsAreTheDocumentedOnes(t *testing.T) {
+	var docs strings.Builder
+	for _, p := range []string{"../../README.md", "../../docs/quickstart.md", "../../docs/operations.md", "../../docs/spec.md"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs.Write(b)
+	}
+	for path, text := range examples {
+		fields := strings.Fields(text)
+		for i, f := range fields {
+			if i == 0 || (fields[i-1] != "--agent-dir" && fields[i-1] != "--spec") {
+				continue
+			}
+			if strings.HasPrefix(f, "~/") && !strings.Contains(docs.String(), f) {
+				t.Errorf("%s: example path %s is in no doc (the docs use ~/.gjc/agent)", path, f)
+			}
+		}
+	}
 }
