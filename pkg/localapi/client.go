@@ -35,10 +35,11 @@ const (
 
 // Client asks the loop of one agent dir over its socket.
 type Client struct {
-	path string
-	uid  int // the uid the loop must run as: this process's
-	dial func(ctx context.Context, network, addr string) (net.Conn, error)
-	hc   *http.Client
+	agentDir string
+	path     string
+	uid      int // the uid the loop must run as: this process's
+	dial     func(ctx context.Context, network, addr string) (net.Conn, error)
+	hc       *http.Client
 }
 
 var _ Backend = (*Client)(nil)
@@ -46,10 +47,18 @@ var _ Backend = (*Client)(nil)
 // NewClient is a client of agentDir's loop; it connects on each request.
 func NewClient(agentDir string) *Client {
 	path := SocketPath(agentDir)
-	c := &Client{path: path, uid: os.Getuid()}
+	c := &Client{agentDir: agentDir, path: path, uid: os.Getuid()}
 	dial := func(ctx context.Context, _, _ string) (net.Conn, error) {
 		if len(path) > maxSocketPath {
 			return nil, fmt.Errorf("%w on %s: %w", ErrNoLoop, path, ErrSocketPathTooLong)
+		}
+		// A loop binds its socket itself: a link there leads to some other
+		// socket, most likely another agent dir's loop. Nothing is sent to
+		// it, and it is no reason to act alone either. (A link swapped in
+		// after this look, or on a dir on the way, meets the loop's own
+		// check of the dir the request names.)
+		if fi, err := os.Lstat(path); err == nil && fi.Mode().Type() == fs.ModeSymlink {
+			return nil, fmt.Errorf("refused the socket %s: it is a symlink, and a loop's socket never is; nothing was sent (remove the link; the agent dir's own loop makes its socket)", path)
 		}
 		var d net.Dialer
 		conn, err := d.DialContext(ctx, "unix", path)
@@ -130,11 +139,10 @@ func call[Resp any](ctx context.Context, c *Client, path string, req any, bound 
 	}
 	ctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://reconciler"+path, bytes.NewReader(body))
+	hreq, err := c.newRequest(ctx, path, body)
 	if err != nil {
 		return zero, err
 	}
-	hreq.Header.Set("Content-Type", "application/json")
 	resp, err := c.hc.Do(hreq)
 	if err != nil {
 		if errors.Is(err, ErrNoLoop) {
@@ -163,6 +171,25 @@ func call[Resp any](ctx context.Context, c *Client, path string, req any, bound 
 		return zero, fmt.Errorf("the loop's answer on %s: %w", c.path, err)
 	}
 	return out, nil
+}
+
+// newRequest is a POST of body to path, naming the agent dir it is for
+// (DirHeader): every request to a loop is made here.
+func (c *Client) newRequest(ctx context.Context, path string, body []byte) (*http.Request, error) {
+	id, err := IdentifyDir(c.agentDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w on %s: %w", ErrNoLoop, c.path, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://reconciler"+path, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set(DirHeader, id.header())
+	return hreq, nil
 }
 
 // encodeRequest is req as JSON, with < > & as they are: a sent message's

@@ -77,10 +77,16 @@ func agentDir(t *testing.T) string {
 	return dir
 }
 
-// serveOn serves s on a socket of its own (no loop lock) until the test ends.
+// serveOn serves s as the loop of an agent dir of its own (no loop lock)
+// until the test ends.
 func serveOn(t *testing.T, s *Server) string {
 	t.Helper()
 	dir := agentDir(t)
+	id, err := IdentifyDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.dir = id
 	ln, err := listen(SocketPath(dir))
 	if err != nil {
 		t.Fatal(err)

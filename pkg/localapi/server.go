@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"net/http"
@@ -20,6 +21,9 @@ type Server struct {
 	b   Backend
 	log logr.Logger
 	uid int
+	// dir is the agent dir served: requests for another are refused, and
+	// all are until it is set (Serve sets it).
+	dir DirID
 }
 
 // NewServer serves b to processes of this process's uid.
@@ -48,6 +52,11 @@ func (s *Server) Handler() http.Handler {
 		peer, err := peerFrom(r.Context())
 		if err := decidePeer(peer, err, s.uid); err != nil {
 			s.log.Error(err, "local API request refused", "path", r.URL.Path, "peerUID", peer.UID, "peerPID", peer.PID)
+			writeJSON(w, http.StatusForbidden, &Error{Message: err.Error(), Code: exitFailed})
+			return
+		}
+		if err := decideDir(s.dir, r.Header.Values(DirHeader)); err != nil {
+			s.log.Error(err, "local API request refused", "path", r.URL.Path, "peerPID", peer.PID)
 			writeJSON(w, http.StatusForbidden, &Error{Message: err.Error(), Code: exitFailed})
 			return
 		}
@@ -172,6 +181,12 @@ func Serve(ctx context.Context, agentDir string, b Backend, log logr.Logger) (st
 	if err != nil {
 		return nil, err
 	}
+	// Taken once: the dir whose lock this loop holds is the one it serves.
+	dir, err := IdentifyDir(agentDir)
+	if err != nil {
+		unlock()
+		return nil, fmt.Errorf("local API: %w", err)
+	}
 	ln, err := listen(path)
 	if errors.Is(err, ErrSocketPathTooLong) {
 		log.Error(err, "local API not served; commands from other shells act directly, with their own environment")
@@ -182,6 +197,7 @@ func Serve(ctx context.Context, agentDir string, b Backend, log logr.Logger) (st
 		return nil, err
 	}
 	s := NewServer(b, log)
+	s.dir = dir
 	srv := &http.Server{
 		Handler:           s.Handler(),
 		ConnContext:       withPeer,

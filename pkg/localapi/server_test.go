@@ -20,9 +20,19 @@ import (
 	"gjc.dev/reconciler/pkg/reconcile"
 )
 
-// post sends body to path on dir's socket and returns the status and the
-// decoded error answer, if any.
+// post sends body to path on dir's socket, for dir, and returns the status
+// and the decoded error answer, if any.
 func post(t *testing.T, dir, method, path string, body []byte) (int, Error) {
+	t.Helper()
+	id, err := IdentifyDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return postWith(t, dir, method, path, body, http.Header{DirHeader: {id.header()}})
+}
+
+// postWith is post with the request's header h as it is.
+func postWith(t *testing.T, dir, method, path string, body []byte, h http.Header) (int, Error) {
 	t.Helper()
 	hc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 		return (&net.Dialer{}).DialContext(ctx, "unix", SocketPath(dir))
@@ -31,6 +41,7 @@ func post(t *testing.T, dir, method, path string, body []byte) (int, Error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	req.Header = h
 	resp, err := hc.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -165,7 +176,11 @@ func TestServeBoundsASlowBody(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if _, err := io.WriteString(c, "POST /v1/status HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"); err != nil {
+	id, err := IdentifyDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(c, "POST /v1/status HTTP/1.1\r\nHost: x\r\n"+DirHeader+": "+id.header()+"\r\nContent-Length: 100\r\n\r\n{"); err != nil {
 		t.Fatal(err)
 	}
 	_ = c.SetReadDeadline(time.Now().Add(time.Minute))
