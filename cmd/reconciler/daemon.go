@@ -32,7 +32,7 @@ func newDaemonCommand(g *globals) *cobra.Command {
 			if err := checkNameArg(name); err != nil {
 				return err
 			}
-			cfg, err := daemonproto.ReadConfig(os.Stdin, name, generation)
+			cfg, secrets, err := daemonproto.ReadConfig(os.Stdin, name, generation)
 			if errors.Is(err, spec.ErrNoConfig) {
 				// A warm replacement the reconciler let go: it was never
 				// anything, so it leaves nothing (no file, no line, exit 0).
@@ -62,6 +62,9 @@ func newDaemonCommand(g *globals) *cobra.Command {
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
 			port := chat.NewInboundPort()
+			if secrets.EtcdPassword != "" {
+				g.fleet.password = secrets.EtcdPassword
+			}
 			owners, err := g.fleet.open(agentDir, log)
 			if err != nil {
 				return &exitError{code: daemonproto.ExitUsage, err: err}

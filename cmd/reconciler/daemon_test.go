@@ -91,7 +91,7 @@ type daemonProc struct {
 
 func startDaemon(t testing.TB, agentDir string, cfg *spec.Config, ownerID string) *daemonProc {
 	t.Helper()
-	stdin, err := daemonproto.ConfigStdin(cfg)
+	stdin, err := daemonproto.ConfigStdin(cfg, daemonproto.Secrets{})
 	if err != nil {
 		t.Fatal(err)
 	}

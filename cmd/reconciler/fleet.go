@@ -13,16 +13,13 @@ import (
 	"github.com/spf13/pflag"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/fleetbus"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/ownership/etcdstore"
 	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"gjc.dev/reconciler/pkg/reconcile"
 )
-
-// EtcdPasswordEnv holds the etcd password when no file does: never a flag,
-// so it never shows in argv.
-const EtcdPasswordEnv = "RECONCILER_ETCD_PASSWORD"
 
 const (
 	ownershipFiles = "files"
@@ -52,7 +49,7 @@ func addFleetFlags(f *pflag.FlagSet, o *fleetFlags) {
 	f.StringVar(&o.cacert, "etcd-cacert", "", "PEM bundle that verifies the etcd servers' certificates")
 	f.StringVar(&o.cert, "etcd-cert", "", "client certificate for etcd (PEM)")
 	f.StringVar(&o.key, "etcd-key", "", "key of --etcd-cert (PEM)")
-	f.StringVar(&o.user, "etcd-user", "", "etcd user; its password comes from --etcd-password-file or $"+EtcdPasswordEnv)
+	f.StringVar(&o.user, "etcd-user", "", "etcd user; its password comes from --etcd-password-file or $"+daemonproto.EtcdPasswordEnv)
 	f.StringVar(&o.passwordFile, "etcd-password-file", "", "file holding the etcd password, one line")
 	f.DurationVar(&o.leaseTTL, "lease-ttl", 10*time.Second, "lease TTL in a fleet: a lost machine's bots run elsewhere within about this plus their ready time")
 	f.StringVar(&o.machineID, "machine-id", "", "this machine's name in the fleet (default: the hostname)")
@@ -94,7 +91,7 @@ func (o *fleetFlags) check() error {
 			*p = abs
 		}
 	}
-	o.password = os.Getenv(EtcdPasswordEnv)
+	o.password = os.Getenv(daemonproto.EtcdPasswordEnv)
 	if o.passwordFile != "" {
 		pw, err := etcdstore.ReadPassword(o.passwordFile)
 		if err != nil {
@@ -154,7 +151,7 @@ func (o *fleetFlags) open(agentDir string, log logr.Logger) (backend, error) {
 
 // daemonArgs are the flags a spawned daemon needs to hold its name where
 // this reconciler looks. The password is not among them: the daemon reads
-// the same file, or inherits the same environment variable.
+// the same file, or is given it on stdin (daemonSecrets).
 func (o *fleetFlags) daemonArgs() []string {
 	if o.backend != ownershipEtcd {
 		return nil
@@ -170,6 +167,16 @@ func (o *fleetFlags) daemonArgs() []string {
 		}
 	}
 	return args
+}
+
+// daemonSecrets are what a spawned daemon is given on stdin: the etcd
+// password when it came from the environment, which daemons do not
+// inherit (daemonproto.Env).
+func (o *fleetFlags) daemonSecrets() daemonproto.Secrets {
+	if o.backend != ownershipEtcd || o.passwordFile != "" {
+		return daemonproto.Secrets{}
+	}
+	return daemonproto.Secrets{EtcdPassword: o.password}
 }
 
 // forward runs, in a fleet, the forwarder of this machine's outboxes into

@@ -26,7 +26,7 @@ func reconcileOptions(fleet *fleetFlags, agentDir string, log logr.Logger, heart
 		args = append(args, "-v", strconv.Itoa(verbosity))
 	}
 	return reconcile.Options{
-		AgentDir: agentDir, Log: log, DaemonHeartbeat: heartbeat, DaemonArgs: args,
+		AgentDir: agentDir, Log: log, DaemonHeartbeat: heartbeat, DaemonArgs: args, DaemonSecrets: fleet.daemonSecrets(),
 		Store: store, Files: fsstore.Files{},
 		Events: events.Open(reconcile.EventsPath(agentDir), log),
 	}, nil

@@ -22,10 +22,16 @@ func testConfig() *spec.Config {
 // stdinOf is what a daemon started with ConfigStdin(c) reads: a pipe.
 func stdinOf(t *testing.T, c *spec.Config) *os.File {
 	t.Helper()
-	in, err := ConfigStdin(c)
+	in, err := ConfigStdin(c, Secrets{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return pipeOf(t, in)
+}
+
+// pipeOf is a pipe that reads what in holds.
+func pipeOf(t *testing.T, in io.Reader) *os.File {
+	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +46,7 @@ func stdinOf(t *testing.T, c *spec.Config) *os.File {
 
 func TestConfigStdinIsWhatReadConfigReads(t *testing.T) {
 	want := testConfig()
-	got, err := ReadConfig(stdinOf(t, want), "bot", 3)
+	got, _, err := ReadConfig(stdinOf(t, want), "bot", 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +60,7 @@ func TestReadConfigRefusesAConfigOtherThanItsArgvSays(t *testing.T) {
 		name       string
 		generation int64
 	}{{"other", 3}, {"bot", 4}} {
-		_, err := ReadConfig(stdinOf(t, testConfig()), tc.name, tc.generation)
+		_, _, err := ReadConfig(stdinOf(t, testConfig()), tc.name, tc.generation)
 		if err == nil {
 			t.Errorf("%s at %d: accepted the config of bot at 3", tc.name, tc.generation)
 			continue
@@ -75,8 +81,47 @@ func TestReadConfigNeverQuotesABrokenConfig(t *testing.T) {
 		_, _ = io.WriteString(w, `{"name":"bot","discord":{"botToken":"`+testToken+`"`)
 		w.Close()
 	}()
-	_, err = ReadConfig(r, "bot", 3)
+	_, _, err = ReadConfig(r, "bot", 3)
 	if err == nil || strings.Contains(err.Error(), testToken) || errors.Is(err, ErrConfigFromTerminal) {
 		t.Errorf("ReadConfig of a truncated config: %v", err)
+	}
+}
+
+const testPassword = "etcd-PASSWORD-proto-9c1d"
+
+// The etcd password reaches the daemon on stdin after its config, and only
+// when there is one: without it, stdin is the config alone, as before.
+func TestSecretsFollowTheConfig(t *testing.T) {
+	in, err := ConfigStdin(testConfig(), Secrets{EtcdPassword: testPassword})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, s, err := ReadConfig(pipeOf(t, in), "bot", 3)
+	if err != nil || s.EtcdPassword != testPassword || cfg.Discord.BotToken.Reveal() != testToken {
+		t.Fatalf("read back %+v, %+v, %v", cfg, s, err)
+	}
+	if _, s, err := ReadConfig(stdinOf(t, testConfig()), "bot", 3); err != nil || s != (Secrets{}) {
+		t.Errorf("no secrets: %+v, %v", s, err)
+	}
+}
+
+// A secrets line cut short, or not the reconciler's, is refused, never
+// quoted: a daemon never runs on half of what its reconciler meant.
+func TestReadConfigRefusesBrokenSecrets(t *testing.T) {
+	var config strings.Builder
+	if err := spec.EncodeWire(&config, testConfig()); err != nil {
+		t.Fatal(err)
+	}
+	for name, line := range map[string]string{
+		"cut short":     `{"etcdPassword":"` + testPassword + `"}`,
+		"unknown field": `{"etcdPasword":"` + testPassword + `"}` + "\n",
+		"empty object":  "{}\n",
+		"two lines":     `{"etcdPassword":"` + testPassword + `"}` + "\n{}\n",
+		"not JSON":      testPassword + "\n",
+	} {
+		_, _, err := ReadConfig(pipeOf(t, strings.NewReader(config.String()+line)), "bot", 3)
+		if err == nil || strings.Contains(err.Error(), testPassword) || !strings.Contains(err.Error(), "secrets on stdin") {
+			t.Errorf("%s: %v, want refused without the password", name, err)
+		}
 	}
 }

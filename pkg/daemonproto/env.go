@@ -11,16 +11,20 @@ import (
 // reconciler's pid, not the daemon's.
 var serviceVars = []string{"NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES"}
 
+// EtcdPasswordEnv holds the etcd password when no file does: never a
+// flag, so it never shows in argv, and never in a daemon's environment.
+const EtcdPasswordEnv = "RECONCILER_ETCD_PASSWORD"
+
 // Env returns a daemon's environment: parent (the reconciler's, as
-// os.Environ gives it) minus the service's variables and minus
-// secretVars, every variable a spec names in fromEnv, so that no token
-// sits in a daemon's /proc/<pid>/environ. The daemon gets its tokens on
-// stdin (ConfigStdin).
+// os.Environ gives it) minus the service's variables, minus
+// EtcdPasswordEnv and minus secretVars, every variable a spec names in
+// fromEnv, so that no token or password sits in a daemon's
+// /proc/<pid>/environ. The daemon gets them on stdin (ConfigStdin).
 func Env(parent, secretVars []string) []string {
 	var out []string
 	for _, kv := range parent {
 		name, _, _ := strings.Cut(kv, "=")
-		if !slices.Contains(serviceVars, name) && !slices.Contains(secretVars, name) {
+		if !slices.Contains(serviceVars, name) && name != EtcdPasswordEnv && !slices.Contains(secretVars, name) {
 			out = append(out, kv)
 		}
 	}

@@ -11,6 +11,8 @@ func TestEnvDropsTheServiceAndSecretVariables(t *testing.T) {
 		"NOTIFY_SOCKET=/run/systemd/notify", "WATCHDOG_USEC=60000000", "WATCHDOG_PID=1",
 		"LISTEN_FDS=1", "LISTEN_PID=1", "LISTEN_FDNAMES=x",
 		"DISCORD_BOT_TOKEN=secret", "SLACK_APP_TOKEN=xapp-secret",
+		// Whatever the spec names: the daemon gets it on stdin.
+		"RECONCILER_ETCD_PASSWORD=etcd-secret",
 		// A name that merely starts like a secret's is kept.
 		"DISCORD_BOT_TOKEN_FILE=/path",
 	}

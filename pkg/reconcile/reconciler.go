@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-logr/logr"
 
+	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/dirwatch"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/spec"
@@ -32,6 +33,9 @@ type Options struct {
 	// DaemonArgs are more flags for spawned daemons: where they hold their
 	// names when that is not this machine's files (a fleet's etcd).
 	DaemonArgs []string
+	// DaemonSecrets go to spawned daemons on their stdin, after the
+	// config: what they need that no flag or variable may carry.
+	DaemonSecrets daemonproto.Secrets
 	// ChildExited is called when a daemon this process spawned exits.
 	ChildExited func(name string)
 	// Hooks are told what the reconciler and its loop do (metrics).

@@ -46,7 +46,7 @@ func (r *Reconciler) spawn(d *spec.Daemon, paths ownership.Paths) (*child, error
 	if err := r.inv.add(d.Name()); err != nil {
 		return nil, err
 	}
-	stdin, err := daemonproto.ConfigStdin(&d.Config)
+	stdin, err := daemonproto.ConfigStdin(&d.Config, r.opts.DaemonSecrets)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -37,17 +38,12 @@ func Dial(o DialOptions) (*clientv3.Client, error) {
 		return nil, errors.New("--etcd-endpoints: no endpoint")
 	}
 	secure := false
-	for _, e := range o.Endpoints {
-		u, err := url.Parse(e)
-		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") || (u.Path != "" && u.Path != "/") {
-			return nil, fmt.Errorf("--etcd-endpoints: %q is not an http:// or https:// host:port", e)
+	for i, e := range o.Endpoints {
+		https, err := checkEndpoint(e)
+		if err != nil {
+			return nil, fmt.Errorf("--etcd-endpoints (endpoint %d of %d): %w", i+1, len(o.Endpoints), err)
 		}
-		if u.User != nil {
-			// It would sit in every daemon's argv: credentials come from
-			// --etcd-user and the password file or environment only.
-			return nil, fmt.Errorf("--etcd-endpoints: %s holds credentials; give them with --etcd-user and --etcd-password-file instead", u.Redacted())
-		}
-		secure = secure || u.Scheme == "https"
+		secure = secure || https
 	}
 	cfg := clientv3.Config{
 		Endpoints: o.Endpoints, DialTimeout: 5 * time.Second,
@@ -75,6 +71,36 @@ func Dial(o DialOptions) (*clientv3.Client, error) {
 		return nil, fmt.Errorf("etcd client: %w", err)
 	}
 	return cli, nil
+}
+
+// checkEndpoint judges one endpoint: an http:// or https:// host:port and
+// nothing else. Credentials in it (user info, or a query such as
+// ?password=) would sit in every daemon's argv, which any user's ps reads:
+// refused, pointing at --etcd-user and the password file or environment.
+// Its errors never quote what may hold a secret.
+func checkEndpoint(e string) (https bool, err error) {
+	u, perr := url.Parse(e)
+	switch {
+	case perr != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") || (u.Path != "" && u.Path != "/"):
+		return false, fmt.Errorf("%s is not an http:// or https:// host:port", shownEndpoint(e, u, perr))
+	case u.User != nil || u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
+		return false, fmt.Errorf("%s://%s carries credentials or parameters (user info, a query or a fragment, not shown); an endpoint is a host:port only: give credentials with --etcd-user and --etcd-password-file or $RECONCILER_ETCD_PASSWORD", u.Scheme, u.Host)
+	}
+	return u.Scheme == "https", nil
+}
+
+// shownEndpoint is e for an error message: without its user info, query
+// and fragment, or not at all when it does not parse and may hold one.
+func shownEndpoint(e string, u *url.URL, perr error) string {
+	if perr != nil {
+		if strings.ContainsAny(e, "@?#") {
+			return "the endpoint (not shown: it may hold a secret)"
+		}
+		return strconv.Quote(e)
+	}
+	c := *u
+	c.User, c.RawQuery, c.ForceQuery, c.Fragment, c.RawFragment = nil, "", false, "", ""
+	return strconv.Quote(c.String())
 }
 
 func tlsConfig(o DialOptions) (*tls.Config, error) {
