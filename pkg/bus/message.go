@@ -64,8 +64,8 @@ func (m Message) Validate() []error {
 	bad := func(field, format string, a ...any) {
 		errs = append(errs, &FieldError{Field: field, Rule: fmt.Sprintf(format, a...)})
 	}
-	if !validToken(m.ID, MaxIDLen, false) {
-		bad("id", "must match [A-Za-z0-9._-]{1,%d}", MaxIDLen)
+	if !ValidID(m.ID) {
+		bad("id", "%s", IDRule)
 	}
 	if !validToken(m.Session, MaxSessionLen, true) {
 		bad("session", "must match [A-Za-z0-9._:-]{1,%d}", MaxSessionLen)
@@ -91,8 +91,8 @@ func (m Message) Validate() []error {
 		bad("level", "must be one of info, action, error")
 	}
 	if m.Replaces != "" {
-		if !validToken(m.Replaces, MaxIDLen, false) {
-			bad("replaces", "must match [A-Za-z0-9._-]{1,%d}", MaxIDLen)
+		if !ValidID(m.Replaces) {
+			bad("replaces", "%s", IDRule)
 		} else if m.Replaces == m.ID {
 			bad("replaces", "must not be the message's own id")
 		}

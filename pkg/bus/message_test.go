@@ -26,6 +26,12 @@ func TestValidate(t *testing.T) {
 		{"id with colon", func(m *Message) { m.ID = "a:b" }, "id"},
 		{"id with slash", func(m *Message) { m.ID = "../x" }, "id"},
 		{"id non-ascii", func(m *Message) { m.ID = "é" }, "id"},
+		// <id>.json would be a temp name, which no consumer reads.
+		{"id starting with a dot", func(m *Message) { m.ID = ".x" }, "id"},
+		{"id dot", func(m *Message) { m.ID = "." }, "id"},
+		{"id dot dot", func(m *Message) { m.ID = ".." }, "id"},
+		{"id with a dot inside and at the end", func(m *Message) { m.ID = "a.b." }, ""},
+		{"replaces starting with a dot", func(m *Message) { m.Replaces = ".x" }, "replaces"},
 		{"session of 128", func(m *Message) { m.Session = strings.Repeat("s", 128) }, ""},
 		{"session of 129", func(m *Message) { m.Session = strings.Repeat("s", 129) }, "session"},
 		{"empty session", func(m *Message) { m.Session = "" }, "session"},

@@ -54,7 +54,7 @@ func visibleNames(dir string) ([]string, error) {
 	}
 	names := all[:0]
 	for _, n := range all {
-		if !strings.HasPrefix(n, ".") {
+		if !IsTempName(n) {
 			names = append(names, n)
 		}
 	}
@@ -65,7 +65,7 @@ func visibleNames(dir string) ([]string, error) {
 // checkEntryName refuses a name that is not one outbox entry's: empty,
 // hidden (a temp file), or more than one path element.
 func checkEntryName(name string) error {
-	if name == "" || strings.HasPrefix(name, ".") || strings.ContainsAny(name, "/\x00") {
+	if name == "" || IsTempName(name) || strings.ContainsAny(name, "/\x00") {
 		return fmt.Errorf("outbox entry %q: not an entry name", name)
 	}
 	return nil

@@ -137,7 +137,7 @@ func (r *Relay) Start(context.Context) error {
 		if !r.open(runCtx) {
 			return
 		}
-		changes, unsubscribe, err := w.Subscribe(r.opts.Bus.Outbox, func(base string) bool { return base != "" && base[0] != '.' })
+		changes, unsubscribe, err := w.Subscribe(r.opts.Bus.Outbox, func(base string) bool { return base != "" && !bus.IsTempName(base) })
 		if err != nil {
 			r.fail(fmt.Errorf("relay: watching the outbox: %w", err))
 			return
