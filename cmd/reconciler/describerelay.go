@@ -49,6 +49,7 @@ func printRelay(out io.Writer, r *reconcile.RelayStatus, now time.Time) {
 	}
 	p("Posted:\t%s", posted)
 	p("Rate-limit waits:\t%d", r.RateLimitWaits)
+	p("Filtered:\t%d since the daemon started (left out by the spec's verbosity: moved to sent/ unposted)", r.Filtered)
 	p("Inbox:\t%s", inboxLine(r.Inbox, now))
 	_ = tw.Flush()
 }

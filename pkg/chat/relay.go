@@ -234,7 +234,7 @@ func relayState(h relay.Health) *ownership.RelayState {
 	s := &ownership.RelayState{
 		Pending: int64(h.Pending), OldestPendingAt: ms(h.OldestPendingAt), Failed: int64(h.Failed),
 		RateLimitedUntil: ms(h.RateLimitedUntil), LastPostAt: ms(h.LastPostAt),
-		Posted: h.Posted, PostSeconds: h.PostSeconds, RateLimitWaits: h.RateLimitWaits,
+		Posted: h.Posted, PostSeconds: h.PostSeconds, RateLimitWaits: h.RateLimitWaits, Filtered: h.Filtered,
 	}
 	if h.Blocked != nil {
 		s.Blocked = &ownership.RelayBlock{Reason: h.Blocked.Reason, Message: h.Blocked.Message}

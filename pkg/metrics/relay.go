@@ -17,6 +17,7 @@ const (
 	NameRelayPosted         = "reconciler_relay_posted_total"
 	NameRelayRateLimitWaits = "reconciler_relay_rate_limit_waits_total"
 	NameRelayPostSeconds    = "reconciler_relay_post_seconds"
+	NameRelayFiltered       = "reconciler_relay_filtered_total"
 )
 
 // blockReasons are the reason label's values: every one is sent, 1 for
@@ -32,10 +33,11 @@ var (
 	relayPostedDesc   = prometheus.NewDesc(NameRelayPosted, "Message parts the service confirmed since the daemon started.", daemonLabels, nil)
 	relayWaitsDesc    = prometheus.NewDesc(NameRelayRateLimitWaits, "Rate-limit answers (429) the relay honoured since the daemon started.", daemonLabels, nil)
 	relayPostSecsDesc = prometheus.NewDesc(NameRelayPostSeconds, "Request latency of the message parts the service confirmed since the daemon started.", daemonLabels, nil)
+	relayFilteredDesc = prometheus.NewDesc(NameRelayFiltered, "Messages the spec's verbosity left out (moved to sent/ unposted) since the daemon started.", daemonLabels, nil)
 )
 
 // relayDescs are what Describe sends for the relay.
-var relayDescs = []*prometheus.Desc{relayPendingDesc, relayFailedDesc, relayBlockedDesc, relayPostedDesc, relayWaitsDesc, relayPostSecsDesc}
+var relayDescs = []*prometheus.Desc{relayPendingDesc, relayFailedDesc, relayBlockedDesc, relayPostedDesc, relayWaitsDesc, relayPostSecsDesc, relayFilteredDesc}
 
 // relayMetrics are d's relay series; none while its owner publishes no
 // relay: unknown, not zero. The counters restart with the daemon, which
@@ -51,6 +53,7 @@ func relayMetrics(d reconcile.DaemonStatus) []prometheus.Metric {
 		prometheus.MustNewConstMetric(relayPostedDesc, prometheus.CounterValue, float64(r.Posted), d.Name, d.Provider),
 		prometheus.MustNewConstMetric(relayWaitsDesc, prometheus.CounterValue, float64(r.RateLimitWaits), d.Name, d.Provider),
 		prometheus.MustNewConstSummary(relayPostSecsDesc, uint64(r.Posted), r.PostSeconds, nil, d.Name, d.Provider),
+		prometheus.MustNewConstMetric(relayFilteredDesc, prometheus.CounterValue, float64(r.Filtered), d.Name, d.Provider),
 	}
 	blocked := ""
 	if r.Blocked != nil {

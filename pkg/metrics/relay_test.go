@@ -16,7 +16,7 @@ func TestRelayValues(t *testing.T) {
 	m := New()
 	m.Status(reconcile.PassResult{Status: &reconcile.Status{Version: 1, SpecValid: true, Daemons: []reconcile.DaemonStatus{
 		{Name: "busy", Provider: "discord", DesiredState: "Running", Phase: reconcile.PhaseRunning,
-			Relay: &reconcile.RelayStatus{Pending: 3, Failed: 1, Posted: 40, PostSeconds: 6.5, RateLimitWaits: 2}},
+			Relay: &reconcile.RelayStatus{Pending: 3, Failed: 1, Posted: 40, PostSeconds: 6.5, RateLimitWaits: 2, Filtered: 7}},
 		{Name: "paused", Provider: "slack", DesiredState: "Running", Phase: reconcile.PhaseRunning, Reason: "ChannelUnavailable",
 			Relay: &reconcile.RelayStatus{Pending: 5, Blocked: &ownership.RelayBlock{Reason: "ChannelUnavailable", Message: "channel C1 not found"}}},
 		{Name: "norelay", Provider: "slack", DesiredState: "Running", Phase: reconcile.PhaseRunning},
@@ -31,6 +31,8 @@ func TestRelayValues(t *testing.T) {
 		{NameRelayFailed, "name=busy,provider=discord", 1},
 		{NameRelayPosted, "name=busy,provider=discord", 40},
 		{NameRelayRateLimitWaits, "name=busy,provider=discord", 2},
+		{NameRelayFiltered, "name=busy,provider=discord", 7},
+		{NameRelayFiltered, "name=paused,provider=slack", 0},
 		{NameRelayBlocked, "name=busy,provider=discord,reason=RelayBlocked", 0},
 		{NameRelayBlocked, "name=busy,provider=discord,reason=ChannelUnavailable", 0},
 		{NameRelayPending, "name=paused,provider=slack", 5},

@@ -21,6 +21,10 @@ type RelayState struct {
 	Posted         int64   `json:"posted"`
 	PostSeconds    float64 `json:"postSeconds"`
 	RateLimitWaits int64   `json:"rateLimitWaits"`
+	// Filtered counts the messages the spec's verbosity left out (moved
+	// to sent/ unposted). Written only once one was: a record without it
+	// stays what an older reader knows.
+	Filtered int64 `json:"filtered,omitempty"`
 	// The way back, since the daemon started: replies landed in the
 	// inbox, deliveries found already landed, messages ignored (not a
 	// session's thread, not an authorized person, a bot, an edit), and
@@ -69,7 +73,7 @@ func (r *RelayState) marshal(w *jswriter.Writer) {
 	for _, kv := range []struct {
 		key string
 		v   int64
-	}{{"inboxLanded", r.InboxLanded}, {"inboxDuplicates", r.InboxDuplicates}, {"inboxIgnored", r.InboxIgnored}, {"lastInboxAt", r.LastInboxAt}} {
+	}{{"filtered", r.Filtered}, {"inboxLanded", r.InboxLanded}, {"inboxDuplicates", r.InboxDuplicates}, {"inboxIgnored", r.InboxIgnored}, {"lastInboxAt", r.LastInboxAt}} {
 		if kv.v != 0 {
 			w.Key(kv.key).Int(kv.v)
 		}

@@ -33,6 +33,9 @@ type RelayStatus struct {
 	Posted         int64   `json:"posted"`
 	PostSeconds    float64 `json:"postSeconds"`
 	RateLimitWaits int64   `json:"rateLimitWaits"`
+	// Filtered counts, since the daemon started, the messages the spec's
+	// verbosity left out: moved to sent/ unposted (lean: info messages).
+	Filtered int64 `json:"filtered"`
 	// Inbox is the way back since the daemon started; nil until a reply
 	// or anything else came back.
 	Inbox *InboxStatus `json:"inbox,omitempty"`
@@ -55,7 +58,7 @@ func relayStatusOf(r *ownership.RelayState) *RelayStatus {
 	if r == nil {
 		return nil
 	}
-	out := &RelayStatus{Pending: r.Pending, Failed: r.Failed, Posted: r.Posted, PostSeconds: r.PostSeconds, RateLimitWaits: r.RateLimitWaits,
+	out := &RelayStatus{Pending: r.Pending, Failed: r.Failed, Posted: r.Posted, PostSeconds: r.PostSeconds, RateLimitWaits: r.RateLimitWaits, Filtered: r.Filtered,
 		OldestPendingAt: msTime(r.OldestPendingAt), RateLimitedUntil: msTime(r.RateLimitedUntil), LastPostAt: msTime(r.LastPostAt)}
 	if r.Blocked != nil {
 		b := *r.Blocked

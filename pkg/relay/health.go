@@ -20,6 +20,9 @@ type Health struct {
 	Posted           int64     // parts the service confirmed since start
 	PostSeconds      float64   // the sum of those parts' request latencies
 	RateLimitWaits   int64     // 429s honoured since start
+	// Filtered counts the messages the verbosity left out (lean: an info
+	// message) since start, moved to sent/ unposted.
+	Filtered int64
 }
 
 // Block says why the relay is paused.

@@ -478,7 +478,7 @@ func TestRedactionBeforeSplitAndJournal(t *testing.T) {
 }
 
 // verbosity lean posts actions, errors, open and close; an info message
-// goes to sent/ unposted.
+// goes to sent/ unposted, counted as filtered.
 func TestLeanVerbositySkipsInfo(t *testing.T) {
 	f := newFakePoster()
 	h := newHarness(t, f)
@@ -495,5 +495,9 @@ func TestLeanVerbositySkipsInfo(t *testing.T) {
 	}
 	if got := files(t, h.dirs.Sent); len(got) != 4 {
 		t.Fatalf("sent/ holds %v, want all 4", got)
+	}
+	// Left out, and counted: the one word of a message nobody will see.
+	if hl := h.relay.Health(); hl.Filtered != 1 {
+		t.Errorf("health filtered %d, want the one info message", hl.Filtered)
 	}
 }

@@ -94,7 +94,7 @@ const (
 // reads as U+FFFD.
 func Render(m bus.Message, o RenderOptions) Rendered {
 	m = m.WithDefaults()
-	if !o.Verbose && m.Event == bus.EventMessage && m.Level == bus.LevelInfo {
+	if LeftOut(m, o.Verbose) {
 		return Rendered{Skip: true}
 	}
 	title := oneLine(m.Title)
@@ -119,6 +119,16 @@ func Render(m bus.Message, o RenderOptions) Rendered {
 		r.Close, r.CloseLine = true, closeLine
 	}
 	return r
+}
+
+// LeftOut reports whether a daemon's verbosity (verbose or lean) leaves
+// m out: lean posts no event message at level info (defaults applied:
+// no event is a message, no level is info). The one rule for the relay,
+// which moves such a message to sent/ unposted and counts it (filtered),
+// and for send, which says so when it writes one.
+func LeftOut(m bus.Message, verbose bool) bool {
+	m = m.WithDefaults()
+	return !verbose && m.Event == bus.EventMessage && m.Level == bus.LevelInfo
 }
 
 // compose is the text of a message's parts before splitting, "" for

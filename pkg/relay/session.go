@@ -90,11 +90,15 @@ func (r *Relay) deliver(ctx context.Context, session, id string) error {
 
 	switch {
 	case rd.Skip:
+		r.filter(id)
 		return r.sent(name, id)
 	case ss.closed && m.Event == bus.EventClose:
 		return r.sent(name, id) // closed already
 	case ss.closed:
-		r.failFile(name, fmt.Sprintf("session %s was closed", session))
+		r.mu.Lock()
+		closed := r.st.closedError(session)
+		r.mu.Unlock()
+		r.failFile(name, closed.Error())
 		return nil
 	case m.Event == bus.EventClose && ss.root == "":
 		return r.sent(name, id) // never opened: nothing to close

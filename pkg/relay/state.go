@@ -40,6 +40,9 @@ type sessionState struct {
 	root   string // the root message's service id; "" while not done
 	thread string // the thread's id; "" while not done
 	closed bool
+	// closedAt is when the close was confirmed (the archive's done
+	// record), unix ms; 0 if the record has no time.
+	closedAt int64
 }
 
 // attempt is an attempt record not followed by its done record.
@@ -96,7 +99,9 @@ func (s *state) apply(r bus.Record) {
 			ss.thread = r.Remote
 			s.byThread[r.Remote] = r.Session
 		case r.Part == bus.PartArchive:
-			ss.closed = true
+			if !ss.closed {
+				ss.closed, ss.closedAt = true, r.At
+			}
 		case strings.HasPrefix(r.Part, "edit:"):
 			// An edit makes nothing new at the service, but the edited
 			// part now belongs to this message too: a later message that

@@ -58,6 +58,15 @@ func (r *Relay) posted(took time.Duration) {
 	r.changed()
 }
 
+// filter counts a message the verbosity left out (Health.Filtered): it
+// leaves the outbox for sent/ unposted, and this count is its word.
+func (r *Relay) filter(id string) {
+	r.mu.Lock()
+	r.health.Filtered++
+	r.mu.Unlock()
+	r.opts.Log.V(1).Info("message left out by verbosity lean; moved to sent/ unposted", "id", id)
+}
+
 // setBlock records why session (or, for "", the channel check) cannot
 // post; nil clears it.
 func (r *Relay) setBlock(session string, b *Block) {

@@ -159,7 +159,7 @@ func malformedRecords(pid int, incarnation string) []recordCase {
 
 // goodRelay is a relay object with every field set.
 const goodRelay = `{"pending":3,"oldestPendingAt":1764450001000,"failed":1,"blocked":{"reason":"RelayBlocked","message":"403 Missing Access"},` +
-	`"rateLimitedUntil":1764450006000,"lastPostAt":1764450004000,"posted":12,"postSeconds":1.75,"rateLimitWaits":2,` +
+	`"rateLimitedUntil":1764450006000,"lastPostAt":1764450004000,"posted":12,"postSeconds":1.75,"rateLimitWaits":2,"filtered":6,` +
 	`"inboxLanded":4,"inboxDuplicates":1,"inboxIgnored":7,"lastInboxAt":1764450005000,"inboxIgnoredBy":{"self":5,"unauthorized":2}}`
 
 // malformedRelays: this project's relay object (which the reference
@@ -184,6 +184,7 @@ func malformedRelays(r jsonObj) []recordCase {
 		relay("failed null", "relay.failed", edit(`"failed":1`, `"failed":null`)),
 		relay("posted negative", "relay.posted", edit(`"posted":12`, `"posted":-12`)),
 		relay("rateLimitWaits boolean", "relay.rateLimitWaits", edit(`"rateLimitWaits":2`, `"rateLimitWaits":true`)),
+		relay("filtered negative", "relay.filtered", edit(`"filtered":6`, `"filtered":-1`)),
 		relay("oldestPendingAt negative", "relay.oldestPendingAt", edit(`"oldestPendingAt":1764450001000`, `"oldestPendingAt":-5`)),
 		relay("lastPostAt string", "relay.lastPostAt", edit(`"lastPostAt":1764450004000`, `"lastPostAt":"now"`)),
 		relay("rateLimitedUntil infinite", "relay.rateLimitedUntil", edit(`"rateLimitedUntil":1764450006000`, `"rateLimitedUntil":1e400`)),
@@ -277,7 +278,7 @@ func TestParseStateAccepts(t *testing.T) {
 			}},
 		{"relay", r.with("relay", goodRelay).bytes(), false, func(s *ownership.State) bool {
 			want := ownership.RelayState{Pending: 3, OldestPendingAt: 1764450001000, Failed: 1, Blocked: &ownership.RelayBlock{Reason: "RelayBlocked", Message: "403 Missing Access"},
-				RateLimitedUntil: 1764450006000, LastPostAt: 1764450004000, Posted: 12, PostSeconds: 1.75, RateLimitWaits: 2,
+				RateLimitedUntil: 1764450006000, LastPostAt: 1764450004000, Posted: 12, PostSeconds: 1.75, RateLimitWaits: 2, Filtered: 6,
 				InboxLanded: 4, InboxDuplicates: 1, InboxIgnored: 7, LastInboxAt: 1764450005000, InboxIgnoredBy: map[string]int64{"self": 5, "unauthorized": 2}}
 			return s.Relay != nil && s.Relay.Blocked != nil && *s.Relay.Blocked == *want.Blocked && reflect.DeepEqual(relayFigures(*s.Relay), relayFigures(want))
 		}},

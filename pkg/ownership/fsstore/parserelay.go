@@ -15,7 +15,7 @@ import (
 // and a key it does not know is a writer it does not know.
 var relayKeys = []string{
 	"pending", "oldestPendingAt", "failed", "blocked", "rateLimitedUntil",
-	"lastPostAt", "posted", "postSeconds", "rateLimitWaits",
+	"lastPostAt", "posted", "postSeconds", "rateLimitWaits", "filtered",
 	"inboxLanded", "inboxDuplicates", "inboxIgnored", "lastInboxAt", "inboxIgnoredBy",
 }
 
@@ -59,7 +59,9 @@ func (f *fields) relay() *ownership.RelayState {
 		Posted:           r.count("posted"),
 		PostSeconds:      r.seconds("postSeconds"),
 		RateLimitWaits:   r.count("rateLimitWaits"),
-		// Optional: written only once something came back.
+		// Optional: written only once a message was left out, or
+		// something came back.
+		Filtered:        r.optionalCount("filtered"),
 		InboxLanded:     r.optionalCount("inboxLanded"),
 		InboxDuplicates: r.optionalCount("inboxDuplicates"),
 		InboxIgnored:    r.optionalCount("inboxIgnored"),

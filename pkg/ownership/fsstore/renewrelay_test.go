@@ -20,7 +20,7 @@ func TestRenewPublishesTheRelay(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = o.Release(nil) })
-	rs := &ownership.RelayState{Pending: 2, OldestPendingAt: 1764450001000, Failed: 1, Posted: 5, PostSeconds: 0.25, RateLimitWaits: 1,
+	rs := &ownership.RelayState{Pending: 2, OldestPendingAt: 1764450001000, Failed: 1, Posted: 5, PostSeconds: 0.25, RateLimitWaits: 1, Filtered: 3,
 		Blocked: &ownership.RelayBlock{Reason: "RelayBlocked", Message: strings.Repeat("é", 2000)}}
 	if err := o.Renew(ownership.Heartbeat{TransportHealthy: true, Relay: rs}); err != nil {
 		t.Fatal(err)
@@ -30,7 +30,7 @@ func TestRenewPublishesTheRelay(t *testing.T) {
 		t.Fatalf("record after a heartbeat with a relay: %+v", rec)
 	}
 	got := rec.State.Relay
-	if n := len(got.Blocked.Message); n > maxDetail || n == 0 || got.Pending != 2 || got.Posted != 5 || got.PostSeconds != 0.25 {
+	if n := len(got.Blocked.Message); n > maxDetail || n == 0 || got.Pending != 2 || got.Posted != 5 || got.PostSeconds != 0.25 || got.Filtered != 3 {
 		t.Fatalf("relay %+v (message of %d bytes)", got, n)
 	}
 	if len(rs.Blocked.Message) != 4000 {
