@@ -31,7 +31,14 @@ message's id is printed on stdout, and nothing else.
 The text is TEXT, or standard input when TEXT is "-" (at most 1 MiB); with no
 TEXT it is empty (an open or close needs none). Without --id a new id is made;
 give one to make a retry safe: the same id with the same content is the same
-message, queued once, and with other content an error.`,
+message, queued once, and with other content an error. An id is 1 to 64 of
+A-Z a-z 0-9 . _ - and does not start with "." (such a file is a producer's
+temp file, which the relay never reads).
+
+Nothing is queued in vain without a word: a message the daemon's verbosity
+leaves out (lean, the default, posts no info message) is written and counted
+as filtered, and send says so on stderr; a message for a session that was
+closed is refused (exit 1), naming when it closed.`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runSend(cmd, g, f, args)
@@ -42,7 +49,7 @@ message, queued once, and with other content an error.`,
 	fl.StringVar(&f.event, "event", bus.EventMessage, "message, open (start the session's thread) or close (end it)")
 	fl.StringVar(&f.title, "title", "", "the session's title: its thread's name")
 	fl.StringVar(&f.level, "level", bus.LevelInfo, "info, action or error (a lean daemon posts only action and error messages)")
-	fl.StringVar(&f.id, "id", "", "the message's id (default: a new ULID)")
+	fl.StringVar(&f.id, "id", "", "the message's id, [A-Za-z0-9._-]{1,64} not starting with '.' (default: a new ULID)")
 	return cmd
 }
 
@@ -85,6 +92,11 @@ func runSend(cmd *cobra.Command, g *globals, f *sendFlags, args []string) error 
 		return err
 	}
 	fmt.Fprintln(cmd.OutOrStdout(), resp.ID)
+	if resp.LeftOut != "" {
+		// stdout stays the id alone, for scripts; the word is for the
+		// person, who would otherwise wait for a post that never comes.
+		fmt.Fprintf(cmd.ErrOrStderr(), "send: %s\n", resp.LeftOut)
+	}
 	return nil
 }
 

@@ -66,6 +66,11 @@ func Write(dir string, m Message) (string, error) {
 	return m.ID, nil
 }
 
+// Posted reports whether m (defaults applied) was already posted from the
+// outbox dir: its file in sent/ with the same content. As Write judges it:
+// other content under its id in sent/, or its id in failed/, is an error.
+func Posted(outbox string, m Message) (bool, error) { return settled(outbox, m) }
+
 // checkOutbox refuses a missing outbox, and one that is not private
 // (platform.CheckPrivateDir, which only judges a directory that exists).
 func checkOutbox(dir string) error {

@@ -21,9 +21,12 @@ type SendRequest struct {
 	Message bus.Message `json:"message"`
 }
 
-// SendResponse is the id the message was published under.
+// SendResponse is the id the message was published under and, when the
+// daemon's verbosity will leave it out, a sentence saying so (send prints
+// it on stderr).
 type SendResponse struct {
-	ID string `json:"id"`
+	ID      string `json:"id"`
+	LeftOut string `json:"leftOut,omitempty"`
 }
 
 // MaxSendRequest caps a send's body: the largest outbox file and room for
@@ -92,10 +95,11 @@ func checkSendName(res *spec.Result, name string, hasDir bool) error {
 }
 
 // send is a send with the spec result res: the name judged, then the
-// bus's directories made (private) and the message published in the
-// outbox, whole or not at all. The same id with the same content again is
-// success, one file; with other content an error naming the id (exit 1).
-func send(agentDir string, res *spec.Result, req SendRequest) (*SendResponse, error) {
+// bus's directories made (private), the session checked open, and the
+// message published in the outbox, whole or not at all. The same id with
+// the same content again is success, one file; with other content an
+// error naming the id (exit 1), as is a message for a closed session.
+func send(ctx context.Context, agentDir string, res *spec.Result, req SendRequest) (*SendResponse, error) {
 	m, err := checkMessage(req)
 	if err != nil {
 		return nil, err
@@ -111,11 +115,14 @@ func send(agentDir string, res *spec.Result, req SendRequest) (*SendResponse, er
 	if err := bus.EnsureDirs(dirs); err != nil {
 		return nil, fmt.Errorf("send to %s: %w", req.Name, err)
 	}
+	if err := checkOpen(ctx, req.Name, dirs, m); err != nil {
+		return nil, err
+	}
 	id, err := bus.Write(dirs.Outbox, m)
 	if err != nil {
 		return nil, fmt.Errorf("send to %s: %w", req.Name, err)
 	}
-	return &SendResponse{ID: id}, nil
+	return &SendResponse{ID: id, LeftOut: leftOutNote(req.Name, res.Lookup(req.Name), m)}, nil
 }
 
 // Send asks the loop to publish the message: checked here first, so a
@@ -136,10 +143,10 @@ func (b *LoopBackend) Send(ctx context.Context, req SendRequest) (*SendResponse,
 	if err != nil {
 		return nil, err
 	}
-	return send(b.AgentDir, res, req)
+	return send(ctx, b.AgentDir, res, req)
 }
 
 // Send publishes the message from this process, with the spec as read here.
-func (d *Direct) Send(_ context.Context, req SendRequest) (*SendResponse, error) {
-	return send(d.AgentDir, spec.LoadOnce(d.SpecPath), req)
+func (d *Direct) Send(ctx context.Context, req SendRequest) (*SendResponse, error) {
+	return send(ctx, d.AgentDir, spec.LoadOnce(d.SpecPath), req)
 }

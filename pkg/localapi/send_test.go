@@ -67,6 +67,10 @@ func TestCheckMessage(t *testing.T) {
 		{"bad event", SendRequest{Name: "d1", Message: bus.Message{ID: "m1", Session: "s", Event: "edit"}}, "event: must be one of message, open, close"},
 		{"bad level", SendRequest{Name: "d1", Message: bus.Message{ID: "m1", Session: "s", Level: "debug"}}, "level: must be one of"},
 		{"bad id", SendRequest{Name: "d1", Message: bus.Message{ID: "a/b", Session: "s"}}, `message "a/b": id: must match`},
+		// <id>.json would be a temp name: written, then never read.
+		{"id starting with a dot", SendRequest{Name: "d1", Message: bus.Message{ID: ".x", Session: "s"}}, `message ".x": id: ` + bus.IDRule},
+		{"id dot", SendRequest{Name: "d1", Message: bus.Message{ID: ".", Session: "s"}}, `message ".": id: ` + bus.IDRule},
+		{"id dot dot", SendRequest{Name: "d1", Message: bus.Message{ID: "..", Session: "s"}}, `message "..": id: ` + bus.IDRule},
 		{"two fields", SendRequest{Name: "d1", Message: bus.Message{ID: "m1", Session: "s", Event: "x", Level: "y"}}, "event: must be one of message, open, close; level:"},
 		{"text over 1 MiB", SendRequest{Name: "d1", Message: bus.Message{ID: "m1", Session: "s", Text: strings.Repeat("x", bus.MaxTextSize+1)}}, "text: is 1048577 bytes"},
 		{"text whose escapes are too big", SendRequest{Name: "d1", Message: bus.Message{ID: "m1", Session: "s", Text: strings.Repeat("\x01", bus.MaxTextSize)}}, "text: the message encodes to"},
