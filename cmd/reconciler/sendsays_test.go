@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -59,6 +60,9 @@ func TestSendSaysWhatWillNotBePosted(t *testing.T) {
 		st, _ := daemonStatus(s, "discord")
 		return st.Relay != nil && st.Relay.Filtered == 1 && st.Relay.Pending == 0
 	})
+	if got := wideCell(t, runBinary(t, nil, "status", "discord", "-o", "wide", "--agent-dir", e.agentDir), "FILTERED"); got != "1" {
+		t.Errorf("status -o wide: FILTERED %q, want 1", got)
+	}
 	desc := runBinary(t, nil, "describe", "discord", "--agent-dir", e.agentDir)
 	if desc.code != 0 || !regexp.MustCompile(`Filtered:\s+1 since the daemon started`).MatchString(desc.stdout) {
 		t.Errorf("describe: exit %d, want the filtered count:\n%s%s", desc.code, desc.stdout, desc.stderr)
@@ -110,4 +114,20 @@ func exists(t *testing.T, path string) bool {
 		t.Fatal(err)
 	}
 	return err == nil
+}
+
+// wideCell is column col of the one daemon row of a `status -o wide`
+// table (every cell before MESSAGE is one word).
+func wideCell(t *testing.T, r result, col string) string {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if r.code != 0 || len(lines) < 2 {
+		t.Fatalf("status -o wide: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	head, row := strings.Fields(lines[0]), strings.Fields(lines[1])
+	i := slices.Index(head, col)
+	if i < 0 || i >= len(row) {
+		t.Fatalf("status -o wide: no %s column:\n%s", col, r.stdout)
+	}
+	return row[i]
 }

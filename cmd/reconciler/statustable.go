@@ -20,7 +20,7 @@ import (
 // -o wide adds.
 var (
 	statusColumns = []string{"NAME", "PROVIDER", "DESIRED", "PHASE", "GEN", "PID", "READY", "RESTARTS", "AGE", "REASON"}
-	wideColumns   = []string{"OUTBOX", "FAILED", "LAST-POST", "MESSAGE"}
+	wideColumns   = []string{"OUTBOX", "FAILED", "FILTERED", "LAST-POST", "MESSAGE"}
 )
 
 // ageColumn is AGE's place in a row: computed when printed, it is no
@@ -89,18 +89,18 @@ func statusRows(st *reconcile.Status, wide bool, now time.Time) []row {
 	return rows
 }
 
-// relayCells are OUTBOX (pending), FAILED and LAST-POST (the age of the
-// last post): "-" while no relay has reported, never a zero nobody
-// measured.
+// relayCells are OUTBOX (pending), FAILED, FILTERED (left out by the
+// verbosity since the daemon started) and LAST-POST (the age of the last
+// post): "-" while no relay has reported, never a zero nobody measured.
 func relayCells(r *reconcile.RelayStatus, now time.Time) []string {
 	if r == nil {
-		return []string{"-", "-", "-"}
+		return []string{"-", "-", "-", "-"}
 	}
 	last := "-"
 	if r.LastPostAt != nil {
 		last = duration(now.Sub(r.LastPostAt.Time))
 	}
-	return []string{strconv.FormatInt(r.Pending, 10), strconv.FormatInt(r.Failed, 10), last}
+	return []string{strconv.FormatInt(r.Pending, 10), strconv.FormatInt(r.Failed, 10), strconv.FormatInt(r.Filtered, 10), last}
 }
 
 // wideMessage is MESSAGE: the relay's block message while it is paused
