@@ -16,10 +16,12 @@ import (
 // A session's close is read back from the journal, with when it was
 // confirmed, as the relay folds it; a message dropped by hand for that
 // session goes to failed/ with a reason naming the session and that
-// time, and a close again is no failure.
+// time, even one the verbosity would leave out, and a close again is no
+// failure.
 func TestClosedSessionReadAndNamed(t *testing.T) {
 	f := newFakePoster()
 	h := newHarness(t, f)
+	h.render = RenderOptions{Limit: f.PartLimit()} // lean
 	store := FileJournal(h.dirs)
 	ctx := context.Background()
 	if c, err := SessionClosed(ctx, store, "s"); c != nil || err != nil {
@@ -46,9 +48,13 @@ func TestClosedSessionReadAndNamed(t *testing.T) {
 
 	h.send(bus.Message{ID: "04", Session: "s", Text: "too late", Level: bus.LevelAction})
 	h.send(bus.Message{ID: "05", Session: "s", Event: bus.EventClose})
+	h.send(bus.Message{ID: "06", Session: "s", Text: "chatter, too late"})
 	h.waitFor("outbox drained again", h.outboxEmpty)
-	if got := files(t, h.dirs.Failed); !slices.Equal(got, []string{"04.json"}) {
-		t.Fatalf("failed/ holds %v, want only the message after the close", got)
+	if got := files(t, h.dirs.Failed); !slices.Equal(got, []string{"04.json", "06.json"}) {
+		t.Fatalf("failed/ holds %v, want the two messages after the close", got)
+	}
+	if hl := h.relay.Health(); hl.Filtered != 0 {
+		t.Errorf("filtered %d, want 0: a message for a closed session fails, whatever its level", hl.Filtered)
 	}
 	data, err := os.ReadFile(filepath.Join(h.dirs.Failed, "04.json"))
 	if err != nil {

@@ -88,10 +88,9 @@ func (r *Relay) deliver(ctx context.Context, session, id string) error {
 	}
 	r.mu.Unlock()
 
+	// A closed session first: send refuses any message for one, whatever
+	// its level, so a file dropped by hand fails the same way.
 	switch {
-	case rd.Skip:
-		r.filter(id)
-		return r.sent(name, id)
 	case ss.closed && m.Event == bus.EventClose:
 		return r.sent(name, id) // closed already
 	case ss.closed:
@@ -100,6 +99,9 @@ func (r *Relay) deliver(ctx context.Context, session, id string) error {
 		r.mu.Unlock()
 		r.failFile(name, closed.Error())
 		return nil
+	case rd.Skip:
+		r.filter(id)
+		return r.sent(name, id)
 	case m.Event == bus.EventClose && ss.root == "":
 		return r.sent(name, id) // never opened: nothing to close
 	case m.Event == bus.EventMessage && len(rd.Parts) == 0:
