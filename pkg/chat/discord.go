@@ -161,7 +161,7 @@ func (d *discordTransport) receive(ctx context.Context, m *discordgo.Message, ki
 	ctx, cancel := context.WithTimeout(ctx, inboundWait)
 	defer cancel()
 	if _, err := d.opts.Inbound.Receive(ctx, ev); err != nil {
-		d.opts.Log.Error(err, "an inbound message did not land; the next history read finds it", "message", m.ID)
+		d.opts.Log.Error(err, "an inbound message did not land yet; it is tried again on its own", "message", m.ID)
 	}
 }
 

@@ -152,7 +152,7 @@ func (t *slackTransport) eventsAPI(ctx context.Context, client *socketmode.Clien
 		ctx, cancel := context.WithDeadline(ctx, deadline)
 		defer cancel()
 		if _, err := t.opts.Inbound.Receive(ctx, slackrelay.EventOf(msg, t.cfg.ChannelID, self)); err != nil {
-			t.opts.Log.Error(err, "an inbound message did not land in time; left unacknowledged for Slack to deliver again", "message", msg.TimeStamp)
+			t.opts.Log.Error(err, "an inbound message did not land in time; left unacknowledged for Slack to deliver again, and tried again on its own", "message", msg.TimeStamp)
 			return
 		}
 		ack()

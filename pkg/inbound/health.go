@@ -14,8 +14,12 @@ type Health struct {
 	LastLandedAt time.Time
 	// Unreacted is how many landed messages still wait for their 👀.
 	Unreacted int
+	// Owed is how many replies could not land yet and are being tried
+	// again.
+	Owed int
 	// Failures counts landings and history reads that failed (and will
-	// be tried again); Error is the latest, "" once one succeeded since.
+	// be tried again); Error is the latest, "" once a landing succeeded
+	// since with no reply owed.
 	Failures int64
 	Error    string
 }

@@ -90,11 +90,13 @@ type Inbound struct {
 	seen      map[string]seenMsg  // landed ids, by message id
 	cursors   map[string]bus.InboundRecord
 	unreacted map[string]bus.InboundRecord // landed, reaction not yet recorded
+	owed      []owedReply                  // could not land yet, oldest first
 	health    Health
 
 	ready   chan struct{} // closed once the journal was replayed
 	reacts  chan struct{} // pokes the reaction worker
 	history chan struct{} // pokes the history reader
+	retry   chan struct{} // pokes the retry of owed replies
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	done    chan struct{}
@@ -133,7 +135,8 @@ func New(opts Options) *Inbound {
 		seen: map[string]seenMsg{}, cursors: map[string]bus.InboundRecord{}, unreacted: map[string]bus.InboundRecord{},
 		health: Health{Ignored: map[Reason]int64{}},
 		ready:  make(chan struct{}), reacts: make(chan struct{}, 1), history: make(chan struct{}, 1),
-		done: make(chan struct{}),
+		retry: make(chan struct{}, 1),
+		done:  make(chan struct{}),
 	}
 	for _, u := range opts.Authorized {
 		if u != "" {
@@ -158,9 +161,10 @@ func (in *Inbound) Start(context.Context) error {
 			return
 		}
 		close(in.ready)
-		in.wg.Add(2)
+		in.wg.Add(3)
 		go func() { defer in.wg.Done(); in.reactLoop(ctx) }()
 		go func() { defer in.wg.Done(); in.historyLoop(ctx) }()
+		go func() { defer in.wg.Done(); in.retryLoop(ctx) }()
 	}()
 	go func() {
 		in.wg.Wait()
@@ -201,8 +205,9 @@ func (in *Inbound) Connected() { poke(in.history) }
 
 // Receive handles one live event and returns once it is landed durably,
 // found a duplicate, or ignored. An error means it is not landed (and
-// not seen): the service may deliver it again, and the next history read
-// finds it.
+// not seen): it is tried again on its own (owed.go) if it got as far as
+// being decided, and the service may deliver it again, or the next
+// history read find it.
 func (in *Inbound) Receive(ctx context.Context, ev Event) (Outcome, error) {
 	select {
 	case <-in.ready:

@@ -11,7 +11,9 @@ import (
 // the file, append its landed record, publish the file. The record is the
 // commit point: before it is durable nothing was landed (a crash leaves a
 // stage that the next start removes); once it is, the message is seen
-// for good, and a crash leaves a stage the next start publishes.
+// for good, and a crash leaves a stage the next start publishes. A reply
+// that could not land is owed: retried on its own, and the later replies
+// of its session wait behind it (owed.go).
 func (in *Inbound) land(ctx context.Context, ev Event) (Outcome, error) {
 	// Decided under the lock, so that the counts tell one story: a reply
 	// judged outside every session was counted so before any landing of
@@ -20,6 +22,7 @@ func (in *Inbound) land(ctx context.Context, ev Event) (Outcome, error) {
 	defer in.mu.Unlock()
 	session, reason := decide(ev, in.authorized, in.opts.Sessions.SessionAt)
 	if reason != "" {
+		in.settle(ev.ID)
 		in.health.Ignored[reason]++
 		in.changed()
 		if reason == Unauthorized || reason == Unusable {
@@ -34,28 +37,40 @@ func (in *Inbound) land(ctx context.Context, ev Event) (Outcome, error) {
 		if !s.published {
 			// Recorded, but the rename failed: this delivery retries it.
 			if err := bus.PublishInbox(in.opts.Bus, s.rec.Session, s.rec.File); err != nil {
-				return 0, err
+				return 0, in.failed(fmt.Errorf("publishing %s: %w", ev.ID, err))
 			}
 			s.published = true
 			in.seen[ev.ID] = s
+			in.opts.Step(StepPublished, ev.ID)
+			in.settle(ev.ID)
+			in.landedClean()
 		}
 		in.health.Duplicates++
 		in.changed()
 		return Duplicate, nil
 	}
+	if in.owedBefore(session, ev) {
+		in.owe(ev, session)
+		in.changed()
+		return 0, errWaitsBehind(ev, session)
+	}
 	if err := in.opts.Fence(); err != nil {
-		return 0, fmt.Errorf("landing %s: %w", ev.ID, err)
+		in.owe(ev, session)
+		return 0, in.failed(fmt.Errorf("landing %s: %w", ev.ID, err))
 	}
 	m := bus.InboxMessage{ID: ev.ID, Session: session, User: ev.User, Text: ev.Text, TS: bus.InboxTime(ev.Time)}
 	file, err := bus.StageInbox(in.opts.Bus, m)
 	if err != nil {
+		in.owe(ev, session)
 		return 0, in.failed(fmt.Errorf("landing %s: %w", ev.ID, err))
 	}
 	in.opts.Step(StepStaged, ev.ID)
 	rec := bus.InboundRecord{Op: bus.OpLanded, ID: ev.ID, Place: ev.Place, Session: session, File: file, At: ev.Time.UnixMilli()}
 	if err := in.appendLocked(ctx, rec); err != nil {
 		// The stage stays: if the record did become durable the next
-		// start publishes it; if not, removes it.
+		// start publishes it; if not, removes it (or the retry stages it
+		// again).
+		in.owe(ev, session)
 		return 0, in.failed(fmt.Errorf("landing %s: %w", ev.ID, err))
 	}
 	in.opts.Step(StepRecorded, ev.ID)
@@ -70,13 +85,24 @@ func (in *Inbound) land(ctx context.Context, ev Event) (Outcome, error) {
 	in.changed()
 	poke(in.reacts)
 	if perr != nil {
-		// Seen for good: it never lands twice. Its file appears when a
-		// redelivery or the next start publishes the stage.
+		// Seen for good: it never lands twice. Its file appears when the
+		// retry, a redelivery or the next start publishes the stage.
+		in.owe(ev, session)
 		return Landed, in.failed(fmt.Errorf("landed %s, but %w", ev.ID, perr))
 	}
 	in.opts.Step(StepPublished, ev.ID)
-	in.health.Error = ""
+	in.settle(ev.ID)
+	in.landedClean()
 	return Landed, nil
+}
+
+// landedClean clears the latest error once a landing succeeded and no
+// reply is owed: an owed reply keeps it, so that a later reply landing
+// does not hide the earlier one's failure. in.mu is held.
+func (in *Inbound) landedClean() {
+	if len(in.owed) == 0 {
+		in.health.Error = ""
+	}
 }
 
 // appendLocked appends recs, reopening the journal when an earlier
