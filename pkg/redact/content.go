@@ -13,11 +13,7 @@ import (
 // token glued to a word (tokens' pattern wants a word boundary before
 // it); webhook URLs, whose path is the secret; a bearer value in any
 // case, and authorization values glued to a word too.
-var contentTokens = []struct {
-	maybe   func(string) bool
-	pattern *regexp.Regexp
-	repl    string
-}{
+var contentTokens = []rule{
 	{contains("xox"), regexp.MustCompile(`xox[a-z]-[A-Za-z0-9-]+`), Placeholder},
 	{contains("xapp-"), regexp.MustCompile(`xapp-[A-Za-z0-9-]+`), Placeholder},
 	{func(s string) bool { return strings.Count(s, ".") >= 2 },
@@ -51,16 +47,15 @@ const userPlaceholder = "[user]"
 //     /home/[user] or /Users/[user]: the user name is what leaks, the
 //     rest of the path stays readable.
 //
-// A token broken across lines, or quoted in pieces, is not recognised;
+// A token is found also with invisible characters inside it (zero-width
+// space, soft hyphen), in full-width letters or with %XX escapes (a %2E
+// for a dot): it is replaced from its first character to its last, the
+// text around it kept byte for byte. A token broken across lines, or
+// quoted in pieces, is not recognised;
 // nor is a secret of a shape nothing here knows (a password in a URL
 // query, a generic API key).
 func Content(s, home string) string {
-	s = Tokens(s)
-	for _, t := range contentTokens {
-		if t.maybe(s) {
-			s = t.pattern.ReplaceAllString(s, t.repl)
-		}
-	}
+	s = applyAll(contentTokens, Tokens(s))
 	s = ownHome(s, home)
 	if strings.Contains(s, "/home/") || strings.Contains(s, "/Users/") {
 		s = otherHome.ReplaceAllString(s, "/${1}/"+userPlaceholder)

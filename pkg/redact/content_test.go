@@ -110,6 +110,8 @@ func FuzzContent(f *testing.F) {
 	f.Add("token xoxb-1-2-abc in /home/alice/x and /Users/bob", "/home/alice")
 	f.Add("Bearer abcdefghijklmnopqrstuvwxyz TOKEN_xapp-1-2", "")
 	f.Add("MTIzNDU2Nzg5MDEyMzQ1Njc4OTA.GhIjKl.abcdefghijklmnopqrstuvwxyz0123", "/root")
+	f.Add("xoxb-1\u200b-2\u00ad-abc ｘｏｘｂ-9 MTIzNDU2Nzg5MDEyMzQ1Njc4OTA%2EGhIjKl%2eabcdefghijklmnopqrstuvwxyz0123", "")
+	f.Add("Ｂｅａｒｅｒ\u2060 abcdefghijklmnopqrstuvwxyz ﬁ%2e%2E 🏳️\u200d🌈", "/home/alice")
 	f.Fuzz(func(t *testing.T, s, home string) {
 		out := Content(s, home)
 		if again := Content(s, home); again != out {

@@ -37,14 +37,8 @@ func URLs(s string) string {
 // bot, user and app tokens, a Discord bot token (three base64url parts;
 // its first part is the bot's id, so at least 17 digits' worth), and a
 // Bearer or Bot authorization value of any shape (20 characters or more,
-// so that "Bot restarted" stays as it is). Each has a cheap test that
-// must pass before its pattern runs: the patterns are costly on long
-// texts, and most texts have no token at all.
-var tokens = []struct {
-	maybe   func(string) bool
-	pattern *regexp.Regexp
-	repl    string
-}{
+// so that "Bot restarted" stays as it is).
+var tokens = []rule{
 	{contains("xox"), regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]+`), Placeholder},
 	{contains("xapp-"), regexp.MustCompile(`\bxapp-[A-Za-z0-9-]+`), Placeholder},
 	{func(s string) bool { return strings.Count(s, ".") >= 2 },
@@ -59,15 +53,9 @@ func contains(sub string) func(string) bool {
 
 // Tokens replaces every token-like string in s with Placeholder (an
 // authorization value keeps its scheme word, so the text still says what
-// was there).
-func Tokens(s string) string {
-	for _, t := range tokens {
-		if t.maybe(s) {
-			s = t.pattern.ReplaceAllString(s, t.repl)
-		}
-	}
-	return s
-}
+// was there). A token is found also when an invisible character, full
+// width letters or %XX escapes hide it (see rule.apply).
+func Tokens(s string) string { return applyAll(tokens, s) }
 
 // Text is URLs and Tokens: what an error text may carry of a secret.
 func Text(s string) string { return Tokens(URLs(s)) }
