@@ -62,6 +62,11 @@ func inboxLine(in *reconcile.InboxStatus, now time.Time) string {
 		return "nothing came back since the daemon started"
 	}
 	s := fmt.Sprintf("%d landed, %d duplicates, %d ignored", in.Landed, in.Duplicates, in.Ignored)
+	if in.Waiting > 0 {
+		// A reply that could not land (a full disk) is tried again on its
+		// own: say so, or it would look lost.
+		s = fmt.Sprintf("%d waiting to land (tried again on their own), %s", in.Waiting, s)
+	}
 	if len(in.IgnoredBy) > 0 {
 		var by []string
 		for _, r := range slices.Sorted(maps.Keys(in.IgnoredBy)) {

@@ -54,3 +54,20 @@ func TestDescribeShowsTheRelay(t *testing.T) {
 		t.Errorf("without a relay:\n%s", b.String())
 	}
 }
+
+// A reply that could not land yet is named first on the Inbox line: the
+// counts since the start would not show it.
+func TestInboxLineSaysWhatWaits(t *testing.T) {
+	now := time.Now()
+	for _, c := range []struct {
+		in   reconcile.InboxStatus
+		want string
+	}{
+		{reconcile.InboxStatus{Landed: 2, Waiting: 1}, "1 waiting to land (tried again on their own), 2 landed, 0 duplicates, 0 ignored"},
+		{reconcile.InboxStatus{Landed: 2}, "2 landed, 0 duplicates, 0 ignored"},
+	} {
+		if got := inboxLine(&c.in, now); got != c.want {
+			t.Errorf("inboxLine(%+v) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -29,7 +29,7 @@ func (e *e2e) waitDaemonLog(name, substr string) {
 // again: no reconnect (Discord's gateway session stays the same) and no
 // redelivery (Slack's fake redelivers only on a closed socket here, as
 // Slack gives up after its retries), exactly once, beside a later reply
-// that landed meanwhile.
+// that landed meanwhile. Meanwhile status says a reply waits to land.
 func TestInboundReplyThatCouldNotLandLandsOnItsOwn(t *testing.T) {
 	t.Parallel()
 	f := startFakesWith(t, fakeslack.Options{AckTimeout: -1})
@@ -63,6 +63,7 @@ func TestInboundReplyThatCouldNotLandLandsOnItsOwn(t *testing.T) {
 		}
 		e.say(c.name, place, c.alice, "sent while the disk was full")
 		e.waitDaemonLog(c.name, "did not land")
+		e.waitInboxStatus(c.name, "shows the reply waiting", func(in reconcile.InboxStatus) bool { return in.Waiting == 1 })
 		if err := os.Remove(dir); err != nil {
 			t.Fatal(err)
 		}
@@ -81,6 +82,7 @@ func TestInboundReplyThatCouldNotLandLandsOnItsOwn(t *testing.T) {
 		if len(got) != 3 {
 			t.Errorf("%s: the inbox holds %d files, want 3: %v", c.name, len(got), got)
 		}
+		e.waitInboxStatus(c.name, "shows nothing waiting", func(in reconcile.InboxStatus) bool { return in.Waiting == 0 && in.Landed == 3 })
 		if now := e.connects(c.name); now != connects {
 			t.Errorf("%s: the transport connected again (%d connections, then %d): the reply was to land without", c.name, connects, now)
 		}

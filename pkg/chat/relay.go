@@ -205,6 +205,7 @@ func (c *relayComponent) RelayState() *ownership.RelayState {
 	if c.in != nil {
 		h := c.in.Health()
 		s.InboxLanded, s.InboxDuplicates, s.InboxIgnored = h.Landed, h.Duplicates, h.IgnoredTotal()
+		s.InboxWaiting = int64(h.Owed)
 		for r, n := range h.Ignored {
 			if n > 0 {
 				if s.InboxIgnoredBy == nil {

@@ -37,6 +37,9 @@ type RelayState struct {
 	// "unauthorized", "bot", "self", ...), so an operator can tell a
 	// reply from the wrong account from the bot's own echoes.
 	InboxIgnoredBy map[string]int64 `json:"inboxIgnoredBy,omitempty"`
+	// InboxWaiting is how many replies could not land yet (a full disk)
+	// and are being tried again: now, not since the start.
+	InboxWaiting int64 `json:"inboxWaiting,omitempty"`
 }
 
 // RelayBlock says why a relay is paused: Reason is RelayBlocked or
@@ -84,6 +87,9 @@ func (r *RelayState) marshal(w *jswriter.Writer) {
 			w.Key(k).Int(r.InboxIgnoredBy[k])
 		}
 		w.Close()
+	}
+	if r.InboxWaiting != 0 {
+		w.Key("inboxWaiting").Int(r.InboxWaiting)
 	}
 	w.Close()
 }

@@ -43,10 +43,12 @@ type RelayStatus struct {
 
 // InboxStatus counts what came back from the chat service: replies
 // landed, deliveries of replies already landed, messages ignored (by
-// reason: "unauthorized", "bot", "self", "edit", ...), and when the latest
-// landed reply was sent.
+// reason: "unauthorized", "bot", "self", "edit", ...), when the latest
+// landed reply was sent, and the replies that could not land yet and are
+// being tried again.
 type InboxStatus struct {
 	Landed     int64            `json:"landed"`
+	Waiting    int64            `json:"waiting,omitempty"`
 	Duplicates int64            `json:"duplicates"`
 	Ignored    int64            `json:"ignored"`
 	IgnoredBy  map[string]int64 `json:"ignoredBy,omitempty"`
@@ -64,8 +66,8 @@ func relayStatusOf(r *ownership.RelayState) *RelayStatus {
 		b := *r.Blocked
 		out.Blocked = &b
 	}
-	if r.InboxLanded+r.InboxDuplicates+r.InboxIgnored > 0 {
-		out.Inbox = &InboxStatus{Landed: r.InboxLanded, Duplicates: r.InboxDuplicates, Ignored: r.InboxIgnored,
+	if r.InboxLanded+r.InboxDuplicates+r.InboxIgnored+r.InboxWaiting > 0 {
+		out.Inbox = &InboxStatus{Landed: r.InboxLanded, Waiting: r.InboxWaiting, Duplicates: r.InboxDuplicates, Ignored: r.InboxIgnored,
 			IgnoredBy: maps.Clone(r.InboxIgnoredBy), LastAt: msTime(r.LastInboxAt)}
 	}
 	return out

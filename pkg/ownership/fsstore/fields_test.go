@@ -35,7 +35,7 @@ var stateChanges = map[string]func(*ownership.State){
 			Blocked: &ownership.RelayBlock{Reason: "ChannelUnavailable", Message: "unknown channel 123"}, RateLimitedUntil: s.HeartbeatAt + 500,
 			LastPostAt: s.HeartbeatAt - 100, Posted: 12, PostSeconds: 1.75, RateLimitWaits: 2,
 			InboxLanded: 4, InboxDuplicates: 1, InboxIgnored: 7, LastInboxAt: s.HeartbeatAt - 50,
-			InboxIgnoredBy: map[string]int64{"unauthorized": 2, "self": 5}}
+			InboxIgnoredBy: map[string]int64{"unauthorized": 2, "self": 5}, InboxWaiting: 2}
 	},
 }
 

@@ -160,7 +160,7 @@ func malformedRecords(pid int, incarnation string) []recordCase {
 // goodRelay is a relay object with every field set.
 const goodRelay = `{"pending":3,"oldestPendingAt":1764450001000,"failed":1,"blocked":{"reason":"RelayBlocked","message":"403 Missing Access"},` +
 	`"rateLimitedUntil":1764450006000,"lastPostAt":1764450004000,"posted":12,"postSeconds":1.75,"rateLimitWaits":2,"filtered":6,` +
-	`"inboxLanded":4,"inboxDuplicates":1,"inboxIgnored":7,"lastInboxAt":1764450005000,"inboxIgnoredBy":{"self":5,"unauthorized":2}}`
+	`"inboxLanded":4,"inboxDuplicates":1,"inboxIgnored":7,"lastInboxAt":1764450005000,"inboxIgnoredBy":{"self":5,"unauthorized":2},"inboxWaiting":2}`
 
 // malformedRelays: this project's relay object (which the reference
 // ignores, so every case is stricter) judged whole.
@@ -279,7 +279,7 @@ func TestParseStateAccepts(t *testing.T) {
 		{"relay", r.with("relay", goodRelay).bytes(), false, func(s *ownership.State) bool {
 			want := ownership.RelayState{Pending: 3, OldestPendingAt: 1764450001000, Failed: 1, Blocked: &ownership.RelayBlock{Reason: "RelayBlocked", Message: "403 Missing Access"},
 				RateLimitedUntil: 1764450006000, LastPostAt: 1764450004000, Posted: 12, PostSeconds: 1.75, RateLimitWaits: 2, Filtered: 6,
-				InboxLanded: 4, InboxDuplicates: 1, InboxIgnored: 7, LastInboxAt: 1764450005000, InboxIgnoredBy: map[string]int64{"self": 5, "unauthorized": 2}}
+				InboxLanded: 4, InboxDuplicates: 1, InboxIgnored: 7, LastInboxAt: 1764450005000, InboxIgnoredBy: map[string]int64{"self": 5, "unauthorized": 2}, InboxWaiting: 2}
 			return s.Relay != nil && s.Relay.Blocked != nil && *s.Relay.Blocked == *want.Blocked && reflect.DeepEqual(relayFigures(*s.Relay), relayFigures(want))
 		}},
 		{"relay without the optional fields", r.with("relay", `{"pending":0,"failed":0,"posted":0,"postSeconds":0,"rateLimitWaits":0}`).bytes(), false,

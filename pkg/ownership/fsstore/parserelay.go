@@ -16,7 +16,7 @@ import (
 var relayKeys = []string{
 	"pending", "oldestPendingAt", "failed", "blocked", "rateLimitedUntil",
 	"lastPostAt", "posted", "postSeconds", "rateLimitWaits", "filtered",
-	"inboxLanded", "inboxDuplicates", "inboxIgnored", "lastInboxAt", "inboxIgnoredBy",
+	"inboxLanded", "inboxDuplicates", "inboxIgnored", "lastInboxAt", "inboxIgnoredBy", "inboxWaiting",
 }
 
 // blockReasons are the reasons a relay may be blocked for: the relay's own,
@@ -67,6 +67,7 @@ func (f *fields) relay() *ownership.RelayState {
 		InboxIgnored:    r.optionalCount("inboxIgnored"),
 		LastInboxAt:     r.time("lastInboxAt"),
 		InboxIgnoredBy:  r.ignoredBy(),
+		InboxWaiting:    r.optionalCount("inboxWaiting"),
 	}
 	if f.err != nil {
 		return nil
