@@ -18,7 +18,7 @@ func init() {
 			"./pkg/inbound", "TestOwedReplyLandsOnItsOwnInOrder"},
 		{"inbound: a later reply waits behind an owed one", "pkg/inbound/land.go",
 			"\tif in.owedBefore(session, ev) {\n", "\tif false {\n",
-			"./pkg/inbound", "TestOwedReplyLandsOnItsOwnInOrder"},
+			"./pkg/inbound", "TestHistoryWaitsBehindAnOwedReply"},
 		{"inbound: an owed reply keeps the error a later landing would clear", "pkg/inbound/land.go",
 			"\tif len(in.owed) == 0 {\n\t\tin.health.Error = \"\"\n", "\tif true {\n\t\tin.health.Error = \"\"\n",
 			"./pkg/inbound", "TestOwedReplyLandsOnItsOwnInOrder"},

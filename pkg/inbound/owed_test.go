@@ -150,3 +150,54 @@ func TestOwedReplyLandsOnItsOwnInOrder(t *testing.T) {
 		})
 	}
 }
+
+// A reply found by a history read waits behind an earlier one of its
+// session that could not land, and the thread's cursor does not move
+// past it: once the earlier one lands, both are in the inbox, in order,
+// and the cursor stands at the later one.
+func TestHistoryWaitsBehindAnOwedReply(t *testing.T) {
+	r := newRig(t)
+	if err := bus.EnsureDirs(r.d); err != nil {
+		t.Fatal(err)
+	}
+	a, b := ev("100", "T1", "alice"), ev("200", "T1", "alice")
+	// A directory where a's stage goes: only a cannot be written.
+	name, err := bus.InboxFileName(bus.InboxMessage{ID: a.ID, TS: bus.InboxTime(a.Time)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stage := filepath.Join(r.d.Inbox, "s1", "."+name+".tmp")
+	if err := os.MkdirAll(stage, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	log := &publishLog{}
+	r.startOwed(log)
+	if _, err := r.receiveErr(a); err == nil {
+		t.Fatal("the blocked reply landed")
+	}
+	r.svc.add(b) // b is only in the history: its live event was missed
+	r.in.Connected()
+	waitUntil(t, "the history read to hold b back", func() bool { return r.in.Health().Owed == 2 })
+	r.in.mu.Lock()
+	cur, moved := r.in.cursors["T1"]
+	r.in.mu.Unlock()
+	if moved {
+		t.Fatalf("the cursor moved to %s past the reply that did not land", cur.ID)
+	}
+	if err := os.Remove(stage); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "both replies", func() bool { return r.in.Health().Owed == 0 && len(r.files()) == 2 })
+	if got, want := log.order(), []string{"100", "200"}; !slices.Equal(got, want) {
+		t.Fatalf("published in the order %v, want %v", got, want)
+	}
+	r.in.Connected()
+	waitUntil(t, "the cursor at b", func() bool {
+		r.in.mu.Lock()
+		defer r.in.mu.Unlock()
+		return r.in.cursors["T1"].ID == b.ID
+	})
+	if h := r.in.Health(); h.Landed != 2 {
+		t.Errorf("health = %+v", h)
+	}
+}
