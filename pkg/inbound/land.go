@@ -35,7 +35,9 @@ func (in *Inbound) land(ctx context.Context, ev Event) (Outcome, error) {
 	}
 	if s, ok := in.seen[ev.ID]; ok {
 		if !s.published {
-			// Recorded, but the rename failed: this delivery retries it.
+			// Recorded, but the rename failed: this delivery, or the
+			// retry, completes its landing (counted landed already, and
+			// not a duplicate: the retry is no delivery).
 			if err := bus.PublishInbox(in.opts.Bus, s.rec.Session, s.rec.File); err != nil {
 				return 0, in.failed(fmt.Errorf("publishing %s: %w", ev.ID, err))
 			}
@@ -44,6 +46,8 @@ func (in *Inbound) land(ctx context.Context, ev Event) (Outcome, error) {
 			in.opts.Step(StepPublished, ev.ID)
 			in.settle(ev.ID)
 			in.landedClean()
+			in.changed()
+			return Duplicate, nil
 		}
 		in.health.Duplicates++
 		in.changed()

@@ -133,7 +133,7 @@ func TestOwedReplyLandsOnItsOwnInOrder(t *testing.T) {
 			if n := len(r.files()); n != 3 {
 				t.Fatalf("inbox = %v", r.files())
 			}
-			if h := r.in.Health(); h.Landed != 3 || h.Error != "" {
+			if h := r.in.Health(); h.Landed != 3 || h.Duplicates != 0 || h.Error != "" {
 				t.Errorf("after the retry, health = %+v", h)
 			}
 			for _, e := range []Event{a, b} {
