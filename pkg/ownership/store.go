@@ -72,6 +72,22 @@ type StopOptions struct {
 	// Progress, when set, is told of each step as its wait begins, so a
 	// person watching knows what the stop waits for. It must not block.
 	Progress func(StopStep)
+	// Sending, when set, is called once every check has passed and before
+	// the first thing is written or sent to the owner: what must stand
+	// before the owner may exit (an operator's hold). A stop refused
+	// before that point never calls it, so a refused stop leaves nothing
+	// behind; an error from it refuses the stop, nothing sent. A stop that
+	// starts over may call it again: it must be idempotent.
+	Sending func() error
+}
+
+// BeforeSending runs Sending, if set: a store calls it once everything is
+// checked and nothing has been sent yet.
+func (o StopOptions) BeforeSending() error {
+	if o.Sending == nil {
+		return nil
+	}
+	return o.Sending()
 }
 
 // StopStep is one step of a stop's ladder: the signal it is about, whether

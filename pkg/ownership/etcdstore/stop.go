@@ -50,6 +50,9 @@ func (s *Store) Stop(ctx context.Context, name string, want *ownership.Desired, 
 		return s.waitRevokedOut(ctx, k, l.rev, how.Kill, decided)
 	}
 	h, _ := lockAt(holderKV, true) // decidedHolder parsed it
+	if err := how.BeforeSending(); err != nil {
+		return refuse(err)
+	}
 
 	req := fsstore.ControlRequest{Version: ownership.RecordVersion, RequestID: uuid.NewString(), Action: how.Action,
 		OwnerID: decided.OwnerID, PID: decided.PID, Incarnation: decided.Incarnation, CreatedAt: s.Now().UnixMilli()}

@@ -28,6 +28,9 @@ func (s *Store) Stop(ctx context.Context, name string, want *ownership.Desired, 
 	case err != nil:
 		return fmt.Errorf("not stopping owner %s (pid %d); nothing was sent: %w", decided.OwnerID, decided.PID, err)
 	}
+	if err := how.BeforeSending(); err != nil {
+		return fmt.Errorf("not stopping owner %s (pid %d); nothing was sent: %w", decided.OwnerID, decided.PID, err)
+	}
 
 	req := w.writeControl(name, how.Action, decided)
 	var done ladder

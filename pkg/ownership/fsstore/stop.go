@@ -42,6 +42,9 @@ func (s *Store) Stop(ctx context.Context, name string, want *ownership.Desired, 
 		return fmt.Errorf("not stopping owner %s (pid %d); nothing was sent: %w", decided.OwnerID, decided.PID, err)
 	}
 	defer proc.Close()
+	if err := how.BeforeSending(); err != nil {
+		return fmt.Errorf("not stopping owner %s (pid %d); nothing was sent: %w", decided.OwnerID, decided.PID, err)
+	}
 
 	req := ControlRequest{Version: 1, RequestID: uuid.NewString(), Action: action,
 		OwnerID: decided.OwnerID, PID: decided.PID, Incarnation: decided.Incarnation, CreatedAt: s.Now().UnixMilli()}

@@ -40,6 +40,18 @@ var ladderStop = ownership.StopOptions{Action: actionStop, Graceful: 10 * time.S
 // waits keep such a failure quick.
 var refusalStop = ownership.StopOptions{Action: actionStop, Graceful: time.Second, Kill: time.Second, Escalate: true}
 
+// refusing is refusalStop whose Sending fails t: a stop that sends
+// nothing must not call it either, for what it writes (an operator's
+// hold) would stand after a stop that did nothing.
+func refusing(t *testing.T) ownership.StopOptions {
+	how := refusalStop
+	how.Sending = func() error {
+		t.Errorf("Stop called Sending though it had to send nothing")
+		return nil
+	}
+	return how
+}
+
 func stopCtx(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*waitLimit)
 	t.Cleanup(cancel)

@@ -41,7 +41,7 @@ func stopImpostor(t *testing.T, s ownership.Store, p Process) {
 	if obs.Record.State == nil {
 		t.Fatalf("Observe(%s) shows no record to decide on: %+v", name, obs.Record)
 	}
-	if err := s.Stop(stopCtx(t), name, &desired, *obs.Record.State, refusalStop); err != nil {
+	if err := s.Stop(stopCtx(t), name, &desired, *obs.Record.State, refusing(t)); err != nil {
 		t.Errorf("Stop of a record naming pid %d, which is not its owner: %v; want nil (its owner is gone)", p.PID(), err)
 	}
 	p.AssertUntouched(t)

@@ -20,7 +20,7 @@ func stopRewrittenRecord(t *testing.T, w World) {
 	changed.OwnerID = forgedOwnerID
 	w.WriteRecord(t, name, changed)
 	before := w.Fingerprint(t, name)
-	err := s.Stop(stopCtx(t), name, &desired, decided, refusalStop)
+	err := s.Stop(stopCtx(t), name, &desired, decided, refusing(t))
 	expectRefused(t, err, ownership.ReasonOwnerChanged, ownership.ErrOwnerChanged)
 	expectSame(t, w, name, before, "a refused stop")
 	o.AssertUntouched(t)
@@ -36,7 +36,7 @@ func stopAfterHandover(t *testing.T, w World) {
 	first.Crash(t)
 	successor := w.StartOwner(t, name, desired, OwnerOptions{})
 	before := w.Fingerprint(t, name)
-	err := s.Stop(stopCtx(t), name, &desired, decided, refusalStop)
+	err := s.Stop(stopCtx(t), name, &desired, decided, refusing(t))
 	expectRefused(t, err, ownership.ReasonOwnerChanged, ownership.ErrOwnerChanged)
 	expectSame(t, w, name, before, "a refused stop")
 	successor.AssertUntouched(t)
@@ -52,7 +52,7 @@ func stopVanishedRecord(t *testing.T, w World) {
 	decided := decide(t, s, o)
 	w.RemoveRecord(t, name)
 	before := w.Fingerprint(t, name)
-	err := s.Stop(stopCtx(t), name, &desired, decided, refusalStop)
+	err := s.Stop(stopCtx(t), name, &desired, decided, refusing(t))
 	expectRefused(t, err, ownership.ReasonOwnerChanged, ownership.ErrOwnerChanged)
 	expectSame(t, w, name, before, "a refused stop")
 	o.AssertUntouched(t)
@@ -66,7 +66,7 @@ func stopUnprovableOwner(t *testing.T, w World) {
 	decided := decide(t, s, o)
 	w.HideLiveness(t, o)
 	before := w.Fingerprint(t, name)
-	err := s.Stop(stopCtx(t), name, &desired, decided, refusalStop)
+	err := s.Stop(stopCtx(t), name, &desired, decided, refusing(t))
 	expectRefused(t, err, ownership.ReasonOwnerUnverifiable, ownership.ErrNotSignalable)
 	expectSame(t, w, name, before, "a refused stop")
 	o.AssertUntouched(t)
@@ -80,7 +80,7 @@ func stopMalformedRecord(t *testing.T, w World) {
 	decided := decide(t, s, o)
 	w.CorruptRecord(t, name)
 	before := w.Fingerprint(t, name)
-	err := s.Stop(stopCtx(t), name, &desired, decided, refusalStop)
+	err := s.Stop(stopCtx(t), name, &desired, decided, refusing(t))
 	expectRefused(t, err, ownership.ReasonMalformedOwnerRecord, ownership.ErrMalformed)
 	expectSame(t, w, name, before, "a refused stop")
 	o.AssertUntouched(t)
@@ -95,7 +95,7 @@ func stopNewerOwner(t *testing.T, w World) {
 	older := desired
 	older.Generation--
 	before := w.Fingerprint(t, name)
-	err := s.Stop(stopCtx(t), name, &older, decided, refusalStop)
+	err := s.Stop(stopCtx(t), name, &older, decided, refusing(t))
 	expectRefused(t, err, ownership.ReasonGenerationAhead, ownership.ErrNewerOwner)
 	expectSame(t, w, name, before, "a refused stop")
 	o.AssertUntouched(t)
@@ -109,7 +109,7 @@ func stopForeignOwner(t *testing.T, w World) {
 	foreign := desired
 	foreign.Kind = "slack"
 	before := w.Fingerprint(t, name)
-	err := s.Stop(stopCtx(t), name, &foreign, decided, refusalStop)
+	err := s.Stop(stopCtx(t), name, &foreign, decided, refusing(t))
 	expectRefused(t, err, ownership.ReasonForeignOwner, ownership.ErrNotSignalable)
 	expectSame(t, w, name, before, "a refused stop")
 	o.AssertUntouched(t)

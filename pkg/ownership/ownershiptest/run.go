@@ -48,6 +48,7 @@ var cases = []testCase{
 	{"StopOfForeignOwnerSendsNothing", true, stopForeignOwner},
 	{"StopCutShortNeverReportsGone", true, stopCutShort},
 	{"StopReportsEachStep", false, stopReportsEachStep},
+	{"StopRefusedBySendingSendsNothing", true, stopRefusedBySending},
 
 	// SpawnBlocked and Prepare: nothing starts beside a live holder.
 	{"SpawnFreeName", false, spawnFreeName},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"gjc.dev/reconciler/pkg/ownership"
@@ -27,8 +28,19 @@ func stopEndsDecidedOwner(t *testing.T, w World) {
 		t.Fatalf("the reference of a live owner says exited %t (%v)", exited, err)
 	}
 
-	if err := s.Stop(stopCtx(t), name, &desired, decided, ladderStop); err != nil {
+	how, sendings := ladderStop, 0
+	how.Sending = func() error {
+		sendings++
+		if exited, err := ref.Exited(); exited || err != nil {
+			t.Errorf("Sending called after the owner exited (%t, %v): what it writes must stand before the owner may exit", exited, err)
+		}
+		return nil
+	}
+	if err := s.Stop(stopCtx(t), name, &desired, decided, how); err != nil {
 		t.Fatalf("Stop of the owner decided on: %v", err)
+	}
+	if sendings != 1 {
+		t.Errorf("Sending called %d times by one stop, want once", sendings)
 	}
 	waitExited(t, o, "once Stop returned nil")
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
@@ -148,4 +160,24 @@ func stopReportsEachStep(t *testing.T, w World) {
 	if !slices.Equal(steps, want) {
 		t.Errorf("steps reported %+v, want %+v", steps, want)
 	}
+}
+
+// Sending refusing the stop refuses it: nothing is written or sent, and
+// the error says so.
+func stopRefusedBySending(t *testing.T, w World) {
+	s := w.Store()
+	o := w.StartOwner(t, name, desired, OwnerOptions{})
+	decided := decide(t, s, o)
+	before := w.Fingerprint(t, name)
+	how := refusalStop
+	how.Sending = func() error { return errors.New("the hold could not be written") }
+	err := s.Stop(stopCtx(t), name, &desired, decided, how)
+	switch {
+	case err == nil, errors.Is(err, ownership.ErrDidNotExit), errors.Is(err, ownership.ErrNotProvenDead):
+		t.Errorf("Stop = %v though Sending refused it", err)
+	case !strings.Contains(err.Error(), "nothing was sent") || !strings.Contains(err.Error(), "the hold could not be written"):
+		t.Errorf("Stop = %v: does not say that nothing was sent, and why", err)
+	}
+	expectSame(t, w, name, before, "a stop Sending refused")
+	o.AssertUntouched(t)
 }
