@@ -66,8 +66,8 @@ func (a *attempt) run() {
 		a.refuse(ReasonHoldsUnreadable, a.holdsErr.Error()+"; nothing is started or stopped until it is fixed")
 		return
 	}
-	wantStopped := a.d.Config.State == spec.StateStopped || a.held != nil
-	mem := memory{}
+	want := stoppingOf(a.d.Config.State == spec.StateStopped, a.held)
+	mem := memory{termTimedOut: a.st.termTimedOut}
 	for {
 		// Our own spawn is judged at each look: it may have exited while
 		// the last one waited.
@@ -79,7 +79,7 @@ func (a *attempt) run() {
 		// malformed record); the whole path is checked, and created, only
 		// before something is written or spawned there.
 		rec, cls := a.r.observe(a.name, desiredOf(a.d))
-		p := decide(rec, cls, wantStopped, mem)
+		p := decide(rec, cls, want, mem)
 		if p.step == stepWaitRelease {
 			// Released but not gone yet: give it the graceful timeout to
 			// exit, then judge again. It is no longer an owner.
@@ -100,7 +100,7 @@ func (a *attempt) run() {
 // execute carries out what decide chose.
 func (a *attempt) execute(p plan, rec ownership.Record, cls ownership.Classification) {
 	cfg := a.d.Config
-	if p.step == stepStop || p.step == stepEnsureGone || p.step == stepAhead {
+	if p.step == stepStop || p.step == stepStopTimedOut || p.step == stepEnsureGone || p.step == stepAhead {
 		a.st.expecting = "" // a stopped name expects no owner
 	}
 	switch p.step {
@@ -119,10 +119,12 @@ func (a *attempt) execute(p plan, rec ownership.Record, cls ownership.Classifica
 		a.status.Phase, a.status.Reason = PhaseRunning, ownership.ReasonGenerationAhead
 		a.status.Message = "a newer generation owns it; it is never signalled or downgraded"
 	case stepStop:
-		if a.stop(rec.State, "stop", cfg.GracefulTimeout, cfg.KillTimeout) {
+		if a.stop(rec.State, "stop", cfg.GracefulTimeout, cfg.KillTimeout, p.escalate) {
 			a.status.Phase, a.status.Reason, a.status.Converged = PhaseStopped, ReasonStopped, true
 			a.status.Message = "stopped as the spec says"
 		}
+	case stepStopTimedOut:
+		a.stopTimedOut(rec.State)
 	case stepEnsureGone:
 		if !a.lastOwnerGone(cfg.GracefulTimeout) {
 			return // not stopped while it still holds the connection
@@ -134,7 +136,7 @@ func (a *attempt) execute(p plan, rec ownership.Record, cls ownership.Classifica
 			a.owner = rec.State // signalable: alive with its incarnation proven
 		}
 		a.status.Phase = PhaseReplacing
-		if a.stop(rec.State, "reload", cfg.GracefulTimeout, cfg.KillTimeout) {
+		if a.stop(rec.State, "reload", cfg.GracefulTimeout, cfg.KillTimeout, true) {
 			a.replaceStopped(cls.Reason)
 		}
 	case stepKeep:
@@ -170,7 +172,7 @@ func (a *attempt) notDesired() {
 		return
 	}
 	if cls.Signalable {
-		if !a.stop(rec.State, "stop", spec.DefaultGracefulTimeout, spec.DefaultKillTimeout) {
+		if !a.stop(rec.State, "stop", spec.DefaultGracefulTimeout, spec.DefaultKillTimeout, true) {
 			return
 		}
 	} else if !a.lastOwnerGone(spec.DefaultGracefulTimeout) {
@@ -258,7 +260,7 @@ func (a *attempt) attach(rec ownership.Record, cls ownership.Classification) {
 			return
 		}
 		a.status.Phase = PhaseReplacing
-		if a.stop(s, "reload", a.d.Config.GracefulTimeout, a.d.Config.KillTimeout) {
+		if a.stop(s, "reload", a.d.Config.GracefulTimeout, a.d.Config.KillTimeout, true) {
 			a.replaceStopped(cls.Reason)
 		}
 	case ownership.HealthStarting:
@@ -401,9 +403,10 @@ func (a *attempt) notReady(reason, msg string) {
 	a.requeue = time.Second
 }
 
-// stop runs the fenced stop sequence; false (and Degraded) if the owner could
-// not be proven dead, in which case nothing may be spawned.
-func (a *attempt) stop(s *ownership.State, action string, graceful, kill time.Duration) bool {
+// stop runs the fenced stop sequence, SIGKILL only if escalate; false (and
+// Degraded) if the owner could not be proven dead, in which case nothing
+// may be spawned.
+func (a *attempt) stop(s *ownership.State, action string, graceful, kill time.Duration, escalate bool) bool {
 	a.progressing = true
 	if s == nil {
 		return true
@@ -415,12 +418,21 @@ func (a *attempt) stop(s *ownership.State, action string, graceful, kill time.Du
 		want = &d
 	}
 	why := "the spec says Stopped"
-	if action == "reload" {
+	switch {
+	case action == "reload":
 		why = "to replace it"
+	case a.d == nil:
+		why = "removed from the spec"
+	case a.held != nil && a.d.Config.State != spec.StateStopped:
+		why = "held stopped by reconciler stop"
 	}
-	err := a.r.stopOwner(a.ctx, a.name, want, *s, ownership.StopOptions{Action: action, Graceful: graceful, Kill: kill, Escalate: true}, why)
+	err := a.r.stopOwner(a.ctx, a.name, want, *s, ownership.StopOptions{Action: action, Graceful: graceful, Kill: kill, Escalate: escalate}, why)
 	if err == nil {
 		return true
+	}
+	if errors.Is(err, ownership.ErrDidNotExit) {
+		a.stopTimedOut(s)
+		return false
 	}
 	if a.standBy(err) {
 		return false
@@ -432,6 +444,23 @@ func (a *attempt) stop(s *ownership.State, action string, graceful, kill time.Du
 	a.refuse(reason, err.Error())
 	a.requeue = 5 * time.Second // a process in uninterruptible sleep may yet die
 	return false
+}
+
+// stopTimedOut reports an owner that outlasted a stop without --force: it
+// is left running, never sent SIGKILL nor another SIGTERM by this
+// reconciler, and watched, so its exit is seen.
+func (a *attempt) stopTimedOut(s *ownership.State) {
+	a.st.termTimedOut = s.OwnerID
+	a.owner = s
+	a.status.Phase, a.status.Reason, a.status.Converged = PhaseRunning, ReasonStopTimedOut, false
+	a.status.Message = stopTimedOutMessage(a.name, s.PID)
+	a.degraded = true
+}
+
+// stopTimedOutMessage says what is left of a stop without --force that
+// timed out, for the status and the command's answer alike.
+func stopTimedOutMessage(name string, pid int) string {
+	return fmt.Sprintf("held stopped by reconciler stop without --force, and pid %d did not exit on its control request and SIGTERM; it is left running: reconciler stop --force %s ends it", pid, name)
 }
 
 func (a *attempt) refuse(reason, msg string) {

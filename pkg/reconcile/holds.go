@@ -22,6 +22,11 @@ const (
 	// operator holds the name stopped is unknown: nothing is started or
 	// stopped for it until the file is fixed.
 	ReasonHoldsUnreadable = "HoldsUnreadable"
+	// ReasonStopTimedOut: a stop without --force holds the name, and its
+	// daemon did not exit on the control request and SIGTERM within the
+	// graceful timeout. It is left running: only stop --force sends
+	// SIGKILL.
+	ReasonStopTimedOut = "StopTimedOut"
 )
 
 // maxHoldsFile caps the read of holds.json: names and times, far smaller.
@@ -33,6 +38,11 @@ func HoldsPath(agentDir string) string { return filepath.Join(controlDir(agentDi
 // Hold is one name an operator stopped.
 type Hold struct {
 	Since metav1.Time `json:"since"`
+	// Force: the stop that holds it allowed SIGKILL (stop --force). A hold
+	// never sends a stronger signal than its stop asked for: without it,
+	// an owner that outlasts its control request and SIGTERM is left
+	// running (StopTimedOut).
+	Force bool `json:"force,omitempty"`
 }
 
 // holdsFile is holds.json. It is the operator's intent and outlives every
@@ -72,23 +82,31 @@ func readHolds(files Files, agentDir string) (map[string]Hold, error) {
 	return f.Names, nil
 }
 
-// setHold holds name stopped (on) or lets it go, in holds.json. The caller
-// holds the pass lock, so no other reconciler rewrites the file meanwhile.
-// It reports whether the file changed.
-func (r *Reconciler) setHold(name string, on bool) (bool, error) {
+// setHold holds name stopped as h says (its Since is set here) or, with h
+// nil, lets it go, in holds.json. A name held already keeps its Since and
+// takes the latest stop's Force. The caller holds the pass lock, so no
+// other reconciler rewrites the file meanwhile. It reports whether the
+// file changed.
+func (r *Reconciler) setHold(name string, h *Hold) (bool, error) {
 	r.rewrite.Lock()
 	defer r.rewrite.Unlock()
 	holds, err := readHolds(r.files, r.opts.AgentDir)
 	if err != nil {
 		return false, fmt.Errorf("%w; it is left as it is", err)
 	}
-	if _, held := holds[name]; held == on {
+	cur, held := holds[name]
+	switch {
+	case h == nil && !held:
 		return false, nil
-	}
-	if on {
-		holds[name] = Hold{Since: metav1.NewTime(r.now().UTC().Truncate(time.Second))}
-	} else {
+	case h == nil:
 		delete(holds, name)
+	case held && cur.Force == h.Force:
+		return false, nil
+	case held:
+		cur.Force = h.Force
+		holds[name] = cur
+	default:
+		holds[name] = Hold{Since: metav1.NewTime(r.now().UTC().Truncate(time.Second)), Force: h.Force}
 	}
 	data, err := json.MarshalIndent(holdsFile{Version: 1, Names: holds}, "", "  ")
 	if err != nil {

@@ -54,14 +54,14 @@ func TestHeldNameStaysStopped(t *testing.T) {
 	r := fakeReconciler(t, w.Store())
 	d := slackDaemon(100 * time.Millisecond)
 	res := &spec.Result{Daemons: []*spec.Daemon{d}}
-	if _, err := r.setHold("bot", true); err != nil {
+	if _, err := r.setHold("bot", &Hold{}); err != nil {
 		t.Fatal(err)
 	}
 	out := r.Reconcile(context.Background(), "bot", d, res)
 	if out.Status.Phase != PhaseHeld || out.Status.Reason != ReasonOperatorStopped || !out.Status.Converged {
 		t.Fatalf("held: %s %s converged=%v (%s)", out.Status.Phase, out.Status.Reason, out.Status.Converged, out.Status.Message)
 	}
-	if changed, err := r.setHold("bot", false); err != nil || !changed {
+	if changed, err := r.setHold("bot", nil); err != nil || !changed {
 		t.Fatalf("letting go of the hold: changed=%v, %v", changed, err)
 	}
 	out = r.Reconcile(context.Background(), "bot", d, res)

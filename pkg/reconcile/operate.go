@@ -31,23 +31,35 @@ type StopOptions struct {
 // Stop stops one daemon now, as the reference's operate() does: a fenced
 // SIGTERM with a control request, SIGKILL only when forced. d is the name's
 // desired object, nil when no source declares it. The caller holds the lock.
+//
+// The name is held stopped (holds.json) before anything is sent, so that
+// no loop starts it again the moment it exits, and only then: a stop that
+// is refused (an owner that cannot be proved, another machine's to stop)
+// holds nothing. A hold that cannot be written stops nothing.
 func (r *Reconciler) Stop(ctx context.Context, name string, d *spec.Daemon, res *spec.Result, o StopOptions) OperateResult {
 	r.seedHeld()
 	out := r.operation(name, "stop", d, res)
-	rec, cls, refusal := r.operable(name, "stop", d)
-	if refusal == "" {
-		// Held first, so that no loop starts it again the moment it exits;
-		// a hold that cannot be written stops nothing.
-		if _, err := r.setHold(name, true); err != nil {
-			out.Message = fmt.Sprintf("%s not stopped: %v", name, err)
-			return out
+	held := false
+	hold := func() error {
+		if held {
+			return nil
 		}
+		if _, err := r.setHold(name, &Hold{Force: o.Force}); err != nil {
+			return err
+		}
+		held = true
 		out.Warnings = append(out.Warnings, fmt.Sprintf("held stopped until reconciler start %s", name))
+		return nil
 	}
+	rec, cls, refusal := r.operable(name, "stop", d)
 	switch {
 	case refusal != "":
 		out.Message = refusal
 	case !cls.Signalable:
+		if err := hold(); err != nil {
+			out.Message = fmt.Sprintf("%s not stopped: %v", name, err)
+			return out
+		}
 		if h := r.heldAlive(name); h != nil && (rec.State == nil || rec.State.OwnerID != h.OwnerID) {
 			// Alive without its record: nothing to fence a signal against.
 			out.Message = fmt.Sprintf("%s: %s daemon (pid %d) still runs though its record is gone; it exits at its next heartbeat, or end it yourself", ReasonOwnerWithoutRecord, name, h.PID)
@@ -55,17 +67,27 @@ func (r *Reconciler) Stop(ctx context.Context, name string, d *spec.Daemon, res 
 		}
 		out.OK, out.Message = true, fmt.Sprintf("no running %s daemon", name)
 	default:
-		err := r.stopOwner(ctx, name, wantOf(d), *rec.State, ownership.StopOptions{Action: "stop", Graceful: o.Graceful, Kill: o.Kill, Escalate: o.Force}, "reconciler stop")
+		how := ownership.StopOptions{Action: "stop", Graceful: o.Graceful, Kill: o.Kill, Escalate: o.Force, Sending: hold}
+		err := r.stopOwner(ctx, name, wantOf(d), *rec.State, how, "reconciler stop")
+		if err == nil {
+			// Proved gone before anything was sent: held all the same.
+			err = hold()
+		}
 		switch {
 		case err == nil:
 			out.OK, out.Message = true, fmt.Sprintf("stopped %s daemon (pid %d)", name, rec.State.PID)
 		case errors.Is(err, ownership.ErrDidNotExit):
-			out.Message = fmt.Sprintf("%s daemon (pid %d) did not exit within %v; rerun with --force", name, rec.State.PID, o.Graceful)
+			r.state(name).termTimedOut = rec.State.OwnerID
+			out.Message = fmt.Sprintf("%s daemon (pid %d) did not exit within %v; rerun with --force: %s", name, rec.State.PID, o.Graceful, stopTimedOutMessage(name, rec.State.PID))
 		default:
 			out.Message = fmt.Sprintf("%s daemon: %v", name, err)
 		}
 	}
 	after := r.view(name, d, res)
+	if after.PID != 0 && r.state(name).termTimedOut == after.OwnerID && held {
+		after.Reason, after.Message, after.Converged = ReasonStopTimedOut, stopTimedOutMessage(name, after.PID), false
+		setReady(&after)
+	}
 	out.After = &after
 	r.saveAfter(res, after)
 	return out
@@ -177,7 +199,7 @@ func wantOf(d *spec.Daemon) *ownership.Desired {
 func (r *Reconciler) Start(ctx context.Context, name string, d *spec.Daemon, res *spec.Result) OperateResult {
 	r.seedHeld()
 	out := r.operation(name, "start", d, res)
-	changed, err := r.setHold(name, false)
+	changed, err := r.setHold(name, nil)
 	if err != nil {
 		out.Message = fmt.Sprintf("%s not started: %v", name, err)
 		return out

@@ -86,10 +86,13 @@ type nameState struct {
 	// expecting is set while a live owner is believed to run; a stopped record
 	// seen afterwards is an unexpected exit.
 	expecting string // ownerId
-	restarts  int
-	child     *child
-	last      *lastOwner
-	status    DaemonStatus
+	// termTimedOut is the owner that outlasted a stop without --force:
+	// see memory.termTimedOut.
+	termTimedOut string
+	restarts     int
+	child        *child
+	last         *lastOwner
+	status       DaemonStatus
 }
 
 // New prepares a reconciler for an agent dir, creating its private state dir.

@@ -72,7 +72,7 @@ func TestTargetsAll(t *testing.T) {
 	if err := os.MkdirAll(ownership.PathsFor(dir, "someone-elses").Dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.setHold("held", true); err != nil {
+	if _, err := r.setHold("held", &Hold{}); err != nil {
 		t.Fatal(err)
 	}
 	for action, want := range map[string][]string{ActionStop: {"bot", "gone"}, ActionStart: {"bot", "held"}} {
@@ -91,7 +91,7 @@ func TestTargetsAll(t *testing.T) {
 // so start --all can undo every stop --all.
 func TestStartLetsGoOfAHoldOutsideTheSpec(t *testing.T) {
 	r := fakeReconciler(t, fakestore.New().Store())
-	if _, err := r.setHold("gone", true); err != nil {
+	if _, err := r.setHold("gone", &Hold{}); err != nil {
 		t.Fatal(err)
 	}
 	res := &spec.Result{}
@@ -112,7 +112,7 @@ func TestConcurrentHoldsKeepEveryName(t *testing.T) {
 	r := fakeReconciler(t, fakestore.New().Store())
 	names := []string{"a", "b", "c", "d", "e", "f", "g", "h"}
 	eachName(names, func(n string) OperateResult {
-		if _, err := r.setHold(n, true); err != nil {
+		if _, err := r.setHold(n, &Hold{}); err != nil {
 			t.Error(err)
 		}
 		return OperateResult{}
