@@ -122,8 +122,8 @@ func TestLoopSpecDirRemovedFileIsPruned(t *testing.T) {
 	if d := aliveUntil.Sub(removed); d < spec.DefaultRemoveGrace {
 		t.Errorf("slack pruned within %v of its file's removal, before the %v grace", d, spec.DefaultRemoveGrace)
 	}
-	// Pruned names leave the inventory and show as Unmanaged right after,
-	// so the prune is looked for in the log, not in status.json.
+	// A pruned name leaves the inventory and status.json with the pass
+	// that prunes it, so the prune is looked for in the log.
 	loop.logs.waitLog(t, "slack pruned", func(l []map[string]any) bool {
 		for _, m := range l {
 			if m["msg"] == "daemon phase" && m["name"] == "slack" && m["reason"] == reconcile.ReasonPruned {

@@ -29,8 +29,11 @@ func TestStopWithoutForceIsNeverEscalatedByTheLoop(t *testing.T) {
 	t.Cleanup(func() { _ = syscall.Kill(slack.PID, syscall.SIGCONT) })
 	base := []string{"--agent-dir", e.agentDir}
 	r := runBinary(t, e.env, append([]string{"stop", "slack", "--graceful-timeout", "300ms"}, base...)...)
-	if r.code != 1 || !strings.Contains(r.stdout, "rerun with --force") || !strings.Contains(r.stdout, "left running") {
+	if r.code != 1 || !strings.Contains(r.stdout, "rerun with --force") {
 		t.Fatalf("stop of a stuck daemon: exit %d, %q %q", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "left running") {
+		t.Errorf("stop of a stuck daemon does not say it is left running: %q", r.stdout)
 	}
 	// The loop's own pass over the held name (its phase log), not the
 	// command's answer, is what must say StopTimedOut.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -49,6 +50,9 @@ type attempt struct {
 	// none; holdsErr says why holds.json could not be read.
 	held     *Hold
 	holdsErr error
+	// leaves: the name is left out of the status from now on (pruned, or
+	// pruned before and nothing of it runs).
+	leaves bool
 }
 
 func (a *attempt) run() {
@@ -156,9 +160,7 @@ func (a *attempt) notDesired() {
 	a.observe(rec)
 	a.r.inv.refresh() // another process may have spawned it since
 	if !a.r.inv.has(a.name) {
-		a.status.Phase, a.status.Reason = PhaseUnmanaged, ReasonUnmanaged
-		a.status.Message = "not in the spec and never started by this reconciler; left alone"
-		a.status.Converged = true
+		a.unmanaged(obs)
 		return
 	}
 	if !a.res.Valid() {
@@ -183,7 +185,29 @@ func (a *attempt) notDesired() {
 		return
 	}
 	a.status.Phase, a.status.Reason, a.status.Converged = PhaseStopped, ReasonPruned, true
-	a.status.Message = "removed from the spec; stopped"
+	a.status.Message = "removed from the spec; stopped and proven gone, it leaves the inventory and the status (its dir and bus stay for reconciler gc)"
+	a.leaves = true
+}
+
+// unmanaged reports a name no spec declares and this reconciler does not
+// manage, touching nothing; one it pruned, of which nothing runs, leaves
+// the status instead, and once its dir is gone it is forgotten.
+func (a *attempt) unmanaged(obs ownership.Observation) {
+	rec := obs.Record
+	removed := a.r.inv.wasRemoved(a.name)
+	cls := obs.Classify(ownership.Desired{Kind: kindOf(rec), Identity: identityOf(rec), Generation: generationOf(rec)})
+	if offTable(removed, cls, a.r.heldAlive(a.name) != nil) {
+		a.leaves = true
+		if _, err := os.Lstat(a.paths.Dir); errors.Is(err, os.ErrNotExist) {
+			if err := a.r.inv.forgetRemoved(a.name); err != nil {
+				a.r.log.Error(err, "forgetting a removed name whose dir is gone", "name", a.name)
+			}
+		}
+		return
+	}
+	a.status.Phase, a.status.Reason = PhaseUnmanaged, ReasonUnmanaged
+	a.status.Message = unmanagedMessage(removed)
+	a.status.Converged = true
 }
 
 // replaceAbsent spawns where no owner runs, unless the last owner ended with a

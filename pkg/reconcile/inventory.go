@@ -24,6 +24,11 @@ type inventory struct {
 	// on, and written back as they were, so the problem stays visible until
 	// a person fixes the file.
 	bad []string
+	// removed are the names this reconciler pruned, proven gone, whose
+	// daemon dirs may remain (their bus stays for gc): while nothing runs
+	// there they are left out of the status, not reported Unmanaged, which
+	// would say this reconciler never started them.
+	removed []string
 	// seen is the file as last read: other processes (--once, restart) add
 	// names too, so a changed file is read again before it is used.
 	seen os.FileInfo
@@ -35,6 +40,7 @@ const maxInventoryFile = 64 << 10
 type inventoryFile struct {
 	Version int      `json:"version"`
 	Names   []string `json:"names"`
+	Removed []string `json:"removed,omitempty"`
 }
 
 func loadInventory(files Files, path string, log logr.Logger) (*inventory, error) {
@@ -49,7 +55,7 @@ func loadInventory(files Files, path string, log logr.Logger) (*inventory, error
 func (i *inventory) read() error {
 	fi, err := os.Stat(i.path)
 	if errors.Is(err, os.ErrNotExist) {
-		i.names, i.bad, i.seen = nil, nil, nil
+		i.names, i.bad, i.removed, i.seen = nil, nil, nil, nil
 		return nil
 	}
 	if err != nil {
@@ -72,8 +78,18 @@ func (i *inventory) read() error {
 		}
 		names = append(names, n)
 	}
+	var removed []string
+	for _, n := range f.Removed {
+		if p := badName(i.path, n); p != nil {
+			// Only ever left out of the status: dropped at the next write.
+			i.log.Error(errors.New(p.Message), "removed inventory entry ignored", "file", i.path, "entry", n)
+			continue
+		}
+		removed = append(removed, n)
+	}
 	slices.Sort(names)
-	i.names, i.bad, i.seen = slices.Compact(names), bad, fi
+	slices.Sort(removed)
+	i.names, i.bad, i.removed, i.seen = slices.Compact(names), bad, slices.Compact(removed), fi
 	return nil
 }
 
@@ -122,8 +138,17 @@ func (i *inventory) list() []string {
 	return slices.Clone(i.names)
 }
 
+// wasRemoved reports whether this reconciler pruned name, proven gone.
+func (i *inventory) wasRemoved(name string) bool {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	_, ok := slices.BinarySearch(i.removed, name)
+	return ok
+}
+
 // add records a name before its daemon is spawned, so a crash between the
-// spawn and the write cannot leave a managed daemon unlisted.
+// spawn and the write cannot leave a managed daemon unlisted. A name
+// pruned before is managed again.
 func (i *inventory) add(name string) error {
 	i.mu.Lock()
 	defer i.mu.Unlock()
@@ -133,13 +158,15 @@ func (i *inventory) add(name string) error {
 		return nil
 	}
 	next := slices.Insert(slices.Clone(i.names), at, name)
-	if err := i.write(next); err != nil {
+	removed := slices.DeleteFunc(slices.Clone(i.removed), func(n string) bool { return n == name })
+	if err := i.write(next, removed); err != nil {
 		return err
 	}
-	i.names = next
+	i.names, i.removed = next, removed
 	return nil
 }
 
+// remove forgets a pruned name, proven gone, and notes it removed.
 func (i *inventory) remove(name string) error {
 	i.mu.Lock()
 	defer i.mu.Unlock()
@@ -149,15 +176,45 @@ func (i *inventory) remove(name string) error {
 		return nil
 	}
 	next := slices.Delete(slices.Clone(i.names), at, at+1)
-	if err := i.write(next); err != nil {
+	removed := slices.Clone(i.removed)
+	if at, ok := slices.BinarySearch(removed, name); !ok {
+		removed = slices.Insert(removed, at, name)
+	}
+	if err := i.write(next, removed); err != nil {
 		return err
 	}
-	i.names = next
+	i.names, i.removed = next, removed
 	return nil
 }
 
-func (i *inventory) write(names []string) error {
-	data, err := json.Marshal(inventoryFile{Version: 1, Names: append(append([]string{}, names...), i.bad...)})
+// forgetRemoved drops name from the removed names once its daemon dir is
+// gone: nothing is left of it to leave out, and the list stays as small as
+// the dirs on disk.
+func (i *inventory) forgetRemoved(name string) error {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	i.refreshLocked()
+	at, ok := slices.BinarySearch(i.removed, name)
+	if !ok {
+		return nil
+	}
+	removed := slices.Delete(slices.Clone(i.removed), at, at+1)
+	if err := i.write(i.names, removed); err != nil {
+		return err
+	}
+	i.removed = removed
+	return nil
+}
+
+// removedList is every removed name.
+func (i *inventory) removedList() []string {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return slices.Clone(i.removed)
+}
+
+func (i *inventory) write(names, removed []string) error {
+	data, err := json.Marshal(inventoryFile{Version: 1, Names: append(append([]string{}, names...), i.bad...), Removed: removed})
 	if err != nil {
 		return err
 	}

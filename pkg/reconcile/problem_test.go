@@ -56,7 +56,7 @@ func (l *errorLog) naming(file, entry string) int {
 func writeInventory(t *testing.T, agentDir string, names []string) {
 	t.Helper()
 	inv := &inventory{files: fsstore.Files{}, path: InventoryPath(agentDir)}
-	if err := inv.write(names); err != nil {
+	if err := inv.write(names, nil); err != nil {
 		t.Fatal(err)
 	}
 }

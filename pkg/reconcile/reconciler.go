@@ -191,10 +191,12 @@ func (r *Reconciler) setDesired(res *spec.Result) {
 }
 
 // Names is every name a pass looks at: desired, inventory, and every daemon
-// dir on disk (those become Unmanaged unless one of the others claims them).
+// dir on disk (those become Unmanaged unless one of the others claims them),
+// and the names pruned before, so a removed dir is seen gone.
 func (r *Reconciler) Names(res *spec.Result) []string {
 	r.inv.refresh()
 	names := append(res.Names(), r.inv.list()...)
+	names = append(names, r.inv.removedList()...)
 	names = append(names, daemonDirNames(r.opts.AgentDir)...)
 	slices.Sort(names)
 	return slices.Compact(names)
@@ -269,8 +271,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, name string, d *spec.Daemon,
 	r.mu.Lock()
 	prev := st.status
 	st.status = a.status
+	if a.leaves {
+		// Out of the status from now on: snapshot lists no phase-less name.
+		st.status = DaemonStatus{}
+	}
 	r.mu.Unlock()
-	if prev.Phase != a.status.Phase || prev.Reason != a.status.Reason {
+	if a.leaves && a.status.Phase == "" {
+		if prev.Phase != "" {
+			r.log.Info("daemon left the status", "name", name, "was", prev.Phase)
+			r.event(name, EventNormal, EventRemoved, fmt.Sprintf("not in the spec, pruned by this reconciler, and nothing of it runs: left out of the status (was %s)", prev.Phase))
+		}
+	} else if prev.Phase != a.status.Phase || prev.Reason != a.status.Reason {
 		// Transitions only: a steady name logs nothing, and an operator
 		// reading the journal sees every crash loop and refusal begin.
 		kv := []any{"name", name, "phase", a.status.Phase, "was", prev.Phase, "reason", a.status.Reason, "message", a.status.Message}

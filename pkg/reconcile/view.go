@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -28,11 +29,24 @@ func View(store ownership.Store, files Files, agentDir string, res *spec.Result,
 	slices.Sort(names)
 	names = slices.Compact(names)
 	holds, _ := readHolds(files, agentDir) // unreadable: see heldLook
+	var removed []string
+	if inv, err := loadInventory(files, InventoryPath(agentDir), logr.Discard()); err == nil {
+		removed = inv.removedList()
+	}
 	out := newStatus(saved.ObservedAt.Time, res)
 	out.Problems = saved.Problems
 	for _, n := range names {
 		if len(only) > 0 && !slices.Contains(only, n) {
 			continue
+		}
+		if _, listed := byName[n]; !listed && res.Lookup(n) == nil && slices.Contains(removed, n) {
+			// Pruned: out of the status while nothing of it runs, as the
+			// pass leaves it out.
+			obs := store.Observe(n)
+			rec := obs.Record
+			if offTable(true, obs.Classify(ownership.Desired{Kind: kindOf(rec), Identity: identityOf(rec), Generation: generationOf(rec)}), false) {
+				continue
+			}
 		}
 		d := live(byName[n], n, res.Lookup(n), store, holdOf(holds, n))
 		d.Election = electionOf(store, n)
