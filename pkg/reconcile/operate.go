@@ -78,7 +78,7 @@ func (r *Reconciler) Stop(ctx context.Context, name string, d *spec.Daemon, res 
 			out.OK, out.Message = true, fmt.Sprintf("stopped %s daemon (pid %d)", name, rec.State.PID)
 		case errors.Is(err, ownership.ErrDidNotExit):
 			r.state(name).termTimedOut = rec.State.OwnerID
-			out.Message = fmt.Sprintf("%s daemon (pid %d) did not exit within %v; rerun with --force: %s", name, rec.State.PID, o.Graceful, stopTimedOutMessage(name, rec.State.PID))
+			out.Message = fmt.Sprintf("%s daemon (pid %d) did not exit within %v; rerun with --force to end it: it is left running, held stopped (%s), and no loop sends it SIGKILL", name, rec.State.PID, o.Graceful, ReasonStopTimedOut)
 		default:
 			out.Message = fmt.Sprintf("%s daemon: %v", name, err)
 		}
