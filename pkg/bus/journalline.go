@@ -44,7 +44,7 @@ func ValidateRecord(r Record) error {
 	}
 	index, text, ok := parsePart(r.Part)
 	if !ok {
-		bad("part", "must be N, edit:N (N a decimal index below %d), %s, %s or %s", MaxParts, PartRoot, PartThread, PartArchive)
+		bad("part", "must be N, edit:N (N a decimal index below %d), %s, %s (each optionally :G, a generation from 1) or %s", MaxParts, PartRoot, PartThread, PartArchive)
 	}
 	if !validToken(r.Session, MaxSessionLen, true) {
 		bad("session", "must match [A-Za-z0-9._:-]{1,%d}", MaxSessionLen)
@@ -102,24 +102,33 @@ func validSum(s string) bool {
 // parts. An index has no sign and no leading zero, so each part has
 // exactly one spelling and a Key names it uniquely.
 func parsePart(p string) (index int, text, ok bool) {
-	switch p {
-	case PartRoot, PartThread, PartArchive:
+	if p == PartArchive {
+		return 0, false, true
+	}
+	if _, _, ok := ParsePlacePart(p); ok {
 		return 0, false, true
 	}
 	s, isEdit := strings.CutPrefix(p, "edit:")
-	if s == "" || len(s) > 7 || (s[0] == '0' && len(s) > 1) {
-		return 0, false, false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return 0, false, false
-		}
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n >= MaxParts {
+	n, ok := decimal(s)
+	if !ok || n >= MaxParts {
 		return 0, false, false
 	}
 	return n, !isEdit, true
+}
+
+// decimal reads a part's number: at most 7 digits, no sign, no leading
+// zero, so each number has exactly one spelling.
+func decimal(s string) (int, bool) {
+	if s == "" || len(s) > 7 || (s[0] == '0' && len(s) > 1) {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.Atoi(s)
+	return n, err == nil
 }
 
 // encodeRecords validates recs and returns their journal lines: compact

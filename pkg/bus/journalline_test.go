@@ -28,6 +28,12 @@ func TestValidateRecord(t *testing.T) {
 		{"archive", Record{Op: OpAttempt, ID: "m1", Part: PartArchive, Session: "s", Thread: "9"}, ""},
 		{"edit without parts", Record{Op: OpAttempt, ID: "m1", Part: "edit:0", Session: "s", Text: "x"}, ""},
 		{"last part", mod(base, func(r *Record) { r.Part = "2" }), ""},
+		{"root made again", Record{Op: OpAttempt, ID: "m1", Part: "root:1", Session: "s", Text: "title"}, ""},
+		{"thread made again", Record{Op: OpDone, ID: "m1", Part: "thread:12", Session: "s", Remote: "999", Text: "name"}, ""},
+		{"place generation zero", Record{Op: OpAttempt, ID: "m1", Part: "root:0", Session: "s"}, "part"},
+		{"place generation leading zero", Record{Op: OpAttempt, ID: "m1", Part: "thread:01", Session: "s"}, "part"},
+		{"place generation empty", Record{Op: OpAttempt, ID: "m1", Part: "root:", Session: "s"}, "part"},
+		{"archive has no generation", Record{Op: OpAttempt, ID: "m1", Part: "archive:1", Session: "s"}, "part"},
 		{"bad op", mod(base, func(r *Record) { r.Op = "Attempt" }), "op"},
 		{"empty op", mod(base, func(r *Record) { r.Op = "" }), "op"},
 		{"bad id", mod(base, func(r *Record) { r.ID = "a/b" }), "id"},
@@ -169,4 +175,27 @@ func FuzzParseRecord(f *testing.F) {
 			t.Fatalf("accepted %q as %+v; re-encoded %q parses as %+v, %v", line, r, data, again, err)
 		}
 	})
+}
+
+// A place part's name and its generation go both ways, and only
+// PlacePart's spelling is read back.
+func TestPlacePart(t *testing.T) {
+	for _, tc := range []struct {
+		base string
+		gen  int
+		want string
+	}{{PartRoot, 0, "root"}, {PartThread, 0, "thread"}, {PartRoot, 1, "root:1"}, {PartThread, 42, "thread:42"}} {
+		got := PlacePart(tc.base, tc.gen)
+		if got != tc.want {
+			t.Errorf("PlacePart(%s, %d) = %q, want %q", tc.base, tc.gen, got, tc.want)
+		}
+		if base, gen, ok := ParsePlacePart(got); !ok || base != tc.base || gen != tc.gen {
+			t.Errorf("ParsePlacePart(%q) = %s, %d, %v", got, base, gen, ok)
+		}
+	}
+	for _, bad := range []string{"archive", "0", "edit:1", "root:0", "root:-1", "thread:x", "Root"} {
+		if _, _, ok := ParsePlacePart(bad); ok {
+			t.Errorf("ParsePlacePart(%q) ok", bad)
+		}
+	}
 }

@@ -3,6 +3,8 @@ package bus
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"strconv"
+	"strings"
 )
 
 // Journal operations.
@@ -17,6 +19,36 @@ const (
 	PartThread  = "thread"  // the thread started from the root
 	PartArchive = "archive" // the thread archived (and locked) on close
 )
+
+// PlacePart names the root or thread part (PartRoot, PartThread) of a
+// session's place generation gen: the place as first made is generation
+// 0 ("root", "thread"); each time it is made again after a moderator
+// deleted it, the next generation ("root:1", "thread:1", ...), so the
+// parts of every generation have keys of their own.
+func PlacePart(base string, gen int) string {
+	if gen <= 0 {
+		return base
+	}
+	return base + ":" + strconv.Itoa(gen)
+}
+
+// ParsePlacePart is PlacePart's inverse: the base (PartRoot or
+// PartThread) and generation of a place part; ok false for any other
+// part name, and for a generation written other than PlacePart writes it.
+func ParsePlacePart(part string) (base string, gen int, ok bool) {
+	base, n, hasGen := strings.Cut(part, ":")
+	if base != PartRoot && base != PartThread {
+		return "", 0, false
+	}
+	if !hasGen {
+		return base, 0, true
+	}
+	gen, ok = decimal(n)
+	if !ok || gen == 0 {
+		return "", 0, false
+	}
+	return base, gen, true
+}
 
 // Record is one line of a daemon's relay journal (<bus>/journal): JSON,
 // one object per line, append-only. An attempt record is durable before
