@@ -24,6 +24,12 @@ const (
 	Blocked
 	// RateLimited: not accepted; try again no earlier than RetryAfter.
 	RateLimited
+	// Gone: the session's place (its thread, or the root a thread was to
+	// start from) was deleted, while the channel is reachable (the
+	// adapter looked). Nothing was accepted. The relay makes the session
+	// a new place, named as before, and goes on there: a place that went
+	// away never fails a message.
+	Gone
 )
 
 func (k Kind) String() string {
@@ -34,6 +40,8 @@ func (k Kind) String() string {
 		return "blocked"
 	case RateLimited:
 		return "rate-limited"
+	case Gone:
+		return "gone"
 	}
 	return "uncertain"
 }

@@ -58,13 +58,13 @@ func (r *Relay) recover(ctx context.Context) (*state, error) {
 }
 
 // keep: every record of a message still in outbox/ or sent/, and what
-// made each session's root, thread and archive.
+// made each session's root, thread (of every generation: the done
+// records carry the texts a place made again is named with) and archive.
 func keep(rec bus.Record, live map[string]bool) bool {
 	if live[rec.ID] {
 		return true
 	}
-	switch rec.Part {
-	case bus.PartRoot, bus.PartThread, bus.PartArchive:
+	if _, _, place := bus.ParsePlacePart(rec.Part); place || rec.Part == bus.PartArchive {
 		return rec.Op == bus.OpDone
 	}
 	return false

@@ -171,6 +171,20 @@ func root(title, session string, o RenderOptions) string {
 	return o.Markup.bold(cut(title, room)) + tail
 }
 
+// continuedNote is the line a session's place made again adds to its
+// root line: the thread before it was deleted.
+const continuedNote = "(continues this session's thread, which was deleted)"
+
+// continuedRoot is the root line of a session's place made again: the
+// session's first root line (first; fallback, the current message's, when
+// the journal kept none), then continuedNote.
+func continuedRoot(first, fallback string) string {
+	if first == "" {
+		first = fallback
+	}
+	return first + "\n" + continuedNote
+}
+
 func threadName(title, session string) string {
 	if title == "" {
 		title = session

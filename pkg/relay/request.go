@@ -62,11 +62,15 @@ func (r *Relay) doOnce(ctx context.Context, o op, rec bus.Record, still func() b
 			return remote, nil
 		}
 		if first {
-			unlanded = !pending
+			// An attempt made in a place since deleted and made again
+			// cannot be in this one: there is nothing to look up.
+			unlanded = !pending || a.rec.Thread != rec.Thread
 		}
 		if pending && o.lookup && !unlanded {
 			remote, found, err := r.lookup(ctx, a)
 			switch {
+			case KindOf(err) == Gone:
+				return "", &placeGone{err: err}
 			case err != nil:
 				if !r.retryWait(ctx, rec.Session, err, b) {
 					return "", errStopped
@@ -100,6 +104,13 @@ func (r *Relay) doOnce(ctx context.Context, o op, rec bus.Record, still func() b
 		if errors.Is(err, errFatal) {
 			return "", err
 		}
+		if KindOf(err) == Gone && o != opRoot {
+			if o == opArchive {
+				// The thread to close was deleted: nothing is left open.
+				return rec.Thread, r.record(ctx, rec, bus.OpDone, rec.Thread)
+			}
+			return "", &placeGone{err: err}
+		}
 		switch KindOf(err) {
 		case Refused:
 			return "", &errRefused{err: err}
@@ -122,6 +133,16 @@ func (r *Relay) doOnce(ctx context.Context, o op, rec bus.Record, still func() b
 
 // errGone: the message was taken out of the outbox while it waited.
 var errGone = errors.New("message taken out of the outbox")
+
+// placeGone carries up to post a request refused because the session's
+// place (its thread, or the root a thread was to start from) was deleted:
+// the place is made again and the message goes on there. A root, posted
+// in the channel itself, has no place to lose: an adapter's Gone for one
+// is waited out as a block.
+type placeGone struct{ err error }
+
+func (e *placeGone) Error() string { return e.err.Error() }
+func (e *placeGone) Unwrap() error { return e.err }
 
 // attempt makes one request: the attempt record, the request, the done
 // record, with the labelled steps in between.
@@ -193,7 +214,12 @@ func (r *Relay) lookup(ctx context.Context, a attempt) (string, bool, error) {
 func (r *Relay) record(ctx context.Context, rec bus.Record, opName string, remote string) error {
 	rec.Op, rec.At = opName, time.Now().UnixMilli()
 	if opName == bus.OpDone {
-		rec.Text, rec.Parts, rec.After, rec.Sum = "", 0, "", ""
+		if _, _, place := bus.ParsePlacePart(rec.Part); !place {
+			// A place's done keeps its text (root line, thread name), so
+			// that a compacted journal still names a new place as before.
+			rec.Text = ""
+		}
+		rec.Parts, rec.After, rec.Sum = 0, "", ""
 		rec.Remote = remote
 	} else {
 		r.mu.Lock()

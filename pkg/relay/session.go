@@ -80,13 +80,7 @@ func (r *Relay) deliver(ctx context.Context, session, id string) error {
 		return nil
 	}
 	rd := Render(m, r.opts.Render)
-	r.mu.Lock()
-	ss := *r.st.session(session)
-	var replaced []string
-	if t := r.st.texts[m.Replaces]; m.Replaces != "" && t.session == session {
-		replaced = t.ids
-	}
-	r.mu.Unlock()
+	ss, _ := r.sessionNow(session, "")
 
 	// A closed session first: send refuses any message for one, whatever
 	// its level, so a file dropped by hand fails the same way.
@@ -102,7 +96,7 @@ func (r *Relay) deliver(ctx context.Context, session, id string) error {
 	case rd.Skip:
 		r.filter(id)
 		return r.sent(name, id)
-	case m.Event == bus.EventClose && ss.root == "":
+	case m.Event == bus.EventClose && ss.root == "" && ss.gen == 0:
 		return r.sent(name, id) // never opened: nothing to close
 	case m.Event == bus.EventMessage && len(rd.Parts) == 0:
 		r.failFile(name, "nothing to post: the message has no title and no text")
@@ -112,7 +106,7 @@ func (r *Relay) deliver(ctx context.Context, session, id string) error {
 		_, err := os.Lstat(filepath.Join(r.opts.Bus.Outbox, name))
 		return !errors.Is(err, os.ErrNotExist)
 	}
-	err = r.post(ctx, m, sum, rd, ss, replaced, still)
+	err = r.post(ctx, m, sum, rd, still)
 	var refused *errRefused
 	if errors.Is(err, errGone) {
 		r.clearBlock(session)
@@ -130,23 +124,75 @@ func (r *Relay) deliver(ctx context.Context, session, id string) error {
 	return r.sent(name, id)
 }
 
-// post makes every request of a message that is not done yet: the
-// session's root and thread first, then the text parts (edits of the
-// replaced message's parts where it has them), then, for a close, the
-// closing line and the archive. Every attempt carries sum, m's MessageSum.
-func (r *Relay) post(ctx context.Context, m bus.Message, sum string, rd Rendered, ss sessionState, replaced []string, still func() bool) error {
+// sessionNow is what the journal says of session now, and the parts of
+// the message it replaces (replaces, "" for none) that an edit can reach:
+// those in the session's current thread (a replaced message posted in a
+// thread since deleted is posted again, not edited).
+func (r *Relay) sessionNow(session, replaces string) (sessionState, []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ss := *r.st.session(session)
+	var replaced []string
+	if t := r.st.texts[replaces]; replaces != "" && t.session == session && t.thread == ss.thread {
+		replaced = t.ids
+	}
+	return ss, replaced
+}
+
+// post makes every request of a message that is not done yet, in the
+// session's place (see postIn). A place a moderator deleted is made
+// again, and the message goes on there: the root of the next generation
+// is posted (its attempt, durable first, is the journal's word that the
+// place before is gone), then postIn starts its thread.
+func (r *Relay) post(ctx context.Context, m bus.Message, sum string, rd Rendered, still func() bool) error {
+	for {
+		ss, replaced := r.sessionNow(m.Session, m.Replaces)
+		err := r.postIn(ctx, m, sum, rd, ss, replaced, still)
+		var gone *placeGone
+		if !errors.As(err, &gone) {
+			return err
+		}
+		r.opts.Log.Info("the session's thread was deleted; making it again", "session", m.Session,
+			"thread", ss.thread, "id", m.ID, "error", gone.Error())
+		if _, err := r.postRoot(ctx, m, sum, rd, ss.gen+1, ss, still); err != nil {
+			return err
+		}
+	}
+}
+
+// postRoot posts the root of the session's place of generation gen: the
+// message's root line as first made, and for a place made again the
+// session's first root line with a line saying it continues a deleted
+// thread.
+func (r *Relay) postRoot(ctx context.Context, m bus.Message, sum string, rd Rendered, gen int, ss sessionState, still func() bool) (string, error) {
+	text := rd.Root
+	if gen > 0 {
+		text = continuedRoot(ss.rootText, rd.Root)
+	}
+	return r.do(ctx, opRoot, bus.Record{ID: m.ID, Part: bus.PlacePart(bus.PartRoot, gen), Session: m.Session, Text: text, Sum: sum}, still)
+}
+
+// postIn makes every request of a message that is not done yet, in the
+// session's place ss: its root and thread first, then the text parts
+// (edits of the replaced message's parts where it has them), then, for a
+// close, the closing line and the archive. Every attempt carries sum, m's
+// MessageSum.
+func (r *Relay) postIn(ctx context.Context, m bus.Message, sum string, rd Rendered, ss sessionState, replaced []string, still func() bool) error {
 	thread := ss.thread
 	if thread == "" {
 		root := ss.root
 		if root == "" {
 			var err error
-			root, err = r.do(ctx, opRoot, bus.Record{ID: m.ID, Part: bus.PartRoot, Session: m.Session, Text: rd.Root, Sum: sum}, still)
-			if err != nil {
+			if root, err = r.postRoot(ctx, m, sum, rd, ss.gen, ss, still); err != nil {
 				return err
 			}
 		}
+		name := rd.ThreadName
+		if ss.gen > 0 && ss.name != "" {
+			name = ss.name // named as before
+		}
 		var err error
-		thread, err = r.do(ctx, opThread, bus.Record{ID: m.ID, Part: bus.PartThread, Session: m.Session, Text: rd.ThreadName, Remote: root, Sum: sum}, still)
+		thread, err = r.do(ctx, opThread, bus.Record{ID: m.ID, Part: bus.PlacePart(bus.PartThread, ss.gen), Session: m.Session, Text: name, Remote: root, Sum: sum}, still)
 		if err != nil {
 			return err
 		}

@@ -33,6 +33,7 @@ type state struct {
 
 type textIDs struct {
 	session string
+	thread  string // where the parts are: an edit elsewhere cannot reach them
 	ids     []string
 }
 
@@ -43,6 +44,14 @@ type sessionState struct {
 	// closedAt is when the close was confirmed (the archive's done
 	// record), unix ms; 0 if the record has no time.
 	closedAt int64
+	// gen is the generation of the session's place: 0 as first made,
+	// then one more each time a moderator deleted it and the relay made
+	// it again (bus.PlacePart). An attempt of a later generation's root
+	// is the journal's proof that the earlier place is gone.
+	gen int
+	// rootText and name are the root line and thread name the place was
+	// first made with: a place made again is named as before.
+	rootText, name string
 }
 
 // attempt is an attempt record not followed by its done record.
@@ -79,6 +88,9 @@ func (s *state) apply(r bus.Record) {
 		if _, ok := s.done[key]; ok {
 			return // already proved done; a later attempt would be a bug
 		}
+		if base, gen, ok := bus.ParsePlacePart(r.Part); ok {
+			s.place(r, base, gen)
+		}
 		after := r.After
 		if after == "" {
 			after = s.lastDone[r.Thread]
@@ -91,13 +103,18 @@ func (s *state) apply(r bus.Record) {
 		delete(s.attempts, key)
 		s.done[key] = r.Remote
 		ss := s.session(r.Session)
+		base, gen, place := bus.ParsePlacePart(r.Part)
 		switch {
-		case r.Part == bus.PartRoot:
-			ss.root = r.Remote
+		case place && base == bus.PartRoot:
 			s.lastDone[""] = r.Remote
-		case r.Part == bus.PartThread:
-			ss.thread = r.Remote
+			if s.place(r, base, gen) {
+				ss.root = r.Remote
+			}
+		case place:
 			s.byThread[r.Remote] = r.Session
+			if s.place(r, base, gen) {
+				ss.thread = r.Remote
+			}
 		case r.Part == bus.PartArchive:
 			if !ss.closed {
 				ss.closed, ss.closedAt = true, r.At
@@ -107,21 +124,45 @@ func (s *state) apply(r bus.Record) {
 			// part now belongs to this message too: a later message that
 			// replaces this one edits it again.
 			if k, err := strconv.Atoi(strings.TrimPrefix(r.Part, "edit:")); err == nil && k >= 0 {
-				s.setText(r.ID, r.Session, k, r.Remote)
+				s.setText(r.ID, r.Session, r.Thread, k, r.Remote)
 			}
 		default:
 			s.lastDone[r.Thread] = r.Remote
 			if k, err := strconv.Atoi(r.Part); err == nil && k >= 0 {
-				s.setText(r.ID, r.Session, k, r.Remote)
+				s.setText(r.ID, r.Session, r.Thread, k, r.Remote)
 			}
 		}
 	}
 }
 
-// setText records that text part k of message id is the service's remote.
-func (s *state) setText(id, session string, k int, remote string) {
+// place folds in a record of a session's root or thread (base) of
+// generation gen, and reports whether it is of the session's current
+// place. A later generation than the session's means the place before it
+// is gone: forgotten, so that the new one is made. The texts the place
+// was first made with are kept, to name a new one as before.
+func (s *state) place(r bus.Record, base string, gen int) bool {
+	ss := s.session(r.Session)
+	if gen < ss.gen {
+		return false // a place since deleted and made again
+	}
+	if gen > ss.gen {
+		ss.gen, ss.root, ss.thread = gen, "", ""
+	}
+	switch {
+	case r.Text == "":
+	case base == bus.PartRoot && gen == 0:
+		ss.rootText = r.Text
+	case base == bus.PartThread:
+		ss.name = r.Text
+	}
+	return true
+}
+
+// setText records that text part k of message id is the service's remote,
+// in thread.
+func (s *state) setText(id, session, thread string, k int, remote string) {
 	t := s.texts[id]
-	t.session = session
+	t.session, t.thread = session, thread
 	for len(t.ids) <= k {
 		t.ids = append(t.ids, "")
 	}
