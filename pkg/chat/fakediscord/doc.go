@@ -67,10 +67,12 @@
 //     REST answers (handled at once, answered late), message and thread
 //     POSTs held before anything is stored until released (nothing is
 //     stored if the client leaves meanwhile), a channel or thread made
-//     unknown (404, 10003).
+//     unknown (404, 10003; a channel's threads with it, as when the bot
+//     loses the channel).
 //   - Other users: InjectMessage (a human) and InjectBotMessage (another
 //     bot) store a message as if written in Discord; EditInjected edits one
-//     of those as its author would.
+//     of those as its author would; DeleteMessage deletes any message as a
+//     moderator would (REST answers 10008 for it; no MESSAGE_DELETE).
 //   - Observation: per token live sessions, the most ever live at once,
 //     IDENTIFY and RESUME counts, the last IDENTIFY's intents, heartbeats
 //     and 4004 closes; every message (with its nonce, allowed_mentions,

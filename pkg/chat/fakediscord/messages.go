@@ -189,13 +189,18 @@ func (s *Server) messageLocked(cid, mid string) *Message {
 }
 
 // channelLocked resolves a channel or thread ID: its parent when it is a
-// thread, and whether it exists at all.
+// thread, and whether it exists at all. A thread of an unknown channel is
+// unknown too, as Discord answers for the threads of a channel deleted or
+// out of the bot's reach.
 func (s *Server) channelLocked(id string) (thread *Thread, ok bool) {
 	if s.faults.unknown[id] {
 		return nil, false
 	}
 	for i := range s.threads {
 		if s.threads[i].ID == id {
+			if s.faults.unknown[s.threads[i].ParentID] {
+				return nil, false
+			}
 			return &s.threads[i], true
 		}
 	}

@@ -56,8 +56,8 @@ func (s *Server) Release() {
 }
 
 // SetChannelUnknown makes a channel or thread answer 404 Unknown Channel
-// (10003) to everything, as a deleted channel or a wrong ID does, or
-// brings it back.
+// (10003) to everything, as a deleted channel or thread or a wrong ID
+// does, or brings it back. A channel's threads answer so with it.
 func (s *Server) SetChannelUnknown(id string, unknown bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

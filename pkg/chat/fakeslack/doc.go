@@ -52,7 +52,9 @@
 //     archived, or the bots removed from it, accepted-then-failed posts
 //     (stored and announced, then answered HTTP 502 or with the connection
 //     reset), slow answers, and a post held before it is stored until
-//     released.
+//     released; a message deleted as an admin does (DeleteMessage: a
+//     parent with replies left as a tombstone whose thread goes on, any
+//     other message removed, so a reply to it answers thread_not_found).
 //   - Observation: per app token open sockets, the most ever open at once,
 //     sockets opened; every message with its metadata, unfurl flags, edits
 //     and reactions (Snapshot.Channel and Snapshot.Thread give a channel's
@@ -65,7 +67,7 @@
 // Not emulated: OAuth, scopes (missing_scope) and token rotation, the RTM
 // API, slash commands and interactivity payloads, blocks and attachments
 // beyond counting as content, metadata in events and in the answer to
-// chat.postMessage, deletes, reactions.remove and reactions.get,
+// chat.postMessage, chat.delete and message_deleted events, reactions.remove and reactions.get,
 // reaction_added events, thread_broadcast, files, users and channel
 // listings, Slack's own spacing of retries (here each comes one AckTimeout
 // after the delivery before), Slack's per-tier default limits

@@ -1,0 +1,20 @@
+package fakediscord
+
+// DeleteMessage deletes a message as a moderator does in Discord: from
+// then on REST does not know it (10008 Unknown Message), and a thread can
+// no longer be started from it. A thread already started from it stays,
+// as on Discord. It reports whether the message was there. No
+// MESSAGE_DELETE is dispatched: nothing here reads one.
+func (s *Server) DeleteMessage(channelID, messageID string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range s.messages {
+		if m := s.messages[i]; m.ID == messageID && m.ChannelID == channelID {
+			s.messages = append(s.messages[:i], s.messages[i+1:]...)
+			s.logf("message %s deleted in %s", messageID, channelID)
+			s.notifyLocked()
+			return true
+		}
+	}
+	return false
+}
