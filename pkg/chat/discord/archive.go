@@ -39,7 +39,7 @@ func (p *Poster) Archive(ctx context.Context, threadID string) error {
 	if errors.As(err, &re) && re.Code == strconv.Itoa(codeArchivedThread) {
 		return nil // archived already: a repeat
 	}
-	return threadGone(threadID, err)
+	return p.inThread(ctx, threadID, err)
 }
 
 func (p *Poster) archive(ctx context.Context, threadID string, lock bool) error {

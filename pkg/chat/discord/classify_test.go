@@ -97,26 +97,3 @@ func TestThreadName(t *testing.T) {
 		}
 	}
 }
-
-func TestThreadGone(t *testing.T) {
-	notFound := classify(404, nil, []byte(`{"message":"Unknown Channel","code":10003}`))
-	archived := classify(400, nil, []byte(`{"message":"Thread is archived","code":50083}`))
-	noAccess := classify(403, nil, []byte(`{"message":"Missing Access","code":50001}`))
-	for _, tc := range []struct {
-		name   string
-		thread string
-		err    *relay.Error
-		want   relay.Kind
-	}{
-		{"thread deleted", "42", notFound, relay.Refused},
-		{"thread locked", "42", archived, relay.Refused},
-		{"parent channel deleted", "", notFound, relay.Blocked},
-		{"no access in a thread", "42", noAccess, relay.Blocked},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := relay.KindOf(threadGone(tc.thread, tc.err)); got != tc.want {
-				t.Fatalf("kind %s, want %s", got, tc.want)
-			}
-		})
-	}
-}

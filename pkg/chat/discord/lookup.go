@@ -68,7 +68,11 @@ func (p *Poster) Lookup(ctx context.Context, part relay.Part, after string) (str
 		}
 		return id, true, nil
 	}
-	return p.findByContent(ctx, part, after)
+	id, found, err := p.findByContent(ctx, part, after)
+	if err != nil {
+		return "", false, p.inThread(ctx, part.Thread, err)
+	}
+	return id, found, nil
 }
 
 // historyMessage is what a lookup reads of a fetched message. Fetched

@@ -174,7 +174,7 @@ func (p *Poster) Post(ctx context.Context, part relay.Part) (string, error) {
 		Nonce: p.nonce(part.Key), EnforceNonce: true,
 	})
 	if err != nil {
-		return "", threadGone(part.Thread, err)
+		return "", p.inThread(ctx, part.Thread, err)
 	}
 	return idOf(body, "message")
 }
@@ -199,10 +199,15 @@ func (p *Poster) StartThread(ctx context.Context, rootID, name string) (string, 
 			"name": threadName(name), "auto_archive_duration": threadArchiveMinutes,
 		})
 	var re *relay.Error
-	if errors.As(err, &re) && re.Code == fmt.Sprint(codeThreadExists) {
+	switch {
+	case errors.As(err, &re) && re.Code == fmt.Sprint(codeThreadExists):
 		return rootID, nil // made by an earlier try: a message's thread shares its ID
-	}
-	if err != nil {
+	case errors.As(err, &re) && re.Code == fmt.Sprint(codeUnknownMessage):
+		// The root was deleted (in a channel Discord knows, or the
+		// answer would be Unknown Channel): the session's place is gone.
+		return "", &relay.Error{Kind: relay.Gone, Code: re.Code,
+			Err: fmt.Errorf("the session's root message %s was deleted: %w", rootID, re.Err)}
+	case err != nil:
 		return "", err
 	}
 	return idOf(body, "thread")
@@ -227,5 +232,5 @@ func (p *Poster) Edit(ctx context.Context, e relay.EditRequest) error {
 		bucketOf(http.MethodPatch, ch, "/messages/{id}"), map[string]any{
 			"content": e.Text, "allowed_mentions": noMentions, "flags": flagSuppressEmbeds,
 		})
-	return threadGone(e.Thread, err)
+	return p.inThread(ctx, e.Thread, err)
 }

@@ -227,8 +227,8 @@ func TestErrorsAreClassified(t *testing.T) {
 		t.Errorf("too long: code %q, want 50035", re.Code)
 	}
 	_, err = r.p.Post(ctx(t), part("m2/0", "999", "x"))
-	if re := wantKind(t, err, relay.Refused); re.Code != "10003" {
-		t.Errorf("unknown thread: %+v, want refused: the session's thread is gone", re)
+	if re := wantKind(t, err, relay.Gone); re.Code != "10003" {
+		t.Errorf("unknown thread in a reachable channel: %+v, want gone: the session's thread was deleted", re)
 	}
 	err = r.p.Edit(ctx(t), relay.EditRequest{RemoteID: "12345", Text: "x"})
 	if re := wantKind(t, err, relay.Refused); re.Code != "10008" {

@@ -27,7 +27,7 @@ func (p *Poster) Lookup(ctx context.Context, part relay.Part, after string) (str
 	for range maxPages {
 		msgs, next, more, err := p.page(ctx, part.Thread, oldest, cursor)
 		if err != nil {
-			return "", false, p.fail("looking up "+part.Key, err)
+			return "", false, p.inThread(ctx, part.Thread, p.fail("looking up "+part.Key, err))
 		}
 		for _, m := range msgs {
 			if part.Thread != "" && m.Timestamp == part.Thread {

@@ -160,7 +160,7 @@ func (p *Poster) Post(ctx context.Context, part relay.Part) (string, error) {
 		return err
 	})
 	if err != nil {
-		return "", p.fail("posting "+part.Key, err)
+		return "", p.inThread(ctx, part.Thread, p.fail("posting "+part.Key, err))
 	}
 	if ts == "" {
 		// ok:true without a ts: it was accepted, but under what id is unknown.
@@ -184,7 +184,7 @@ func (p *Poster) Edit(ctx context.Context, e relay.EditRequest) error {
 		return err
 	})
 	if err != nil {
-		return p.fail("editing "+e.RemoteID, err)
+		return p.editGone(ctx, e.Thread, p.fail("editing "+e.RemoteID, err))
 	}
 	return nil
 }
