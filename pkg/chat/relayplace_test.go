@@ -140,9 +140,10 @@ func runPlaceWentAway(t *testing.T, rig placeRig) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	rc := startPlaceRelay(t, rig, dir)
+	title := "Build"
 	write := func(id, text string) {
 		t.Helper()
-		if _, err := bus.Write(dirs.Outbox, bus.Message{ID: id, Session: "s1", Title: "Build", Text: text, Level: bus.LevelAction}); err != nil {
+		if _, err := bus.Write(dirs.Outbox, bus.Message{ID: id, Session: "s1", Title: title, Text: text, Level: bus.LevelAction}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -181,6 +182,7 @@ func runPlaceWentAway(t *testing.T, rig placeRig) {
 	// The thread deleted by a moderator: made again, as before, and the
 	// session goes on there.
 	rig.deletePlace(first)
+	title = "Deploy" // the place made again keeps the session's first title
 	write("m4", "four")
 	again := waitPlaces(ctx, t, rig, "the session's place made again", func(ps []place) bool {
 		return len(ps) > 0 && ps[len(ps)-1].id != first.id && len(ps[len(ps)-1].replies) == 1

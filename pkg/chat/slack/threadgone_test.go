@@ -12,7 +12,8 @@ import (
 // A session's root deleted with its replies, the channel still reachable,
 // is Gone for a reply, a lookup in its thread and an edit there (the
 // relay makes the place again); a root deleted while replies remain is a
-// placeholder whose thread goes on; the channel out of reach blocks.
+// placeholder whose thread goes on; the channel out of reach blocks, for
+// a request in the channel and for one that met thread_not_found.
 func TestDeletedRootIsGoneChannelUnreachableIsBlocked(t *testing.T) {
 	t.Parallel()
 	e := setup(t, slack.Options{})
@@ -44,10 +45,13 @@ func TestDeletedRootIsGoneChannelUnreachableIsBlocked(t *testing.T) {
 	err = e.p.Edit(ctx(t), relay.EditRequest{Thread: root, RemoteID: reply, Text: "x"})
 	relayErr(t, err, relay.Gone)
 
-	e.f.SetNotInChannel(channel, true) // and now the bot is out too
-	_, err = e.p.Post(ctx(t), relay.Part{Key: "m3/0", Thread: root, Text: "x"})
-	if re := relayErr(t, err, relay.Blocked); re.Reason != relay.ReasonRelayBlocked {
-		t.Fatalf("reply while out of the channel: %+v", re)
+	// The channel archived meanwhile: Slack still reads its threads, so
+	// the lookup meets thread_not_found, and the channel check tells
+	// that the channel is what is out of reach.
+	e.f.SetChannelArchived(channel, true)
+	_, _, err = e.p.Lookup(ctx(t), relay.Part{Key: "m3/0", Thread: root, Text: "x", FirstAttempt: time.Now()}, reply)
+	if re := relayErr(t, err, relay.Blocked); re.Reason != relay.ReasonRelayBlocked || re.Code != "is_archived" {
+		t.Fatalf("lookup in a deleted thread of an archived channel: %+v", re)
 	}
 }
 
