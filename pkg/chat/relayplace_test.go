@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -38,6 +39,7 @@ type placeRig interface {
 type place struct {
 	id, thread, root, name string
 	replies                []string
+	closed                 bool // Discord: archived and locked
 }
 
 type discordPlaces struct{ f *fakediscord.Server }
@@ -58,7 +60,7 @@ func (d discordPlaces) places() []place {
 		p := place{id: m.ID, root: m.Content}
 		for _, th := range s.Threads {
 			if th.StarterID == m.ID {
-				p.thread, p.name = th.ID, th.Name
+				p.thread, p.name, p.closed = th.ID, th.Name, th.Archived && th.Locked
 				for _, r := range s.In(th.ID) {
 					p.replies = append(p.replies, r.Content)
 				}
@@ -223,6 +225,25 @@ func runPlaceWentAway(t *testing.T, rig placeRig) {
 		t.Errorf("the replacement posted as %q", got)
 	}
 	waitRelay(ctx, t, rc, "m6 sent", func(s *ownership.RelayState) bool { return s.Pending == 0 })
+
+	// Deleted again before the session closes: a third place, named as
+	// the first, gets the closing line (and, on Discord, is closed).
+	second := ps[len(ps)-1]
+	rig.deletePlace(second)
+	if _, err := bus.Write(dirs.Outbox, bus.Message{ID: "m7", Session: "s1", Event: bus.EventClose}); err != nil {
+		t.Fatal(err)
+	}
+	ps = waitPlaces(ctx, t, rig, "the close in a third place", func(ps []place) bool {
+		last := place{}
+		if len(ps) > 0 {
+			last = ps[len(ps)-1]
+		}
+		return last.id != second.id && len(last.replies) == 1 && (rig.provider() == "slack" || last.closed)
+	})
+	if last := ps[len(ps)-1]; last.replies[0] != "Session closed." || last.name != first.name || !strings.HasPrefix(last.root, first.root+"\n") {
+		t.Errorf("the third place %+v; want the first root and name, and the closing line", last)
+	}
+	waitRelay(ctx, t, rc, "m7 sent", func(s *ownership.RelayState) bool { return s.Pending == 0 })
 	noneFailed(t, dirs)
 	sent, err := os.ReadDir(dirs.Sent)
 	if err != nil {
@@ -232,16 +253,65 @@ func runPlaceWentAway(t *testing.T, rig placeRig) {
 	for _, e := range sent {
 		names = append(names, e.Name())
 	}
-	if want := []string{"m1.json", "m2.json", "m3.json", "m4.json", "m5.json", "m6.json"}; !slices.Equal(names, want) {
+	if want := []string{"m1.json", "m2.json", "m3.json", "m4.json", "m5.json", "m6.json", "m7.json"}; !slices.Equal(names, want) {
 		t.Errorf("sent/ holds %v, want %v", names, want)
 	}
 }
 
+// A Discord thread deleted between a session's closing line and its
+// archive leaves nothing to close: the close is done, nothing is made
+// again, nothing fails.
+func TestRelayThreadDeletedBeforeItsArchive(t *testing.T) {
+	t.Parallel()
+	f, err := fakediscord.Start(fakediscord.Options{Tokens: []string{discordToken}, Channels: []string{discordParent}, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+	rig := discordPlaces{f}
+	dir := t.TempDir()
+	dirs, err := bus.Paths(dir, crashName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bus.EnsureDirs(dirs); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var thread atomic.Value
+	rc := startPlaceRelay(t, rig, dir, func(step, key string) {
+		if step == "archive:before-attempt" && key == "m2/archive" {
+			f.SetChannelUnknown(thread.Load().(string), true)
+		}
+	})
+	if _, err := bus.Write(dirs.Outbox, bus.Message{ID: "m1", Session: "s1", Event: bus.EventOpen, Title: "Build", Text: "one"}); err != nil {
+		t.Fatal(err)
+	}
+	ps := waitPlaces(ctx, t, rig, "the session opened", func(ps []place) bool { return len(ps) == 1 && len(ps[0].replies) == 1 })
+	thread.Store(ps[0].thread)
+	if _, err := bus.Write(dirs.Outbox, bus.Message{ID: "m2", Session: "s1", Event: bus.EventClose}); err != nil {
+		t.Fatal(err)
+	}
+	waitRelay(ctx, t, rc, "m2 sent", func(s *ownership.RelayState) bool {
+		_, err := os.Stat(filepath.Join(dirs.Sent, "m2.json"))
+		return err == nil && s.Pending == 0
+	})
+	if ps := rig.places(); len(ps) != 1 || len(ps[0].replies) != 2 {
+		t.Errorf("the channel holds %+v; want the one place, its closing line posted, nothing made again", ps)
+	}
+	noneFailed(t, dirs)
+}
+
 // startPlaceRelay runs the daemon's relay (chat.NewRelay: the provider's
-// poster, the bus under dir) with short back-offs.
-func startPlaceRelay(t *testing.T, rig placeRig, dir string) chat.RelayComponent {
+// poster, the bus under dir) with short back-offs, and step, when given,
+// at each labelled step of its requests.
+func startPlaceRelay(t *testing.T, rig placeRig, dir string, step ...func(step, key string)) chat.RelayComponent {
 	t.Helper()
 	var o chat.RelayOptions
+	if len(step) > 0 {
+		o.Step = step[0]
+	}
 	o.MinBackoff, o.MaxBackoff = 10*time.Millisecond, 100*time.Millisecond
 	o.Discord = discord.Options{Timeout: 2 * time.Second}
 	o.Slack = slack.Options{Timeout: 2 * time.Second, PostInterval: -1}
