@@ -143,9 +143,12 @@ func (r *Relay) sessionNow(session, replaces string) (sessionState, []string) {
 // session's place (see postIn). A place a moderator deleted is made
 // again, and the message goes on there: the root of the next generation
 // is posted (its attempt, durable first, is the journal's word that the
-// place before is gone), then postIn starts its thread.
+// place before is gone), then postIn starts its thread. A place gone
+// again within the same message is made again only after a back-off, so
+// that a service answering Gone to everything cannot make roots in a loop.
 func (r *Relay) post(ctx context.Context, m bus.Message, sum string, rd Rendered, still func() bool) error {
-	for {
+	b := r.newBackoff()
+	for remade := false; ; remade = true {
 		ss, replaced := r.sessionNow(m.Session, m.Replaces)
 		err := r.postIn(ctx, m, sum, rd, ss, replaced, still)
 		var gone *placeGone
@@ -154,6 +157,9 @@ func (r *Relay) post(ctx context.Context, m bus.Message, sum string, rd Rendered
 		}
 		r.opts.Log.Info("the session's thread was deleted; making it again", "session", m.Session,
 			"thread", ss.thread, "id", m.ID, "error", gone.Error())
+		if remade && !b.wait(ctx) {
+			return errStopped
+		}
 		if _, err := r.postRoot(ctx, m, sum, rd, ss.gen+1, ss, still); err != nil {
 			return err
 		}
