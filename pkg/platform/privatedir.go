@@ -27,18 +27,7 @@ func CheckPrivateDir(path string) error {
 	if err != nil {
 		return fmt.Errorf("private dir: %w", err)
 	}
-	uid := uint32(os.Geteuid())
-	switch {
-	case st.isSymlink():
-		return fmt.Errorf("%w: %s is a symbolic link", ErrNotPrivate, path)
-	case !st.isDir():
-		return fmt.Errorf("%w: %s is not a directory (mode %#o)", ErrNotPrivate, path, st.mode)
-	case st.uid != uid:
-		return fmt.Errorf("%w: %s is owned by uid %d, not %d", ErrNotPrivate, path, st.uid, uid)
-	case st.mode&0o022 != 0:
-		return fmt.Errorf("%w: %s is writable by group or others (mode %#o)", ErrNotPrivate, path, st.mode&0o7777)
-	}
-	return nil
+	return judgePrivate(st, path)
 }
 
 // mkdirPrivate creates path and its missing parents, each 0700.
