@@ -9,8 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"time"
-
-	"gjc.dev/reconciler/pkg/platform"
 )
 
 // ErrLeftInPlace is returned (wrapped) by Fail for an outbox entry that
@@ -22,58 +20,68 @@ import (
 // and answers the same, once).
 var ErrLeftInPlace = errors.New("outbox entry left in place")
 
-// MoveToSent moves the regular file outbox/name to sent/name, durably.
+// MoveToSent moves the regular file outbox/name to sent/name, durably,
+// through the bus's descriptors (OpenBox judges the directories first).
 // The name is never replaced: a sent/name already there with the same
 // bytes (a move a crash interrupted, or the same message published twice)
 // is success, and the outbox copy is removed; with different bytes it is
 // an error and both are left as they are.
 func MoveToSent(d Dirs, name string) error {
-	if err := checkEntryName(name); err != nil {
-		return fmt.Errorf("move to sent: %w", err)
-	}
-	from, to := filepath.Join(d.Outbox, name), filepath.Join(d.Sent, name)
-	kind, err := entryKind(from)
+	b, err := OpenBox(d)
 	if err != nil {
 		return fmt.Errorf("move to sent: %w", err)
 	}
-	if kind != "" {
-		return fmt.Errorf("move to sent: %s is %s: %w", from, kind, errNotRegular)
+	defer b.Close()
+	return b.MoveToSent(name)
+}
+
+// MoveToSent is the package's MoveToSent through b.
+func (b *Box) MoveToSent(name string) error {
+	if err := checkEntryName(name); err != nil {
+		return fmt.Errorf("move to sent: %w", err)
+	}
+	e, err := b.out.Stat(name)
+	if err != nil {
+		return fmt.Errorf("move to sent: %w", err)
+	}
+	if kind := untrusted(e); kind != "" {
+		return fmt.Errorf("move to sent: %s is %s: %w", filepath.Join(b.d.Outbox, name), kind, errNotRegular)
 	}
 	// A hard link never replaces a name, and leaves the outbox file in
 	// place until the sent one is durable: a crash between the two steps
 	// leaves both, and the next call finishes the move.
-	if err := os.Link(from, to); err != nil {
+	if err := b.out.Link(name, b.sent, name); err != nil {
 		if !errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("move to sent: %w", err)
 		}
-		if err := sameBytes(from, to); err != nil {
+		if err := b.sameBytes(name); err != nil {
 			return fmt.Errorf("move to sent: %w", err)
 		}
 	}
-	if err := syncDir(d.Sent); err != nil {
+	if err := b.sent.Sync(); err != nil {
 		return fmt.Errorf("move to sent: %w", err)
 	}
-	if err := os.Remove(from); err != nil {
+	if err := b.out.Remove(name); err != nil {
 		return fmt.Errorf("move to sent: %w", err)
 	}
-	if err := syncDir(d.Outbox); err != nil {
+	if err := b.out.Sync(); err != nil {
 		return fmt.Errorf("move to sent: %w", err)
 	}
 	return nil
 }
 
-// sameBytes errors unless the files at a and b hold the same bytes.
-func sameBytes(a, b string) error {
-	da, err := platform.ReadFileCapped(a, MaxFileSize)
+// sameBytes errors unless outbox/name and sent/name hold the same bytes.
+func (b *Box) sameBytes(name string) error {
+	da, _, err := b.out.ReadFile(name, MaxFileSize)
 	if err != nil {
 		return err
 	}
-	db, err := platform.ReadFileCapped(b, MaxFileSize)
+	db, _, err := b.sent.ReadFile(name, MaxFileSize)
 	if err != nil {
-		return fmt.Errorf("%s is already there and cannot be read: %w", b, err)
+		return fmt.Errorf("%s is already there and cannot be read: %w", filepath.Join(b.d.Sent, name), err)
 	}
 	if !bytes.Equal(da, db) {
-		return fmt.Errorf("%s is already there with different content than %s", b, a)
+		return fmt.Errorf("%s is already there with different content than %s", filepath.Join(b.d.Sent, name), filepath.Join(b.d.Outbox, name))
 	}
 	return nil
 }
@@ -90,42 +98,49 @@ type FailedRecord struct {
 	Message string `json:"message"`
 }
 
-// Fail records in failed/name why the outbox entry name was not posted,
-// atomically (a second Fail of the same name replaces the record), then
-// removes the entry from the outbox. An entry that is not a regular file
-// is never opened or followed: the record says what it was, the entry is
-// left where it is, and the error matches ErrLeftInPlace.
+// Fail records in failed/ why the outbox entry name was not posted, then
+// removes the entry from the outbox, through the bus's descriptors. The
+// record never replaces an earlier one (see Box.Fail). An entry that is
+// not a regular file of the effective uid is never opened or followed:
+// the record says what it was, the entry is left where it is, and the
+// error matches ErrLeftInPlace.
 func Fail(d Dirs, name, reason string) error {
+	b, err := OpenBox(d)
+	if err != nil {
+		return fmt.Errorf("fail: %w", err)
+	}
+	defer b.Close()
+	return b.Fail(name, reason)
+}
+
+// Fail is the package's Fail through b.
+func (b *Box) Fail(name, reason string) error {
 	if err := checkEntryName(name); err != nil {
 		return fmt.Errorf("fail: %w", err)
 	}
-	from := filepath.Join(d.Outbox, name)
-	kind, err := entryKind(from)
+	e, err := b.out.Stat(name)
 	if err != nil {
 		return fmt.Errorf("fail: %w", err)
 	}
 	rec := FailedRecord{Name: name, Reason: reason, FailedAt: time.Now().UnixMilli()}
+	kind := untrusted(e)
 	if kind != "" {
 		rec.Reason = fmt.Sprintf("%s (the outbox entry is %s: not opened, left in place)", reason, kind)
-	} else if data, err := platform.ReadFileCapped(from, MaxFileSize); err == nil {
+	} else if data, _, err := b.out.ReadFile(name, MaxFileSize); err == nil {
 		rec.Message = string(bytes.ToValidUTF8(data, []byte("\uFFFD")))
 	} else {
 		rec.Reason = fmt.Sprintf("%s (the file could not be read: %v)", reason, err)
 	}
-	data, err := encodeFailed(rec)
-	if err != nil {
-		return fmt.Errorf("fail %s: %w", name, err)
-	}
-	if err := platform.WriteFileAtomic(filepath.Join(d.Failed, name), data); err != nil {
+	if err := b.record(rec); err != nil {
 		return fmt.Errorf("fail %s: %w", name, err)
 	}
 	if kind != "" {
-		return fmt.Errorf("fail: %s is %s: %w", from, kind, ErrLeftInPlace)
+		return fmt.Errorf("fail: %s is %s: %w", filepath.Join(b.d.Outbox, name), kind, ErrLeftInPlace)
 	}
-	if err := os.Remove(from); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := b.out.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("fail %s: recorded, but %w", name, err)
 	}
-	if err := syncDir(d.Outbox); err != nil {
+	if err := b.out.Sync(); err != nil {
 		return fmt.Errorf("fail %s: %w", name, err)
 	}
 	return nil

@@ -273,6 +273,15 @@ func TestFailLeavesNonRegularInPlace(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
+		{"another uid's file", "a file of uid 4242", func(t *testing.T, path string) {
+			if os.Geteuid() != 0 {
+				t.Skip("giving a file to another uid needs root")
+			}
+			put(t, filepath.Dir(path), filepath.Base(path), `{"id":"m1","session":"s","text":"planted"}`)
+			if err := os.Chown(path, 4242, 4242); err != nil {
+				t.Fatal(err)
+			}
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -71,29 +71,7 @@ func checkEntryName(name string) error {
 	return nil
 }
 
-// entryKind says what the outbox entry at path is, without following or
-// opening it: "" for a regular file, else a description.
-func entryKind(path string) (string, error) {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return "", err
-	}
-	if fi.Mode().IsRegular() {
-		return "", nil
-	}
-	switch t := fi.Mode().Type(); {
-	case t&os.ModeSymlink != 0:
-		return "a symbolic link", nil
-	case t&os.ModeNamedPipe != 0:
-		return "a FIFO", nil
-	case t&os.ModeDir != 0:
-		return "a directory", nil
-	case t&os.ModeSocket != 0:
-		return "a socket", nil
-	case t&os.ModeDevice != 0:
-		return "a device", nil
-	}
-	return fmt.Sprintf("not a regular file (mode %v)", fi.Mode()), nil
-}
+// euid is the consumer's uid, whose outbox files alone are read.
+func euid() int { return os.Geteuid() }
 
 var errNotRegular = errors.New("not a regular file")
