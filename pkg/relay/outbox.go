@@ -39,14 +39,23 @@ func (r *Relay) run(ctx context.Context, changes <-chan struct{}) {
 	// first and tidies after.
 	prune := time.NewTimer(time.Minute)
 	defer prune.Stop()
+	// again wakes a scan when a young file's grace ends, or to look at a
+	// refused bus again.
+	again := time.NewTimer(time.Hour)
+	defer again.Stop()
+	refused := r.newBackoff()
 	for {
-		r.scan(ctx)
+		next := r.scan(ctx, refused)
+		if !next.IsZero() {
+			again.Reset(max(time.Until(next), 0))
+		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-changes:
 		case <-r.wake:
 		case <-resync.C:
+		case <-again.C:
 		case <-prune.C:
 			r.pruneSent()
 			prune.Reset(time.Hour)
@@ -88,13 +97,23 @@ func (r *Relay) checkChannel(ctx context.Context) bool {
 	}
 }
 
-// scan reads the outbox and queues what is new. A file that cannot be a
-// message goes to failed/ at once, so it never holds back the others.
-func (r *Relay) scan(ctx context.Context) {
-	names, err := bus.ListOutbox(r.opts.Bus.Outbox)
+// scan reads the outbox and queues what is new, and says when to look
+// again without a change (zero: not before one). A file that cannot be a
+// message goes to failed/ once it is past its grace, so it never holds
+// back the others; a bus refused (a directory swapped for a link, given
+// to another uid, opened to others) blocks the relay and nothing in it is
+// read, moved or removed until it is repaired.
+func (r *Relay) scan(ctx context.Context, refused *backoff) time.Time {
+	box, err := r.openBusOnce()
+	if err != nil {
+		return time.Now().Add(refused.step())
+	}
+	defer box.Close()
+	refused.reset()
+	names, err := box.List()
 	if err != nil {
 		r.opts.Log.Error(err, "listing the outbox; trying again on the next change")
-		return
+		return time.Time{}
 	}
 	present := make(map[string]bool, len(names))
 	for _, name := range names {
@@ -106,10 +125,11 @@ func (r *Relay) scan(ctx context.Context) {
 		if seen || ctx.Err() != nil {
 			continue
 		}
-		r.admit(ctx, name)
+		r.admit(ctx, box, name)
 	}
-	// A file removed by hand is no longer pending.
+	var next time.Time
 	r.mu.Lock()
+	// A file removed by hand is no longer pending.
 	for name := range r.known {
 		if !present[name] && !r.inFlightLocked(name) {
 			delete(r.known, name)
@@ -120,32 +140,41 @@ func (r *Relay) scan(ctx context.Context) {
 			delete(r.ignored, name)
 		}
 	}
+	for name, at := range r.later {
+		if !present[name] {
+			delete(r.later, name)
+		} else if next.IsZero() || at.Before(next) {
+			next = at
+		}
+	}
 	r.mu.Unlock()
 	r.changed()
+	return next
 }
 
-// admit reads one new outbox entry and queues it in its session.
-func (r *Relay) admit(ctx context.Context, name string) {
-	id, ok := strings.CutSuffix(name, ".json")
-	if !ok {
-		r.failFile(name, "not a message file: its name must be <id>.json")
-		return
-	}
-	m, err := bus.Read(filepath.Join(r.opts.Bus.Outbox, name))
-	switch {
-	case errors.Is(err, os.ErrNotExist):
+// admit judges one new outbox entry and queues it in its session; one
+// refused while young is looked at again once its grace ends.
+func (r *Relay) admit(ctx context.Context, box *bus.Box, name string) {
+	m, e, err := box.Take(name)
+	verdict, at := bus.Judge(err, e.ModTime, time.Now())
+	r.mu.Lock()
+	delete(r.later, name)
+	r.mu.Unlock()
+	switch verdict {
+	case bus.Gone:
 		return // taken away by hand between the listing and now
-	case err != nil:
-		r.failFile(name, err.Error())
+	case bus.Later:
+		r.mu.Lock()
+		r.later[name] = at
+		r.mu.Unlock()
+		r.opts.Log.V(1).Info("outbox file not a message yet; looked at again once its grace ends", "file", name, "error", err.Error())
 		return
-	case m.ID != id:
-		r.failFile(name, "its id "+m.ID+" differs from its file name")
+	case bus.Refuse:
+		r.failFile(box, name, err.Error())
 		return
 	}
-	seen := time.Now()
-	if fi, err := os.Lstat(filepath.Join(r.opts.Bus.Outbox, name)); err == nil {
-		seen = fi.ModTime()
-	}
+	id := m.ID
+	seen := e.ModTime
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.known[name] = seen
@@ -178,20 +207,30 @@ func (r *Relay) inFlightLocked(name string) bool {
 	return false
 }
 
-// failFile moves an outbox entry to failed/ with the reason.
-func (r *Relay) failFile(name, reason string) {
+// failFile moves an outbox entry to failed/ with the reason, through
+// box.
+func (r *Relay) failFile(box *bus.Box, name, reason string) {
 	r.opts.Log.Error(errors.New(reason), "outbox file refused; moved to failed/", "file", name)
-	err := bus.Fail(r.opts.Bus, name, reason)
+	err := box.Fail(name, reason)
+	// What failed/ holds, so a record written again after a crash, or
+	// for an entry left in place, is not counted twice.
+	n, cerr := box.CountFailed()
 	r.mu.Lock()
+	if cerr == nil {
+		r.failed = n
+	}
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		// Left in place (not a regular file, or failed/ not writable): not
-		// looked at again until it changes or the relay restarts.
+		// Left in place (not a regular file of ours, or failed/ not
+		// writable): not looked at again until it changes or the relay
+		// restarts.
 		r.opts.Log.Error(err, "outbox file left in place", "file", name)
 		r.ignored[name] = true
 		r.mu.Unlock()
 		return
 	}
-	r.failed++
+	if cerr != nil {
+		r.failed++
+	}
 	delete(r.known, name)
 	r.mu.Unlock()
 	r.opts.Finished(strings.TrimSuffix(name, ".json"))

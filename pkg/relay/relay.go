@@ -61,6 +61,7 @@ type Relay struct {
 	queues   map[string]*queue    // by session; only sessions with work
 	known    map[string]time.Time // outbox names queued, and when first seen
 	ignored  map[string]bool      // outbox entries left in place (not files)
+	later    map[string]time.Time // young outbox files not messages yet: when to look again
 	health   Health
 	blocks   map[string]*Block // by session, and "" for the channel check
 	globalRL time.Time         // a global rate limit: no request before it
@@ -111,7 +112,7 @@ func New(opts Options) *Relay {
 		opts.Finished = func(string) {}
 	}
 	return &Relay{
-		opts: opts, queues: map[string]*queue{}, known: map[string]time.Time{}, ignored: map[string]bool{},
+		opts: opts, queues: map[string]*queue{}, known: map[string]time.Time{}, ignored: map[string]bool{}, later: map[string]time.Time{},
 		blocks: map[string]*Block{}, wake: make(chan struct{}, 1), checked: make(chan struct{}), loaded: make(chan struct{}), done: make(chan struct{}),
 	}
 }

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
+	"time"
 
 	"gjc.dev/reconciler/pkg/bus"
 )
@@ -66,18 +66,20 @@ func (e *errRefused) Error() string { return e.err.Error() }
 // when the relay must end (ownership lost).
 func (r *Relay) deliver(ctx context.Context, session, id string) error {
 	name := id + ".json"
-	m, err := bus.Read(filepath.Join(r.opts.Bus.Outbox, name))
+	m, err := r.load(ctx, name)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return nil
+	case errors.Is(err, errStopped):
+		return err
 	case err != nil:
-		r.failFile(name, err.Error())
-		return nil
+		return r.failName(ctx, name, err.Error())
 	}
 	sum := bus.MessageSum(m)
-	if reason := r.reused(name, m, sum); reason != "" {
-		r.failFile(name, reason)
-		return nil
+	if reason, err := r.reused(ctx, name, m, sum); err != nil {
+		return err
+	} else if reason != "" {
+		return r.failName(ctx, name, reason)
 	}
 	rd := Render(m, r.opts.Render)
 	ss, _ := r.sessionNow(session, "")
@@ -86,25 +88,27 @@ func (r *Relay) deliver(ctx context.Context, session, id string) error {
 	// its level, so a file dropped by hand fails the same way.
 	switch {
 	case ss.closed && m.Event == bus.EventClose:
-		return r.sent(name, id) // closed already
+		return r.sent(ctx, name, id) // closed already
 	case ss.closed:
 		r.mu.Lock()
 		closed := r.st.closedError(session)
 		r.mu.Unlock()
-		r.failFile(name, closed.Error())
-		return nil
+		return r.failName(ctx, name, closed.Error())
 	case rd.Skip:
 		r.filter(id)
-		return r.sent(name, id)
+		return r.sent(ctx, name, id)
 	case m.Event == bus.EventClose && ss.root == "" && ss.gen == 0:
-		return r.sent(name, id) // never opened: nothing to close
+		return r.sent(ctx, name, id) // never opened: nothing to close
 	case m.Event == bus.EventMessage && len(rd.Parts) == 0:
-		r.failFile(name, "nothing to post: the message has no title and no text")
-		return nil
+		return r.failName(ctx, name, "nothing to post: the message has no title and no text")
 	}
 	still := func() bool {
-		_, err := os.Lstat(filepath.Join(r.opts.Bus.Outbox, name))
-		return !errors.Is(err, os.ErrNotExist)
+		box, err := r.openBusOnce()
+		if err != nil {
+			return true // cannot tell: kept, and the block says why
+		}
+		defer box.Close()
+		return box.Has(name)
 	}
 	err = r.post(ctx, m, sum, rd, still)
 	var refused *errRefused
@@ -114,14 +118,13 @@ func (r *Relay) deliver(ctx context.Context, session, id string) error {
 		return nil
 	}
 	if errors.As(err, &refused) {
-		r.failFile(name, "refused by the service: "+refused.Error())
-		return nil
+		return r.failName(ctx, name, "refused by the service: "+refused.Error())
 	}
 	if err != nil {
 		return err
 	}
 	r.opts.Step("message:before-sent", id)
-	return r.sent(name, id)
+	return r.sent(ctx, name, id)
 }
 
 // sessionNow is what the journal says of session now, and the parts of
@@ -228,28 +231,75 @@ func (r *Relay) postIn(ctx context.Context, m bus.Message, sum string, rd Render
 	return nil
 }
 
+// load reads a queued outbox file for its turn, through a bus judged
+// now (waiting while it is refused). One that no longer decodes while it
+// is young (rewritten in place since it was queued) is read again once
+// its grace ends.
+func (r *Relay) load(ctx context.Context, name string) (bus.Message, error) {
+	for {
+		box, err := r.openBus(ctx)
+		if err != nil {
+			return bus.Message{}, err
+		}
+		m, e, err := box.Take(name)
+		box.Close()
+		verdict, at := bus.Judge(err, e.ModTime, time.Now())
+		if verdict != bus.Later {
+			return m, err
+		}
+		if !sleep(ctx, time.Until(at)) {
+			return bus.Message{}, errStopped
+		}
+	}
+}
+
+// failName moves an outbox file to failed/ with the reason, through a
+// bus judged now (waiting while it is refused).
+func (r *Relay) failName(ctx context.Context, name, reason string) error {
+	box, err := r.openBus(ctx)
+	if err != nil {
+		return err
+	}
+	defer box.Close()
+	r.failFile(box, name, reason)
+	return nil
+}
+
 // reused says why m, the outbox file name, is not the message its id
 // already named ("" when it is): the journal's attempts for the id were
 // made for other content, or sent/ holds other content under the name.
 // Checked before any request, so nothing of the second message is posted.
-func (r *Relay) reused(name string, m bus.Message, sum string) string {
+func (r *Relay) reused(ctx context.Context, name string, m bus.Message, sum string) (string, error) {
 	r.mu.Lock()
 	prev := r.st.sums[m.ID]
 	r.mu.Unlock()
 	if prev != "" && prev != sum {
-		return fmt.Sprintf("id %s was already used, for other content: this message is not posted", m.ID)
+		return fmt.Sprintf("id %s was already used, for other content: this message is not posted", m.ID), nil
 	}
-	if sent, err := bus.Read(filepath.Join(r.opts.Bus.Sent, name)); err == nil && sent != m.WithDefaults() {
-		return fmt.Sprintf("id %s was already posted with other content (sent/%s): this message is not posted", m.ID, name)
+	box, err := r.openBus(ctx)
+	if err != nil {
+		return "", err
 	}
-	return ""
+	defer box.Close()
+	if sent, err := box.Sent(name); err == nil && sent != m.WithDefaults() {
+		return fmt.Sprintf("id %s was already posted with other content (sent/%s): this message is not posted", m.ID, name), nil
+	}
+	return "", nil
 }
 
-// sent moves a delivered message to sent/. A sent/ file of that name with
-// other content means the id was used twice: the new one goes to failed/.
-func (r *Relay) sent(name, id string) error {
-	if err := bus.MoveToSent(r.opts.Bus, name); err != nil && !errors.Is(err, os.ErrNotExist) {
-		r.failFile(name, err.Error())
+// sent moves a delivered message to sent/, through a bus judged now
+// (waiting while it is refused; errStopped if the relay stops meanwhile,
+// and the next start moves it, every part already done). A sent/ file of
+// that name with other content means the id was used twice: the new one
+// goes to failed/.
+func (r *Relay) sent(ctx context.Context, name, id string) error {
+	box, err := r.openBus(ctx)
+	if err != nil {
+		return err
+	}
+	defer box.Close()
+	if err := box.MoveToSent(name); err != nil && !errors.Is(err, os.ErrNotExist) {
+		r.failFile(box, name, err.Error())
 	}
 	r.mu.Lock()
 	r.st.forget(id)

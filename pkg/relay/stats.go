@@ -11,7 +11,7 @@ func (r *Relay) Health() Health {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	h := r.health
-	h.Pending = len(r.known)
+	h.Pending = len(r.known) + len(r.later)
 	h.OldestPendingAt = time.Time{}
 	for _, seen := range r.known {
 		if h.OldestPendingAt.IsZero() || seen.Before(h.OldestPendingAt) {
@@ -23,6 +23,8 @@ func (r *Relay) Health() Health {
 	h.Blocked = nil
 	if b := r.blocks[""]; b != nil {
 		h.Blocked = b // the channel check first: it holds back everything
+	} else if b := r.blocks[busBlock]; b != nil {
+		h.Blocked = b // so does a bus that cannot be trusted
 	} else {
 		for _, b := range r.blocks {
 			h.Blocked = b

@@ -18,10 +18,7 @@ func (r *Relay) newBackoff() *backoff {
 
 // wait sleeps the next interval; false when ctx ended first.
 func (b *backoff) wait(ctx context.Context) bool {
-	d := b.next
-	b.next = min(2*b.next, b.max)
-	d = d/2 + rand.N(d/2+1)
-	return sleep(ctx, d)
+	return sleep(ctx, b.step())
 }
 
 // sleep waits d, or until ctx ends (false).
@@ -38,3 +35,13 @@ func sleep(ctx context.Context, d time.Duration) bool {
 		return false
 	}
 }
+
+// step returns the next interval, with jitter, without waiting it.
+func (b *backoff) step() time.Duration {
+	d := b.next
+	b.next = min(2*b.next, b.max)
+	return d/2 + rand.N(d/2+1)
+}
+
+// reset starts the intervals again from the shortest.
+func (b *backoff) reset() { b.next = b.min }
