@@ -2,6 +2,7 @@ package bus
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,16 +14,21 @@ import (
 	"gjc.dev/reconciler/pkg/platform"
 )
 
-// An outbox (or the bus itself) swapped for a link to a world-writable
-// directory after the bus was made is refused by the next OpenBox, and
-// nothing there or in the real outbox is read or moved.
+// An outbox (or the bus itself) swapped for a link after the bus was made
+// is refused by the next OpenBox, and nothing there or in the real outbox
+// is read or moved: a link to a world-writable directory, and a link even
+// to a private one (a link is never followed).
 func TestOpenBoxRefusesASwappedDirectory(t *testing.T) {
-	for _, which := range []string{"bus", "outbox", "sent", "failed"} {
-		t.Run(which, func(t *testing.T) {
+	for _, tc := range []struct {
+		which string
+		mode  os.FileMode
+	}{{"bus", 0o777}, {"outbox", 0o777}, {"sent", 0o777}, {"failed", 0o777}, {"bus", 0o700}, {"outbox", 0o700}} {
+		which := tc.which
+		t.Run(fmt.Sprintf("%s/%#o", which, tc.mode), func(t *testing.T) {
 			d := busDirs(t)
 			put(t, d.Outbox, "m1.json", `{"id":"m1","session":"s","text":"mine"}`)
 			open := t.TempDir()
-			if err := os.Chmod(open, 0o777); err != nil {
+			if err := os.Chmod(open, tc.mode); err != nil {
 				t.Fatal(err)
 			}
 			path := map[string]string{"bus": d.Dir, "outbox": d.Outbox, "sent": d.Sent, "failed": d.Failed}[which]
