@@ -153,6 +153,16 @@ func (b *Box) Has(name string) bool {
 	return !errors.Is(err, fs.ErrNotExist)
 }
 
+// Remove removes the outbox entry name: a message handed on (the fleet's
+// forwarder stored it in etcd, where a copy that comes back after a
+// crash is found stored already).
+func (b *Box) Remove(name string) error {
+	if err := checkEntryName(name); err != nil {
+		return err
+	}
+	return b.out.Remove(name)
+}
+
 // untrusted says why an outbox entry is never opened ("" when it may be):
 // not a regular file, or not the effective uid's.
 func untrusted(e platform.Entry) string {

@@ -182,9 +182,7 @@ func TestForwardRefusesWhatIsNotAMessage(t *testing.T) {
 	ctx := context.Background()
 	f := r.forwarder()
 	for name, data := range map[string]string{"junk.json": "{not json", "notes.txt": "hi", "other.json": `{"id":"x","session":"s","text":"t"}`} {
-		if err := os.WriteFile(filepath.Join(r.dirs.Outbox, name), []byte(data), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		writeOld(t, filepath.Join(r.dirs.Outbox, name), data)
 	}
 	if err := mkfifo(filepath.Join(r.dirs.Outbox, "pipe.json")); err != nil {
 		t.Fatal(err)
@@ -201,6 +199,56 @@ func TestForwardRefusesWhatIsNotAMessage(t *testing.T) {
 	}
 	if !exists(filepath.Join(r.dirs.Outbox, "pipe.json")) {
 		t.Error("the FIFO was removed, want it left in place")
+	}
+}
+
+// writeOld writes a file last modified a minute ago: past its grace, it
+// is judged for what it holds (bus.Judge).
+func writeOld(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Minute)
+	if err := os.Chtimes(path, old, old); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A file written in place (no temp name, no rename) is not judged while
+// young: it is neither failed nor stored half written, and the files
+// after it wait for it, so the order holds. Written whole, it is stored
+// first; one that stays broken fails once its grace is over.
+func TestForwardWaitsForAFileWrittenInPlace(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	f := r.forwarder()
+	half := filepath.Join(r.dirs.Outbox, "a1.json")
+	if err := os.WriteFile(half, []byte(`{"id":"a1","session":"s1",`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bus.Write(r.dirs.Outbox, msg("a2", "after it")); err != nil {
+		t.Fatal(err)
+	}
+	f.ForwardAll(ctx, r.dirs, "bot")
+	if exists(filepath.Join(r.dirs.Failed, "a1.json")) || !exists(half) {
+		t.Fatal("the half-written file was failed")
+	}
+	if len(r.get(t, r.dir+"outbox/a2").Kvs) != 0 {
+		t.Fatal("a2 was stored ahead of a1, still being written")
+	}
+	if err := os.WriteFile(half, []byte(`{"id":"a1","session":"s1","text":"whole"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f.ForwardAll(ctx, r.dirs, "bot")
+	a1, a2 := r.get(t, r.dir+"outbox/a1"), r.get(t, r.dir+"outbox/a2")
+	if len(a1.Kvs) != 1 || len(a2.Kvs) != 1 || a1.Kvs[0].CreateRevision >= a2.Kvs[0].CreateRevision {
+		t.Fatalf("a1 stored %v, a2 stored %v; want both, a1 first", len(a1.Kvs) == 1, len(a2.Kvs) == 1)
+	}
+	writeOld(t, filepath.Join(r.dirs.Outbox, "a3.json"), `{"id":"a3",`)
+	f.ForwardAll(ctx, r.dirs, "bot")
+	if !exists(filepath.Join(r.dirs.Failed, "a3.json")) {
+		t.Fatal("a broken file past its grace was not failed")
 	}
 }
 

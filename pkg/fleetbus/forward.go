@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -118,14 +117,21 @@ func forwardPokes(ctx context.Context, from <-chan struct{}, to chan struct{}) {
 	}
 }
 
-// ForwardAll forwards every file of name's outbox in d. An outbox that is
-// not there yet is nothing to forward.
+// ForwardAll forwards every file of name's outbox in d, through the bus
+// judged now by its descriptors (bus.OpenBox): a bus refused, or not
+// there yet, is nothing to forward, and nothing in it is touched.
 func (f *Forwarder) ForwardAll(ctx context.Context, d bus.Dirs, name string) {
-	names, err := bus.ListOutbox(d.Outbox)
+	box, err := bus.OpenBox(d)
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
-			f.Log.Error(err, "listing the outbox to forward it", "name", name)
+			f.Log.Error(err, "the outbox cannot be trusted; it is not forwarded", "name", name)
 		}
+		return
+	}
+	defer box.Close()
+	names, err := box.List()
+	if err != nil {
+		f.Log.Error(err, "listing the outbox to forward it", "name", name)
 		return
 	}
 	present := map[string]bool{}
@@ -147,9 +153,16 @@ func (f *Forwarder) ForwardAll(ctx context.Context, d bus.Dirs, name string) {
 		// In id order, and none past one etcd did not take: the owner's
 		// relay posts a session in the order its messages reach etcd, so
 		// a later message stored first would open the session without
-		// its title, or post ahead of what was written before it.
-		if err := f.Forward(ctx, d, name, file); err != nil {
+		// its title, or post ahead of what was written before it. A file
+		// not a message yet while young (written in place) holds back
+		// the ones after it likewise, until its grace ends.
+		later, err := f.forward(ctx, box, d, name, file)
+		if err != nil {
 			f.Log.V(1).Info("forwarding an outbox file: etcd did not answer; it and the files after it wait for the next try", "name", name, "file", file, "error", err.Error())
+			return
+		}
+		if later {
+			f.Log.V(1).Info("an outbox file is not a message yet; it and the files after it wait for its grace", "name", name, "file", file)
 			return
 		}
 	}
@@ -158,26 +171,36 @@ func (f *Forwarder) ForwardAll(ctx context.Context, d bus.Dirs, name string) {
 // Forward stores one outbox file in the fleet's outbox and removes it
 // from disk once stored, or once the same message is already stored or
 // done. A file that is not a message, or whose id names another message
-// in etcd, goes to failed/ with the reason, as the relay would send it.
-// An error means etcd did not answer: the file stays for the next try.
+// in etcd, goes to failed/ with the reason, as the relay would send it
+// (one not a message yet while young is left for a later look). An
+// error means etcd did not answer, or the bus cannot be trusted: the
+// file stays for the next try.
 func (f *Forwarder) Forward(ctx context.Context, d bus.Dirs, name, file string) error {
-	id, ok := strings.CutSuffix(file, ".json")
-	if !ok {
-		return f.fail(d, file, "not a message file: its name must be <id>.json")
+	box, err := bus.OpenBox(d)
+	if err != nil {
+		return err
 	}
-	path := filepath.Join(d.Outbox, file)
-	m, err := bus.Read(path)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return nil
-	case err != nil:
-		return f.fail(d, file, err.Error())
-	case m.ID != id:
-		return f.fail(d, file, "its id "+m.ID+" differs from its file name")
+	defer box.Close()
+	_, err = f.forward(ctx, box, d, name, file)
+	return err
+}
+
+// forward is Forward through box; later: the file is not a message yet,
+// but young enough to be still written (bus.Judge).
+func (f *Forwarder) forward(ctx context.Context, box *bus.Box, d bus.Dirs, name, file string) (later bool, err error) {
+	m, e, err := box.Take(file)
+	switch verdict, _ := bus.Judge(err, e.ModTime, time.Now()); verdict {
+	case bus.Gone:
+		return false, nil
+	case bus.Later:
+		return true, nil
+	case bus.Refuse:
+		return false, f.fail(box, d, file, err.Error())
 	}
+	id := m.ID
 	data, err := bus.Encode(m)
 	if err != nil {
-		return f.fail(d, file, err.Error())
+		return false, f.fail(box, d, file, err.Error())
 	}
 	dir := Dir(f.Prefix, name)
 	okey, dkey := outboxKey(dir, id), doneKey(dir, id)
@@ -188,18 +211,18 @@ func (f *Forwarder) Forward(ctx context.Context, d bus.Dirs, name, file string) 
 	if errors.Is(err, rpctypes.ErrRequestTooLarge) {
 		// Refused for good, not unanswered: it would hold back every
 		// file after it.
-		return f.fail(d, file, "too large for the fleet's etcd (its request size limit): this message is not posted")
+		return false, f.fail(box, d, file, "too large for the fleet's etcd (its request size limit): this message is not posted")
 	}
 	if err != nil {
-		return fmt.Errorf("storing %s in %s: %w", file, okey, err)
+		return false, fmt.Errorf("storing %s in %s: %w", file, okey, err)
 	}
 	if !resp.Succeeded && !sameMessage(resp, m) {
-		return f.fail(d, file, fmt.Sprintf("id %s is already used in the fleet for other content: this message is not posted", id))
+		return false, f.fail(box, d, file, fmt.Sprintf("id %s is already used in the fleet for other content: this message is not posted", id))
 	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		f.Log.Error(err, "forwarded, but the outbox file cannot be removed", "file", path)
+	if err := box.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
+		f.Log.Error(err, "forwarded, but the outbox file cannot be removed", "file", filepath.Join(d.Outbox, file))
 	}
-	return nil
+	return false, nil
 }
 
 // sameMessage: the entry or the done id the failed store found is m's.
@@ -215,9 +238,9 @@ func sameMessage(resp *clientv3.TxnResponse, m bus.Message) bool {
 	return false
 }
 
-func (f *Forwarder) fail(d bus.Dirs, file, reason string) error {
+func (f *Forwarder) fail(box *bus.Box, d bus.Dirs, file, reason string) error {
 	f.Log.Error(errors.New(reason), "outbox file refused; moved to failed/", "file", filepath.Join(d.Outbox, file))
-	if err := bus.Fail(d, file, reason); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := box.Fail(file, reason); err != nil && !errors.Is(err, os.ErrNotExist) {
 		f.Log.Error(err, "outbox file left in place", "file", filepath.Join(d.Outbox, file))
 		if f.leftInPlace == nil {
 			f.leftInPlace = map[string]bool{}
