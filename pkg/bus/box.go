@@ -80,22 +80,6 @@ func (b *Box) List() ([]string, error) {
 	return names, nil
 }
 
-// CountFailed returns how many records failed/ holds (its names not
-// starting with ".", which are temp files).
-func (b *Box) CountFailed() (int, error) {
-	all, err := b.failed.Names()
-	if err != nil {
-		return 0, fmt.Errorf("count failed: %w", err)
-	}
-	n := 0
-	for _, name := range all {
-		if !strings.HasPrefix(name, ".") {
-			n++
-		}
-	}
-	return n, nil
-}
-
 // Take reads the outbox entry name as a message and says what the entry
 // was (its modification time for Judge). It refuses a name that is not
 // <id>.json, anything but a regular file of the effective uid (never

@@ -32,11 +32,12 @@ func FailedName(name string, n int) string {
 // free, never replacing a record: a later failure of the same name keeps
 // the earlier one beside it. A record already there saying the same (the
 // same entry, reason and content: a failure retried after a crash, or an
-// entry left in place failed again after a restart) is that record.
-func (b *Box) record(rec FailedRecord) error {
+// entry left in place failed again after a restart) is that record, and
+// nothing is added.
+func (b *Box) record(rec FailedRecord) (added bool, err error) {
 	data, err := encodeFailed(rec)
 	if err != nil {
-		return err
+		return false, err
 	}
 	tmp := ""
 	defer func() {
@@ -47,11 +48,11 @@ func (b *Box) record(rec FailedRecord) error {
 	for n := 1; n <= maxFailedRecords; n++ {
 		name := FailedName(rec.Name, n)
 		if b.recorded(name, rec) {
-			return nil
+			return false, nil
 		}
 		if tmp == "" {
 			if tmp, err = b.failed.Stage(name, data); err != nil {
-				return err
+				return false, err
 			}
 		}
 		err := b.failed.Link(tmp, b.failed, name)
@@ -59,11 +60,11 @@ func (b *Box) record(rec FailedRecord) error {
 			continue
 		}
 		if err != nil {
-			return err
+			return false, err
 		}
-		return b.failed.Sync()
+		return true, b.failed.Sync()
 	}
-	return fmt.Errorf("failed/ already holds %d records of %s", maxFailedRecords, rec.Name)
+	return false, fmt.Errorf("failed/ already holds %d records of %s", maxFailedRecords, rec.Name)
 }
 
 // recorded says whether failed/name is a record saying what rec says.

@@ -110,17 +110,20 @@ func Fail(d Dirs, name, reason string) error {
 		return fmt.Errorf("fail: %w", err)
 	}
 	defer b.Close()
-	return b.Fail(name, reason)
+	_, err = b.Fail(name, reason)
+	return err
 }
 
-// Fail is the package's Fail through b.
-func (b *Box) Fail(name, reason string) error {
+// Fail is the package's Fail through b; added says whether a record was
+// added to failed/ (false: the same one was there already, or none could
+// be written).
+func (b *Box) Fail(name, reason string) (added bool, err error) {
 	if err := checkEntryName(name); err != nil {
-		return fmt.Errorf("fail: %w", err)
+		return false, fmt.Errorf("fail: %w", err)
 	}
 	e, err := b.out.Stat(name)
 	if err != nil {
-		return fmt.Errorf("fail: %w", err)
+		return false, fmt.Errorf("fail: %w", err)
 	}
 	rec := FailedRecord{Name: name, Reason: reason, FailedAt: time.Now().UnixMilli()}
 	kind := untrusted(e)
@@ -131,19 +134,20 @@ func (b *Box) Fail(name, reason string) error {
 	} else {
 		rec.Reason = fmt.Sprintf("%s (the file could not be read: %v)", reason, err)
 	}
-	if err := b.record(rec); err != nil {
-		return fmt.Errorf("fail %s: %w", name, err)
+	added, err = b.record(rec)
+	if err != nil {
+		return false, fmt.Errorf("fail %s: %w", name, err)
 	}
 	if kind != "" {
-		return fmt.Errorf("fail: %s is %s: %w", filepath.Join(b.d.Outbox, name), kind, ErrLeftInPlace)
+		return added, fmt.Errorf("fail: %s is %s: %w", filepath.Join(b.d.Outbox, name), kind, ErrLeftInPlace)
 	}
 	if err := b.out.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("fail %s: recorded, but %w", name, err)
+		return added, fmt.Errorf("fail %s: recorded, but %w", name, err)
 	}
 	if err := b.out.Sync(); err != nil {
-		return fmt.Errorf("fail %s: %w", name, err)
+		return added, fmt.Errorf("fail %s: %w", name, err)
 	}
-	return nil
+	return added, nil
 }
 
 func encodeFailed(rec FailedRecord) ([]byte, error) {

@@ -240,7 +240,7 @@ func sameMessage(resp *clientv3.TxnResponse, m bus.Message) bool {
 
 func (f *Forwarder) fail(box *bus.Box, d bus.Dirs, file, reason string) error {
 	f.Log.Error(errors.New(reason), "outbox file refused; moved to failed/", "file", filepath.Join(d.Outbox, file))
-	if err := box.Fail(file, reason); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if _, err := box.Fail(file, reason); err != nil && !errors.Is(err, os.ErrNotExist) {
 		f.Log.Error(err, "outbox file left in place", "file", filepath.Join(d.Outbox, file))
 		if f.leftInPlace == nil {
 			f.leftInPlace = map[string]bool{}

@@ -211,13 +211,10 @@ func (r *Relay) inFlightLocked(name string) bool {
 // box.
 func (r *Relay) failFile(box *bus.Box, name, reason string) {
 	r.opts.Log.Error(errors.New(reason), "outbox file refused; moved to failed/", "file", name)
-	err := box.Fail(name, reason)
-	// What failed/ holds, so a record written again after a crash, or
-	// for an entry left in place, is not counted twice.
-	n, cerr := box.CountFailed()
+	added, err := box.Fail(name, reason)
 	r.mu.Lock()
-	if cerr == nil {
-		r.failed = n
+	if added {
+		r.failed++
 	}
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		// Left in place (not a regular file of ours, or failed/ not
@@ -227,9 +224,6 @@ func (r *Relay) failFile(box *bus.Box, name, reason string) {
 		r.ignored[name] = true
 		r.mu.Unlock()
 		return
-	}
-	if cerr != nil {
-		r.failed++
 	}
 	delete(r.known, name)
 	r.mu.Unlock()
