@@ -31,6 +31,11 @@ func TestOpenBoxRefusesASwappedDirectory(t *testing.T) {
 			if err := os.Chmod(open, tc.mode); err != nil {
 				t.Fatal(err)
 			}
+			put(t, open, "theirs", "an old file of whoever writes there")
+			old := time.Now().Add(-72 * time.Hour)
+			if err := os.Chtimes(filepath.Join(open, "theirs"), old, old); err != nil {
+				t.Fatal(err)
+			}
 			path := map[string]string{"bus": d.Dir, "outbox": d.Outbox, "sent": d.Sent, "failed": d.Failed}[which]
 			if err := os.Rename(path, path+".real"); err != nil {
 				t.Fatal(err)
@@ -50,8 +55,11 @@ func TestOpenBoxRefusesASwappedDirectory(t *testing.T) {
 			if err := MoveToSent(d, "m1.json"); !errors.Is(err, platform.ErrNotPrivate) {
 				t.Fatalf("MoveToSent through the link: %v, want ErrNotPrivate", err)
 			}
-			if got := names(t, open); got != nil {
-				t.Fatalf("the linked directory got %v", got)
+			if _, err := PruneSent(d, time.Now().Add(time.Hour)); !errors.Is(err, platform.ErrNotPrivate) {
+				t.Fatalf("PruneSent through the link: %v, want ErrNotPrivate", err)
+			}
+			if got := names(t, open); !slices.Equal(got, []string{"theirs"}) {
+				t.Fatalf("the linked directory holds %v, want only its own file", got)
 			}
 		})
 	}

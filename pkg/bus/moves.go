@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"time"
 )
@@ -171,32 +170,38 @@ func CountFailed(d Dirs) (int, error) {
 }
 
 // PruneSent removes the regular files in sent/ last modified before
-// olderThan and returns how many it removed. Anything else there (a
-// link, a directory) is left alone.
+// olderThan and returns how many it removed, through the bus judged by
+// its descriptors (OpenBox): a sent/ swapped for a link is refused, never
+// pruned. Anything else there (a link, a directory) is left alone.
 func PruneSent(d Dirs, olderThan time.Time) (int, error) {
-	entries, err := os.ReadDir(d.Sent)
+	b, err := OpenBox(d)
+	if err != nil {
+		return 0, fmt.Errorf("prune sent: %w", err)
+	}
+	defer b.Close()
+	names, err := b.sent.Names()
 	if err != nil {
 		return 0, fmt.Errorf("prune sent: %w", err)
 	}
 	n := 0
-	for _, e := range entries {
-		fi, err := e.Info() // an lstat: a link is judged, not followed
+	for _, name := range names {
+		e, err := b.sent.Stat(name) // an lstat: a link is judged, not followed
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
 			return n, fmt.Errorf("prune sent: %w", err)
 		}
-		if !fi.Mode().IsRegular() || !fi.ModTime().Before(olderThan) {
+		if !e.Regular() || !e.ModTime.Before(olderThan) {
 			continue
 		}
-		if err := os.Remove(filepath.Join(d.Sent, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := b.sent.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return n, fmt.Errorf("prune sent: %w", err)
 		}
 		n++
 	}
 	if n > 0 {
-		if err := syncDir(d.Sent); err != nil {
+		if err := b.sent.Sync(); err != nil {
 			return n, fmt.Errorf("prune sent: %w", err)
 		}
 	}
