@@ -95,6 +95,7 @@ func TestNamesAndLabels(t *testing.T) {
 		"reconciler_relay_failed":                      {"name", "provider"},
 		"reconciler_relay_blocked":                     {"name", "provider", "reason"},
 		"reconciler_relay_posted_total":                {"name", "provider"},
+		"reconciler_relay_filtered_total":              {"name", "provider"},
 		"reconciler_relay_rate_limit_waits_total":      {"name", "provider"},
 		"reconciler_relay_post_seconds":                {"name", "provider"},
 	}
