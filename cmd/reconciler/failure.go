@@ -45,7 +45,8 @@ func runsNow(before, now *reconcile.DaemonStatus) string {
 func onceFailures(p reconcile.PassResult) []string {
 	details := map[string][]string{}
 	for _, d := range p.Status.Daemons {
-		if !d.Converged && d.Phase != reconcile.PhaseUnmanaged {
+		// An unseen daemon's record says nothing this pass can vouch for.
+		if !d.Converged && d.Phase != reconcile.PhaseUnmanaged && d.Reason != reconcile.ReasonCannotExamine {
 			details[fmt.Sprintf("%s: %s: %s", d.Name, d.Reason, d.Message)] = afterFailure(d.Message, nil, &d)
 		}
 	}

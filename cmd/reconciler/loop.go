@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -152,11 +153,14 @@ func runOnce(cmd *cobra.Command, g *globals, f *loopFlags, agentDir, specPath st
 	pass := r.Pass(ctx, res)
 	waits.Close()
 	if pass.Converged {
-		fmt.Fprintf(out, "converged: %d daemons\n", len(res.Daemons))
+		fmt.Fprintln(out, onceSummary(pass.Status))
 		return nil
 	}
 	for _, l := range onceFailures(pass) {
 		fmt.Fprintln(out, l)
+	}
+	if len(pass.Unseen) > 0 {
+		fmt.Fprintf(out, "status.json left as it was: this pass cannot examine the process of %s (it runs in another PID namespace than the daemons); run it where the daemons run\n", strings.Join(pass.Unseen, ", "))
 	}
 	return &exitError{code: exitNotDone}
 }

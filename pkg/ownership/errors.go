@@ -88,6 +88,11 @@ type HeldError struct {
 	// squatter, not a daemon of ours, and still nothing can start beside it.
 	OtherUser bool
 	OtherUID  int
+	// Unseen: the kernel names the name lock's holder by its user but
+	// gives it no PID here: it runs outside this process's PID namespace
+	// (unshare -p, a container), where this process can neither see nor
+	// examine it, and must not judge it by the PIDs it can see.
+	Unseen bool
 }
 
 func (e *HeldError) Error() string {
@@ -96,6 +101,8 @@ func (e *HeldError) Error() string {
 		msg += fmt.Sprintf(" (owner %s)", e.OwnerID)
 	}
 	switch {
+	case e.Unseen && !e.OtherUser:
+		msg += ": a process outside this process's PID namespace holds this daemon's name lock; it cannot be examined from here"
 	case e.OtherUser:
 		msg += fmt.Sprintf(": a process of another user (uid %d) holds this daemon's name lock; it is no daemon of yours, end it or ask its owner", e.OtherUID)
 	case e.Released:

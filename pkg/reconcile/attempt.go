@@ -53,6 +53,8 @@ type attempt struct {
 	// leaves: the name is left out of the status from now on (pruned, or
 	// pruned before and nothing of it runs).
 	leaves bool
+	// unseen: the name's holder cannot be seen from here (unseen.go).
+	unseen bool
 }
 
 func (a *attempt) run() {
@@ -400,6 +402,8 @@ func (a *attempt) spawnBlocked() bool {
 	case err == nil:
 		return false
 	case a.standBy(err):
+	case unseenHolder(a.name, err) != "":
+		a.cannotExamine(unseenHolder(a.name, err))
 	case errors.As(err, &held) && held.Source == ownership.NameLockFile:
 		// The kernel knows of a live daemon of this name even when no file
 		// does (sdk/ removed or restored under it): start nothing beside it.

@@ -19,6 +19,11 @@ type PassResult struct {
 	Converged bool
 	// Reasons name every object that is not converged, one line each.
 	Reasons []string
+	// Unseen names the objects whose holder this pass could not see
+	// (ReasonCannotExamine). A pass with any leaves status.json as it was:
+	// what it would write is its own blindness, over the facts a
+	// reconciler that can see the daemons wrote.
+	Unseen []string
 	// outcomes are the per-name results, for the loop to follow up on.
 	outcomes map[string]Outcome
 }
@@ -36,10 +41,19 @@ func (r *Reconciler) Pass(ctx context.Context, res *spec.Result) PassResult {
 	}
 	wg.Wait()
 	status := r.snapshot(res, names)
-	if err := writeStatus(r.files, r.opts.AgentDir, status); err != nil {
-		r.log.Error(err, "writing status.json")
+	var unseen []string
+	for i, n := range names {
+		if outcomes[i].Unseen {
+			unseen = append(unseen, n)
+		}
+	}
+	if len(unseen) == 0 {
+		if err := writeStatus(r.files, r.opts.AgentDir, status); err != nil {
+			r.log.Error(err, "writing status.json")
+		}
 	}
 	out := summarize(status)
+	out.Unseen = unseen
 	out.outcomes = make(map[string]Outcome, len(names))
 	for i, n := range names {
 		out.outcomes[n] = outcomes[i]

@@ -235,6 +235,10 @@ type Outcome struct {
 	Owner *ownership.State
 	// RequeueAfter, when positive, asks for another look this much later.
 	RequeueAfter time.Duration
+	// Unseen: the name's holder runs where this reconciler cannot see it
+	// (ReasonCannotExamine); Status is this reconciler's blindness, not
+	// the daemon's state.
+	Unseen bool
 }
 
 // Reconcile makes one name match its desired object (nil: not desired).
@@ -265,7 +269,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, name string, d *spec.Daemon,
 	// Saved in status.json, so that the next reconciler (a restart, --once,
 	// the loop started again) holds it too.
 	a.status.HeldOwner = st.held(r.store.Boot)
-	r.saveHeld(name, a.status.HeldOwner)
+	if !a.unseen {
+		// What a reconciler that cannot see the daemon holds is nothing,
+		// not news for the next one.
+		r.saveHeld(name, a.status.HeldOwner)
+	}
 	a.status.Restarts = st.restarts
 	a.setConditions()
 	r.mu.Lock()
@@ -290,9 +298,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, name string, d *spec.Daemon,
 		} else {
 			r.log.Info("daemon phase", kv...)
 		}
-		r.phaseEvent(prev, a.status, a.degraded)
+		if !a.unseen {
+			r.phaseEvent(prev, a.status, a.degraded)
+		}
 	}
-	out := Outcome{Status: a.status, RequeueAfter: a.requeue, Owner: a.owner}
+	out := Outcome{Status: a.status, RequeueAfter: a.requeue, Owner: a.owner, Unseen: a.unseen}
 	r.opts.Hooks.reconciled(name, out, start)
 	return out
 }

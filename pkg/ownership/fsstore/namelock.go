@@ -132,6 +132,9 @@ func heldByName(h platform.NameHolder) *ownership.HeldError {
 	if h.UID >= 0 && h.UID != os.Getuid() {
 		e.OtherUser, e.OtherUID = true, h.UID
 	}
+	// SO_PEERCRED names a peer's user in any case, and its PID only when
+	// the peer is in this process's PID namespace (or one below it).
+	e.Unseen = h.PID == 0 && h.UID >= 0
 	return e
 }
 

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"gjc.dev/reconciler/pkg/ownership/fsstore"
+	"gjc.dev/reconciler/pkg/reconcile"
+)
+
+// A --once run in a PID namespace of its own sees no daemon's process, yet
+// the kernel still says their name locks are held (abstract sockets are
+// per network namespace). It cannot examine those processes: it says so,
+// exits 1, and leaves the running loop's status.json as the loop wrote it,
+// instead of rewriting healthy daemons as Refused.
+func TestOnceThatCannotSeeTheDaemonsLeavesTheLoopsStatus(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() != 0 {
+		t.Skip("a PID namespace of its own needs root (unshare --pid)")
+	}
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Skip("unshare (util-linux) is not installed")
+	}
+	e := newE2E(t)
+	e.writeSpec(bothBots...)
+	e.startLoop()
+	e.waitStatus("both converged under the loop", func(s *reconcile.Status) bool { return summaryConverged(s, 2) })
+	pids := map[int]bool{e.state("discord").PID: true, e.state("slack").PID: true}
+
+	cmd := exec.Command(unshare, append([]string{"--pid", "--fork", "--mount-proc", binary}, e.args("--once")...)...)
+	cmd.Env = e.env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	if code != exitNotDone {
+		t.Errorf("--once in its own PID namespace: exit %d, want 1 (it could not examine the daemons)", code)
+	}
+	for _, want := range []string{"discord: CannotExamine: cannot examine discord's daemon", "slack: CannotExamine: cannot examine slack's daemon", "status.json left as it was"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("--once output lacks %q:\n%s\nstderr: %s", want, stdout.String(), stderr.String())
+		}
+	}
+	// The loop may write it again meanwhile (its own view moves on), but
+	// never with what a blind pass concluded.
+	after, err := reconcile.ReadStatus(fsstore.Files{}, e.agentDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range after.Daemons {
+		if d.Phase != reconcile.PhaseRunning || !pids[d.PID] {
+			t.Errorf("status.json after a pass that could not see the daemons: %s %s %s (pid %d): %s; want Running as the loop wrote it", d.Name, d.Phase, d.Reason, d.PID, d.Message)
+		}
+	}
+	for _, name := range []string{"discord", "slack"} {
+		if !pids[e.state(name).PID] {
+			t.Errorf("%s: its owner changed (pid %d) after a pass that could not see it", name, e.state(name).PID)
+		}
+	}
+}

@@ -1,0 +1,35 @@
+package reconcile
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"gjc.dev/reconciler/pkg/ownership"
+)
+
+// ReasonCannotExamine: this reconciler cannot see the process that holds
+// the name (it runs in another PID namespace than the daemon, as under
+// `unshare -p` or in a container): it judges nothing about it and starts
+// nothing beside it.
+const ReasonCannotExamine = "CannotExamine"
+
+// unseenHolder is the message for a spawn obstacle held by a process this
+// reconciler cannot see, or "" when err is no such obstacle. The kernel
+// says the name is held; the records name PIDs this process cannot look
+// up, so whatever it would conclude from them (dead, refused) is false.
+func unseenHolder(name string, err error) string {
+	var held *ownership.HeldError
+	if !errors.As(err, &held) || !held.Unseen || held.OtherUser {
+		return ""
+	}
+	return fmt.Sprintf("cannot examine %s's daemon: a process outside this reconciler's PID namespace holds its name lock, and this reconciler cannot see it; nothing is started beside it, and it is judged only by a reconciler that can see it", name)
+}
+
+// cannotExamine refuses the name as unseen: the pass that found it leaves
+// status.json and the event log to a reconciler that can see the daemons.
+func (a *attempt) cannotExamine(msg string) {
+	a.refuse(ReasonCannotExamine, msg)
+	a.unseen = true
+	a.requeue = time.Second
+}
