@@ -28,7 +28,7 @@ func newDescribeCommand(g *globals) *cobra.Command {
 		Short: "Show everything about daemons: conditions, the record, how the last one exited, recent events, the log's tail",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, names []string) error {
-			agentDir, specPath, err := g.paths()
+			agentDir, specPath, err := g.lookPaths()
 			if err != nil {
 				return err
 			}

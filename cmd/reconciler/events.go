@@ -28,7 +28,11 @@ their events; without, every event, the spec's included. -f keeps printing
 events as they happen, until interrupted. -o json prints one JSON object a
 line, in both modes.`,
 		RunE: func(cmd *cobra.Command, names []string) error {
-			agentDir, specPath, err := g.paths()
+			paths := g.lookPaths
+			if follow {
+				paths = g.paths // follows an agent dir not made yet
+			}
+			agentDir, specPath, err := paths()
 			if err != nil {
 				return err
 			}

@@ -24,7 +24,7 @@ func newGCCommand(g *globals) *cobra.Command {
 		Short: "List (or with --prune remove) what dead owners left behind; a dry run by default",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			agentDir, specPath, err := g.paths()
+			agentDir, specPath, err := g.lookPaths()
 			if err != nil {
 				return err
 			}

@@ -8,11 +8,24 @@ import (
 	"gjc.dev/reconciler/pkg/reconcile"
 )
 
+// maxSpecErrors bounds the errors listed under the table; validate lists
+// them all.
+const maxSpecErrors = 10
+
 // printSpecInvalid says, under the status table, what stands in for each
 // broken spec file and which names are acted on: "kept" only where
 // something was.
 func printSpecInvalid(w io.Writer, st *reconcile.Status) {
 	fmt.Fprintf(w, "\nspec invalid: %d error(s); run reconciler validate\n", len(st.SpecErrors))
+	// Each error names its file: a spec not found (a forgotten --spec)
+	// must say which file was looked for.
+	for i, e := range st.SpecErrors {
+		if i == maxSpecErrors {
+			fmt.Fprintf(w, "  ... and %d more\n", len(st.SpecErrors)-i)
+			break
+		}
+		fmt.Fprintf(w, "  %s\n", e)
+	}
 	k := st.Keeping
 	if k == nil {
 		return // written by a reconciler that did not say
@@ -42,4 +55,14 @@ func names(ns []string) string {
 		return "no daemons"
 	}
 	return strings.Join(ns, ", ")
+}
+
+// specValidAgain is what `status -w` prints when the spec validates again
+// after a look that found it invalid: the invalid notes were said once,
+// and their end must be said too.
+func specValidAgain(wasValid, valid bool) string {
+	if wasValid || !valid {
+		return ""
+	}
+	return "spec valid again: every daemon is acted on as the spec says"
 }

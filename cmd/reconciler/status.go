@@ -16,7 +16,13 @@ func newStatusCommand(g *globals) *cobra.Command {
 		Use:   "status [NAME...]",
 		Short: "Show each daemon: status.json merged with a live look at its record",
 		RunE: func(cmd *cobra.Command, names []string) error {
-			agentDir, specPath, err := g.paths()
+			// A watch waits for an agent dir that is not there yet, and
+			// says so; a look is told at once that there is none.
+			paths := g.lookPaths
+			if watch {
+				paths = g.paths
+			}
+			agentDir, specPath, err := paths()
 			if err != nil {
 				return err
 			}
@@ -39,7 +45,15 @@ func newStatusCommand(g *globals) *cobra.Command {
 			if err := unknownNames(st, names); err != nil {
 				return err
 			}
-			return printStatus(cmd.OutOrStdout(), st, output)
+			if err := printStatus(cmd.OutOrStdout(), st, output); err != nil {
+				return err
+			}
+			if !st.SpecValid {
+				// The table is shown, and the exit says what DESIGN 7's 2
+				// says: the spec is invalid (its errors are listed above).
+				return &exitError{code: exitInvalid}
+			}
+			return nil
 		},
 	}
 	addOutputFlag(cmd, &output, tableFormats)

@@ -31,10 +31,11 @@ type statusWatch struct {
 	output      string
 	load        statusSource
 
-	table   *table
-	seen    []row
-	notes   []string
-	lastErr string
+	table     *table
+	seen      []row
+	notes     []string
+	specValid bool
+	lastErr   string
 }
 
 // watchStatus prints the status once, then what changes, until ctx ends
@@ -92,7 +93,7 @@ func waitingFor(agentDir, file string) string {
 // first prints the whole status.
 func (w *statusWatch) first(st *reconcile.Status) error {
 	rows := statusRows(st, w.wideRows(), time.Now())
-	w.seen, w.notes = rows, statusNotes(st)
+	w.seen, w.notes, w.specValid = rows, statusNotes(st), st.SpecValid
 	if w.document() {
 		return w.printDocument(st)
 	}
@@ -123,7 +124,10 @@ func (w *statusWatch) look() error {
 	rows := statusRows(st, w.wideRows(), time.Now())
 	notes := statusNotes(st)
 	changed, added := watchStep(w.seen, rows), newNotes(w.notes, notes)
-	w.seen, w.notes = rows, notes
+	if again := specValidAgain(w.specValid, st.SpecValid); again != "" {
+		added = append(added, again)
+	}
+	w.seen, w.notes, w.specValid = rows, notes, st.SpecValid
 	if len(changed) == 0 && len(added) == 0 {
 		return nil
 	}

@@ -55,3 +55,14 @@ func TestNewNotes(t *testing.T) {
 		}
 	}
 }
+
+func TestSpecValidAgain(t *testing.T) {
+	for _, c := range []struct {
+		was, now bool
+		say      bool
+	}{{true, true, false}, {true, false, false}, {false, false, false}, {false, true, true}} {
+		if got := specValidAgain(c.was, c.now); (got != "") != c.say {
+			t.Errorf("specValidAgain(%v, %v) = %q; want said: %v", c.was, c.now, got, c.say)
+		}
+	}
+}
