@@ -41,6 +41,9 @@ func newAPIChoice(stderr io.Writer, fleet *fleetFlags, agentDir, specPath string
 		return opts, err
 	}}
 	if waits != nil {
+		// The loop's own waits, streamed, are printed as this
+		// process's would be.
+		a.loop.Progress = waits.Report
 		a.direct.LockPasses = func(ctx context.Context, timeout time.Duration) (func(), error) {
 			return passLock(ctx, agentDir, timeout, waits.Report)
 		}
@@ -49,8 +52,8 @@ func newAPIChoice(stderr io.Writer, fleet *fleetFlags, agentDir, specPath string
 }
 
 // ask calls the loop, or acts directly when no loop answers. While the
-// loop works on it, the wait says so (what: the command, "" for a read):
-// the loop's own waits are in its log.
+// loop works on it, the wait says so (what: the command, "" for a read),
+// and the loop's own waits are printed as they come.
 func ask[T any](a *apiChoice, what string, call func(localapi.Backend) (T, error)) (T, error) {
 	var v T
 	err := a.loop.Answering(context.Background())
@@ -109,8 +112,8 @@ func apiExit(err error) error {
 
 // serveAPI serves the loop's local API until ctx is done; the returned stop
 // removes the socket. It fails when another loop runs on agentDir.
-func serveAPI(ctx context.Context, loop *reconcile.Loop, agentDir string, log logr.Logger) (stop func(), err error) {
-	b := &localapi.LoopBackend{Loop: loop, AgentDir: agentDir, Files: fsstore.Files{}, Log: log}
+func serveAPI(ctx context.Context, loop *reconcile.Loop, progress *localapi.ProgressHub, agentDir string, log logr.Logger) (stop func(), err error) {
+	b := &localapi.LoopBackend{Loop: loop, AgentDir: agentDir, Files: fsstore.Files{}, Log: log, Progress: progress}
 	stop, err = localapi.Serve(ctx, agentDir, b, log)
 	if err != nil {
 		return nil, &exitError{code: exitNotDone, err: err}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"gjc.dev/reconciler/pkg/demo"
+	"gjc.dev/reconciler/pkg/localapi"
 	"gjc.dev/reconciler/pkg/logging"
 	"gjc.dev/reconciler/pkg/reconcile"
 	"gjc.dev/reconciler/pkg/spec"
@@ -61,6 +62,8 @@ func newDemoCommand(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			progress := localapi.NewProgressHub()
+			opts.Progress = progress.Report
 			r, err := reconcile.New(opts)
 			if err != nil {
 				return &exitError{code: exitNotDone, err: err}
@@ -74,7 +77,7 @@ func newDemoCommand(g *globals) *cobra.Command {
 			ctx, outputGone := context.WithCancel(ctx)
 			defer outputGone()
 			loop := reconcile.NewLoop(r, reconcile.LoopOptions{SpecPath: env.SpecPath, LockTimeout: 30 * time.Second, WarmReplacements: true})
-			stopAPI, err := serveAPI(ctx, loop, env.AgentDir, log)
+			stopAPI, err := serveAPI(ctx, loop, progress, env.AgentDir, log)
 			if err != nil {
 				return err
 			}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"gjc.dev/reconciler/pkg/localapi"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/reconcile"
 	"gjc.dev/reconciler/pkg/service"
@@ -58,6 +59,9 @@ func runLoop(cmd *cobra.Command, g *globals, f *loopFlags) error {
 		return &exitError{code: exitNotDone, err: err}
 	}
 	opts.Hooks = ms.hooks()
+	// The loop's waits, for the commands that wait on it over the API.
+	progress := localapi.NewProgressHub()
+	opts.Progress = progress.Report
 	r, err := reconcile.New(opts)
 	if err != nil {
 		return &exitError{code: exitNotDone, err: err}
@@ -88,7 +92,7 @@ func runLoop(cmd *cobra.Command, g *globals, f *loopFlags) error {
 		OnReloaded: notifier.Reloaded,
 		Watchdog:   notifier.WatchdogInterval(), OnWatchdog: notifier.Watchdog,
 	})
-	stopAPI, err := serveAPI(ctx, loop, agentDir, g.log)
+	stopAPI, err := serveAPI(ctx, loop, progress, agentDir, g.log)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/ownership/fsstore"
+	"gjc.dev/reconciler/pkg/reconcile"
 )
 
 // A Discord daemon pointed at a closed port: --once says what it waits
@@ -118,5 +119,39 @@ func TestLockWaitNamesTheHolder(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(e.agentDir, "sdk", "reconciler", "holds.json")); err == nil {
 		t.Error("stop without the lock wrote holds.json")
+	}
+}
+
+// Through the loop, a command that waits prints the loop's own waits as
+// it would print its own: what the loop waits for, on which process, with
+// the time left; not only that it waits for the loop.
+func TestStopThroughTheLoopSaysWhatTheLoopWaitsFor(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t)
+	e.writeSpec(object{name: "slack", provider: "slack", generation: 1}, object{name: "discord", provider: "discord", generation: 1})
+	e.startLoop()
+	e.waitStatus("both converged under the loop", func(s *reconcile.Status) bool { return summaryConverged(s, 2) })
+	pid := e.state("slack").PID
+	r := runBinary(t, e.env, "stop", "slack", "--graceful-timeout", "20s", "--agent-dir", e.agentDir)
+	if r.code != 0 || strings.Contains(r.stderr, "acting directly") {
+		t.Fatalf("stop through the loop: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	waits := waitLines(r.stderr)
+	prefix := fmt.Sprintf("waiting for slack (pid %d) to exit ", pid)
+	if len(waits) != 2 || waits[0] != "waiting for the reconcile loop to stop slack" || !strings.HasPrefix(waits[1], prefix) || !strings.HasSuffix(waits[1], " (20s left)") {
+		t.Errorf("stop's wait lines through the loop: %q; want the loop's, then %q... (20s left)", waits, prefix)
+	}
+	r = runBinary(t, e.env, "start", "slack", "--agent-dir", e.agentDir)
+	if r.code != 0 {
+		t.Fatalf("start through the loop: exit %d\nstderr: %s", r.code, r.stderr)
+	}
+	waits = waitLines(r.stderr)
+	if len(waits) < 2 || !strings.HasPrefix(waits[1], "waiting for slack (pid ") || !strings.Contains(waits[1], ") to become healthy (") {
+		t.Errorf("start's wait lines through the loop: %q; want the loop's, then slack's ready wait", waits)
+	}
+	for _, w := range waits {
+		if strings.Contains(w, "discord") {
+			t.Errorf("a wait of another name was printed: %q", w)
+		}
 	}
 }

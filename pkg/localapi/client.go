@@ -40,6 +40,9 @@ type Client struct {
 	uid      int // the uid the loop must run as: this process's
 	dial     func(ctx context.Context, network, addr string) (net.Conn, error)
 	hc       *http.Client
+	// Progress, when set, hears the loop's waits while it carries out an
+	// operation (progress.go), as a command acting alone hears its own.
+	Progress reconcile.ProgressFunc
 }
 
 var _ Backend = (*Client)(nil)
@@ -143,6 +146,9 @@ func call[Resp any](ctx context.Context, c *Client, path string, req any, bound 
 	if err != nil {
 		return zero, err
 	}
+	if c.Progress != nil {
+		hreq.Header.Set("Accept", ContentTypeProgress)
+	}
 	resp, err := c.hc.Do(hreq)
 	if err != nil {
 		if errors.Is(err, ErrNoLoop) {
@@ -151,6 +157,9 @@ func call[Resp any](ctx context.Context, c *Client, path string, req any, bound 
 		return zero, fmt.Errorf("asking the loop on %s: %w", c.path, unwrapURL(err))
 	}
 	defer resp.Body.Close()
+	if streamed(resp) {
+		return readStream[Resp](resp.Body, c.path, c.Progress)
+	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponse+1))
 	switch {
 	case err != nil:

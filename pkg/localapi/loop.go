@@ -19,6 +19,9 @@ type LoopBackend struct {
 	AgentDir string
 	Files    reconcile.Files
 	Log      logr.Logger
+	// Progress is the loop's reconciler's waits (its Options.Progress),
+	// streamed to the operations that wait on them; nil streams none.
+	Progress *ProgressHub
 }
 
 var _ Backend = (*LoopBackend)(nil)
@@ -44,6 +47,7 @@ func (b *LoopBackend) Restart(ctx context.Context, req RestartRequest) (*Operate
 }
 
 func (b *LoopBackend) operate(ctx context.Context, action string, sel reconcile.Selection, lock time.Duration, op reconcile.Operation) (*OperateResponse, error) {
+	defer b.Progress.forward(ctx, progressNames(sel))()
 	results, err := b.Loop.Operate(ctx, action, sel, lockTimeout(lock), op)
 	if err != nil {
 		return nil, err

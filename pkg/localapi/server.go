@@ -96,12 +96,19 @@ func endpointMax[Req, Resp any](s *Server, act bool, limit int64, f func(context
 		} else {
 			log.V(1).Info("local API request")
 		}
-		resp, err := f(r.Context(), req)
-		if err != nil {
+		fail := func(err error) *Error {
 			if ExitCode(err) == exitFailed {
 				log.Error(err, "local API request failed")
 			}
-			e := &Error{Message: err.Error(), Code: ExitCode(err)}
+			return &Error{Message: err.Error(), Code: ExitCode(err)}
+		}
+		if act && wantsProgress(r) {
+			serveStream(w, r, req, f, fail)
+			return
+		}
+		resp, err := f(r.Context(), req)
+		if err != nil {
+			e := fail(err)
 			writeJSON(w, statusOf(e), e)
 			return
 		}
