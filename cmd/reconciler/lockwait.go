@@ -4,19 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"strings"
 	"time"
 
+	"gjc.dev/reconciler/pkg/localapi"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/ownership/fsstore"
-	"gjc.dev/reconciler/pkg/platform"
 	"gjc.dev/reconciler/pkg/reconcile"
 )
-
-// holderLook is how often a lock wait asks who holds the lock, to say so
-// when the holder changes: for a person reading, not for the lock itself.
-const holderLook = 500 * time.Millisecond
 
 // passLock takes the pass lock for a one-shot command. A free lock is
 // taken without a word; a held one is waited for, saying who holds it
@@ -55,11 +49,11 @@ func followHolder(ctx context.Context, agentDir string, deadline time.Time, repo
 	done := make(chan reconcile.Progress, 1)
 	go func() {
 		var last reconcile.Progress
-		t := time.NewTicker(holderLook)
+		t := time.NewTicker(localapi.HolderLook)
 		defer t.Stop()
 		for first := true; ; first = false {
 			p := reconcile.Progress{Wait: reconcile.WaitPassLock, Deadline: deadline}
-			p.PID, p.Detail = passLockHolder(agentDir)
+			p.PID, p.Detail = localapi.PassLockHolder(agentDir)
 			if first || p.PID != last.PID || p.Detail != last.Detail {
 				if p.PID != 0 || first {
 					report(p)
@@ -79,26 +73,4 @@ func followHolder(ctx context.Context, agentDir string, deadline time.Time, repo
 		cancel()
 		return <-done
 	}
-}
-
-// passLockHolder is the holder's PID and command line, as far as the
-// kernel names it. The command line is another process's, so untrusted:
-// one line, cut short; and not read at all for another user's process.
-func passLockHolder(agentDir string) (pid int, command string) {
-	h, held, err := fsstore.PassLockHolder(agentDir)
-	if err != nil || !held || h.PID == 0 {
-		return 0, ""
-	}
-	if h.UID != os.Getuid() {
-		return h.PID, fmt.Sprintf("uid %d", h.UID)
-	}
-	inc, err := platform.Incarnation(h.PID)
-	if err != nil {
-		return h.PID, ""
-	}
-	argv, err := platform.ProcessArgv(h.PID, inc)
-	if err != nil {
-		return h.PID, ""
-	}
-	return h.PID, truncate(ownership.OneLine(strings.Join(argv, " ")), 120)
 }

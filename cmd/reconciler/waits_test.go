@@ -138,7 +138,7 @@ func TestStopThroughTheLoopSaysWhatTheLoopWaitsFor(t *testing.T) {
 	}
 	waits := waitLines(r.stderr)
 	prefix := fmt.Sprintf("waiting for slack (pid %d) to exit ", pid)
-	if len(waits) != 2 || waits[0] != "waiting for the reconcile loop to stop slack" || !strings.HasPrefix(waits[1], prefix) || !strings.HasSuffix(waits[1], " (20s left)") {
+	if len(waits) < 2 || waits[0] != "waiting for the reconcile loop to stop slack" || !strings.HasPrefix(waits[1], prefix) || !strings.HasSuffix(waits[1], " (20s left)") {
 		t.Errorf("stop's wait lines through the loop: %q; want the loop's, then %q... (20s left)", waits, prefix)
 	}
 	r = runBinary(t, e.env, "start", "slack", "--agent-dir", e.agentDir)
@@ -150,8 +150,33 @@ func TestStopThroughTheLoopSaysWhatTheLoopWaitsFor(t *testing.T) {
 		t.Errorf("start's wait lines through the loop: %q; want the loop's, then slack's ready wait", waits)
 	}
 	for _, w := range waits {
-		if strings.Contains(w, "discord") {
+		if strings.Contains(w, "discord") { // the loop's waits for other names are not this command's
 			t.Errorf("a wait of another name was printed: %q", w)
 		}
+	}
+}
+
+// Through the loop, a command whose operation waits for the pass lock
+// another process holds names that holder, as acting alone it would.
+func TestLockWaitThroughTheLoopNamesTheHolder(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t)
+	e.writeSpec(object{name: "slack", provider: "slack", generation: 1})
+	e.startLoop()
+	e.waitStatus("converged under the loop", func(s *reconcile.Status) bool { return summaryConverged(s, 1) })
+	ctx, cancel := context.WithTimeout(context.Background(), e2eDeadline)
+	defer cancel()
+	release, err := fsstore.New(e.agentDir, fsstore.Options{}).LockPasses(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	r := runBinary(t, e.env, "stop", "slack", "--lock-timeout", "2s", "--agent-dir", e.agentDir)
+	if r.code != 3 || strings.Contains(r.stderr, "acting directly") {
+		t.Fatalf("stop through the loop while the lock is held: exit %d, want 3\nstderr: %s", r.code, r.stderr)
+	}
+	holder := fmt.Sprintf("the pass lock is held by pid %d (%s ", os.Getpid(), os.Args[0])
+	if waits := waitLines(r.stderr); len(waits) != 2 || !strings.HasPrefix(waits[1], "waiting for another reconciler's pass to end: "+holder) {
+		t.Errorf("wait lines %q: want the loop's, then one naming %q", waits, holder)
 	}
 }

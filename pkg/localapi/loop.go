@@ -48,6 +48,7 @@ func (b *LoopBackend) Restart(ctx context.Context, req RestartRequest) (*Operate
 
 func (b *LoopBackend) operate(ctx context.Context, action string, sel reconcile.Selection, lock time.Duration, op reconcile.Operation) (*OperateResponse, error) {
 	defer b.Progress.forward(ctx, progressNames(sel))()
+	defer followOthersLock(ctx, b.AgentDir, lockTimeout(lock))()
 	results, err := b.Loop.Operate(ctx, action, sel, lockTimeout(lock), op)
 	if err != nil {
 		return nil, err
@@ -57,6 +58,7 @@ func (b *LoopBackend) operate(ctx context.Context, action string, sel reconcile.
 
 func (b *LoopBackend) GC(ctx context.Context, req GCRequest) (*gc.Report, error) {
 	var rep *gc.Report
+	defer followOthersLock(ctx, b.AgentDir, lockTimeout(req.LockTimeout.Duration))()
 	err := b.Loop.Exclusive(ctx, lockTimeout(req.LockTimeout.Duration), func(res *spec.Result) error {
 		var err error
 		rep, err = runGC(b.Files, b.AgentDir, res, req.Prune, b.Log)
