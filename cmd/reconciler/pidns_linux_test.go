@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"gjc.dev/reconciler/pkg/events"
 	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"gjc.dev/reconciler/pkg/reconcile"
 )
@@ -30,6 +31,10 @@ func TestOnceThatCannotSeeTheDaemonsLeavesTheLoopsStatus(t *testing.T) {
 	e.startLoop()
 	e.waitStatus("both converged under the loop", func(s *reconcile.Status) bool { return summaryConverged(s, 2) })
 	pids := map[int]bool{e.state("discord").PID: true, e.state("slack").PID: true}
+	held, err := os.ReadFile(reconcile.HeldPath(e.agentDir))
+	if err != nil {
+		t.Fatalf("the loop saved no held.json: %v", err)
+	}
 
 	cmd := exec.Command(unshare, append([]string{"--pid", "--fork", "--mount-proc", binary}, e.args("--once")...)...)
 	cmd.Env = e.env
@@ -59,6 +64,20 @@ func TestOnceThatCannotSeeTheDaemonsLeavesTheLoopsStatus(t *testing.T) {
 	for _, d := range after.Daemons {
 		if d.Phase != reconcile.PhaseRunning || !pids[d.PID] {
 			t.Errorf("status.json after a pass that could not see the daemons: %s %s %s (pid %d): %s; want Running as the loop wrote it", d.Name, d.Phase, d.Reason, d.PID, d.Message)
+		}
+	}
+	// The loop's held owners and event log are its own too: a blind pass
+	// neither forgets the owners it cannot see nor logs them refused.
+	if now, _ := os.ReadFile(reconcile.HeldPath(e.agentDir)); !bytes.Equal(now, held) {
+		t.Errorf("held.json rewritten by a pass that could not see the daemons:\nbefore: %s\nafter: %s", held, now)
+	}
+	h, err := events.Read(reconcile.EventsPath(e.agentDir), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range h.Events {
+		if ev.Type != events.TypeNormal {
+			t.Errorf("event written: %+v", ev)
 		}
 	}
 	for _, name := range []string{"discord", "slack"} {
