@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/go-logr/logr"
 
 	"gjc.dev/reconciler/pkg/events"
 	"gjc.dev/reconciler/pkg/ownership/fsstore"
@@ -19,13 +23,7 @@ import (
 // instead of rewriting healthy daemons as Refused.
 func TestOnceThatCannotSeeTheDaemonsLeavesTheLoopsStatus(t *testing.T) {
 	t.Parallel()
-	if os.Geteuid() != 0 {
-		t.Skip("a PID namespace of its own needs root (unshare --pid)")
-	}
-	unshare, err := exec.LookPath("unshare")
-	if err != nil {
-		t.Skip("unshare (util-linux) is not installed")
-	}
+	unshare := needUnshare(t)
 	e := newE2E(t)
 	e.writeSpec(bothBots...)
 	e.startLoop()
@@ -77,6 +75,35 @@ func TestOnceThatCannotSeeTheDaemonsLeavesTheLoopsStatus(t *testing.T) {
 // cannot examine either daemon.
 func onceUnseen(t *testing.T, e *e2e, unshare string, flags []string) {
 	t.Helper()
+	r := onceUnshared(t, e, unshare, flags)
+	code, stdout, stderr := r.code, r.stdout, r.stderr
+	if code != exitNotDone {
+		t.Errorf("--once under unshare %v: exit %d, want 1 (it could not examine the daemons)", flags, code)
+	}
+	for _, want := range []string{"discord: CannotExamine: cannot examine discord's daemon", "slack: CannotExamine: cannot examine slack's daemon", "status.json left as it was"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("--once under unshare %v: output lacks %q:\n%s\nstderr: %s", flags, want, stdout, stderr)
+		}
+	}
+}
+
+// needUnshare is unshare's path, or skips: a PID namespace of its own
+// needs root and util-linux.
+func needUnshare(t *testing.T) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("a PID namespace of its own needs root (unshare --pid)")
+	}
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Skip("unshare (util-linux) is not installed")
+	}
+	return unshare
+}
+
+// onceUnshared runs --once under unshare flags.
+func onceUnshared(t *testing.T, e *e2e, unshare string, flags []string) result {
+	t.Helper()
 	cmd := exec.Command(unshare, append(append(flags, binary), e.args("--once")...)...)
 	cmd.Env = e.env
 	var stdout, stderr bytes.Buffer
@@ -88,12 +115,33 @@ func onceUnseen(t *testing.T, e *e2e, unshare string, flags []string) {
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	if code != exitNotDone {
-		t.Errorf("--once under unshare %v: exit %d, want 1 (it could not examine the daemons)", flags, code)
+	return result{code, stdout.String(), stderr.String()}
+}
+
+// A name dropped from the spec leaves the inventory once its daemon is
+// proven gone: a pass that cannot see the daemon proves nothing, and
+// keeps it; a pass that can see it then stops and prunes it.
+func TestBlindPassPrunesNothing(t *testing.T) {
+	t.Parallel()
+	unshare := needUnshare(t)
+	e := newE2E(t)
+	e.writeSpec(bothBots...)
+	e.mustConverge()
+	pid := e.state("slack").PID
+	e.writeSpec(bothBots[0])
+	r := onceUnshared(t, e, unshare, []string{"--pid", "--fork", "--mount-proc"})
+	if r.code != exitNotDone || !strings.Contains(r.stdout, "slack: CannotExamine: ") {
+		t.Errorf("blind --once after slack left the spec: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 	}
-	for _, want := range []string{"discord: CannotExamine: cannot examine discord's daemon", "slack: CannotExamine: cannot examine slack's daemon", "status.json left as it was"} {
-		if !strings.Contains(stdout.String(), want) {
-			t.Errorf("--once under unshare %v: output lacks %q:\n%s\nstderr: %s", flags, want, stdout.String(), stderr.String())
-		}
+	managed, _, err := reconcile.ReadInventory(fsstore.Files{}, e.agentDir, logr.Discard())
+	if err != nil || !slices.Contains(managed, "slack") {
+		t.Errorf("inventory after a blind pass: %v, %v; slack must stay until it is proven gone", managed, err)
+	}
+	if err := syscall.Kill(pid, 0); err != nil {
+		t.Fatalf("slack's daemon (pid %d) is gone after a blind pass: %v", pid, err)
+	}
+	e.mustConverge()
+	if managed, _, _ := reconcile.ReadInventory(fsstore.Files{}, e.agentDir, logr.Discard()); slices.Contains(managed, "slack") {
+		t.Errorf("slack still in the inventory after a pass that could see it: %v", managed)
 	}
 }

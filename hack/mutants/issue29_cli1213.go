@@ -2,7 +2,8 @@ package main
 
 // The rules of issue 29, items 12 and 13: a pass that cannot see a name's
 // holder (another PID namespace) refuses it as CannotExamine and writes
-// none of the loop's files (status.json, held.json, events); a command
+// none of the loop's files (status.json, held.json, events) nor prunes a
+// name it cannot prove gone; a command
 // that only looks refuses an agent dir that is none; status exits 2 on an
 // invalid spec.
 func init() {
@@ -14,6 +15,9 @@ func init() {
 		{"cli1213: an unseen holder is refused as CannotExamine", "pkg/reconcile/attempt.go",
 			"\tcase unseenHolder(a.name, err) != \"\":\n", "\tcase false:\n",
 			"./cmd/reconciler", pidns},
+		{"cli1213: a blind pass proves no pruned name gone", "pkg/reconcile/attempt.go",
+			"\t} else if msg := unseenHolder(a.name, a.r.store.SpawnBlocked(a.name)); msg != \"\" {\n", "\t} else if msg := \"\"; msg != \"\" {\n",
+			"./cmd/reconciler", "TestBlindPassPrunesNothing"},
 		{"cli1213: a pass with an unseen name leaves status.json", "pkg/reconcile/pass.go",
 			"\tif len(unseen) == 0 {\n", "\tif true {\n",
 			"./cmd/reconciler", pidns},

@@ -181,6 +181,9 @@ func (a *attempt) notDesired() {
 		}
 	} else if !a.lastOwnerGone(spec.DefaultGracefulTimeout) {
 		return // pruned only once nothing of it runs
+	} else if msg := unseenHolder(a.name, a.r.store.SpawnBlocked(a.name)); msg != "" {
+		a.cannotExamine(msg) // its record looks dead from here only
+		return
 	}
 	if err := a.r.inv.remove(a.name); err != nil {
 		a.fail(ReasonPruned, err)
