@@ -32,7 +32,7 @@ func init() {
 			"\tif err := bus.EnsureDirs(p.bus); err != nil {\n\t\tp.log.Error(err, \"the relay's outbox cannot be made", "\tif err := error(nil); err != nil {\n\t\tp.log.Error(err, \"the relay's outbox cannot be made",
 			"./pkg/fleetbus", "TestPullerMakesTheRelaysOutboxAgain"},
 		{"relay: an attempt answered with a 429 needs no settling", "pkg/relay/request.go",
-			"\t\t\tunlanded = !pending\n", "\t\t\tunlanded = false\n",
+			"\t\t\tunlanded = !pending || a.rec.Thread != rec.Thread\n", "\t\t\tunlanded = a.rec.Thread != rec.Thread\n",
 			"./pkg/relay", "TestRateLimitedAttemptNeedsNoSettling"},
 	}...)
 }
