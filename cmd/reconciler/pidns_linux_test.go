@@ -145,3 +145,44 @@ func TestBlindPassPrunesNothing(t *testing.T) {
 		t.Errorf("slack still in the inventory after a pass that could see it: %v", managed)
 	}
 }
+
+// A held name whose daemon outlasted its SIGTERM (StopTimedOut) still
+// runs: a blind pass sees only a record whose PID it cannot find, and must
+// neither call it stopped nor write that into the loop's status.json.
+func TestBlindPassLeavesATimedOutStopRunning(t *testing.T) {
+	t.Parallel()
+	unshare := needUnshare(t)
+	e := newE2E(t)
+	e.writeSpec(object{name: "slack", provider: "slack", generation: 1, graceful: "300ms"})
+	e.startLoop()
+	e.waitStatus("slack running", func(s *reconcile.Status) bool {
+		d, _ := daemonStatus(s, "slack")
+		return d.Phase == reconcile.PhaseRunning && d.Converged
+	})
+	slack := e.state("slack")
+	if err := syscall.Kill(slack.PID, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(slack.PID, syscall.SIGCONT) })
+	if r := runBinary(t, e.env, "stop", "slack", "--graceful-timeout", "300ms", "--agent-dir", e.agentDir); r.code != 1 {
+		t.Fatalf("stop of a stuck daemon: exit %d, %q %q", r.code, r.stdout, r.stderr)
+	}
+	e.waitStatus("slack StopTimedOut", func(s *reconcile.Status) bool {
+		d, _ := daemonStatus(s, "slack")
+		return d.Reason == reconcile.ReasonStopTimedOut
+	})
+	r := onceUnshared(t, e, unshare, []string{"--pid", "--fork", "--mount-proc"})
+	if r.code != exitNotDone || !strings.Contains(r.stdout, "slack: CannotExamine: ") {
+		t.Errorf("blind --once beside a held daemon still running: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	st, err := reconcile.ReadStatus(fsstore.Files{}, e.agentDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := daemonStatus(st, "slack"); d.Converged || d.Reason != reconcile.ReasonStopTimedOut {
+		t.Errorf("status.json after the blind pass: %s %s converged=%v: %s; want the loop's StopTimedOut", d.Phase, d.Reason, d.Converged, d.Message)
+	}
+	if !canaryAlivePID(t, slack.PID) {
+		t.Error("the held daemon is gone")
+	}
+}

@@ -34,5 +34,9 @@ func init() {
 		{"cli1213: status exits 2 on an invalid spec", "cmd/reconciler/status.go",
 			"\t\t\tif !st.SpecValid {\n", "\t\t\tif false {\n",
 			"./cmd/reconciler", "TestStatusWithoutItsSpecNamesTheMissingFile"},
+		{"cli1213: a held name whose holder is unseen is not called stopped", "pkg/reconcile/attempt.go",
+			"\t\t\treturn // not stopped while it still holds the connection\n\t\t}\n\t\tif msg := unseenHolder(a.name, a.r.store.SpawnBlocked(a.name)); msg != \"\" {",
+			"\t\t\treturn // not stopped while it still holds the connection\n\t\t}\n\t\tif msg := unseenHolder(a.name, a.r.store.SpawnBlocked(a.name)); false && msg != \"\" {",
+			"./cmd/reconciler", "TestBlindPassLeavesATimedOutStopRunning"},
 	}...)
 }

@@ -135,6 +135,10 @@ func (a *attempt) execute(p plan, rec ownership.Record, cls ownership.Classifica
 		if !a.lastOwnerGone(cfg.GracefulTimeout) {
 			return // not stopped while it still holds the connection
 		}
+		if msg := unseenHolder(a.name, a.r.store.SpawnBlocked(a.name)); msg != "" {
+			a.cannotExamine(msg) // its record looks dead from here only
+			return
+		}
 		a.status.Phase, a.status.Reason, a.status.Converged = PhaseStopped, ReasonStopped, true
 		a.status.Message = "not running, as the spec says"
 	case stepReplace:
