@@ -89,18 +89,19 @@ func checkEndpoint(e string) (https bool, err error) {
 	return u.Scheme == "https", nil
 }
 
-// shownEndpoint is e for an error message: without its user info, query
-// and fragment, or not at all when it does not parse and may hold one.
+// shownEndpoint is e for an error message: whole only when nothing in it
+// can carry a secret (no user info, query or fragment), else its scheme,
+// host and path, or nothing when it has no host to show: a string
+// without a scheme such as "root:pw@etcd:2379" parses with "root" as its
+// scheme and the password in its opaque part.
 func shownEndpoint(e string, u *url.URL, perr error) string {
-	if perr != nil {
-		if strings.ContainsAny(e, "@?#") {
-			return "the endpoint (not shown: it may hold a secret)"
-		}
+	if !strings.ContainsAny(e, "@?#") {
 		return strconv.Quote(e)
 	}
-	c := *u
-	c.User, c.RawQuery, c.ForceQuery, c.Fragment, c.RawFragment = nil, "", false, "", ""
-	return strconv.Quote(c.String())
+	if perr == nil && u.Opaque == "" && u.Host != "" && !strings.Contains(u.Host, "@") {
+		return strconv.Quote(u.Scheme + "://" + u.Host + u.EscapedPath())
+	}
+	return "the endpoint (not shown: it may hold a secret)"
 }
 
 func tlsConfig(o DialOptions) (*tls.Config, error) {

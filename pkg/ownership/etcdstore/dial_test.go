@@ -35,6 +35,8 @@ func TestDialRefusesBadOptions(t *testing.T) {
 		{"a fragment", DialOptions{Endpoints: []string{"http://127.0.0.1:2379#s3cret-pw"}}, "carries credentials"},
 		{"an empty query", DialOptions{Endpoints: []string{"http://127.0.0.1:2379/?"}}, "carries credentials"},
 		{"a query on a path", DialOptions{Endpoints: []string{"http://127.0.0.1:2379/v3?password=s3cret-pw"}}, `"http://127.0.0.1:2379/v3" is not an http://`},
+		{"no scheme, with a password", DialOptions{Endpoints: []string{"root:s3cret-pw@127.0.0.1:2379"}}, "not shown: it may hold a secret"},
+		{"a scheme without slashes, with a password", DialOptions{Endpoints: []string{"http:root:s3cret-pw@127.0.0.1:2379"}}, "not shown: it may hold a secret"},
 		{"unparseable, with a secret", DialOptions{Endpoints: []string{"http://root:s3cret-pw@127.0.0.1:23 79"}}, "not shown: it may hold a secret"},
 		{"password without user", DialOptions{Endpoints: []string{"http://127.0.0.1:2379"}, Password: "s3cret-pw"}, "without --etcd-user"},
 		{"cert without key", DialOptions{Endpoints: []string{"https://127.0.0.1:2379"}, Cert: notPEM}, "go together"},
