@@ -130,6 +130,16 @@ func (b *Box) read(dir *platform.Dir, name string) (Message, platform.Entry, err
 	return m, e, nil
 }
 
+// Stat says what the outbox entry name is, without following it: what a
+// consumer compares to look again at an entry it left in place once that
+// entry changed (another uid's file chowned to ours, a FIFO replaced).
+func (b *Box) Stat(name string) (platform.Entry, error) {
+	if err := checkEntryName(name); err != nil {
+		return platform.Entry{}, err
+	}
+	return b.out.Stat(name)
+}
+
 // Has says whether the outbox still has an entry called name; true when
 // that cannot be told.
 func (b *Box) Has(name string) bool {

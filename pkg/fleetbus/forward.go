@@ -14,6 +14,7 @@ import (
 
 	"gjc.dev/reconciler/pkg/bus"
 	"gjc.dev/reconciler/pkg/dirwatch"
+	"gjc.dev/reconciler/pkg/platform"
 )
 
 // Forwarder moves this machine's outbox files into the fleet's outbox in
@@ -32,8 +33,9 @@ type Forwarder struct {
 	Every time.Duration
 
 	// leftInPlace are outbox entries failed/ has a record of but that
-	// could not be removed (not regular files): not failed again.
-	leftInPlace map[string]bool
+	// were left in place (not regular files of ours), as they were then:
+	// not failed again until they change.
+	leftInPlace map[string]platform.Entry
 }
 
 // Run forwards until ctx ends.
@@ -147,8 +149,11 @@ func (f *Forwarder) ForwardAll(ctx context.Context, d bus.Dirs, name string) {
 		if ctx.Err() != nil {
 			return
 		}
-		if f.leftInPlace[filepath.Join(d.Outbox, file)] {
-			continue
+		if left, ok := f.leftInPlace[filepath.Join(d.Outbox, file)]; ok {
+			if now, err := box.Stat(file); err == nil && now.Same(left) {
+				continue
+			}
+			delete(f.leftInPlace, filepath.Join(d.Outbox, file)) // changed: judged again
 		}
 		// In id order, and none past one etcd did not take: the owner's
 		// relay posts a session in the order its messages reach etcd, so
@@ -242,10 +247,12 @@ func (f *Forwarder) fail(box *bus.Box, d bus.Dirs, file, reason string) error {
 	f.Log.Error(errors.New(reason), "outbox file refused; moved to failed/", "file", filepath.Join(d.Outbox, file))
 	if _, err := box.Fail(file, reason); err != nil && !errors.Is(err, os.ErrNotExist) {
 		f.Log.Error(err, "outbox file left in place", "file", filepath.Join(d.Outbox, file))
-		if f.leftInPlace == nil {
-			f.leftInPlace = map[string]bool{}
+		if e, serr := box.Stat(file); serr == nil {
+			if f.leftInPlace == nil {
+				f.leftInPlace = map[string]platform.Entry{}
+			}
+			f.leftInPlace[filepath.Join(d.Outbox, file)] = e
 		}
-		f.leftInPlace[filepath.Join(d.Outbox, file)] = true
 	}
 	return nil
 }

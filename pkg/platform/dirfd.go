@@ -111,6 +111,11 @@ type Entry struct {
 // Regular: a regular file.
 func (e Entry) Regular() bool { return e.Type == 0 }
 
+// Same: e and o describe the entry alike (type, owner, size, mtime).
+func (e Entry) Same(o Entry) bool {
+	return e.Type == o.Type && e.UID == o.UID && e.Size == o.Size && e.ModTime.Equal(o.ModTime)
+}
+
 // Mine: owned by the effective uid.
 func (e Entry) Mine() bool { return e.UID == uint32(os.Geteuid()) }
 

@@ -120,8 +120,19 @@ func (r *Relay) scan(ctx context.Context, refused *backoff) time.Time {
 		present[name] = true
 		r.mu.Lock()
 		_, seen := r.known[name]
-		seen = seen || r.ignored[name]
+		left, ignored := r.ignored[name]
 		r.mu.Unlock()
+		if ignored && !seen {
+			// Judged again once it changed: another uid's file chowned
+			// to ours, a FIFO replaced by a file.
+			now, err := box.Stat(name)
+			seen = err == nil && now.Same(left)
+			if !seen {
+				r.mu.Lock()
+				delete(r.ignored, name)
+				r.mu.Unlock()
+			}
+		}
 		if seen || ctx.Err() != nil {
 			continue
 		}
@@ -212,6 +223,7 @@ func (r *Relay) inFlightLocked(name string) bool {
 func (r *Relay) failFile(box *bus.Box, name, reason string) {
 	r.opts.Log.Error(errors.New(reason), "outbox file refused; moved to failed/", "file", name)
 	added, err := box.Fail(name, reason)
+	entry, serr := box.Stat(name)
 	r.mu.Lock()
 	if added {
 		r.failed++
@@ -221,7 +233,9 @@ func (r *Relay) failFile(box *bus.Box, name, reason string) {
 		// writable): not looked at again until it changes or the relay
 		// restarts.
 		r.opts.Log.Error(err, "outbox file left in place", "file", name)
-		r.ignored[name] = true
+		if serr == nil {
+			r.ignored[name] = entry
+		}
 		r.mu.Unlock()
 		return
 	}

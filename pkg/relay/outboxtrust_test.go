@@ -140,6 +140,14 @@ func TestAnotherUIDsFileIsNeverPosted(t *testing.T) {
 	if f.posted("planted") {
 		t.Fatal("another uid's file was posted")
 	}
+	// The operator vouches for it by giving it to the daemon's uid: it is
+	// judged again and posted, not left unseen until the next restart.
+	if err := os.Chown(planted, os.Geteuid(), os.Getegid()); err != nil {
+		t.Fatal(err)
+	}
+	h.poke()
+	h.waitFor("the file chowned to the daemon's uid posted", func() bool { return f.posted("planted by another uid") })
+	h.waitFor("the outbox drained", h.outboxEmpty)
 }
 
 // A producer writing a file in place (no temp name, no rename) is not

@@ -11,6 +11,7 @@ import (
 
 	"gjc.dev/reconciler/pkg/bus"
 	"gjc.dev/reconciler/pkg/dirwatch"
+	"gjc.dev/reconciler/pkg/platform"
 )
 
 // Options are what a Relay needs.
@@ -58,10 +59,10 @@ type Relay struct {
 	j   Journal // replaced when a write failed (reopenJournal)
 
 	mu       sync.Mutex
-	queues   map[string]*queue    // by session; only sessions with work
-	known    map[string]time.Time // outbox names queued, and when first seen
-	ignored  map[string]bool      // outbox entries left in place (not files)
-	later    map[string]time.Time // young outbox files not messages yet: when to look again
+	queues   map[string]*queue         // by session; only sessions with work
+	known    map[string]time.Time      // outbox names queued, and when first seen
+	ignored  map[string]platform.Entry // outbox entries left in place, as they were then
+	later    map[string]time.Time      // young outbox files not messages yet: when to look again
 	health   Health
 	blocks   map[string]*Block // by session, and "" for the channel check
 	globalRL time.Time         // a global rate limit: no request before it
@@ -112,7 +113,7 @@ func New(opts Options) *Relay {
 		opts.Finished = func(string) {}
 	}
 	return &Relay{
-		opts: opts, queues: map[string]*queue{}, known: map[string]time.Time{}, ignored: map[string]bool{}, later: map[string]time.Time{},
+		opts: opts, queues: map[string]*queue{}, known: map[string]time.Time{}, ignored: map[string]platform.Entry{}, later: map[string]time.Time{},
 		blocks: map[string]*Block{}, wake: make(chan struct{}, 1), checked: make(chan struct{}), loaded: make(chan struct{}), done: make(chan struct{}),
 	}
 }

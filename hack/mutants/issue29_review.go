@@ -1,0 +1,11 @@
+package main
+
+// Rules of issue 29 that its review added: an outbox entry left in place
+// is judged again once it changes, not forgotten until a restart.
+func init() {
+	mutants = append(mutants, []mutant{
+		{"outbox: an entry left in place is judged again once it changed", "pkg/relay/outbox.go",
+			"\t\t\tseen = err == nil && now.Same(left)\n", "\t\t\tseen = err == nil && now.Same(now) && left == left\n",
+			"./pkg/relay", "TestAnotherUIDsFileIsNeverPosted"},
+	}...)
+}
