@@ -25,6 +25,11 @@ func TestTokens(t *testing.T) {
 		"the Bot reconnected after a restart":                                      "the Bot reconnected after a restart",
 		"pid 42 exited with code 1 (failed)":                                       "pid 42 exited with code 1 (failed)",
 		"the bot is offline":                                                       "the bot is offline",
+		// A character the matching view drops or turns into a letter only
+		// borders the token: its word boundary is in the text as written.
+		"key\u200bxoxb-1234567890-abcdefghij":             "key\u200b[redacted]",
+		"\u2460xoxb-1234567890-abcdefghij":                "\u2460[redacted]",
+		"id\u200bBot MTIzNDU2Nzg5MDEyMzQ1Njc4.abcdefghij": "id\u200bBot [redacted]",
 	}
 	for in, want := range cases {
 		if got := Tokens(in); got != want {

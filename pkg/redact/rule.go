@@ -58,13 +58,23 @@ func (r rule) apply(s string, v view, ok bool) string {
 }
 
 // applyAll applies rules in order, each to what the one before left
-// (its view made again only when a rule changed it).
+// (its view made again only when a rule changed it). Each rule sees the
+// view first (a token with invisible characters inside is found whole
+// there, where a match in the text would stop at the first of them),
+// then the text as written: a token that such a character only borders
+// has its word boundary in the text, not in the view, where that
+// character is gone or a letter.
 func applyAll(rules []rule, s string) string {
 	v, ok := normalized(s)
 	for _, r := range rules {
-		if out := r.apply(s, v, ok); out != s {
-			s = out
-			v, ok = normalized(s)
+		for _, viewed := range []bool{true, false} {
+			if viewed && !ok {
+				continue
+			}
+			if out := r.apply(s, v, viewed); out != s {
+				s = out
+				v, ok = normalized(s)
+			}
 		}
 	}
 	return s
