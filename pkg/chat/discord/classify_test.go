@@ -80,12 +80,15 @@ func TestNonceIsStableShortAndPerKey(t *testing.T) {
 	t.Parallel()
 	p := &Poster{cfg: &spec.DiscordConfig{ParentChannelID: "1"}}
 	q := &Poster{cfg: &spec.DiscordConfig{ParentChannelID: "2"}}
-	a, b := p.nonce("m1/0"), p.nonce("m1/0")
+	a, b := p.nonce("t1", "m1/0"), p.nonce("t1", "m1/0")
 	if a != b || len(a) == 0 || len(a) > 25 {
 		t.Errorf("nonce %q then %q: want equal, 1..25 characters", a, b)
 	}
-	if p.nonce("m1/1") == a || q.nonce("m1/0") == a {
+	if p.nonce("t1", "m1/1") == a || q.nonce("t1", "m1/0") == a {
 		t.Error("nonces of another part or channel collide")
+	}
+	if p.nonce("t2", "m1/0") == a {
+		t.Error("a part posted again in a thread made anew has the nonce of its copy in the deleted one")
 	}
 }
 

@@ -39,10 +39,14 @@ func floorSnowflake(first time.Time, skew time.Duration) string {
 	return strconv.FormatUint(uint64(ms)<<22, 10)
 }
 
-// nonce derives a part's nonce from its key and the parent channel: the same
-// part always gets the same nonce, which Discord caps at 25 characters.
-func (p *Poster) nonce(key string) string {
-	sum := sha256.Sum256([]byte(p.cfg.ParentChannelID + "\x00" + key))
+// nonce derives a part's nonce from the parent channel, the thread it is
+// posted in and its key: the same part in the same thread always gets the
+// same nonce, which Discord caps at 25 characters. The thread is in it
+// because Discord holds a nonce per author, not per channel: a part
+// posted again in a thread made anew after a moderator deleted the first
+// must not be answered with its copy in the deleted one.
+func (p *Poster) nonce(thread, key string) string {
+	sum := sha256.Sum256([]byte(p.cfg.ParentChannelID + "\x00" + thread + "\x00" + key))
 	return strings.ToLower(base32.StdEncoding.EncodeToString(sum[:15])) // 24 characters
 }
 

@@ -171,7 +171,7 @@ func (p *Poster) Post(ctx context.Context, part relay.Part) (string, error) {
 	ch := p.channelOf(part.Thread)
 	body, err := p.do(ctx, http.MethodPost, discordgo.EndpointChannelMessages(ch), bucketOf(http.MethodPost, ch, "/messages"), postBody{
 		Content: part.Text, AllowedMentions: noMentions, Flags: flagSuppressEmbeds,
-		Nonce: p.nonce(part.Key), EnforceNonce: true,
+		Nonce: p.nonce(part.Thread, part.Key), EnforceNonce: true,
 	})
 	if err != nil {
 		return "", p.inThread(ctx, part.Thread, err)
