@@ -11,5 +11,8 @@ func init() {
 		{"redact: the text as written is matched too, after its view", "pkg/redact/rule.go",
 			"\t\tfor _, viewed := range []bool{true, false} {\n", "\t\tfor _, viewed := range []bool{true} {\n",
 			"./pkg/redact", "TestTokens"},
+		{"fleet: a stop where another machine leads holds nothing, even with nothing running", "pkg/reconcile/operate.go",
+			"\tif refusal == \"\" && !cls.Signalable {\n", "\tif false {\n",
+			"./cmd/reconciler", "TestFleetStopWhereAnotherLeadsHoldsNothing"},
 	}...)
 }

@@ -52,9 +52,18 @@ func (r *Reconciler) Stop(ctx context.Context, name string, d *spec.Daemon, res 
 		return nil
 	}
 	rec, cls, refusal := r.operable(name, "stop", d)
+	led := ""
+	if refusal == "" && !cls.Signalable {
+		led = ledElsewhere(electionOf(r.store, name))
+	}
 	switch {
 	case refusal != "":
 		out.Message = refusal
+	case led != "":
+		// Nothing runs here, but the machine that leads it may start it
+		// any moment: a hold here would only keep it down once that
+		// machine is gone, which is not what was asked.
+		out.Message = fmt.Sprintf("%s not stopped: %s; run the stop there (nothing was sent, nothing is held)", name, led)
 	case !cls.Signalable:
 		if err := hold(); err != nil {
 			out.Message = fmt.Sprintf("%s not stopped: %v", name, err)
@@ -241,4 +250,18 @@ func notInSpec(name, verb string, res *spec.Result) string {
 		msg += fmt.Sprintf(" (the spec is invalid as read here: %d error(s); run reconciler validate)", len(res.Errors))
 	}
 	return msg
+}
+
+// ledElsewhere says why a stop here cannot stand for the name's owner
+// ("" when it can): another machine leads its election, or who leads it
+// cannot be read. A store without elections (one machine) has e nil.
+func ledElsewhere(e *Election) string {
+	switch {
+	case e == nil || (e.Error == "" && (e.Leader == "" || e.Leader == e.Self)):
+		return ""
+	case e.Error != "":
+		return "which machine leads it cannot be read: " + e.Error
+	default:
+		return fmt.Sprintf("machine %s leads it", e.Leader)
+	}
 }
