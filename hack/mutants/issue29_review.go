@@ -14,5 +14,8 @@ func init() {
 		{"fleet: a stop where another machine leads holds nothing, even with nothing running", "pkg/reconcile/operate.go",
 			"\tif refusal == \"\" && !cls.Signalable {\n", "\tif false {\n",
 			"./cmd/reconciler", "TestFleetStopWhereAnotherLeadsHoldsNothing"},
+		{"send: a message after a queued close of its session is refused", "pkg/localapi/sendsays.go",
+			"\tif id := queuedClose(dirs, m); id != \"\" {\n", "\tif id := queuedClose(dirs, m); false && id != \"\" {\n",
+			"./pkg/localapi", "TestSendRefusesAClosedSession"},
 	}...)
 }

@@ -10,7 +10,8 @@ import (
 )
 
 // checkOpen refuses m when the relay's journal in dirs records its session
-// as closed: the relay would move the file to failed/ later, after send
+// as closed, or a close of it waits in the outbox ahead of m: the relay
+// would move the file to failed/ later, after send
 // said nothing (DESIGN 5, "Nothing vanishes without a word"). A close
 // again is no mistake (the relay takes it as done), and neither is a
 // retry of a message already posted under its id before the close.
@@ -22,11 +23,14 @@ func checkOpen(ctx context.Context, name string, dirs bus.Dirs, m bus.Message) e
 	if m.Event == bus.EventClose {
 		return nil
 	}
-	closed, err := relay.SessionClosed(ctx, relay.FileJournal(dirs), m.Session)
-	if err != nil || closed == nil {
+	if posted, err := bus.Posted(dirs.Outbox, m); err == nil && posted {
 		return nil
 	}
-	if posted, err := bus.Posted(dirs.Outbox, m); err == nil && posted {
+	if id := queuedClose(dirs, m); id != "" {
+		return &Error{Message: fmt.Sprintf("send to %s: message %q: session %s is closing: its close (message %q) is queued before this one, and the relay posts a session's messages in id order; send to a new session", name, m.ID, m.Session, id), Code: exitFailed}
+	}
+	closed, err := relay.SessionClosed(ctx, relay.FileJournal(dirs), m.Session)
+	if err != nil || closed == nil {
 		return nil
 	}
 	return &Error{Message: fmt.Sprintf("send to %s: message %q: %v", name, m.ID, closed), Code: exitFailed}
@@ -45,6 +49,33 @@ func leftOutNote(name string, d *spec.Daemon, m bus.Message) string {
 		return fmt.Sprintf("the spec as read here does not say %s's verbosity: under lean, the default, this info message is not posted (it moves to sent/ and counts as filtered); %s", name, fix)
 	case d != nil && relay.LeftOut(m, d.Config.Verbosity == spec.VerbosityVerbose):
 		return fmt.Sprintf("%s has verbosity: %s, which leaves info messages out: this one is not posted (it moves to sent/ and counts as filtered); %s, or set verbosity: verbose", name, d.Config.Verbosity, fix)
+	}
+	return ""
+}
+
+// queuedClose is the id of a close of m's session waiting in the outbox
+// ahead of m (a smaller id: the relay's order), "" when there is none or
+// the outbox cannot be read (the relay refuses that bus too, and says so).
+// Read as the relay reads it: through the bus judged by its descriptors,
+// only our own regular files.
+func queuedClose(dirs bus.Dirs, m bus.Message) string {
+	box, err := bus.OpenBox(dirs)
+	if err != nil {
+		return ""
+	}
+	defer box.Close()
+	names, err := box.List()
+	if err != nil {
+		return ""
+	}
+	for _, name := range names {
+		if name >= m.ID+".json" {
+			break // sorted: the rest come after m
+		}
+		q, _, err := box.Take(name)
+		if err == nil && q.Session == m.Session && q.Event == bus.EventClose {
+			return q.ID
+		}
 	}
 	return ""
 }

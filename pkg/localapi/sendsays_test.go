@@ -2,6 +2,7 @@ package localapi
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,5 +101,18 @@ func TestSendRefusesAClosedSession(t *testing.T) {
 		if resp, err := d.Send(t.Context(), SendRequest{Name: "d1", Message: m}); err != nil || resp.ID != m.ID {
 			t.Errorf("send %s to session %s: %+v, %v; want accepted", m.ID, m.Session, resp, err)
 		}
+	}
+
+	// A close still queued: what comes after it in id order would fail
+	// once the relay posts the close; what comes before it is posted.
+	if resp, err := d.Send(t.Context(), SendRequest{Name: "d1", Message: bus.Message{ID: "q5", Session: "open", Event: bus.EventClose}}); err != nil {
+		t.Fatalf("close of the open session: %+v, %v", resp, err)
+	}
+	_, err = d.Send(t.Context(), SendRequest{Name: "d1", Message: bus.Message{ID: "q6", Session: "open", Text: "after the close", Level: bus.LevelAction}})
+	if want := `session open is closing: its close (message "q5") is queued before this one`; ExitCode(err) != exitFailed || !strings.Contains(fmt.Sprint(err), want) {
+		t.Errorf("a message after a queued close: %v (exit %d), want exit 1 with %q", err, ExitCode(err), want)
+	}
+	if _, err := d.Send(t.Context(), SendRequest{Name: "d1", Message: bus.Message{ID: "q4", Session: "open", Text: "before the close", Level: bus.LevelAction}}); err != nil {
+		t.Errorf("a message ahead of a queued close: %v, want accepted", err)
 	}
 }
