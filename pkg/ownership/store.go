@@ -122,6 +122,11 @@ var ErrPassesLocked = errors.New("another reconciler holds the lock")
 // cannot be proven dead. Nothing may be spawned in its place.
 var ErrNotProvenDead = errors.New("owner could not be proven dead")
 
+// ErrNothingSent is matched by a stop refused before anything reached
+// the owner (no control request, no signal): one a caller may undo what it
+// did for it, such as an operator's hold written by Sending.
+var ErrNothingSent = errors.New("nothing was sent")
+
 // ErrDidNotExit: the owner was asked and sent SIGTERM, did not exit within
 // the graceful timeout, and SIGKILL was not allowed.
 var ErrDidNotExit = errors.New("did not exit")

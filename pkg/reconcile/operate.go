@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"gjc.dev/reconciler/pkg/ownership"
@@ -39,7 +41,7 @@ type StopOptions struct {
 func (r *Reconciler) Stop(ctx context.Context, name string, d *spec.Daemon, res *spec.Result, o StopOptions) OperateResult {
 	r.seedHeld()
 	out := r.operation(name, "stop", d, res)
-	held := false
+	held, heldBefore := false, r.isHeld(name)
 	hold := func() error {
 		if held {
 			return nil
@@ -90,6 +92,17 @@ func (r *Reconciler) Stop(ctx context.Context, name string, d *spec.Daemon, res 
 			out.Message = fmt.Sprintf("%s daemon (pid %d) did not exit within %v; rerun with --force to end it: it is left running, held stopped (%s), and no loop sends it SIGKILL", name, rec.State.PID, o.Graceful, ReasonStopTimedOut)
 		default:
 			out.Message = fmt.Sprintf("%s daemon: %v", name, err)
+			if held && !heldBefore && errors.Is(err, ownership.ErrNothingSent) {
+				// Refused after the hold was written (the control request
+				// could not be written, another machine took the name
+				// meanwhile): a refused stop holds nothing.
+				if _, uerr := r.setHold(name, nil); uerr != nil {
+					out.Message += fmt.Sprintf("; the hold it wrote could not be lifted: %v", uerr)
+				} else {
+					held = false
+					out.Warnings = slices.DeleteFunc(out.Warnings, func(w string) bool { return strings.HasPrefix(w, "held stopped") })
+				}
+			}
 		}
 	}
 	after := r.view(name, d, res)

@@ -25,7 +25,7 @@ import (
 // name stops it.
 func (s *Store) Stop(ctx context.Context, name string, want *ownership.Desired, decided ownership.State, how ownership.StopOptions) (err error) {
 	refuse := func(err error) error {
-		return fmt.Errorf("not stopping owner %s (pid %d on %s); nothing was sent: %w", decided.OwnerID, decided.PID, orUnknown(decided.Machine), err)
+		return fmt.Errorf("not stopping owner %s (pid %d on %s); %w: %w", decided.OwnerID, decided.PID, orUnknown(decided.Machine), ownership.ErrNothingSent, err)
 	}
 	if err := s.mustLead(name); err != nil {
 		return refuse(err)

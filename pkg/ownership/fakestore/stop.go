@@ -26,10 +26,10 @@ func (s *Store) Stop(ctx context.Context, name string, want *ownership.Desired, 
 	case errors.Is(err, platform.ErrProcessGone):
 		return nil
 	case err != nil:
-		return fmt.Errorf("not stopping owner %s (pid %d); nothing was sent: %w", decided.OwnerID, decided.PID, err)
+		return fmt.Errorf("not stopping owner %s (pid %d); %w: %w", decided.OwnerID, decided.PID, ownership.ErrNothingSent, err)
 	}
 	if err := how.BeforeSending(); err != nil {
-		return fmt.Errorf("not stopping owner %s (pid %d); nothing was sent: %w", decided.OwnerID, decided.PID, err)
+		return fmt.Errorf("not stopping owner %s (pid %d); %w: %w", decided.OwnerID, decided.PID, ownership.ErrNothingSent, err)
 	}
 
 	req := w.writeControl(name, how.Action, decided)

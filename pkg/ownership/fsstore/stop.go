@@ -39,17 +39,17 @@ func (s *Store) Stop(ctx context.Context, name string, want *ownership.Desired, 
 		}
 		return nil
 	case err != nil:
-		return fmt.Errorf("not stopping owner %s (pid %d); nothing was sent: %w", decided.OwnerID, decided.PID, err)
+		return fmt.Errorf("not stopping owner %s (pid %d); %w: %w", decided.OwnerID, decided.PID, ownership.ErrNothingSent, err)
 	}
 	defer proc.Close()
 	if err := how.BeforeSending(); err != nil {
-		return fmt.Errorf("not stopping owner %s (pid %d); nothing was sent: %w", decided.OwnerID, decided.PID, err)
+		return fmt.Errorf("not stopping owner %s (pid %d); %w: %w", decided.OwnerID, decided.PID, ownership.ErrNothingSent, err)
 	}
 
 	req := ControlRequest{Version: 1, RequestID: uuid.NewString(), Action: action,
 		OwnerID: decided.OwnerID, PID: decided.PID, Incarnation: decided.Incarnation, CreatedAt: s.Now().UnixMilli()}
 	if err := WriteControl(paths, req); err != nil {
-		return fmt.Errorf("writing control request; nothing was sent: %w", err)
+		return fmt.Errorf("writing control request; %w: %w", ownership.ErrNothingSent, err)
 	}
 	var done ladder
 	// A request does not outlive the stop that wrote it (as in the

@@ -118,8 +118,8 @@ func expectRefused(t *testing.T, err error, reason string, is error) {
 	if is != nil && !errors.Is(err, is) {
 		t.Errorf("Stop = %v: does not match %v", err, is)
 	}
-	if !strings.Contains(err.Error(), "nothing was sent") {
-		t.Errorf("Stop = %v: does not say that nothing was sent", err)
+	if !strings.Contains(err.Error(), "nothing was sent") || !errors.Is(err, ownership.ErrNothingSent) {
+		t.Errorf("Stop = %v: does not say that nothing was sent, or does not match ErrNothingSent", err)
 	}
 }
 

@@ -175,7 +175,7 @@ func stopRefusedBySending(t *testing.T, w World) {
 	switch {
 	case err == nil, errors.Is(err, ownership.ErrDidNotExit), errors.Is(err, ownership.ErrNotProvenDead):
 		t.Errorf("Stop = %v though Sending refused it", err)
-	case !strings.Contains(err.Error(), "nothing was sent") || !strings.Contains(err.Error(), "the hold could not be written"):
+	case !errors.Is(err, ownership.ErrNothingSent) || !strings.Contains(err.Error(), "the hold could not be written"):
 		t.Errorf("Stop = %v: does not say that nothing was sent, and why", err)
 	}
 	expectSame(t, w, name, before, "a stop Sending refused")

@@ -1,0 +1,62 @@
+package reconcile
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/ownership/fakestore"
+	"gjc.dev/reconciler/pkg/spec"
+)
+
+// refusingAfterSending is a store whose stops pass every check, run
+// Sending (where the operator's hold is written), and are then refused
+// before anything reaches the owner: the control request's write failed,
+// or in a fleet another machine took the name in between.
+type refusingAfterSending struct{ ownership.Store }
+
+func (s refusingAfterSending) Stop(_ context.Context, _ string, _ *ownership.Desired, decided ownership.State, how ownership.StopOptions) error {
+	if err := how.BeforeSending(); err != nil {
+		return err
+	}
+	return fmt.Errorf("writing control request for %s; %w: no space left on device", decided.OwnerID, ownership.ErrNothingSent)
+}
+
+// A stop refused after its hold was written lifts that hold: a refused
+// stop holds nothing. A hold the operator had set before stays.
+func TestStopRefusedAfterSendingHoldsNothing(t *testing.T) {
+	w := fakestore.New()
+	r := fakeReconciler(t, refusingAfterSending{w.Store()})
+	d := slackDaemon(100 * time.Millisecond)
+	res := &spec.Result{Daemons: []*spec.Daemon{d}}
+	p, err := w.StartOwner("bot", ownership.Desired{Kind: "slack", Identity: d.Identity, Generation: 1}, fakestore.OwnerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Kill)
+	out := r.Stop(t.Context(), "bot", d, res, StopOptions{Graceful: 100 * time.Millisecond, Kill: 100 * time.Millisecond})
+	if out.OK || !strings.Contains(out.Message, "nothing was sent") {
+		t.Fatalf("a refused stop: ok=%v %q", out.OK, out.Message)
+	}
+	for _, w := range out.Warnings {
+		if strings.HasPrefix(w, "held stopped") {
+			t.Errorf("a refused stop warns that it holds the name: %q", w)
+		}
+	}
+	if r.isHeld("bot") {
+		t.Fatal("a stop refused after its hold was written left the hold")
+	}
+
+	if _, err := r.setHold("bot", &Hold{}); err != nil {
+		t.Fatal(err)
+	}
+	if out := r.Stop(t.Context(), "bot", d, res, StopOptions{Graceful: 100 * time.Millisecond, Kill: 100 * time.Millisecond}); out.OK {
+		t.Fatalf("a refused stop of a held name: ok %q", out.Message)
+	}
+	if !r.isHeld("bot") {
+		t.Fatal("a refused stop lifted the hold the operator had set before it")
+	}
+}
