@@ -254,7 +254,11 @@ func TestOnlyTheLeaderActs(t *testing.T) {
 	}
 	claim := acquire(t, f.store(t, f.c.Client(t), "m1"), "bot")
 	decided := m2.Observe("bot").Record.State
-	err = m2.Stop(context.Background(), "bot", &want, *decided, ownership.StopOptions{Action: "stop", Graceful: time.Second, Kill: time.Second, Escalate: true})
+	sending := func() error {
+		t.Error("a follower's stop ran Sending: the operator's hold would be written where the name is not led")
+		return nil
+	}
+	err = m2.Stop(context.Background(), "bot", &want, *decided, ownership.StopOptions{Action: "stop", Graceful: time.Second, Kill: time.Second, Escalate: true, Sending: sending})
 	if !errors.Is(err, ownership.ErrLedElsewhere) || !strings.Contains(err.Error(), "nothing was sent") {
 		t.Fatalf("a follower's Stop = %v, want a refusal: led by m1, nothing sent", err)
 	}
