@@ -17,7 +17,7 @@ func init() {
 			"./pkg/relay", "TestClosedSessionReadAndNamed"},
 		{"relay: a closed session is judged before the verbosity", "pkg/relay/session.go",
 			"\tswitch {\n\tcase ss.closed && m.Event == bus.EventClose:\n",
-			"\tswitch {\n\tcase rd.Skip:\n\t\tr.filter(id)\n\t\treturn r.sent(name, id)\n\tcase ss.closed && m.Event == bus.EventClose:\n",
+			"\tswitch {\n\tcase rd.Skip:\n\t\tr.filter(id)\n\t\treturn r.sent(ctx, name, id)\n\tcase ss.closed && m.Event == bus.EventClose:\n",
 			"./pkg/relay", "TestClosedSessionReadAndNamed"},
 		{"daemon: the filtered count reaches state.json", "pkg/ownership/relaystate.go",
 			"{\"filtered\", r.Filtered}, ", "",
