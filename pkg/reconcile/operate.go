@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"gjc.dev/reconciler/pkg/ownership"
@@ -50,7 +48,6 @@ func (r *Reconciler) Stop(ctx context.Context, name string, d *spec.Daemon, res 
 			return err
 		}
 		held = true
-		out.Warnings = append(out.Warnings, fmt.Sprintf("held stopped until reconciler start %s", name))
 		return nil
 	}
 	rec, cls, refusal := r.operable(name, "stop", d)
@@ -100,10 +97,12 @@ func (r *Reconciler) Stop(ctx context.Context, name string, d *spec.Daemon, res 
 					out.Message += fmt.Sprintf("; the hold it wrote could not be lifted: %v", uerr)
 				} else {
 					held = false
-					out.Warnings = slices.DeleteFunc(out.Warnings, func(w string) bool { return strings.HasPrefix(w, "held stopped") })
 				}
 			}
 		}
+	}
+	if held {
+		out.Warnings = append(out.Warnings, fmt.Sprintf("held stopped until reconciler start %s", name))
 	}
 	after := r.view(name, d, res)
 	if after.PID != 0 && r.state(name).termTimedOut == after.OwnerID && held {
