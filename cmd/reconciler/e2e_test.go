@@ -112,16 +112,7 @@ func (e *e2e) once(extra ...string) result {
 	e.t.Helper()
 	cmd := exec.Command(binary, e.args(append([]string{"--once"}, extra...)...)...)
 	cmd.Env = e.env
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		e.t.Fatal(err)
-	}
-	return result{code, stdout.String(), stderr.String()}
+	return runCmd(e.t, cmd)
 }
 
 // loopProc is a running `reconciler` loop.

@@ -63,6 +63,13 @@ func runBinaryStdin(t *testing.T, env []string, stdin []byte, args ...string) re
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
+	return runCmd(t, cmd)
+}
+
+// runCmd runs cmd to its end and returns its exit code and output; only a
+// command that could not be run at all fails t.
+func runCmd(t testing.TB, cmd *exec.Cmd) result {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

@@ -106,16 +106,7 @@ func onceUnshared(t *testing.T, e *e2e, unshare string, flags []string) result {
 	t.Helper()
 	cmd := exec.Command(unshare, append(append(flags, binary), e.args("--once")...)...)
 	cmd.Env = e.env
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return result{code, stdout.String(), stderr.String()}
+	return runCmd(t, cmd)
 }
 
 // A name dropped from the spec leaves the inventory once its daemon is
