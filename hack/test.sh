@@ -36,7 +36,7 @@ fi
 step "mutants: every row still names its rule's code (go run ./hack/mutants -applies; the full run is by hand)"
 go run ./hack/mutants -applies
 
-step "go test -race (4 to 6 minutes; each package prints when it is done, cmd/reconciler last and longest)"
+step "go test -race (4 to 6 minutes; each package prints when it is done, cmd/reconciler/systemtest last and longest)"
 go test -race -timeout 15m ./...
 
 # A fixed seed keeps CI's run the same faults at the same times; hand runs

@@ -24,7 +24,7 @@ func init() {
 			"./pkg/inbound", "TestOwedReplyLandsOnItsOwnInOrder"},
 		{"inbound: status counts the replies waiting to land", "pkg/chat/relay.go",
 			"\t\ts.InboxWaiting = int64(h.Owed)\n", "",
-			"./cmd/reconciler", "TestInboundReplyThatCouldNotLandLandsOnItsOwn"},
+			"./cmd/reconciler/systemtest", "TestInboundReplyThatCouldNotLandLandsOnItsOwn"},
 		{"inbound: describe names the replies waiting to land", "cmd/reconciler/describerelay.go",
 			"\tif in.Waiting > 0 {\n", "\tif false {\n",
 			"./cmd/reconciler", "TestInboxLineSaysWhatWaits"},

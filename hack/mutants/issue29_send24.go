@@ -36,9 +36,9 @@ func init() {
 			"./pkg/localapi", "TestSendRefusesAClosedSession"},
 		{"send: the command line prints the word on stderr", "cmd/reconciler/send.go",
 			"\tif resp.LeftOut != \"\" {\n", "\tif false {\n",
-			"./cmd/reconciler", "TestSendDirectly"},
+			"./cmd/reconciler/systemtest", "TestSendDirectly"},
 		{"daemon: the filtered count reaches the heartbeat", "pkg/chat/relay.go",
 			" Filtered: h.Filtered,\n", "\n",
-			"./cmd/reconciler", "TestSendSaysWhatWillNotBePosted"},
+			"./cmd/reconciler/systemtest", "TestSendSaysWhatWillNotBePosted"},
 	}...)
 }
