@@ -60,10 +60,10 @@ func demoReplies(ctx context.Context, out io.Writer, env *demo.Env, name string)
 	}
 	ctx, cancel := context.WithTimeout(ctx, demoReplyWait)
 	defer cancel()
-	r := newInboxReader(dirs, demo.ReplySession, io.Discard)
+	r := bus.NewInboxReader(dirs, demo.ReplySession, nil)
 	var landed []bus.InboxMessage
 	for {
-		msgs, _, err := r.scan()
+		msgs, _, err := r.Scan()
 		if err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -16,14 +17,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"gjc.dev/reconciler/pkg/bus"
-	"gjc.dev/reconciler/pkg/dirwatch"
 	"gjc.dev/reconciler/pkg/linefile"
 )
 
 // inboxResync is how often a followed inbox is read again whatever the
-// watch said: a safety net for a watch that could not be added (the bus
-// not made yet) or lost events, not the way news arrives. Tests raise it
-// (the hidden --resync-period) so that only the watch can deliver.
+// watch said (bus.FollowInbox). Tests raise it (the hidden
+// --resync-period) so that only the watch can deliver.
 const inboxResync = 5 * time.Second
 
 func newInboxCommand(g *globals) *cobra.Command {
@@ -74,21 +73,21 @@ still shown, and the exit code is 1.`,
 				return err
 			}
 			p := &inboxPrinter{w: bufio.NewWriter(cmd.OutOrStdout()), json: output == "json"}
-			r := newInboxReader(dirs, session, cmd.ErrOrStderr())
+			r := bus.NewInboxReader(dirs, session, warnInboxSkip(cmd.ErrOrStderr()))
 			if follow {
 				ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 				defer stop()
-				err = followInbox(ctx, r, p, resync)
+				err = bus.FollowInbox(ctx, r, resync, p.print)
 			} else {
 				var msgs []bus.InboxMessage
-				if msgs, _, err = r.scan(); err == nil {
+				if msgs, _, err = r.Scan(); err == nil {
 					err = p.print(msgs)
 				}
 			}
 			if err != nil {
 				return &exitError{code: exitNotDone, err: err}
 			}
-			if r.bad() {
+			if r.Skipped() {
 				return &exitError{code: exitNotDone, err: errors.New("some of the inbox was skipped (see the warnings above)")}
 			}
 			return nil
@@ -102,79 +101,11 @@ still shown, and the exit code is 1.`,
 	return cmd
 }
 
-// followInbox prints what the inbox holds, then each message as it lands,
-// woken by the watch on the inbox and on every session directory in it,
-// until ctx is done.
-func followInbox(ctx context.Context, r *inboxReader, p *inboxPrinter, resync time.Duration) error {
-	w, err := dirwatch.New()
-	if err != nil {
-		return fmt.Errorf("watching the inbox: %w", err)
-	}
-	defer func() { _ = w.Close() }()
-	wake := make(chan struct{}, 1)
-	watched := map[string]bool{}
-	var cancels []func()
-	// Cancelled before the watch is closed (deferred earlier, run later):
-	// each ends its forwarding goroutine.
-	defer func() {
-		for _, cancel := range cancels {
-			cancel()
-		}
-	}()
-	// Hidden names are stages and temp files: their landing is a rename to
-	// a visible name, which is the one event that matters.
-	visible := func(base string) bool { return base != "" && base[0] != '.' }
-	watch := func(dir string) error {
-		ch, cancel, err := w.Subscribe(dir, visible)
-		if err != nil {
-			return fmt.Errorf("watching %s: %w", dir, err)
-		}
-		watched[dir] = true
-		go func() {
-			for range ch { // closed by cancel
-				poke(wake)
-			}
-		}()
-		cancels = append(cancels, cancel)
-		return nil
-	}
-	// Watched before the first read, so nothing lands unseen between them.
-	if err := watch(r.dirs.Inbox); err != nil {
-		return err
-	}
-	tick := time.NewTicker(resync)
-	defer tick.Stop()
-	for {
-		msgs, sessions, err := r.scan()
-		if err != nil {
-			return err
-		}
-		if err := p.print(msgs); err != nil {
-			return err
-		}
-		added := false
-		for _, dir := range sessions {
-			if !watched[dir] {
-				if err := watch(dir); err != nil {
-					return err
-				}
-				added = true
-			}
-		}
-		if added {
-			continue // a file may have landed before its dir's watch: read again
-		}
-		// A dir removed and made again, or a watch lost to an overflow, is
-		// watched again here, at the latest on the next resync.
-		for dir := range watched {
-			w.Rewatch(dir)
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-wake:
-		case <-tick.C:
-		}
+// warnInboxSkip prints on w what the inbox reader passed over. Paths come
+// from directory listings, so they are made printable too.
+func warnInboxSkip(w io.Writer) func(path, reason string) {
+	return func(path, reason string) {
+		fmt.Fprintf(w, "warning: inbox: skipped %s\n", linefile.Printable(path+": "+reason))
 	}
 }
 

@@ -1,10 +1,9 @@
-package main
+package bus
 
 import (
 	"cmp"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,51 +12,55 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"gjc.dev/reconciler/pkg/bus"
-	"gjc.dev/reconciler/pkg/linefile"
 	"gjc.dev/reconciler/pkg/platform"
 )
 
-// inboxReader reads a daemon's inbox for `inbox`: every file there came
-// from a chat service through the daemon, so each is read capped, without
-// following links, decoded strictly and checked against the name it has.
-// A file or directory that fails is reported once on warn and skipped; the
-// rest is still read.
-type inboxReader struct {
-	dirs    bus.Dirs
+// InboxReader reads a daemon's inbox as its consumer does (an agent,
+// `reconciler inbox`): every file there came from a chat service through
+// the daemon, so each is read capped, without following links, decoded
+// strictly and checked against the name it has. A file or directory that
+// fails is reported once to skipped and passed over; the rest is still
+// read. Reading takes nothing away: the inbox is left as it is.
+type InboxReader struct {
+	dirs    Dirs
 	session string // only this session; "" for every one
-	warn    io.Writer
+	skipped func(path, reason string)
 
-	// seen holds the files printed or reported, so that following reads
-	// each once; reported holds the warnings given, so each is given once.
+	// seen holds the files returned or reported, so that following reads
+	// each once; reported holds the skips reported, so each is reported once.
 	seen     map[string]bool
 	reported map[string]bool
 }
 
-func newInboxReader(dirs bus.Dirs, session string, warn io.Writer) *inboxReader {
-	return &inboxReader{dirs: dirs, session: session, warn: warn, seen: map[string]bool{}, reported: map[string]bool{}}
+// NewInboxReader reads the inbox of dirs, only session's when session is
+// not "". skipped (nil: none) hears each file or directory passed over
+// and why; the reason says "it" for the path.
+func NewInboxReader(dirs Dirs, session string, skipped func(path, reason string)) *InboxReader {
+	return &InboxReader{dirs: dirs, session: session, skipped: skipped, seen: map[string]bool{}, reported: map[string]bool{}}
 }
 
-// bad reports whether anything was skipped so far.
-func (r *inboxReader) bad() bool { return len(r.reported) > 0 }
+// Skipped reports whether anything was passed over so far.
+func (r *InboxReader) Skipped() bool { return len(r.reported) > 0 }
 
-// report says once on warn that path was skipped and why. Paths come from
-// directory listings, so they are made printable too.
-func (r *inboxReader) report(path, reason string) {
-	// The platform's errors name the path already: once is enough.
-	line := path + ": " + strings.Replace(reason, path, "it", 1)
+// report says once that path was passed over and why. The platform's
+// errors name the path already: once is enough.
+func (r *InboxReader) report(path, reason string) {
+	reason = strings.Replace(reason, path, "it", 1)
+	line := path + ": " + reason
 	if r.reported[line] {
 		return
 	}
 	r.reported[line] = true
-	fmt.Fprintf(r.warn, "warning: inbox: skipped %s\n", linefile.Printable(line))
+	if r.skipped != nil {
+		r.skipped(path, reason)
+	}
 }
 
-// scan returns the messages not returned before, sorted by (ts, id), and
+// Scan returns the messages not returned before, sorted by (ts, id), and
 // the session directories it read (to be watched when following). An
 // inbox that does not exist yet holds nothing; one that is not a
 // directory of ours (a symbolic link) is an error.
-func (r *inboxReader) scan() ([]bus.InboxMessage, []string, error) {
+func (r *InboxReader) Scan() ([]InboxMessage, []string, error) {
 	if fi, err := os.Lstat(r.dirs.Dir); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, nil
@@ -73,7 +76,7 @@ func (r *inboxReader) scan() ([]bus.InboxMessage, []string, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("inbox: %w", err)
 	}
-	var msgs []bus.InboxMessage
+	var msgs []InboxMessage
 	var sessions []string
 	for _, e := range entries {
 		name := e.Name()
@@ -88,21 +91,21 @@ func (r *inboxReader) scan() ([]bus.InboxMessage, []string, error) {
 		case !e.IsDir():
 			r.report(dir, "not a session directory")
 			continue
-		case !bus.ValidInboxSession(name):
+		case !ValidInboxSession(name):
 			r.report(dir, "not a valid session name")
 			continue
 		}
 		sessions = append(sessions, dir)
 		msgs = append(msgs, r.scanSession(dir, name)...)
 	}
-	slices.SortFunc(msgs, func(a, b bus.InboxMessage) int {
+	slices.SortFunc(msgs, func(a, b InboxMessage) int {
 		return cmp.Or(cmp.Compare(a.TS, b.TS), cmp.Compare(a.ID, b.ID), cmp.Compare(a.Session, b.Session))
 	})
 	return msgs, sessions, nil
 }
 
 // scanSession reads the files of one session's directory not seen before.
-func (r *inboxReader) scanSession(dir, session string) []bus.InboxMessage {
+func (r *InboxReader) scanSession(dir, session string) []InboxMessage {
 	entries, err := readDirNoFollow(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil // removed since the listing: its reader took it
@@ -111,7 +114,7 @@ func (r *inboxReader) scanSession(dir, session string) []bus.InboxMessage {
 		r.report(dir, err.Error())
 		return nil
 	}
-	var msgs []bus.InboxMessage
+	var msgs []InboxMessage
 	for _, e := range entries {
 		name := e.Name()
 		path := filepath.Join(dir, name)
@@ -136,24 +139,24 @@ func (r *inboxReader) scanSession(dir, session string) []bus.InboxMessage {
 // file (never a link, a FIFO or a device), at most MaxInboxFileSize bytes,
 // decoded strictly, holding the session of its directory and the message
 // its name says.
-func readInboxFile(path, session, name string) (bus.InboxMessage, error) {
-	data, err := platform.ReadFileCapped(path, bus.MaxInboxFileSize)
+func readInboxFile(path, session, name string) (InboxMessage, error) {
+	data, err := platform.ReadFileCapped(path, MaxInboxFileSize)
 	if err != nil {
-		return bus.InboxMessage{}, err
+		return InboxMessage{}, err
 	}
-	m, err := bus.DecodeInbox(data)
+	m, err := DecodeInbox(data)
 	if err != nil {
-		return bus.InboxMessage{}, err
+		return InboxMessage{}, err
 	}
 	if m.Session != session {
-		return bus.InboxMessage{}, fmt.Errorf("holds a message of session %q, not of its directory's", m.Session)
+		return InboxMessage{}, fmt.Errorf("holds a message of session %q, not of its directory's", m.Session)
 	}
-	want, err := bus.InboxFileName(m)
+	want, err := InboxFileName(m)
 	if err != nil {
-		return bus.InboxMessage{}, err
+		return InboxMessage{}, err
 	}
 	if want != name {
-		return bus.InboxMessage{}, fmt.Errorf("holds message %q sent at %s, whose file is named %q", m.ID, m.TS, want)
+		return InboxMessage{}, fmt.Errorf("holds message %q sent at %s, whose file is named %q", m.ID, m.TS, want)
 	}
 	return m, nil
 }
