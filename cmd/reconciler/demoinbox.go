@@ -54,7 +54,10 @@ func demoReplies(ctx context.Context, out io.Writer, env *demo.Env, name string)
 		defer cancel()
 		go func() {
 			for range ch { // closed by cancel
-				poke(wake)
+				select {
+				case wake <- struct{}{}:
+				default: // one pending wake is enough
+				}
 			}
 		}()
 	}

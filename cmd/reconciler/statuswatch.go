@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"gjc.dev/reconciler/pkg/dirwatch"
 	"gjc.dev/reconciler/pkg/reconcile"
 )
 
@@ -45,11 +46,16 @@ type statusWatch struct {
 func watchStatus(ctx context.Context, out, errOut io.Writer, agentDir, output string, load statusSource) error {
 	file := reconcile.StatusPath(agentDir)
 	// Watching before the first look: a change between the two is not lost.
-	pw, err := newPathWatch(file)
+	dw, err := dirwatch.New()
 	if err != nil {
 		return &exitError{code: exitNotDone, err: fmt.Errorf("watching %s: %w", file, err)}
 	}
-	defer pw.Close()
+	defer func() { _ = dw.Close() }()
+	pw, err := dw.WatchPath(file)
+	if err != nil {
+		return &exitError{code: exitNotDone, err: fmt.Errorf("watching %s: %w", file, err)}
+	}
+	defer func() { _ = pw.Close() }()
 	w := &statusWatch{out: out, errOut: errOut, output: output, load: load}
 	st, err := load()
 	if err != nil {
