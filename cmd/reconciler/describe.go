@@ -6,13 +6,13 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 
 	"gjc.dev/reconciler/pkg/daemonlog"
 	"gjc.dev/reconciler/pkg/events"
 	"gjc.dev/reconciler/pkg/linefile"
 	"gjc.dev/reconciler/pkg/ownership"
-	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"gjc.dev/reconciler/pkg/reconcile"
 )
 
@@ -32,7 +32,15 @@ func newDescribeCommand(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ds, err := gatherDescriptions(look(cmd, g, agentDir, specPath), agentDir, names)
+			// The record is the chosen backend's: in a fleet, etcd's, not
+			// a file of this machine.
+			store, err := g.fleet.open(agentDir, logr.Discard())
+			if err != nil {
+				return &exitError{code: exitNotDone, err: err}
+			}
+			defer store.Close()
+			record := func(name string) ownership.Record { return store.Observe(name).Record }
+			ds, err := gatherDescriptions(look(cmd, g, agentDir, specPath), record, agentDir, names)
 			if err != nil {
 				return err
 			}
@@ -63,8 +71,9 @@ type description struct {
 }
 
 // gatherDescriptions reads, and only reads, what describe shows of names:
-// the live look (as status), each record, the event history and the log.
-func gatherDescriptions(look func([]string) (*reconcile.Status, error), agentDir string, names []string) ([]description, error) {
+// the live look (as status), each record (from the store), the event
+// history and the log.
+func gatherDescriptions(look func([]string) (*reconcile.Status, error), record func(name string) ownership.Record, agentDir string, names []string) ([]description, error) {
 	h, herr := events.Read(reconcile.EventsPath(agentDir), names)
 	has := func(n string) bool {
 		for _, e := range h.Events {
@@ -83,7 +92,7 @@ func gatherDescriptions(look func([]string) (*reconcile.Status, error), agentDir
 		d := description{EventsErr: herr}
 		d.Status, _ = statusOf(st, n)
 		d.Status.Name = n
-		d.Record = fsstore.ReadState(ownership.PathsFor(agentDir, n))
+		d.Record = record(n)
 		for _, e := range h.Events {
 			if e.Name == n {
 				d.Events = append(d.Events, e)
