@@ -4,18 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"gjc.dev/reconciler/pkg/bus"
 	"gjc.dev/reconciler/pkg/demo"
-	"gjc.dev/reconciler/pkg/dirwatch"
-	"gjc.dev/reconciler/pkg/inbound"
-	"gjc.dev/reconciler/pkg/ownership"
-	"gjc.dev/reconciler/pkg/ownership/fsstore"
 )
 
 // demoReplyWait bounds how long the demo waits for its two replies to be
@@ -25,8 +21,7 @@ const demoReplyWait = time.Minute
 // demoReplies has the demo's users reply in daemon name's open session
 // (the authorized one and another), then shows what the daemon made of
 // it: the inbox as `reconciler inbox` prints it, and the ignored count
-// from its record. It waits on the inbox's and the record's directory
-// watches, never on a timer but the deadline.
+// from its record.
 func demoReplies(ctx context.Context, out io.Writer, env *demo.Env, name string) error {
 	if err := env.Reply(ctx, name); err != nil {
 		if ctx.Err() != nil {
@@ -34,60 +29,19 @@ func demoReplies(ctx context.Context, out io.Writer, env *demo.Env, name string)
 		}
 		return err
 	}
-	dirs, err := bus.Paths(env.AgentDir, name)
-	if err != nil {
-		return err
-	}
-	paths := ownership.PathsFor(env.AgentDir, name)
-	w, err := dirwatch.New()
-	if err != nil {
-		return fmt.Errorf("watching %s's inbox: %w", name, err)
-	}
-	defer func() { _ = w.Close() }()
-	wake := make(chan struct{}, 1)
-	// Watched before the first read, so nothing changes unseen between.
-	for _, dir := range []string{filepath.Join(dirs.Inbox, demo.ReplySession), paths.Dir} {
-		ch, cancel, err := w.Subscribe(dir, nil)
-		if err != nil {
-			return fmt.Errorf("watching %s: %w", dir, err)
-		}
-		defer cancel()
-		go func() {
-			for range ch { // closed by cancel
-				select {
-				case wake <- struct{}{}:
-				default: // one pending wake is enough
-				}
-			}
-		}()
-	}
-	ctx, cancel := context.WithTimeout(ctx, demoReplyWait)
+	wait, cancel := context.WithTimeout(ctx, demoReplyWait)
 	defer cancel()
-	r := bus.NewInboxReader(dirs, demo.ReplySession, nil)
-	var landed []bus.InboxMessage
-	for {
-		msgs, _, err := r.Scan()
-		if err != nil {
-			return err
-		}
-		landed = append(landed, msgs...)
-		var ignored int64
-		if rec := fsstore.ReadState(paths); rec.State != nil && rec.State.Relay != nil {
-			ignored = rec.State.Relay.InboxIgnoredBy[string(inbound.Unauthorized)]
-		}
-		if len(landed) > 0 && ignored > 0 {
-			return showReplies(out, name, landed, ignored)
-		}
-		select {
-		case <-ctx.Done():
-			if ctx.Err() == context.DeadlineExceeded {
-				_, err := fmt.Fprintf(out, "demo: %s: the replies were not handled within %v (%d landed, %d ignored)\n", name, demoReplyWait, len(landed), ignored)
-				return err
-			}
-			return nil
-		case <-wake:
-		}
+	h, err := env.AwaitReplies(wait, name)
+	switch {
+	case err == nil:
+		return showReplies(out, name, h.Landed, h.Ignored)
+	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+		_, err := fmt.Fprintf(out, "demo: %s: the replies were not handled within %v (%d landed, %d ignored)\n", name, demoReplyWait, len(h.Landed), h.Ignored)
+		return err
+	case ctx.Err() != nil:
+		return nil // the demo is ending
 	}
+	return err
 }
 
 // showReplies prints, in one write, what landed as `reconciler inbox`
