@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"time"
 	"unicode/utf8"
+
+	"gjc.dev/reconciler/pkg/chat/internal/fakeserver"
 )
 
 // patchMessage edits a message: only its author may, as on Discord.
@@ -24,7 +26,7 @@ func (s *Server) patchMessage(w http.ResponseWriter, r *http.Request, token stri
 		return
 	}
 	status, resp := s.editMessage(r.PathValue("cid"), r.PathValue("mid"), token, body.Content, body.AllowedMentions, body.Flags)
-	writeJSON(w, status, resp)
+	fakeserver.WriteJSON(w, status, resp)
 }
 
 func (s *Server) editMessage(cid, mid, token string, content *string, mentions json.RawMessage, flags *int) (int, any) {
@@ -107,7 +109,7 @@ func (s *Server) patchChannel(w http.ResponseWriter, r *http.Request, token stri
 		return
 	}
 	status, resp := s.modifyThread(r.PathValue("cid"), token, body.Name, body.Archived, body.Locked, body.AutoArchive)
-	writeJSON(w, status, resp)
+	fakeserver.WriteJSON(w, status, resp)
 }
 
 func (s *Server) modifyThread(cid, token string, name *string, archived, locked *bool, autoArchive *int) (int, any) {

@@ -4,22 +4,16 @@ import "time"
 
 // faults are the switches a test flips; guarded by Server.mu.
 type faults struct {
-	acks        bool            // answer heartbeats with op 11
-	rejected    map[string]bool // tokens treated as revoked
-	unavailable bool            // the socket endpoint answers 503
-	readyDelay  time.Duration
-	limitN      int // how many more POSTs get a 429
-	limitAfter  time.Duration
-	unknown     map[string]bool // channel and thread IDs that answer 10003
-	noManage    map[string]bool // bot tokens without Manage Threads
-	replayAll   bool            // the next RESUME replays the whole backlog
-	noContent   map[string]bool // bot tokens whose app lacks MESSAGE_CONTENT
-	acceptFail  int             // how many more message POSTs are stored, then failed
-	failMode    FailMode
-	slow        time.Duration // delay before every REST answer
-	gate        chan struct{} // non-nil: message POSTs wait until it is closed
-	routeN      int           // per-route limit: requests per routePer; 0 is off
-	routePer    time.Duration
+	acks       bool            // answer heartbeats with op 11
+	rejected   map[string]bool // tokens treated as revoked
+	readyDelay time.Duration
+	unknown    map[string]bool // channel and thread IDs that answer 10003
+	noManage   map[string]bool // bot tokens without Manage Threads
+	replayAll  bool            // the next RESUME replays the whole backlog
+	noContent  map[string]bool // bot tokens whose app lacks MESSAGE_CONTENT
+	gate       chan struct{}   // non-nil: message POSTs wait until it is closed
+	routeN     int             // per-route limit: requests per routePer; 0 is off
+	routePer   time.Duration
 }
 
 // DropConnections cuts every gateway connection without a close frame, as a
@@ -74,39 +68,6 @@ func (s *Server) SetReadyDelay(d time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.faults.readyDelay = d
-}
-
-// RateLimitNext answers the next n POSTs (messages and threads) with 429,
-// Retry-After and the X-RateLimit-* headers Discord sends; discordgo waits
-// retry_after and tries again.
-func (s *Server) RateLimitNext(n int, retryAfter time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults.limitN, s.faults.limitAfter = n, retryAfter
-}
-
-// takeRateLimitLocked consumes one injected 429, if any is left.
-func (s *Server) takeRateLimitLocked() (time.Duration, bool) {
-	if s.faults.limitN <= 0 {
-		return 0, false
-	}
-	s.faults.limitN--
-	s.rateLimited++
-	s.notifyLocked()
-	return s.faults.limitAfter, true
-}
-
-// SetUnavailable starts or ends an outage of the socket endpoint. While it
-// lasts every live socket is cut and every new one is answered 503, so a
-// client stays disconnected, whatever its reconnect timing, until the test
-// ends the outage.
-func (s *Server) SetUnavailable(on bool) {
-	s.mu.Lock()
-	s.faults.unavailable = on
-	s.mu.Unlock()
-	if on {
-		s.DropConnections()
-	}
 }
 
 // ReplayAllOnNextResume makes the next RESUME replay every dispatch still

@@ -8,7 +8,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"gjc.dev/reconciler/pkg/chat/internal/peer"
+	"gjc.dev/reconciler/pkg/chat/internal/fakeserver"
 )
 
 // Gateway opcodes and close codes, as Discord numbers them.
@@ -31,24 +31,10 @@ const (
 	closeAlreadyAuthed    = 4005
 )
 
-const (
-	writeTimeout = 5 * time.Second
-	// closeGrace is how long a connection stays open after the fake sent a
-	// close frame: closing the socket at once can reset it before the peer has
-	// read the frame, and then the client sees a reset instead of the code.
-	closeGrace = time.Second
-	maxPayload = 1 << 20
-	outQueue   = 1024
-)
-
-// Discord serves browsers too, so any Origin is fine.
-var upgrader = websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }}
-
-// conn is one gateway websocket. Its own goroutine reads; writeLoop is the
-// only writer of data frames, so nothing writes to the network under s.mu.
+// conn is one gateway websocket. Its own goroutine reads; the Socket's
+// writer is the only one to write.
 type conn struct {
-	*peer.Socket
-	out chan frame
+	*fakeserver.Socket
 
 	// Guarded by Server.mu.
 	token       string    // set by IDENTIFY or RESUME
@@ -61,12 +47,6 @@ type conn struct {
 	readyTimer  *time.Timer
 }
 
-type frame struct {
-	data []byte
-	code int // non-zero: send a close frame with this code and text
-	text string
-}
-
 // control is a non-dispatch payload; s and t are null as Discord sends them.
 type control struct {
 	Op int     `json:"op"`
@@ -76,25 +56,18 @@ type control struct {
 }
 
 func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	unavailable := s.faults.unavailable
-	s.mu.Unlock()
-	if unavailable {
-		http.Error(w, "service unavailable", http.StatusServiceUnavailable)
+	if s.core.Outage(w) {
 		return
 	}
-	ws, err := upgrader.Upgrade(w, r, nil)
+	sock, err := fakeserver.Upgrade(w, r, fakeserver.Pinger{})
 	if err != nil {
-		return // Upgrade has answered the request
+		return
 	}
-	c := &conn{Socket: peer.NewSocket(ws), out: make(chan frame, outQueue)}
-	ws.SetReadLimit(maxPayload)
-
+	c := &conn{Socket: sock}
 	s.mu.Lock()
-	// Checked again: an outage may have begun during the upgrade.
-	if s.closed || s.faults.unavailable {
+	if s.core.ShutLocked() {
 		s.mu.Unlock()
-		_ = ws.Close()
+		sock.Finish()
 		return
 	}
 	s.conns[c] = struct{}{}
@@ -102,8 +75,6 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	s.logf("gateway connection from %s", r.RemoteAddr)
 
-	wrote := make(chan struct{})
-	go c.writeLoop(wrote)
 	s.readLoop(c)
 
 	s.mu.Lock()
@@ -115,8 +86,7 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 	delete(s.conns, c)
 	s.notifyLocked()
 	s.mu.Unlock()
-	c.Abort()
-	<-wrote
+	c.Finish()
 }
 
 func (s *Server) readLoop(c *conn) {
@@ -189,11 +159,7 @@ func (s *Server) closeLocked(c *conn, code int, text string) {
 	c.closing = true
 	s.notifyLocked()
 	s.logf("closing gateway connection with %d %s", code, text)
-	select {
-	case c.out <- frame{code: code, text: text}:
-	default:
-		c.Abort()
-	}
+	c.SendClose(code, text)
 }
 
 // rejectLocked closes a connection whose token is not accepted; its session
@@ -208,45 +174,15 @@ func (s *Server) rejectLocked(c *conn) {
 
 // sendLocked queues a payload; under s.mu so sequence order is queue order.
 func (s *Server) sendLocked(c *conn, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic("fakediscord: marshal: " + err.Error()) // our own types; cannot happen
-	}
-	s.sendRawLocked(c, b)
+	s.sendRawLocked(c, fakeserver.MustMarshal(v))
 }
 
 func (s *Server) sendRawLocked(c *conn, b []byte) {
-	if c.closing {
-		return
-	}
-	select {
-	case c.out <- frame{data: b}:
-	default:
+	if !c.closing && !c.Send(b) {
 		// A client this far behind is as good as gone; Discord drops it too.
 		s.logf("gateway client too slow, cutting it")
 		s.detachLocked(c)
 		c.closing = true
 		c.Abort()
-	}
-}
-
-func (c *conn) writeLoop(done chan<- struct{}) {
-	defer close(done)
-	for {
-		select {
-		case f := <-c.out:
-			_ = c.WS.SetWriteDeadline(time.Now().Add(writeTimeout))
-			if f.code != 0 {
-				_ = c.WS.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(f.code, f.text))
-				_ = c.WS.SetReadDeadline(time.Now().Add(closeGrace))
-				return
-			}
-			if err := c.WS.WriteMessage(websocket.TextMessage, f.data); err != nil {
-				c.Abort()
-				return
-			}
-		case <-c.Dead():
-			return
-		}
 	}
 }

@@ -1,11 +1,10 @@
 package fakediscord
 
 import (
-	"crypto/rand"
-	"encoding/hex"
-	"hash/fnv"
 	"strconv"
 	"time"
+
+	"gjc.dev/reconciler/pkg/chat/internal/fakeserver"
 )
 
 // discordEpoch is the zero of Discord snowflakes, 2015-01-01T00:00:00Z, in ms.
@@ -15,32 +14,19 @@ const discordEpoch = 1420070400000
 // client's snowflake helpers give sensible timestamps, and strictly
 // increasing, so history order and before/after comparisons hold.
 func (s *Server) nextIDLocked() string {
-	id := uint64(time.Now().UnixMilli()-discordEpoch) << 22
-	if id <= s.lastID {
-		id = s.lastID + 1
-	}
-	s.lastID = id
-	return strconv.FormatUint(id, 10)
+	return strconv.FormatInt(s.ids.Next((time.Now().UnixMilli()-discordEpoch)<<22), 10)
 }
 
 // BotUserID is the user ID the fake gives a bot token: stable, so a test can
 // predict the author of the bot's own messages.
 func BotUserID(token string) string {
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(token))
 	// Keep it in the range of real snowflakes (positive int64, 17-19 digits).
-	return strconv.FormatUint(1<<56|h.Sum64()>>9, 10)
+	return strconv.FormatUint(1<<56|fakeserver.TokenHash(token)>>9, 10)
 }
 
 func botUsername(token string) string {
 	id := BotUserID(token)
 	return "fakebot-" + id[len(id)-4:]
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 // snowflakeLess orders two snowflakes; IDs that do not parse sort first.

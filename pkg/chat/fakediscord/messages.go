@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"gjc.dev/reconciler/pkg/chat/internal/fakeserver"
 )
 
 // maxContentRunes is Discord's limit on a message's content.
@@ -75,7 +77,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request, token strin
 			s.logf("nonce seen again: message %s returned, nothing stored", m.ID)
 			resp := s.apiMessageCreatedLocked(m, s.restViewerLocked(token))
 			s.mu.Unlock()
-			writeJSON(w, http.StatusOK, resp)
+			fakeserver.WriteJSON(w, http.StatusOK, resp)
 			return
 		}
 	}
@@ -91,16 +93,16 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request, token strin
 	m := s.addMessageLocked(Message{ChannelID: cid, AuthorID: author, Author: botUsername(token), Bot: true,
 		Content: body.Content, Nonce: nonce, AllowedMentions: body.AllowedMentions, Flags: body.Flags})
 	s.rememberNonceLocked(m)
-	mode, fail := s.takeAcceptFailLocked()
+	mode, fail := s.core.TakeAcceptFailLocked()
 	resp := s.apiMessageCreatedLocked(m, s.restViewerLocked(token))
 	s.mu.Unlock()
 	s.logf("message %s posted in %s", m.ID, cid)
 	if fail {
 		s.logf("message %s stored; failing its answer", m.ID)
-		s.failAccepted(w, mode)
+		s.core.Fail(w, mode)
 		return
 	}
-	writeJSON(w, http.StatusOK, resp)
+	fakeserver.WriteJSON(w, http.StatusOK, resp)
 }
 
 // listMessages answers newest first, as Discord does. With after it
@@ -146,7 +148,7 @@ func (s *Server) listMessages(w http.ResponseWriter, r *http.Request, token stri
 		out = append(out, s.apiMessageLocked(match[i], v))
 	}
 	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, out)
+	fakeserver.WriteJSON(w, http.StatusOK, out)
 }
 
 // getMessage answers one message, as the caller may see it.
@@ -156,12 +158,12 @@ func (s *Server) getMessage(w http.ResponseWriter, r *http.Request, token string
 	_, m, status, errBody := s.messageInLocked(cid, mid)
 	if m == nil {
 		s.mu.Unlock()
-		writeJSON(w, status, errBody)
+		fakeserver.WriteJSON(w, status, errBody)
 		return
 	}
 	out := s.apiMessageLocked(*m, s.restViewerLocked(token))
 	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, out)
+	fakeserver.WriteJSON(w, http.StatusOK, out)
 }
 
 // messageInLocked finds message mid in channel or thread cid, and the

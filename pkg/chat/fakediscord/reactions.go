@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"unicode/utf8"
+
+	"gjc.dev/reconciler/pkg/chat/internal/fakeserver"
 )
 
 // codeUnknownEmoji is Discord's error for an emoji it does not know.
@@ -23,7 +25,7 @@ func (s *Server) addReaction(w http.ResponseWriter, r *http.Request, token strin
 		w.WriteHeader(status)
 		return
 	}
-	writeJSON(w, status, body)
+	fakeserver.WriteJSON(w, status, body)
 }
 
 func (s *Server) react(cid, mid, emoji, userID string) (int, any) {

@@ -3,7 +3,6 @@ package fakediscord
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"math"
 	"mime"
@@ -11,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"gjc.dev/reconciler/pkg/chat/internal/fakeserver"
 )
 
 // Discord's JSON error codes for the failures the fake reproduces.
@@ -70,7 +71,7 @@ func (s *Server) authed(h handler) http.HandlerFunc {
 func (s *Server) limited(h handler) handler {
 	return func(w http.ResponseWriter, r *http.Request, token string) {
 		s.mu.Lock()
-		after, hit := s.takeRateLimitLocked()
+		after, hit := s.core.TakeRateLimitLocked()
 		s.mu.Unlock()
 		if !hit {
 			h(w, r, token)
@@ -88,7 +89,7 @@ func (s *Server) limited(h handler) handler {
 		hdr.Set("X-RateLimit-Bucket", "fakediscord")
 		hdr.Set("X-RateLimit-Scope", "user")
 		// discordgo sleeps for the body's retry_after, read as seconds.
-		writeJSON(w, http.StatusTooManyRequests, map[string]any{
+		fakeserver.WriteJSON(w, http.StatusTooManyRequests, map[string]any{
 			"message": "You are being rate limited.", "retry_after": secs, "global": false,
 		})
 	}
@@ -96,11 +97,11 @@ func (s *Server) limited(h handler) handler {
 
 // getGateway needs no token, as on Discord.
 func (s *Server) getGateway(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{"url": s.GatewayURL()})
+	fakeserver.WriteJSON(w, http.StatusOK, map[string]string{"url": s.GatewayURL()})
 }
 
 func (s *Server) getGatewayBot(w http.ResponseWriter, _ *http.Request, _ string) {
-	writeJSON(w, http.StatusOK, map[string]any{
+	fakeserver.WriteJSON(w, http.StatusOK, map[string]any{
 		"url":    s.GatewayURL(),
 		"shards": 1,
 		"session_start_limit": map[string]int{
@@ -110,7 +111,7 @@ func (s *Server) getGatewayBot(w http.ResponseWriter, _ *http.Request, _ string)
 }
 
 func (s *Server) getMe(w http.ResponseWriter, _ *http.Request, token string) {
-	writeJSON(w, http.StatusOK, botUser(token))
+	fakeserver.WriteJSON(w, http.StatusOK, botUser(token))
 }
 
 func (s *Server) getChannel(w http.ResponseWriter, r *http.Request, _ string) {
@@ -129,7 +130,7 @@ func (s *Server) getChannel(w http.ResponseWriter, r *http.Request, _ string) {
 		writeError(w, http.StatusNotFound, codeUnknownChannel, "Unknown Channel")
 		return
 	}
-	writeJSON(w, http.StatusOK, body)
+	fakeserver.WriteJSON(w, http.StatusOK, body)
 }
 
 // readBody decodes a JSON body, or the payload_json part of a multipart one
@@ -148,28 +149,18 @@ func readBody(r *http.Request, v any) (files bool, err error) {
 		}
 		return files, json.Unmarshal([]byte(pj), v)
 	}
-	err = json.NewDecoder(io.LimitReader(r.Body, maxPayload)).Decode(v)
+	err = json.NewDecoder(io.LimitReader(r.Body, fakeserver.MaxPayload)).Decode(v)
 	// Read to the end: only then does net/http watch the connection and
 	// cancel the request's context when the client leaves (HoldPosts).
-	_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, maxPayload))
+	_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, fakeserver.MaxPayload))
 	if errors.Is(err, io.EOF) {
 		return false, nil
 	}
 	return false, err
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(fmt.Sprintf("fakediscord: marshal: %v", err)) // our own types; cannot happen
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(b)
-}
-
 func writeError(w http.ResponseWriter, status, code int, msg string) {
-	writeJSON(w, status, apiError(code, msg))
+	fakeserver.WriteJSON(w, status, apiError(code, msg))
 }
 
 func apiError(code int, msg string) map[string]any {

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"gjc.dev/reconciler/pkg/chat/internal/fakeserver"
 )
 
 // window is one route's current rate-limit window.
@@ -46,8 +48,7 @@ func (s *Server) routeLimited(h handler) handler {
 		}
 		over := win.count >= n
 		if over {
-			s.rateLimited++
-			s.notifyLocked()
+			s.core.CountRateLimitLocked()
 		} else {
 			win.count++
 		}
@@ -70,7 +71,7 @@ func (s *Server) routeLimited(h handler) handler {
 		s.logf("429 for %s, retry after %s", key, after)
 		hdr.Set("Retry-After", strconv.Itoa(int(math.Ceil(after.Seconds()))))
 		hdr.Set("X-RateLimit-Scope", "user")
-		writeJSON(w, http.StatusTooManyRequests, map[string]any{
+		fakeserver.WriteJSON(w, http.StatusTooManyRequests, map[string]any{
 			"message": "You are being rate limited.", "retry_after": after.Seconds(), "global": false,
 		})
 	}

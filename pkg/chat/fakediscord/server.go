@@ -1,15 +1,11 @@
 package fakediscord
 
 import (
-	"errors"
-	"fmt"
-	"net"
-	"net/http"
 	"strings"
 	"sync"
 	"time"
 
-	"gjc.dev/reconciler/pkg/chat/internal/changes"
+	"gjc.dev/reconciler/pkg/chat/internal/fakeserver"
 )
 
 // DefaultHeartbeatInterval is the interval Discord usually announces in HELLO.
@@ -19,7 +15,7 @@ const DefaultHeartbeatInterval = 41250 * time.Millisecond
 const DefaultGuildID = "100000000000000001"
 
 // ErrClosed is returned by WaitFor once the server is closed: nothing can change any more.
-var ErrClosed = errors.New("fakediscord: server closed")
+var ErrClosed = fakeserver.ErrClosed
 
 // Options configure a Server. The zero value is usable.
 type Options struct {
@@ -47,28 +43,26 @@ type Options struct {
 
 // Server is a running fake. All methods are safe for concurrent use.
 type Server struct {
+	// Faults has the switches every fake has: SetUnavailable,
+	// RateLimitNext (message and thread POSTs), AcceptThenFail (message
+	// POSTs) and SetSlow (REST).
+	*fakeserver.Faults
+	core     *fakeserver.Server
 	opts     Options
-	http     *http.Server
-	base     string
 	channels map[string]bool // nil: every channel exists
-	done     chan struct{}   // closed by Close; aborts READY delays
-	wg       sync.WaitGroup  // every request and connection in flight
 
-	mu          sync.Mutex
-	closed      bool
-	changed     changes.Signal // for WaitFor
-	lastID      uint64
-	conns       map[*conn]struct{}
-	sessions    map[string]*session
-	stats       map[string]*TokenStats
-	messages    []Message
-	threads     []Thread
-	faults      faults
-	rateLimited int
-	posts       int
-	held        int
-	nonces      map[string]nonceUse // by author ID and nonce
-	windows     map[string]*window  // per-route rate limit windows
+	mu       sync.Mutex
+	ids      fakeserver.Sequence
+	conns    map[*conn]struct{}
+	sessions map[string]*session
+	stats    map[string]*TokenStats
+	messages []Message
+	threads  []Thread
+	faults   faults
+	posts    int
+	held     int
+	nonces   map[string]nonceUse // by author ID and nonce
+	windows  map[string]*window  // per-route rate limit windows
 }
 
 // Start listens on an ephemeral port of opts.Host (127.0.0.1) and serves until Close.
@@ -82,18 +76,8 @@ func Start(opts Options) (*Server, error) {
 	if opts.HeartbeatInterval <= 0 {
 		opts.HeartbeatInterval = DefaultHeartbeatInterval
 	}
-	host := opts.Host
-	if host == "" {
-		host = "127.0.0.1"
-	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
-	if err != nil {
-		return nil, fmt.Errorf("fakediscord: listen: %w", err)
-	}
 	s := &Server{
 		opts:     opts,
-		base:     "http://" + ln.Addr().String(),
-		done:     make(chan struct{}),
 		conns:    map[*conn]struct{}{},
 		sessions: map[string]*session{},
 		stats:    map[string]*TokenStats{},
@@ -107,17 +91,21 @@ func Start(opts Options) (*Server, error) {
 			s.channels[c] = true
 		}
 	}
-	s.http = &http.Server{Handler: s.track(s.slowed(s.routes())), ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = s.http.Serve(ln) }()
+	core, err := fakeserver.Listen(fakeserver.Config{Name: "fakediscord", Host: opts.Host, Mu: &s.mu, Logf: opts.Logf, Drop: s.DropConnections})
+	if err != nil {
+		return nil, err
+	}
+	s.core, s.Faults = core, core.Faults()
+	core.Serve(core.Slowed(s.routes()))
 	return s, nil
 }
 
 // URL is the base to point a client's REST calls at, like http://127.0.0.1:PORT;
 // the API lives under /api/v9/.
-func (s *Server) URL() string { return s.base }
+func (s *Server) URL() string { return s.core.URL() }
 
 // GatewayURL is the websocket address that GET /api/v9/gateway hands out.
-func (s *Server) GatewayURL() string { return "ws" + strings.TrimPrefix(s.base, "http") + "/gateway" }
+func (s *Server) GatewayURL() string { return "ws" + strings.TrimPrefix(s.URL(), "http") + "/gateway" }
 
 // GuildID is the guild every bot is in.
 func (s *Server) GuildID() string { return s.opts.GuildID }
@@ -125,50 +113,17 @@ func (s *Server) GuildID() string { return s.opts.GuildID }
 // Close stops the server, cuts every connection and waits for its goroutines,
 // so a test's Logf is never called after Close returns.
 func (s *Server) Close() {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return
-	}
-	s.closed = true
-	close(s.done)
-	conns := make([]*conn, 0, len(s.conns))
-	for c := range s.conns {
-		s.detachLocked(c)
-		conns = append(conns, c)
-	}
-	s.notifyLocked()
-	s.mu.Unlock()
-
-	_ = s.http.Close()
-	for _, c := range conns {
-		c.Abort()
-	}
-	s.wg.Wait()
-}
-
-// track counts each request in s.wg, because http.Server.Close neither waits
-// for handlers nor knows about hijacked websocket connections.
-func (s *Server) track(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		if s.closed {
-			s.mu.Unlock()
-			http.Error(w, "closed", http.StatusServiceUnavailable)
-			return
+	s.core.Close(func() []*fakeserver.Socket {
+		var cut []*fakeserver.Socket
+		for c := range s.conns {
+			s.detachLocked(c)
+			cut = append(cut, c.Socket)
 		}
-		s.wg.Add(1)
-		s.mu.Unlock()
-		defer s.wg.Done()
-		h.ServeHTTP(w, r)
+		return cut
 	})
 }
 
-func (s *Server) logf(format string, args ...any) {
-	if s.opts.Logf != nil {
-		s.opts.Logf("fakediscord: "+format, args...)
-	}
-}
+func (s *Server) logf(format string, args ...any) { s.core.Logf(format, args...) }
 
 // tokenOKLocked says whether a bot token may connect and call the API now.
 func (s *Server) tokenOKLocked(token string) bool {

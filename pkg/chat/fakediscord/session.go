@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"gjc.dev/reconciler/pkg/chat/internal/fakeserver"
 )
 
 const (
@@ -76,7 +78,7 @@ func (s *Server) identify(c *conn, raw json.RawMessage) {
 	c.readyTimer = time.AfterFunc(delay, func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		if !s.closed {
+		if !s.core.ClosedLocked() {
 			s.readyLocked(c)
 		}
 	})
@@ -89,7 +91,7 @@ func (s *Server) readyLocked(c *conn) {
 		return
 	}
 	s.pruneSessionsLocked()
-	sess := &session{id: randomHex(16), token: c.token, intents: c.intents}
+	sess := &session{id: fakeserver.RandomHex(16), token: c.token, intents: c.intents}
 	s.sessions[sess.id] = sess
 	s.attachLocked(c, sess)
 	uid := BotUserID(c.token)

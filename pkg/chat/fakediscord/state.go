@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"gjc.dev/reconciler/pkg/chat/internal/changes"
+	"gjc.dev/reconciler/pkg/chat/internal/fakeserver"
 )
 
 // TokenStats counts what one bot token did on the gateway.
@@ -112,11 +112,7 @@ func (s *Server) Snapshot() Snapshot {
 // server closes, and returns the last snapshot it looked at. cond runs
 // without the server's lock held and must not block.
 func (s *Server) WaitFor(ctx context.Context, cond func(Snapshot) bool) (Snapshot, error) {
-	return changes.WaitFor(ctx, "fakediscord", ErrClosed, func() (Snapshot, <-chan struct{}, bool) {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		return s.snapshotLocked(), s.changed.C(), s.closed
-	}, cond)
+	return fakeserver.WaitFor(ctx, s.core, s.snapshotLocked, cond)
 }
 
 func (s *Server) snapshotLocked() Snapshot {
@@ -125,7 +121,7 @@ func (s *Server) snapshotLocked() Snapshot {
 		Tokens:      make(map[string]TokenStats, len(s.stats)),
 		Messages:    slices.Clone(s.messages),
 		Threads:     slices.Clone(s.threads),
-		RateLimited: s.rateLimited,
+		RateLimited: s.core.RateLimitedLocked(),
 		Posts:       s.posts,
 		Held:        s.held,
 	}
@@ -139,5 +135,4 @@ func (s *Server) snapshotLocked() Snapshot {
 	return snap
 }
 
-// notifyLocked wakes every WaitFor.
-func (s *Server) notifyLocked() { s.changed.Notify() }
+func (s *Server) notifyLocked() { s.core.NotifyLocked() }

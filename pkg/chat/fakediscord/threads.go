@@ -3,6 +3,8 @@ package fakediscord
 import (
 	"net/http"
 	"unicode/utf8"
+
+	"gjc.dev/reconciler/pkg/chat/internal/fakeserver"
 )
 
 // startThread creates a thread without a starter message, or with one when
@@ -59,7 +61,7 @@ func (s *Server) startThread(w http.ResponseWriter, r *http.Request, token strin
 	resp := s.threadChannel(t)
 	s.mu.Unlock()
 	s.logf("thread %s created in %s", t.ID, cid)
-	writeJSON(w, http.StatusCreated, resp)
+	fakeserver.WriteJSON(w, http.StatusCreated, resp)
 }
 
 // startMessageThread creates a public thread that shares the message's ID.
@@ -81,7 +83,7 @@ func (s *Server) startMessageThread(w http.ResponseWriter, r *http.Request, toke
 	}
 	cid, mid := r.PathValue("cid"), r.PathValue("mid")
 	status, resp := s.messageThread(cid, mid, body.Name, body.AutoArchive, token)
-	writeJSON(w, status, resp)
+	fakeserver.WriteJSON(w, status, resp)
 }
 
 // messageThread does the work of startMessageThread under the lock and

@@ -15,7 +15,7 @@ const maxRetries = 3
 // Close can wait for them.
 func (s *Server) armAckTimeoutLocked(e *envelope) {
 	s.disarmLocked(e)
-	if s.closed || s.opts.AckTimeout < 0 {
+	if s.core.ClosedLocked() || s.opts.AckTimeout < 0 {
 		return
 	}
 	delivery := e.Deliveries
@@ -44,7 +44,7 @@ func (s *Server) disarmLocked(e *envelope) {
 // A timer that lost a race with an ack, a closed socket or Close finds the
 // envelope moved on and does nothing.
 func (s *Server) ackTimedOutLocked(e *envelope, delivery int) {
-	if s.closed || e.Acked || e.GaveUp || e.conn == nil || e.Deliveries != delivery {
+	if s.core.ClosedLocked() || e.Acked || e.GaveUp || e.conn == nil || e.Deliveries != delivery {
 		return
 	}
 	e.timer = nil

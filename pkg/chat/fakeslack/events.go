@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"gjc.dev/reconciler/pkg/chat/internal/fakeserver"
 )
 
 // envelope is an Envelope plus what delivering it needs.
@@ -143,9 +145,9 @@ func (s *Server) eventPayload(event map[string]any) json.RawMessage {
 		"api_app_id":            s.opts.AppID,
 		"event":                 event,
 		"type":                  "event_callback",
-		"event_id":              "Ev" + strings.ToUpper(randomHex(5)),
+		"event_id":              "Ev" + strings.ToUpper(fakeserver.RandomHex(5)),
 		"event_time":            time.Now().Unix(),
-		"event_context":         "fakeslack-" + randomHex(4),
+		"event_context":         "fakeslack-" + fakeserver.RandomHex(4),
 		"is_ext_shared_channel": false,
 		"authorizations": []map[string]any{{
 			"team_id": s.opts.TeamID, "user_id": user, "is_bot": isBot,

@@ -4,18 +4,10 @@ import "time"
 
 // faults are the switches a test flips; guarded by Server.mu (pings aside).
 type faults struct {
-	rejected    map[string]bool // tokens treated as revoked
-	unavailable bool            // the socket endpoint answers 503
-	helloDelay  time.Duration
-	limitN      int // how many more chat.postMessage calls get a 429
-	limitAfter  time.Duration
-	// acceptFailN chat.postMessage calls still to be stored, then answered
-	// as acceptFailMode says.
-	acceptFailN    int
-	acceptFailMode FailMode
-	slow           time.Duration // added before every Web API answer
-	hold           *Hold         // holds the next chat.postMessage
-	lostAcks       int           // how many more ack frames are dropped unread
+	rejected   map[string]bool // tokens treated as revoked
+	helloDelay time.Duration
+	hold       *Hold // holds the next chat.postMessage
+	lostAcks   int   // how many more ack frames are dropped unread
 }
 
 // DropConnections cuts every socket without a close frame, as a network
@@ -77,15 +69,6 @@ func (s *Server) SetHelloDelay(d time.Duration) {
 	s.faults.helloDelay = d
 }
 
-// RateLimitNext answers the next n chat.postMessage calls with HTTP 429 and
-// Retry-After (whole seconds, at least 1, as Slack sends it). slack-go does
-// not retry; it returns *slack.RateLimitedError.
-func (s *Server) RateLimitNext(n int, retryAfter time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults.limitN, s.faults.limitAfter = n, retryAfter
-}
-
 // SendDisconnect sends a disconnect (refresh_requested) to every socket that
 // has had its hello, as Slack does before it recycles a connection, and
 // returns how many it told. socketmode reconnects on it.
@@ -103,19 +86,6 @@ func (s *Server) SendDisconnect() int {
 		}
 	}
 	return n
-}
-
-// SetUnavailable starts or ends an outage of the socket endpoint. While it
-// lasts every live socket is cut and every new one is answered 503, so a
-// client stays disconnected, whatever its reconnect timing, until the test
-// ends the outage.
-func (s *Server) SetUnavailable(on bool) {
-	s.mu.Lock()
-	s.faults.unavailable = on
-	s.mu.Unlock()
-	if on {
-		s.DropConnections()
-	}
 }
 
 // LoseAcks drops the next n ack frames as if they never arrived, so their

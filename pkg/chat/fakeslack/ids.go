@@ -1,23 +1,18 @@
 package fakeslack
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"hash/fnv"
 	"strconv"
 	"strings"
 	"time"
+
+	"gjc.dev/reconciler/pkg/chat/internal/fakeserver"
 )
 
 // nextTSLocked returns a Slack ts ("seconds.micros"): the creation time, and
 // strictly increasing, because a ts is a message's identity in a channel.
 func (s *Server) nextTSLocked() string {
-	us := time.Now().UnixMicro()
-	if us <= s.lastTS {
-		us = s.lastTS + 1
-	}
-	s.lastTS = us
+	us := s.ts.Next(time.Now().UnixMicro())
 	return fmt.Sprintf("%d.%06d", us/1e6, us%1e6)
 }
 
@@ -40,19 +35,11 @@ func BotUserID(token string) string { return "U" + tokenHash(token) }
 func BotID(token string) string { return "B" + tokenHash(token) }
 
 func tokenHash(token string) string {
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(token))
-	return strings.ToUpper(strconv.FormatUint(h.Sum64()>>24, 36))
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
+	return strings.ToUpper(strconv.FormatUint(fakeserver.TokenHash(token)>>24, 36))
 }
 
 // newEnvelopeID has the shape of Slack's envelope IDs (a UUID).
 func newEnvelopeID() string {
-	h := randomHex(16)
+	h := fakeserver.RandomHex(16)
 	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
 }

@@ -34,8 +34,7 @@ func (s *Server) methodLimitLocked(method string, now time.Time) time.Duration {
 		l.calls = l.calls[1:]
 	}
 	if len(l.calls) >= l.n {
-		s.rateLimited++
-		s.notifyLocked()
+		s.core.CountRateLimitLocked()
 		return max(l.calls[0].Add(l.per).Sub(now), time.Nanosecond)
 	}
 	l.calls = append(l.calls, now)

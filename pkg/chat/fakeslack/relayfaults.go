@@ -1,39 +1,16 @@
 package fakeslack
 
-import (
-	"context"
-	"net"
-	"net/http"
-	"time"
-)
+import "gjc.dev/reconciler/pkg/chat/internal/fakeserver"
 
 // FailMode is how an accepted chat.postMessage is then answered.
-type FailMode int
+type FailMode = fakeserver.FailMode
 
 const (
 	// Fail502 answers HTTP 502 with an HTML body, as Slack's edge does.
-	Fail502 FailMode = iota
+	Fail502 = fakeserver.Fail502
 	// FailCut closes the connection (with a reset) without any answer.
-	FailCut
+	FailCut = fakeserver.FailCut
 )
-
-// AcceptThenFail makes the next n chat.postMessage calls that would succeed
-// store their message (and deliver its event) as usual, then answer as
-// mode says instead of with the ts: the client cannot know that its post
-// was accepted.
-func (s *Server) AcceptThenFail(n int, mode FailMode) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults.acceptFailN, s.faults.acceptFailMode = n, mode
-}
-
-// SetSlow delays every Web API answer by d (after the method ran, so a
-// client that gives up early leaves its post stored); 0 ends it.
-func (s *Server) SetSlow(d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults.slow = d
-}
 
 // Hold is a chat.postMessage held before it is stored.
 type Hold struct {
@@ -80,60 +57,7 @@ func (s *Server) waitHold() bool {
 	select {
 	case <-h.released:
 		return true
-	case <-s.done:
+	case <-s.core.Done():
 		return false
 	}
-}
-
-// waitSlow applies SetSlow's delay; false when the client or server went away.
-func (s *Server) waitSlow(ctx context.Context) bool {
-	s.mu.Lock()
-	d := s.faults.slow
-	s.mu.Unlock()
-	if d <= 0 {
-		return true
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	case <-s.done:
-		return false
-	}
-}
-
-// takeAcceptFail consumes one accept-then-fail, if any is left.
-func (s *Server) takeAcceptFail() (FailMode, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.faults.acceptFailN <= 0 {
-		return 0, false
-	}
-	s.faults.acceptFailN--
-	return s.faults.acceptFailMode, true
-}
-
-// failAnswer answers an accepted post as mode says.
-func (s *Server) failAnswer(w http.ResponseWriter, mode FailMode) {
-	if mode == Fail502 {
-		w.Header().Set("Content-Type", "text/html")
-		w.WriteHeader(http.StatusBadGateway)
-		_, _ = w.Write([]byte("<html><body><h1>502 Bad Gateway</h1></body></html>"))
-		return
-	}
-	hj, ok := w.(http.Hijacker)
-	if !ok {
-		panic("fakeslack: response writer cannot hijack") // net/http's HTTP/1 writer can
-	}
-	c, _, err := hj.Hijack()
-	if err != nil {
-		return
-	}
-	if tc, ok := c.(*net.TCPConn); ok {
-		_ = tc.SetLinger(0) // a reset, not an orderly close
-	}
-	_ = c.Close()
 }

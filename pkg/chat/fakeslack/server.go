@@ -1,16 +1,13 @@
 package fakeslack
 
 import (
-	"errors"
-	"fmt"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"gjc.dev/reconciler/pkg/chat/internal/changes"
+	"gjc.dev/reconciler/pkg/chat/internal/fakeserver"
 )
 
 // DefaultPingInterval is how often the fake pings each socket unless told
@@ -24,7 +21,7 @@ const (
 )
 
 // ErrClosed is returned by WaitFor once the server is closed: nothing can change any more.
-var ErrClosed = errors.New("fakeslack: server closed")
+var ErrClosed = fakeserver.ErrClosed
 
 // Options configure a Server. The zero value is usable.
 type Options struct {
@@ -58,27 +55,25 @@ type Options struct {
 
 // Server is a running fake. All methods are safe for concurrent use.
 type Server struct {
+	// Faults has the switches every fake has: SetUnavailable,
+	// RateLimitNext and AcceptThenFail (chat.postMessage) and SetSlow
+	// (every Web API answer but a 429).
+	*fakeserver.Faults
+	core     *fakeserver.Server
 	opts     Options
-	http     *http.Server
-	base     string
 	channels map[string]bool // nil: every channel exists
 	pings    atomic.Bool     // read by every socket's writer, so not under mu
-	wg       sync.WaitGroup  // every request and connection in flight
 	timers   sync.WaitGroup  // every armed ack timeout until it ran or was stopped
-	done     chan struct{}   // closed by Close: held and slowed requests give up
 
-	mu          sync.Mutex
-	closed      bool
-	changed     changes.Signal // for WaitFor
-	lastTS      int64          // microseconds of the newest ts handed out
-	conns       map[*conn]struct{}
-	tickets     map[string]string // single-use socket ticket -> app token
-	apps        map[string]*AppStats
-	messages    []Message
-	envelopes   []*envelope
-	byID        map[string]*envelope
-	faults      faults
-	rateLimited int
+	mu        sync.Mutex
+	ts        fakeserver.Sequence // microseconds of the ts handed out
+	conns     map[*conn]struct{}
+	tickets   map[string]string // single-use socket ticket -> app token
+	apps      map[string]*AppStats
+	messages  []Message
+	envelopes []*envelope
+	byID      map[string]*envelope
+	faults    faults
 	// postMessages counts chat.postMessage requests received.
 	postMessages int
 	// unknown channels answer channel_not_found; notIn ones not_in_channel.
@@ -104,23 +99,13 @@ func Start(opts Options) (*Server, error) {
 	if opts.AckTimeout == 0 {
 		opts.AckTimeout = DefaultAckTimeout
 	}
-	host := opts.Host
-	if host == "" {
-		host = "127.0.0.1"
-	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
-	if err != nil {
-		return nil, fmt.Errorf("fakeslack: listen: %w", err)
-	}
 	s := &Server{
 		opts:     opts,
-		base:     "http://" + ln.Addr().String(),
 		conns:    map[*conn]struct{}{},
 		byID:     map[string]*envelope{},
 		tickets:  map[string]string{},
 		apps:     map[string]*AppStats{},
 		faults:   faults{rejected: map[string]bool{}},
-		done:     make(chan struct{}),
 		unknown:  map[string]bool{},
 		notIn:    map[string]bool{},
 		archived: map[string]bool{},
@@ -136,13 +121,17 @@ func Start(opts Options) (*Server, error) {
 			s.channels[c] = true
 		}
 	}
-	s.http = &http.Server{Handler: s.track(s.routes()), ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = s.http.Serve(ln) }()
+	core, err := fakeserver.Listen(fakeserver.Config{Name: "fakeslack", Host: opts.Host, Mu: &s.mu, Logf: opts.Logf, Drop: s.DropConnections})
+	if err != nil {
+		return nil, err
+	}
+	s.core, s.Faults = core, core.Faults()
+	core.Serve(s.routes())
 	return s, nil
 }
 
 // URL is the server's base, like http://127.0.0.1:PORT; the Web API is under /api/.
-func (s *Server) URL() string { return s.base }
+func (s *Server) URL() string { return s.core.URL() }
 
 // TeamID is the workspace's ID.
 func (s *Server) TeamID() string { return s.opts.TeamID }
@@ -150,28 +139,16 @@ func (s *Server) TeamID() string { return s.opts.TeamID }
 // Close stops the server, cuts every socket and waits for its goroutines, so
 // a test's Logf is never called after Close returns.
 func (s *Server) Close() {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return
-	}
-	s.closed = true
-	close(s.done)
-	conns := make([]*conn, 0, len(s.conns))
-	for c := range s.conns {
-		conns = append(conns, c)
-	}
-	for _, e := range s.envelopes {
-		s.disarmLocked(e)
-	}
-	s.notifyLocked()
-	s.mu.Unlock()
-
-	_ = s.http.Close()
-	for _, c := range conns {
-		c.Abort()
-	}
-	s.wg.Wait()
+	s.core.Close(func() []*fakeserver.Socket {
+		var cut []*fakeserver.Socket
+		for c := range s.conns {
+			cut = append(cut, c.Socket)
+		}
+		for _, e := range s.envelopes {
+			s.disarmLocked(e)
+		}
+		return cut
+	})
 	s.timers.Wait() // a timer that fired meanwhile finds the server closed
 }
 
@@ -183,28 +160,7 @@ func (s *Server) routes() http.Handler {
 	return m
 }
 
-// track counts each request in s.wg, because http.Server.Close neither waits
-// for handlers nor knows about hijacked websocket connections.
-func (s *Server) track(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		if s.closed {
-			s.mu.Unlock()
-			http.Error(w, "closed", http.StatusServiceUnavailable)
-			return
-		}
-		s.wg.Add(1)
-		s.mu.Unlock()
-		defer s.wg.Done()
-		h.ServeHTTP(w, r)
-	})
-}
-
-func (s *Server) logf(format string, args ...any) {
-	if s.opts.Logf != nil {
-		s.opts.Logf("fakeslack: "+format, args...)
-	}
-}
+func (s *Server) logf(format string, args ...any) { s.core.Logf(format, args...) }
 
 // Token kinds a Web API method accepts.
 const (

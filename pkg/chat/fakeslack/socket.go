@@ -6,25 +6,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gorilla/websocket"
-
-	"gjc.dev/reconciler/pkg/chat/internal/peer"
+	"gjc.dev/reconciler/pkg/chat/internal/fakeserver"
 )
 
-const (
-	writeTimeout = 5 * time.Second
-	maxPayload   = 1 << 20
-	outQueue     = 1024
-)
-
-// socketmode dials with Origin https://api.slack.com; any Origin is fine here.
-var upgrader = websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }}
-
-// conn is one Socket Mode websocket. Its own goroutine reads acks; writeLoop
-// is the only writer of data frames and pings, so nothing writes under s.mu.
+// conn is one Socket Mode websocket. Its own goroutine reads acks; the
+// Socket's writer is the only one to write, pings included.
 type conn struct {
-	*peer.Socket
-	out chan []byte
+	*fakeserver.Socket
 
 	// Guarded by Server.mu.
 	id         int // order of arrival, to take turns in
@@ -36,11 +24,7 @@ type conn struct {
 
 // serveSocket accepts a socket for a ticket from apps.connections.open.
 func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	unavailable := s.faults.unavailable
-	s.mu.Unlock()
-	if unavailable {
-		http.Error(w, "service unavailable", http.StatusServiceUnavailable)
+	if s.core.Outage(w) {
 		return
 	}
 	ticket := r.URL.Query().Get("ticket")
@@ -52,17 +36,15 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "invalid ticket", http.StatusUnauthorized)
 		return
 	}
-	ws, err := upgrader.Upgrade(w, r, nil)
+	sock, err := fakeserver.Upgrade(w, r, fakeserver.Pinger{Every: s.opts.PingInterval, On: s.pings.Load})
 	if err != nil {
-		return // Upgrade has answered the request
+		return
 	}
-	ws.SetReadLimit(maxPayload)
-	c := &conn{Socket: peer.NewSocket(ws), out: make(chan []byte, outQueue), appToken: token}
-
+	c := &conn{Socket: sock, appToken: token}
 	s.mu.Lock()
-	if s.closed || s.faults.rejected[token] || s.faults.unavailable {
+	if s.core.ShutLocked() || s.faults.rejected[token] {
 		s.mu.Unlock()
-		_ = ws.Close()
+		sock.Finish()
 		return
 	}
 	s.sweepLocked(token)
@@ -77,7 +59,7 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 		c.helloTimer = time.AfterFunc(d, func() {
 			s.mu.Lock()
 			defer s.mu.Unlock()
-			if !s.closed {
+			if !s.core.ClosedLocked() {
 				s.helloLocked(c)
 			}
 		})
@@ -88,8 +70,6 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	s.logf("socket from %s", r.RemoteAddr)
 
-	wrote := make(chan struct{})
-	go c.writeLoop(wrote, s)
 	s.readLoop(c)
 
 	s.mu.Lock()
@@ -100,8 +80,7 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 	delete(s.conns, c)
 	s.notifyLocked()
 	s.mu.Unlock()
-	c.Abort()
-	<-wrote
+	c.Finish()
 }
 
 // helloLocked greets the socket and hands it the app's undelivered envelopes.
@@ -186,41 +165,9 @@ func (s *Server) sendLocked(c *conn, v any) {
 	if c.closing {
 		return
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic("fakeslack: marshal: " + err.Error()) // our own types; cannot happen
-	}
-	select {
-	case c.out <- b:
-	default:
+	if !c.Send(fakeserver.MustMarshal(v)) {
 		s.logf("socket client too slow, cutting it")
 		s.goneLocked(c)
 		c.Abort()
-	}
-}
-
-func (c *conn) writeLoop(done chan<- struct{}, s *Server) {
-	defer close(done)
-	ping := time.NewTicker(s.opts.PingInterval)
-	defer ping.Stop()
-	for {
-		select {
-		case b := <-c.out:
-			_ = c.WS.SetWriteDeadline(time.Now().Add(writeTimeout))
-			if err := c.WS.WriteMessage(websocket.TextMessage, b); err != nil {
-				c.Abort()
-				return
-			}
-		case now := <-ping.C:
-			if !s.pings.Load() {
-				continue
-			}
-			if err := c.WS.WriteControl(websocket.PingMessage, []byte(now.Format(time.RFC3339Nano)), now.Add(writeTimeout)); err != nil {
-				c.Abort()
-				return
-			}
-		case <-c.Dead():
-			return
-		}
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"gjc.dev/reconciler/pkg/chat/internal/changes"
+	"gjc.dev/reconciler/pkg/chat/internal/fakeserver"
 )
 
 // AppStats counts one app token's Socket Mode connections.
@@ -134,11 +134,7 @@ func (s *Server) Snapshot() Snapshot {
 // server closes, and returns the last snapshot it looked at. cond runs
 // without the server's lock held and must not block.
 func (s *Server) WaitFor(ctx context.Context, cond func(Snapshot) bool) (Snapshot, error) {
-	return changes.WaitFor(ctx, "fakeslack", ErrClosed, func() (Snapshot, <-chan struct{}, bool) {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		return s.snapshotLocked(), s.changed.C(), s.closed
-	}, cond)
+	return fakeserver.WaitFor(ctx, s.core, s.snapshotLocked, cond)
 }
 
 func (s *Server) snapshotLocked() Snapshot {
@@ -147,7 +143,7 @@ func (s *Server) snapshotLocked() Snapshot {
 		Apps:         make(map[string]AppStats, len(s.apps)),
 		Messages:     make([]Message, len(s.messages)),
 		Envelopes:    make([]Envelope, len(s.envelopes)),
-		RateLimited:  s.rateLimited,
+		RateLimited:  s.core.RateLimitedLocked(),
 		PostMessages: s.postMessages,
 	}
 	for i, m := range s.messages {
@@ -169,5 +165,4 @@ func (s *Server) snapshotLocked() Snapshot {
 	return snap
 }
 
-// notifyLocked wakes every WaitFor.
-func (s *Server) notifyLocked() { s.changed.Notify() }
+func (s *Server) notifyLocked() { s.core.NotifyLocked() }

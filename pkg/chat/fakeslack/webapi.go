@@ -2,7 +2,6 @@ package fakeslack
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"math"
 	"mime"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"gjc.dev/reconciler/pkg/chat/internal/fakeserver"
 )
 
 // maxTextLen is Slack's limit on a message's text, in characters.
@@ -60,13 +61,16 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusTooManyRequests, resp)
 		return
 	}
-	if !s.waitSlow(r.Context()) {
+	if !s.core.WaitSlow(r.Context()) {
 		return
 	}
 	if isPost && resp["ok"] == true {
-		if mode, hit := s.takeAcceptFail(); hit {
+		s.mu.Lock()
+		mode, hit := s.core.TakeAcceptFailLocked()
+		s.mu.Unlock()
+		if hit {
 			s.logf("chat.postMessage accepted, answered as failed (mode %d)", mode)
-			s.failAnswer(w, mode)
+			s.core.Fail(w, mode)
 			return
 		}
 	}
@@ -86,7 +90,7 @@ func (s *Server) call(method, token string, form url.Values) (resp map[string]an
 		return fail(e), 0
 	}
 	if method == "chat.postMessage" {
-		if after, hit := s.takeRateLimitLocked(); hit {
+		if after, hit := s.core.TakeRateLimitLocked(); hit {
 			return fail("ratelimited"), max(after, time.Nanosecond)
 		}
 	}
@@ -123,9 +127,9 @@ func (s *Server) authTestLocked(token string) map[string]any {
 // openConnectionLocked hands out a single-use socket URL, as Slack's tickets are.
 func (s *Server) openConnectionLocked(token string) map[string]any {
 	s.appLocked(token) // from now on the app receives events, queued until it connects
-	ticket := randomHex(16)
+	ticket := fakeserver.RandomHex(16)
 	s.tickets[ticket] = token
-	u := "ws" + strings.TrimPrefix(s.base, "http") + "/link/?ticket=" + ticket + "&app_id=" + url.QueryEscape(s.opts.AppID)
+	u := "ws" + strings.TrimPrefix(s.URL(), "http") + "/link/?ticket=" + ticket + "&app_id=" + url.QueryEscape(s.opts.AppID)
 	return map[string]any{"ok": true, "url": u}
 }
 
@@ -165,17 +169,6 @@ func checkText(text string, form url.Values) string {
 	return ""
 }
 
-// takeRateLimitLocked consumes one injected 429, if any is left.
-func (s *Server) takeRateLimitLocked() (time.Duration, bool) {
-	if s.faults.limitN <= 0 {
-		return 0, false
-	}
-	s.faults.limitN--
-	s.rateLimited++
-	s.notifyLocked()
-	return s.faults.limitAfter, true
-}
-
 // readForm gathers parameters from the query, a form body or a JSON body;
 // slack-go sends forms, other clients JSON.
 func readForm(r *http.Request) (url.Values, error) {
@@ -188,7 +181,7 @@ func readForm(r *http.Request) (url.Values, error) {
 	}
 	form := r.URL.Query()
 	var body map[string]any
-	err := json.NewDecoder(io.LimitReader(r.Body, maxPayload)).Decode(&body)
+	err := json.NewDecoder(io.LimitReader(r.Body, fakeserver.MaxPayload)).Decode(&body)
 	if err != nil && err != io.EOF {
 		return nil, err
 	}
@@ -208,11 +201,6 @@ func readForm(r *http.Request) (url.Values, error) {
 func fail(code string) map[string]any { return map[string]any{"ok": false, "error": code} }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(fmt.Sprintf("fakeslack: marshal: %v", err)) // our own types; cannot happen
-	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	_, _ = w.Write(b)
+	fakeserver.WriteJSON(w, status, v)
 }

@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package peer
+package fakeserver
 
 import (
 	"errors"

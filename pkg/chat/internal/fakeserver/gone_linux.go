@@ -1,4 +1,4 @@
-package peer
+package fakeserver
 
 import "golang.org/x/sys/unix"
 

@@ -1,6 +1,6 @@
 //go:build unix
 
-package peer
+package fakeserver
 
 import (
 	"net"

@@ -1,0 +1,75 @@
+package fakeserver
+
+import "time"
+
+// Faults are the switches every fake has, flipped by a test at run time.
+// Which requests they apply to is the fake's to say (its package doc): the
+// fake takes them with the Server's Take* methods.
+type Faults struct {
+	s *Server
+
+	// Guarded by the fake's lock.
+	unavailable bool
+	limitN      int // how many more requests get a 429
+	limitAfter  time.Duration
+	failN       int // how many more requests are handled, then failed
+	failMode    FailMode
+	slow        time.Duration // added before every answer
+}
+
+// SetUnavailable starts or ends an outage of the socket endpoint. While it
+// lasts every live socket is cut and every new one is answered 503, so a
+// client stays disconnected, whatever its reconnect timing, until the test
+// ends the outage.
+func (f *Faults) SetUnavailable(on bool) {
+	f.s.mu.Lock()
+	f.unavailable = on
+	f.s.mu.Unlock()
+	if on {
+		f.s.cfg.Drop()
+	}
+}
+
+// RateLimitNext answers the next n of the requests the service limits with
+// HTTP 429 and a wait of retryAfter, in the service's own words and headers.
+func (f *Faults) RateLimitNext(n int, retryAfter time.Duration) {
+	f.s.mu.Lock()
+	defer f.s.mu.Unlock()
+	f.limitN, f.limitAfter = n, retryAfter
+}
+
+// AcceptThenFail makes the next n posts succeed at the fake (the message is
+// stored and announced to the sockets) and then answers them as mode says:
+// the client cannot tell whether its message went through.
+func (f *Faults) AcceptThenFail(n int, mode FailMode) {
+	f.s.mu.Lock()
+	defer f.s.mu.Unlock()
+	f.failN, f.failMode = n, mode
+}
+
+// SetSlow delays every answer of the API (not the socket's) by d, after the
+// request was handled: a post is stored, then answered late. 0 ends it.
+func (f *Faults) SetSlow(d time.Duration) {
+	f.s.mu.Lock()
+	defer f.s.mu.Unlock()
+	f.slow = d
+}
+
+// TakeRateLimitLocked consumes one injected 429, if any is left, and counts it.
+func (s *Server) TakeRateLimitLocked() (retryAfter time.Duration, hit bool) {
+	if s.faults.limitN <= 0 {
+		return 0, false
+	}
+	s.faults.limitN--
+	s.CountRateLimitLocked()
+	return s.faults.limitAfter, true
+}
+
+// TakeAcceptFailLocked consumes one pending accept-then-fail, if any.
+func (s *Server) TakeAcceptFailLocked() (FailMode, bool) {
+	if s.faults.failN <= 0 {
+		return 0, false
+	}
+	s.faults.failN--
+	return s.faults.failMode, true
+}

@@ -1,3 +1,0 @@
-// Package peer holds what the fake servers share about their client
-// connections.
-package peer
