@@ -56,10 +56,7 @@ type control struct {
 }
 
 func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
-	if s.core.Outage(w) {
-		return
-	}
-	sock, err := fakeserver.Upgrade(w, r, fakeserver.Pinger{})
+	sock, err := s.core.Upgrade(w, r, fakeserver.Pinger{})
 	if err != nil {
 		return
 	}

@@ -21,7 +21,7 @@ func (s *Server) nextIDLocked() string {
 // predict the author of the bot's own messages.
 func BotUserID(token string) string {
 	// Keep it in the range of real snowflakes (positive int64, 17-19 digits).
-	return strconv.FormatUint(1<<56|fakeserver.TokenHash(token)>>9, 10)
+	return strconv.FormatUint(1<<56|fakeserver.Hash(token)>>9, 10)
 }
 
 func botUsername(token string) string {

@@ -24,13 +24,7 @@ const closeDisallowedIntents = 4014
 // messages the bot neither wrote nor is mentioned in. Live sessions keep
 // what they identified with, as on Discord, until they identify again.
 func (s *Server) SetMessageContentIntent(token string, allowed bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if allowed {
-		delete(s.faults.noContent, token)
-	} else {
-		s.faults.noContent[token] = true
-	}
+	s.core.Toggle(s.faults.noContent, token, !allowed)
 }
 
 // intentsAllowedLocked says whether a token may identify with these intents.

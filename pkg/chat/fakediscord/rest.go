@@ -2,12 +2,8 @@ package fakediscord
 
 import (
 	"encoding/json"
-	"errors"
-	"io"
-	"math"
 	"mime"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -78,20 +74,8 @@ func (s *Server) limited(h handler) handler {
 			return
 		}
 		s.logf("429 for %s %s, retry after %s", r.Method, r.URL.Path, after)
-		secs := after.Seconds()
-		reset := float64(time.Now().Add(after).UnixMilli()) / 1000
-		hdr := w.Header()
-		hdr.Set("Retry-After", strconv.Itoa(int(math.Ceil(secs))))
-		hdr.Set("X-RateLimit-Limit", "5")
-		hdr.Set("X-RateLimit-Remaining", "0")
-		hdr.Set("X-RateLimit-Reset", strconv.FormatFloat(reset, 'f', 3, 64))
-		hdr.Set("X-RateLimit-Reset-After", strconv.FormatFloat(secs, 'f', 3, 64))
-		hdr.Set("X-RateLimit-Bucket", "fakediscord")
-		hdr.Set("X-RateLimit-Scope", "user")
-		// discordgo sleeps for the body's retry_after, read as seconds.
-		fakeserver.WriteJSON(w, http.StatusTooManyRequests, map[string]any{
-			"message": "You are being rate limited.", "retry_after": secs, "global": false,
-		})
+		rateHeaders(w, 5, 0, time.Now().Add(after), after, "fakediscord")
+		tooMany(w, after)
 	}
 }
 
@@ -149,14 +133,7 @@ func readBody(r *http.Request, v any) (files bool, err error) {
 		}
 		return files, json.Unmarshal([]byte(pj), v)
 	}
-	err = json.NewDecoder(io.LimitReader(r.Body, fakeserver.MaxPayload)).Decode(v)
-	// Read to the end: only then does net/http watch the connection and
-	// cancel the request's context when the client leaves (HoldPosts).
-	_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, fakeserver.MaxPayload))
-	if errors.Is(err, io.EOF) {
-		return false, nil
-	}
-	return false, err
+	return false, fakeserver.ReadJSON(r, v)
 }
 
 func writeError(w http.ResponseWriter, status, code int, msg string) {

@@ -42,13 +42,7 @@ func (s *Server) Release() {
 // (10003) to everything, as a deleted channel or thread or a wrong ID
 // does, or brings it back. A channel's threads answer so with it.
 func (s *Server) SetChannelUnknown(id string, unknown bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if unknown {
-		s.faults.unknown[id] = true
-	} else {
-		delete(s.faults.unknown, id)
-	}
+	s.core.Toggle(s.faults.unknown, id, unknown)
 }
 
 // SetManageThreads gives a bot token Discord's Manage Threads permission
@@ -56,13 +50,7 @@ func (s *Server) SetChannelUnknown(id string, unknown bool) {
 // PATCH that sets locked is refused 403 Missing Permissions (50013) and
 // changes nothing; archiving the bot's own thread is still allowed.
 func (s *Server) SetManageThreads(token string, allowed bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if allowed {
-		delete(s.faults.noManage, token)
-	} else {
-		s.faults.noManage[token] = true
-	}
+	s.core.Toggle(s.faults.noManage, token, !allowed)
 }
 
 // hold waits at the HoldPosts gate, if one is up. It reports false when the

@@ -1,7 +1,6 @@
 package fakediscord
 
 import (
-	"hash/fnv"
 	"math"
 	"net/http"
 	"strconv"
@@ -58,28 +57,38 @@ func (s *Server) routeLimited(h handler) handler {
 		// Rounded up to the millisecond, as Discord's are: a client waiting
 		// exactly this long is never early.
 		after := time.Duration(math.Ceil(float64(reset.Sub(now))/float64(time.Millisecond))) * time.Millisecond
-		hdr := w.Header()
-		hdr.Set("X-RateLimit-Limit", strconv.Itoa(n))
-		hdr.Set("X-RateLimit-Remaining", strconv.Itoa(remaining))
-		hdr.Set("X-RateLimit-Reset", strconv.FormatFloat(float64(reset.UnixMilli())/1000, 'f', 3, 64))
-		hdr.Set("X-RateLimit-Reset-After", strconv.FormatFloat(after.Seconds(), 'f', 3, 64))
-		hdr.Set("X-RateLimit-Bucket", bucketHash(key))
+		rateHeaders(w, n, remaining, reset, after, bucketHash(key))
 		if !over {
 			h(w, r, token)
 			return
 		}
 		s.logf("429 for %s, retry after %s", key, after)
-		hdr.Set("Retry-After", strconv.Itoa(int(math.Ceil(after.Seconds()))))
-		hdr.Set("X-RateLimit-Scope", "user")
-		fakeserver.WriteJSON(w, http.StatusTooManyRequests, map[string]any{
-			"message": "You are being rate limited.", "retry_after": after.Seconds(), "global": false,
-		})
+		tooMany(w, after)
 	}
+}
+
+// rateHeaders are the X-RateLimit-* headers of Discord's answers on a
+// limited route.
+func rateHeaders(w http.ResponseWriter, limit, remaining int, reset time.Time, after time.Duration, bucket string) {
+	hdr := w.Header()
+	hdr.Set("X-RateLimit-Limit", strconv.Itoa(limit))
+	hdr.Set("X-RateLimit-Remaining", strconv.Itoa(remaining))
+	hdr.Set("X-RateLimit-Reset", strconv.FormatFloat(float64(reset.UnixMilli())/1000, 'f', 3, 64))
+	hdr.Set("X-RateLimit-Reset-After", strconv.FormatFloat(after.Seconds(), 'f', 3, 64))
+	hdr.Set("X-RateLimit-Bucket", bucket)
+}
+
+// tooMany answers 429 as Discord does; discordgo sleeps for the body's
+// retry_after, read as seconds.
+func tooMany(w http.ResponseWriter, after time.Duration) {
+	w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(after.Seconds()))))
+	w.Header().Set("X-RateLimit-Scope", "user")
+	fakeserver.WriteJSON(w, http.StatusTooManyRequests, map[string]any{
+		"message": "You are being rate limited.", "retry_after": after.Seconds(), "global": false,
+	})
 }
 
 // bucketHash is an opaque bucket name, stable per route, as Discord's are.
 func bucketHash(key string) string {
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(key))
-	return strconv.FormatUint(h.Sum64(), 16)
+	return strconv.FormatUint(fakeserver.Hash(key), 16)
 }

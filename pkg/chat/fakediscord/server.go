@@ -78,18 +78,13 @@ func Start(opts Options) (*Server, error) {
 	}
 	s := &Server{
 		opts:     opts,
+		channels: fakeserver.Only(opts.Channels),
 		conns:    map[*conn]struct{}{},
 		sessions: map[string]*session{},
 		stats:    map[string]*TokenStats{},
 		faults:   faults{acks: true, rejected: map[string]bool{}, unknown: map[string]bool{}, noManage: map[string]bool{}, noContent: map[string]bool{}},
 		nonces:   map[string]nonceUse{},
 		windows:  map[string]*window{},
-	}
-	if len(opts.Channels) > 0 {
-		s.channels = map[string]bool{}
-		for _, c := range opts.Channels {
-			s.channels[c] = true
-		}
 	}
 	core, err := fakeserver.Listen(fakeserver.Config{Name: "fakediscord", Host: opts.Host, Mu: &s.mu, Logf: opts.Logf, Drop: s.DropConnections})
 	if err != nil {
@@ -127,18 +122,7 @@ func (s *Server) logf(format string, args ...any) { s.core.Logf(format, args...)
 
 // tokenOKLocked says whether a bot token may connect and call the API now.
 func (s *Server) tokenOKLocked(token string) bool {
-	if token == "" || s.faults.rejected[token] {
-		return false
-	}
-	if len(s.opts.Tokens) == 0 {
-		return true
-	}
-	for _, t := range s.opts.Tokens {
-		if t == token {
-			return true
-		}
-	}
-	return false
+	return token != "" && !s.faults.rejected[token] && fakeserver.Accepts(s.opts.Tokens, token, "")
 }
 
 // statsLocked returns the mutable counters of a token, creating them.

@@ -8,40 +8,20 @@ import (
 // SetChannelUnknown makes a channel answer channel_not_found everywhere
 // (as a deleted channel, or a wrong id, does) or brings it back.
 func (s *Server) SetChannelUnknown(channel string, unknown bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if unknown {
-		s.unknown[channel] = true
-	} else {
-		delete(s.unknown, channel)
-	}
+	s.core.Toggle(s.unknown, channel, unknown)
 }
 
 // SetNotInChannel removes the bots from a channel, or adds them back.
 // While out, chat.postMessage, chat.update, conversations.history and
 // conversations.replies answer not_in_channel, and conversations.info
 // answers ok with is_member false, as Slack does for a public channel.
-func (s *Server) SetNotInChannel(channel string, out bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if out {
-		s.notIn[channel] = true
-	} else {
-		delete(s.notIn, channel)
-	}
-}
+func (s *Server) SetNotInChannel(channel string, out bool) { s.core.Toggle(s.notIn, channel, out) }
 
 // SetChannelArchived archives a channel or unarchives it. While archived,
 // conversations.info says is_archived and chat.postMessage and chat.update
 // answer is_archived; history and replies still read it, as in Slack.
 func (s *Server) SetChannelArchived(channel string, archived bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if archived {
-		s.archived[channel] = true
-	} else {
-		delete(s.archived, channel)
-	}
+	s.core.Toggle(s.archived, channel, archived)
 }
 
 // writeErrLocked is the error a method writing to a channel answers, "" if none.

@@ -35,7 +35,7 @@ func BotUserID(token string) string { return "U" + tokenHash(token) }
 func BotID(token string) string { return "B" + tokenHash(token) }
 
 func tokenHash(token string) string {
-	return strings.ToUpper(strconv.FormatUint(fakeserver.TokenHash(token)>>24, 36))
+	return strings.ToUpper(strconv.FormatUint(fakeserver.Hash(token)>>24, 36))
 }
 
 // newEnvelopeID has the shape of Slack's envelope IDs (a UUID).

@@ -57,7 +57,7 @@ type Options struct {
 type Server struct {
 	// Faults has the switches every fake has: SetUnavailable,
 	// RateLimitNext and AcceptThenFail (chat.postMessage) and SetSlow
-	// (every Web API answer but a 429).
+	// (every Web API answer).
 	*fakeserver.Faults
 	core     *fakeserver.Server
 	opts     Options
@@ -101,6 +101,7 @@ func Start(opts Options) (*Server, error) {
 	}
 	s := &Server{
 		opts:     opts,
+		channels: fakeserver.Only(opts.Channels),
 		conns:    map[*conn]struct{}{},
 		byID:     map[string]*envelope{},
 		tickets:  map[string]string{},
@@ -115,18 +116,12 @@ func Start(opts Options) (*Server, error) {
 	for _, tok := range opts.AppTokens {
 		s.apps[tok] = &AppStats{}
 	}
-	if len(opts.Channels) > 0 {
-		s.channels = map[string]bool{}
-		for _, c := range opts.Channels {
-			s.channels[c] = true
-		}
-	}
 	core, err := fakeserver.Listen(fakeserver.Config{Name: "fakeslack", Host: opts.Host, Mu: &s.mu, Logf: opts.Logf, Drop: s.DropConnections})
 	if err != nil {
 		return nil, err
 	}
 	s.core, s.Faults = core, core.Faults()
-	core.Serve(s.routes())
+	core.Serve(core.Slowed(s.routes()))
 	return s, nil
 }
 
@@ -180,23 +175,11 @@ func (s *Server) checkTokenLocked(token string, kind int) string {
 		return "invalid_auth"
 	case kind == appToken && !isApp, kind == botToken && isApp:
 		return "not_allowed_token_type"
-	case isApp:
-		return acceptedBy(token, s.opts.AppTokens, "xapp-")
-	default:
-		return acceptedBy(token, s.opts.BotTokens, "xoxb-")
+	case isApp && !fakeserver.Accepts(s.opts.AppTokens, token, "xapp-"),
+		!isApp && !fakeserver.Accepts(s.opts.BotTokens, token, "xoxb-"):
+		return "invalid_auth"
 	}
-}
-
-func acceptedBy(token string, list []string, prefix string) string {
-	if len(list) == 0 && strings.HasPrefix(token, prefix) {
-		return ""
-	}
-	for _, t := range list {
-		if t == token {
-			return ""
-		}
-	}
-	return "invalid_auth"
+	return ""
 }
 
 // appLocked returns the counters of an app token, creating them.

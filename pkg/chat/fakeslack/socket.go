@@ -24,9 +24,6 @@ type conn struct {
 
 // serveSocket accepts a socket for a ticket from apps.connections.open.
 func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
-	if s.core.Outage(w) {
-		return
-	}
 	ticket := r.URL.Query().Get("ticket")
 	s.mu.Lock()
 	token, ok := s.tickets[ticket]
@@ -36,7 +33,7 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "invalid ticket", http.StatusUnauthorized)
 		return
 	}
-	sock, err := fakeserver.Upgrade(w, r, fakeserver.Pinger{Every: s.opts.PingInterval, On: s.pings.Load})
+	sock, err := s.core.Upgrade(w, r, fakeserver.Pinger{Every: s.opts.PingInterval, On: s.pings.Load})
 	if err != nil {
 		return
 	}

@@ -2,7 +2,6 @@ package fakeslack
 
 import (
 	"encoding/json"
-	"io"
 	"math"
 	"mime"
 	"net/http"
@@ -59,9 +58,6 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		secs := max(1, int(math.Ceil(retryAfter.Seconds())))
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
 		writeJSON(w, http.StatusTooManyRequests, resp)
-		return
-	}
-	if !s.core.WaitSlow(r.Context()) {
 		return
 	}
 	if isPost && resp["ok"] == true {
@@ -181,8 +177,7 @@ func readForm(r *http.Request) (url.Values, error) {
 	}
 	form := r.URL.Query()
 	var body map[string]any
-	err := json.NewDecoder(io.LimitReader(r.Body, fakeserver.MaxPayload)).Decode(&body)
-	if err != nil && err != io.EOF {
+	if err := fakeserver.ReadJSON(r, &body); err != nil {
 		return nil, err
 	}
 	for k, v := range body {

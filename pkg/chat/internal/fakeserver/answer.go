@@ -3,7 +3,9 @@ package fakeserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -23,6 +25,9 @@ const (
 
 // Fail answers a request that was handled as mode says.
 func (s *Server) Fail(w http.ResponseWriter, mode FailMode) {
+	if sw, ok := w.(*slowWriter); ok {
+		sw.before()
+	}
 	if mode == FailCut {
 		c, _, err := http.NewResponseController(w).Hijack()
 		if err == nil {
@@ -39,35 +44,26 @@ func (s *Server) Fail(w http.ResponseWriter, mode FailMode) {
 	_, _ = w.Write([]byte("<html><body><h1>502 Bad Gateway</h1></body></html>\n"))
 }
 
-// WaitSlow waits out SetSlow's delay; false when the client or the server
-// went away meanwhile, and nobody is left to answer.
-func (s *Server) WaitSlow(ctx context.Context) bool { return s.sleep(ctx, s.slowDelay()) }
-
 func (s *Server) slowDelay() time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.faults.slow
 }
 
-func (s *Server) sleep(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return true
-	}
+// sleep waits d, or less when the client or the server goes away.
+func (s *Server) sleep(ctx context.Context, d time.Duration) {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:
-		return true
 	case <-ctx.Done():
-		return false
 	case <-s.done:
-		return false
 	}
 }
 
 // Slowed delays the answers of h under /api/ (not the socket's: it needs
 // the raw connection) while SetSlow is on: the handler runs at once, its
-// answer waits until it writes.
+// answer waits until it writes, or cuts the connection (FailCut).
 func (s *Server) Slowed(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if d := s.slowDelay(); d > 0 && strings.HasPrefix(r.URL.Path, "/api/") {
@@ -97,6 +93,18 @@ func (w *slowWriter) Write(b []byte) (int, error) { w.before(); return w.Respons
 
 // Unwrap lets http.NewResponseController reach the connection (FailCut).
 func (w *slowWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// ReadJSON decodes a request's JSON body; an empty one leaves v as it is.
+func ReadJSON(r *http.Request, v any) error {
+	err := json.NewDecoder(io.LimitReader(r.Body, MaxPayload)).Decode(v)
+	// Read to the end: only then does net/http watch the connection and
+	// cancel the request's context when the client leaves (a held post).
+	_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, MaxPayload))
+	if errors.Is(err, io.EOF) {
+		return nil
+	}
+	return err
+}
 
 // WriteJSON answers status with v; the Content-Type is application/json
 // unless the handler set its own.

@@ -12,7 +12,7 @@
 //     queue (nothing is written to the network under the fake's lock),
 //     close frames, pings, and Gone, which sees a client's close before
 //     the reader does so that live counts are exact at every look.
-//   - Sequence, TokenHash, RandomHex, WriteJSON: the small helpers of
+//   - Sequence, Hash, RandomHex, ReadJSON, WriteJSON: the small helpers of
 //     strictly increasing IDs, stable per-token IDs and JSON answers.
 //
 // All state is guarded by the fake's own mutex, which the fake hands to

@@ -1,6 +1,10 @@
 package fakeserver
 
-import "time"
+import (
+	"slices"
+	"strings"
+	"time"
+)
 
 // Faults are the switches every fake has, flipped by a test at run time.
 // Which requests they apply to is the fake's to say (its package doc): the
@@ -72,4 +76,38 @@ func (s *Server) TakeAcceptFailLocked() (FailMode, bool) {
 	}
 	s.faults.failN--
 	return s.faults.failMode, true
+}
+
+// Toggle puts key in set, or takes it out, under the fake's lock: the
+// per-channel and per-token switches of a fake.
+func (s *Server) Toggle(set map[string]bool, key string, on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if on {
+		set[key] = true
+	} else {
+		delete(set, key)
+	}
+}
+
+// Accepts says whether a fake takes a token: one of those listed, or, when
+// none are, any with the prefix.
+func Accepts(listed []string, token, prefix string) bool {
+	if len(listed) == 0 {
+		return strings.HasPrefix(token, prefix)
+	}
+	return slices.Contains(listed, token)
+}
+
+// Only is the set of a fake's channels when a test lists them; nil, which
+// lets every ID exist, when it does not.
+func Only(ids []string) map[string]bool {
+	if len(ids) == 0 {
+		return nil
+	}
+	set := map[string]bool{}
+	for _, id := range ids {
+		set[id] = true
+	}
+	return set
 }

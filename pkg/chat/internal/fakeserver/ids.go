@@ -17,11 +17,11 @@ func (q *Sequence) Next(now int64) int64 {
 	return q.last
 }
 
-// TokenHash is a stable hash of a token, for the IDs a fake derives from it
-// so that a test can predict them.
-func TokenHash(token string) uint64 {
+// Hash is a stable hash of a token or a name, for the IDs a fake derives
+// from it so that a test can predict them.
+func Hash(s string) uint64 {
 	h := fnv.New64a()
-	_, _ = h.Write([]byte(token))
+	_, _ = h.Write([]byte(s))
 	return h.Sum64()
 }
 

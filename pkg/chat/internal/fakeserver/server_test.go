@@ -71,10 +71,7 @@ func (f *fake) post(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (f *fake) socket(w http.ResponseWriter, r *http.Request) {
-	if f.core.Outage(w) {
-		return
-	}
-	s, err := Upgrade(w, r, Pinger{})
+	s, err := f.core.Upgrade(w, r, Pinger{})
 	if err != nil {
 		return
 	}
@@ -201,6 +198,25 @@ func TestSequenceIncreasesStrictly(t *testing.T) {
 	for _, c := range []struct{ now, want int64 }{{5, 5}, {5, 6}, {3, 7}, {10, 10}} {
 		if got := q.Next(c.now); got != c.want {
 			t.Errorf("Next(%d) = %d, want %d", c.now, got, c.want)
+		}
+	}
+}
+
+func TestAccepts(t *testing.T) {
+	for _, c := range []struct {
+		listed        []string
+		token, prefix string
+		want          bool
+	}{
+		{nil, "xoxb-1", "xoxb-", true},
+		{nil, "xapp-1", "xoxb-", false},
+		{nil, "anything", "", true},
+		{[]string{"a", "b"}, "b", "", true},
+		{[]string{"a", "b"}, "c", "", false},
+		{[]string{"xoxb-1"}, "xoxb-2", "xoxb-", false},
+	} {
+		if got := Accepts(c.listed, c.token, c.prefix); got != c.want {
+			t.Errorf("Accepts(%v, %q, %q) = %v, want %v", c.listed, c.token, c.prefix, got, c.want)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package fakeserver
 
 import (
+	"errors"
 	"net/http"
 	"sync"
 	"time"
@@ -46,16 +47,27 @@ type Pinger struct {
 	On    func() bool
 }
 
-// Upgrade answers a websocket handshake and starts the socket's writer.
-func Upgrade(w http.ResponseWriter, r *http.Request, ping Pinger) (*Socket, error) {
+// errOutage refuses a handshake during SetUnavailable.
+var errOutage = errors.New("socket endpoint unavailable")
+
+// Upgrade answers a websocket handshake, 503 during an outage, and starts
+// the socket's writer.
+func (s *Server) Upgrade(w http.ResponseWriter, r *http.Request, ping Pinger) (*Socket, error) {
+	s.mu.Lock()
+	out := s.faults.unavailable
+	s.mu.Unlock()
+	if out {
+		http.Error(w, "service unavailable", http.StatusServiceUnavailable)
+		return nil, errOutage
+	}
 	ws, err := upgrader.Upgrade(w, r, nil)
 	if err != nil {
 		return nil, err // Upgrade has answered the request
 	}
 	ws.SetReadLimit(MaxPayload)
-	s := &Socket{WS: ws, out: make(chan frame, outQueue), dead: make(chan struct{}), wrote: make(chan struct{})}
-	go s.write(ping)
-	return s, nil
+	c := &Socket{WS: ws, out: make(chan frame, outQueue), dead: make(chan struct{}), wrote: make(chan struct{})}
+	go c.write(ping)
+	return c, nil
 }
 
 // Send queues a data frame; false when the queue is full: a client this far
@@ -131,18 +143,6 @@ func (s *Socket) Finish() {
 
 // Gone reports whether the client has closed or reset its end (see Gone).
 func (s *Socket) Gone() bool { return Gone(s.WS.NetConn()) }
-
-// Outage answers 503 to a socket handshake while SetUnavailable is on, and
-// says so.
-func (s *Server) Outage(w http.ResponseWriter) bool {
-	s.mu.Lock()
-	out := s.faults.unavailable
-	s.mu.Unlock()
-	if out {
-		http.Error(w, "service unavailable", http.StatusServiceUnavailable)
-	}
-	return out
-}
 
 // ShutLocked says whether a socket just upgraded must be cut rather than
 // served: the server closed, or an outage began, during the upgrade.
