@@ -121,7 +121,7 @@ func Start(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.core, s.Faults = core, core.Faults()
-	core.Serve(core.Slowed(s.routes()))
+	core.Serve(s.routes())
 	return s, nil
 }
 

@@ -54,9 +54,9 @@ func Listen(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// Serve answers with h until Close.
+// Serve answers with h until Close, its answers slowed by SetSlow.
 func (s *Server) Serve(h http.Handler) {
-	s.http = &http.Server{Handler: s.track(h), ReadHeaderTimeout: 10 * time.Second}
+	s.http = &http.Server{Handler: s.track(s.slowed(h)), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = s.http.Serve(s.ln) }()
 }
 
