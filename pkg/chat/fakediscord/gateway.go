@@ -44,7 +44,6 @@ type conn struct {
 	sweptAt     time.Time // and when: the session's awaySince then
 	identifying bool      // IDENTIFY accepted, READY pending
 	closing     bool      // a close frame is queued or the socket is cut: send nothing more
-	readyTimer  *time.Timer
 }
 
 // control is a non-dispatch payload; s and t are null as Discord sends them.
@@ -77,9 +76,6 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.detachLocked(c)
 	c.closing = true
-	if c.readyTimer != nil {
-		c.readyTimer.Stop()
-	}
 	delete(s.conns, c)
 	s.notifyLocked()
 	s.mu.Unlock()

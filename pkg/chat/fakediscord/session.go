@@ -67,21 +67,10 @@ func (s *Server) identify(c *conn, raw json.RawMessage) {
 	if !s.admitLocked(c) {
 		return
 	}
-	delay := s.faults.readyDelay
-	if delay <= 0 {
-		s.readyLocked(c)
-		return
-	}
 	// A timer rather than a sleep keeps the read loop running, so a client
 	// that gives up during the delay is gone before READY and never counts as live.
-	c.identifying = true
-	c.readyTimer = time.AfterFunc(delay, func() {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if !s.core.ClosedLocked() {
-			s.readyLocked(c)
-		}
-	})
+	c.identifying = s.faults.readyDelay > 0
+	s.core.LaterLocked(c.Socket, s.faults.readyDelay, func() { s.readyLocked(c) })
 }
 
 // readyLocked starts a new session on c and sends READY and GUILD_CREATE.

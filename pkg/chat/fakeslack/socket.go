@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
-	"time"
 
 	"gjc.dev/reconciler/pkg/chat/internal/fakeserver"
 )
@@ -15,11 +14,10 @@ type conn struct {
 	*fakeserver.Socket
 
 	// Guarded by Server.mu.
-	id         int // order of arrival, to take turns in
-	appToken   string
-	hello      bool // hello sent: envelopes may go out
-	closing    bool // cut or cutting: send nothing more, count it gone
-	helloTimer *time.Timer
+	id       int // order of arrival, to take turns in
+	appToken string
+	hello    bool // hello sent: envelopes may go out
+	closing  bool // cut or cutting: send nothing more, count it gone
 }
 
 // serveSocket accepts a socket for a ticket from apps.connections.open.
@@ -52,17 +50,7 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 	st.Connections++
 	st.Live++
 	st.MaxLive = max(st.MaxLive, st.Live)
-	if d := s.faults.helloDelay; d > 0 {
-		c.helloTimer = time.AfterFunc(d, func() {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			if !s.core.ClosedLocked() {
-				s.helloLocked(c)
-			}
-		})
-	} else {
-		s.helloLocked(c)
-	}
+	s.core.LaterLocked(c.Socket, s.faults.helloDelay, func() { s.helloLocked(c) })
 	s.notifyLocked()
 	s.mu.Unlock()
 	s.logf("socket from %s", r.RemoteAddr)
@@ -71,9 +59,6 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 
 	s.mu.Lock()
 	s.goneLocked(c)
-	if c.helloTimer != nil {
-		c.helloTimer.Stop()
-	}
 	delete(s.conns, c)
 	s.notifyLocked()
 	s.mu.Unlock()

@@ -33,6 +33,7 @@ type Socket struct {
 	dead  chan struct{}
 	once  sync.Once
 	wrote chan struct{} // closed when the writer has returned
+	later *time.Timer   // a greeting LaterLocked put off
 }
 
 type frame struct {
@@ -134,11 +135,31 @@ func (s *Socket) Abort() {
 	})
 }
 
-// Finish cuts the socket, once its reader has returned, and waits for its
-// writer.
+// Finish cuts the socket, once its reader has returned, stops a greeting
+// still put off, and waits for its writer.
 func (s *Socket) Finish() {
 	s.Abort()
+	if s.later != nil {
+		s.later.Stop()
+	}
 	<-s.wrote
+}
+
+// LaterLocked greets a socket after d (a delay a test asked for): greet runs
+// under the lock then, unless the server has closed, or at once when d is
+// not positive. A socket whose client left meanwhile must find greet a no-op.
+func (s *Server) LaterLocked(c *Socket, d time.Duration, greet func()) {
+	if d <= 0 {
+		greet()
+		return
+	}
+	c.later = time.AfterFunc(d, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if !s.closed {
+			greet()
+		}
+	})
 }
 
 // Gone reports whether the client has closed or reset its end (see Gone).
