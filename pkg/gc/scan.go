@@ -72,7 +72,7 @@ func (s *scan) lock(path, kind string) {
 		s.keep(path, kind, KeepUnverifiable+": "+err.Error())
 		return
 	}
-	l, err := fsstore.ParseOwnerLock(lease.Content)
+	l, err := ownership.ParseOwnerLock(lease.Content)
 	if err != nil {
 		s.keep(path, kind, KeepUnverifiable+": "+err.Error())
 		return
@@ -101,7 +101,7 @@ func (s *scan) control() {
 		s.keep(s.paths.Control, KindControl, KeepUnverifiable+": "+err.Error())
 		return
 	}
-	c, err := fsstore.ParseControl(lease.Content)
+	c, err := ownership.ParseControl(lease.Content)
 	if err != nil {
 		s.keep(s.paths.Control, KindControl, KeepUnverifiable+": "+err.Error())
 		return

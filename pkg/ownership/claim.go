@@ -1,11 +1,33 @@
 package ownership
 
+import (
+	"fmt"
+	"unicode/utf8"
+)
+
 // AcquireRequest is what a daemon claims ownership as.
 type AcquireRequest struct {
 	Kind       string // the provider; a known kind
 	OwnerID    string // unique per spawn: "<reconciler pid>-<uuid>"
 	Identity   string // the identity fingerprint of the config it runs
 	Generation int64  // >= 0
+}
+
+// Validate refuses, with ErrInvalidRequest, a request whose record the
+// parser would not read back: an unknown kind, an empty or invalid ownerId
+// or identity, a generation that is not a safe integer >= 0.
+func (r AcquireRequest) Validate() error {
+	switch {
+	case !KnownKind(r.Kind):
+		return fmt.Errorf("%w: kind %q is not one of %q", ErrInvalidRequest, r.Kind, Kinds())
+	case r.OwnerID == "" || !utf8.ValidString(r.OwnerID):
+		return fmt.Errorf("%w: ownerId must be non-empty UTF-8", ErrInvalidRequest)
+	case r.Identity == "" || !utf8.ValidString(r.Identity):
+		return fmt.Errorf("%w: identity must be non-empty UTF-8", ErrInvalidRequest)
+	case r.Generation < 0 || r.Generation > maxSafeInteger:
+		return fmt.Errorf("%w: generation %d is not a safe integer >= 0", ErrInvalidRequest, r.Generation)
+	}
+	return nil
 }
 
 // Claim is the daemon's side of an ownership backend: a name it holds, from

@@ -42,12 +42,33 @@ type RelayState struct {
 	InboxWaiting int64 `json:"inboxWaiting,omitempty"`
 }
 
-// RelayBlock says why a relay is paused: Reason is RelayBlocked or
-// ChannelUnavailable (a status condition reason), Message the detail.
+// RelayBlock says why a relay is paused: Reason is ReasonRelayBlocked or
+// ReasonChannelUnavailable (a status condition reason), Message the detail
+// (at most MaxDetail bytes).
 type RelayBlock struct {
 	Reason  string `json:"reason"`
 	Message string `json:"message"`
 }
+
+// The reasons a relay may be blocked for, as the record carries them. The
+// record declares them, not the relay, so a store reads a record without
+// linking the relay engine; pkg/relay uses the same words (a test holds
+// the two together).
+const (
+	ReasonRelayBlocked       = "RelayBlocked"
+	ReasonChannelUnavailable = "ChannelUnavailable"
+)
+
+// InboxIgnoredReasons are the keys RelayState.InboxIgnoredBy may hold: the
+// reasons pkg/inbound ignores a message for, in its order (a test holds
+// the two together). Any other key makes the record malformed.
+var InboxIgnoredReasons = []string{"self", "edit", "other", "bot", "not-a-session", "unauthorized", "unusable"}
+
+// MaxDetail caps the free text a record carries from a remote server or
+// a stopper (transportError, terminated.message, relay.blocked.message),
+// so the record stays far below MaxRecordSize: a writer truncates to it, a
+// reader refuses a blocked message over it.
+const MaxDetail = 1024
 
 // marshal writes r as an object, its keys in the struct's order, the
 // optional times and blocked omitted when unset.

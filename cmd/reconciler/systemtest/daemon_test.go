@@ -261,7 +261,7 @@ func TestDaemonStopsOnMatchingControlRequestOnly(t *testing.T) {
 	st := waitRecord(t, paths, "healthy", healthy).State
 
 	// Addressed to someone else: ignored and left in place.
-	other := fsstore.ControlRequest{Version: 1, RequestID: "req-other", Action: "stop", OwnerID: "someone-else", PID: st.PID, Incarnation: st.Incarnation, CreatedAt: time.Now().UnixMilli()}
+	other := ownership.ControlRequest{Version: 1, RequestID: "req-other", Action: "stop", OwnerID: "someone-else", PID: st.PID, Incarnation: st.Incarnation, CreatedAt: time.Now().UnixMilli()}
 	if err := fsstore.WriteControl(paths, other); err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,6 @@ import (
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/ownership/etcdstore"
 	"gjc.dev/reconciler/pkg/ownership/etcdstore/etcdtest"
-	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"gjc.dev/reconciler/pkg/platform"
 	"gjc.dev/reconciler/pkg/reconcile"
 )
@@ -149,7 +148,7 @@ func (fl *fleet) killDaemons() {
 		if !strings.HasSuffix(string(kv.Key), "/"+ownership.StateFile) {
 			continue
 		}
-		st, _, err := fsstore.ParseState(kv.Value)
+		st, _, err := ownership.ParseState(kv.Value)
 		if err != nil {
 			continue
 		}
@@ -314,7 +313,7 @@ func (fl *fleet) waitRecords(what string, names []string, cond func(*ownership.S
 				ok = false
 				break
 			}
-			st, _, err := fsstore.ParseState(resp.Kvs[0].Value)
+			st, _, err := ownership.ParseState(resp.Kvs[0].Value)
 			if err != nil || !cond(st) {
 				ok = false
 				break

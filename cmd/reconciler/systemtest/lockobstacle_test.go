@@ -31,7 +31,7 @@ func TestLockTroubleIsReportedBeforeSpawning(t *testing.T) {
 		t.Fatal(err)
 	}
 	lock := func(pid int, inc string) []byte {
-		return (&fsstore.OwnerLock{PID: pid, Incarnation: inc, CreatedAt: time.Now().UnixMilli()}).Marshal()
+		return (&ownership.OwnerLock{PID: pid, Incarnation: inc, CreatedAt: time.Now().UnixMilli()}).Marshal()
 	}
 	for _, tc := range []struct {
 		name   string

@@ -11,7 +11,6 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"gjc.dev/reconciler/pkg/ownership"
-	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"gjc.dev/reconciler/pkg/platform"
 )
 
@@ -278,12 +277,11 @@ func (c *claim) StopRequested() (bool, error) {
 	if len(resp.Kvs[0].Value) > maxValue {
 		return false, &ownership.MalformedError{Path: c.keys.control, Err: fmt.Errorf("over %d bytes", maxValue)}
 	}
-	req, err := fsstore.ParseControl(resp.Kvs[0].Value)
+	req, err := ownership.ParseControl(resp.Kvs[0].Value)
 	if err != nil {
 		return false, err
 	}
-	st := c.State()
-	return req.OwnerID == st.OwnerID && req.PID == st.PID && req.Incarnation == st.Incarnation, nil
+	return req.Addressed(c.State()), nil
 }
 
 // watchControl pokes control on every change of control.json, and once

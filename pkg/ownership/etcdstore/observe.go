@@ -9,7 +9,6 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"gjc.dev/reconciler/pkg/ownership"
-	"gjc.dev/reconciler/pkg/ownership/fsstore"
 )
 
 // look is one consistent read of everything kept under a name.
@@ -43,13 +42,13 @@ func (s *Store) look(ctx context.Context, name string) (look, error) {
 	return l, nil
 }
 
-// parseRecord reads a record as fsstore reads state.json: strictly, the
-// same parser, the same limits.
+// parseRecord reads a record as fsstore reads state.json: strictly, with
+// the same parser (ownership.ParseState) and the same limits.
 func parseRecord(key string, data []byte) (*ownership.State, bool, error) {
 	if len(data) > maxValue {
 		return nil, false, &ownership.MalformedError{Path: key, Err: fmt.Errorf("%d bytes, over the %d allowed", len(data), maxValue)}
 	}
-	st, legacy, err := fsstore.ParseState(data)
+	st, legacy, err := ownership.ParseState(data)
 	var bad *ownership.MalformedError
 	if errors.As(err, &bad) {
 		return nil, false, &ownership.MalformedError{Path: key, Field: bad.Field, Err: bad.Err}

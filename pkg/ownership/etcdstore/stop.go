@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/google/uuid"
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"gjc.dev/reconciler/pkg/ownership"
-	"gjc.dev/reconciler/pkg/ownership/fsstore"
 )
 
 // Stop is the fleet's ladder against the owner decided on, wherever it
@@ -54,8 +52,7 @@ func (s *Store) Stop(ctx context.Context, name string, want *ownership.Desired, 
 		return refuse(err)
 	}
 
-	req := fsstore.ControlRequest{Version: ownership.RecordVersion, RequestID: uuid.NewString(), Action: how.Action,
-		OwnerID: decided.OwnerID, PID: decided.PID, Incarnation: decided.Incarnation, CreatedAt: s.Now().UnixMilli()}
+	req := ownership.NewControlRequest(how.Action, decided, s.Now())
 	reqData := string(req.Marshal())
 	rctx, cancel = s.reqCtx()
 	resp, err := s.cli.Txn(rctx).

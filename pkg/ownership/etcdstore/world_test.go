@@ -17,7 +17,6 @@ import (
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/ownership/etcdstore"
 	"gjc.dev/reconciler/pkg/ownership/etcdstore/etcdtest"
-	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"gjc.dev/reconciler/pkg/ownership/ownershiptest"
 )
 
@@ -163,7 +162,7 @@ func (o *owner) watchRequests(key string) {
 				if ev.Type != clientv3.EventTypePut {
 					continue
 				}
-				req, err := fsstore.ParseControl(ev.Kv.Value)
+				req, err := ownership.ParseControl(ev.Kv.Value)
 				if err == nil && req.OwnerID == o.record.OwnerID {
 					o.note("control request " + req.Action)
 				}

@@ -7,24 +7,9 @@ import (
 	"gjc.dev/reconciler/pkg/ownership"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"gjc.dev/reconciler/pkg/platform"
 )
-
-func validateRequest(r ownership.AcquireRequest) error {
-	switch {
-	case !ownership.KnownKind(r.Kind):
-		return fmt.Errorf("%w: kind %q is not one of %q", ownership.ErrInvalidRequest, r.Kind, ownership.Kinds())
-	case r.OwnerID == "" || !utf8.ValidString(r.OwnerID):
-		return fmt.Errorf("%w: ownerId must be non-empty UTF-8", ownership.ErrInvalidRequest)
-	case r.Identity == "" || !utf8.ValidString(r.Identity):
-		return fmt.Errorf("%w: identity must be non-empty UTF-8", ownership.ErrInvalidRequest)
-	case r.Generation < 0 || r.Generation > maxSafeInteger:
-		return fmt.Errorf("%w: generation %d is not a safe integer >= 0", ownership.ErrInvalidRequest, r.Generation)
-	}
-	return nil
-}
 
 // Owner is a daemon's held ownership: its paths, the State it published
 // and the lease on the owner.lock it created. Its methods are safe for
@@ -66,7 +51,7 @@ func Acquire(p ownership.Paths, req ownership.AcquireRequest) (*Owner, error) {
 }
 
 func acquire(p ownership.Paths, req ownership.AcquireRequest, probe Probe, e env) (*Owner, error) {
-	if err := validateRequest(req); err != nil {
+	if err := req.Validate(); err != nil {
 		return nil, err
 	}
 	if _, err := p.Levels(); err != nil {
@@ -153,7 +138,7 @@ const maxReclaimPoll = 32 * time.Millisecond
 // at work is waited for, briefly and boundedly, because it either frees the
 // name or names the winner.
 func lockOwner(p ownership.Paths, probe Probe, me self, e env) (platform.Lease, error) {
-	data := (&OwnerLock{PID: me.pid, Incarnation: me.incarnation, CreatedAt: e.now().UnixMilli()}).Marshal()
+	data := (&ownership.OwnerLock{PID: me.pid, Incarnation: me.incarnation, CreatedAt: e.now().UnixMilli()}).Marshal()
 	deadline := time.Now().Add(e.reclaimWait)
 	backoff := time.Millisecond
 	for {

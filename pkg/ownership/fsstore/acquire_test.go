@@ -36,7 +36,7 @@ func TestAcquirePublishes(t *testing.T) {
 	if !bytes.Equal(data, st.Marshal()) {
 		t.Fatalf("state.json %s, owner says %s", data, st.Marshal())
 	}
-	lock, err := ParseOwnerLock(mustRead(t, p.Lock))
+	lock, err := ownership.ParseOwnerLock(mustRead(t, p.Lock))
 	if err != nil || lock.PID != st.PID || lock.Incarnation != st.Incarnation {
 		t.Fatalf("lock %+v, %v", lock, err)
 	}
@@ -87,7 +87,7 @@ func TestAcquireRefusesInvalidRequests(t *testing.T) {
 		{Kind: "discord", OwnerID: "o", Identity: ""},
 		{Kind: "discord", OwnerID: "o\xff", Identity: "i"},
 		{Kind: "discord", OwnerID: "o", Identity: "i", Generation: -1},
-		{Kind: "discord", OwnerID: "o", Identity: "i", Generation: maxSafeInteger + 1},
+		{Kind: "discord", OwnerID: "o", Identity: "i", Generation: (1<<53 - 1) + 1},
 	} {
 		agentDir := t.TempDir()
 		if _, err := Acquire(ownership.PathsFor(agentDir, "bot"), r); !errors.Is(err, ownership.ErrInvalidRequest) {
@@ -251,7 +251,7 @@ func TestAcquirePausedPublisherCannotOverwrite(t *testing.T) {
 	if got := mustRead(t, p.State); !bytes.Equal(got, contender) {
 		t.Fatalf("contender's record overwritten:\n%s\n%s", contender, got)
 	}
-	if l, err := ParseOwnerLock(mustRead(t, p.Lock)); err != nil || l.PID != h.pid() {
+	if l, err := ownership.ParseOwnerLock(mustRead(t, p.Lock)); err != nil || l.PID != h.pid() {
 		t.Fatalf("contender's lock: %+v %v", l, err)
 	}
 	assertNoLeftovers(t, p)
@@ -349,7 +349,7 @@ func TestDelayedReclaimerCannotDeleteSuccessor(t *testing.T) {
 			if err := os.Remove(p.Lock); err != nil {
 				t.Error(err)
 			}
-			lease, err := platform.CreateExclusive(p.Lock, (&OwnerLock{PID: c.pid(), Incarnation: c.incarnation, CreatedAt: 1}).Marshal())
+			lease, err := platform.CreateExclusive(p.Lock, (&ownership.OwnerLock{PID: c.pid(), Incarnation: c.incarnation, CreatedAt: 1}).Marshal())
 			if err != nil {
 				t.Error(err)
 			}

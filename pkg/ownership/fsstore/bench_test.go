@@ -52,7 +52,7 @@ func BenchmarkParseState(b *testing.B) {
 	data := s.Marshal()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, err := ParseState(data); err != nil {
+		if _, _, err := ownership.ParseState(data); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -4,14 +4,16 @@ import (
 	"bytes"
 	"errors"
 	"gjc.dev/reconciler/pkg/ownership"
+	rt "gjc.dev/reconciler/pkg/ownership/internal/recordtest"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 func TestControlRoundTrip(t *testing.T) {
 	p := newPaths(t)
-	c := ControlRequest{Version: 1, RequestID: "0b7c5f4e-1d2c-4c7e-9a55-3f1e2d4c5b6a", Action: ActionReload,
+	c := ownership.ControlRequest{Version: 1, RequestID: "0b7c5f4e-1d2c-4c7e-9a55-3f1e2d4c5b6a", Action: ownership.ActionReload,
 		OwnerID: testOwnerID, PID: 4242, Incarnation: "linux:98231", CreatedAt: 1764450000000}
 	if err := WriteControl(p, c); err != nil {
 		t.Fatal(err)
@@ -28,7 +30,7 @@ func TestControlRoundTrip(t *testing.T) {
 	if err != nil || *got != c {
 		t.Fatalf("ReadControl = %+v, %v", got, err)
 	}
-	if r := NewControlRequest(ActionStop, stateOf(4242, "linux:1")); r.RequestID == "" || r.validate() != nil || r.PID != 4242 {
+	if r := ownership.NewControlRequest(ownership.ActionStop, stateOf(4242, "linux:1"), time.Now()); r.RequestID == "" || r.Validate() != nil || r.PID != 4242 {
 		t.Fatalf("NewControlRequest = %+v", r)
 	}
 }
@@ -41,21 +43,21 @@ func TestReadControlAbsentAndMalformed(t *testing.T) {
 	if c, err := ReadControl(p); c != nil || err != nil {
 		t.Fatalf("no file: %+v, %v", c, err)
 	}
-	base := jsonObj{{"version", "1"}, {"requestId", `"r1"`}, {"action", `"stop"`}, {"ownerId", `"o"`},
-		{"pid", "4242"}, {"incarnation", `"linux:9"`}, {"createdAt", "1"}}
-	if _, err := ParseControl(base.with("extra", "true").bytes()); err != nil {
+	base := rt.Obj{{K: "version", V: "1"}, {K: "requestId", V: `"r1"`}, {K: "action", V: `"stop"`}, {K: "ownerId", V: `"o"`},
+		{K: "pid", V: "4242"}, {K: "incarnation", V: `"linux:9"`}, {K: "createdAt", V: "1"}}
+	if _, err := ownership.ParseControl(base.With("extra", "true").Bytes()); err != nil {
 		t.Fatalf("unknown key: %v", err)
 	}
 	for _, data := range [][]byte{
-		base.with("action", `"kill"`).bytes(),
-		base.without("action").bytes(),
-		base.with("requestId", `""`).bytes(),
-		base.with("pid", "0").bytes(),
-		base.with("pid", `"4242"`).bytes(),
-		base.with("incarnation", `"unavailable"`).bytes(),
-		base.with("version", "2").bytes(),
-		base.with("createdAt", "null").bytes(),
-		base.without("ownerId").bytes(),
+		base.With("action", `"kill"`).Bytes(),
+		base.Without("action").Bytes(),
+		base.With("requestId", `""`).Bytes(),
+		base.With("pid", "0").Bytes(),
+		base.With("pid", `"4242"`).Bytes(),
+		base.With("incarnation", `"unavailable"`).Bytes(),
+		base.With("version", "2").Bytes(),
+		base.With("createdAt", "null").Bytes(),
+		base.Without("ownerId").Bytes(),
 		[]byte("{"),
 	} {
 		writeFile(t, p.Control, data)
@@ -66,7 +68,7 @@ func TestReadControlAbsentAndMalformed(t *testing.T) {
 	}
 	mustRemove(t, p.Control)
 	target := filepath.Join(t.TempDir(), "c.json")
-	writeFile(t, target, base.bytes())
+	writeFile(t, target, base.Bytes())
 	if err := os.Symlink(target, p.Control); err != nil {
 		t.Fatal(err)
 	}
@@ -76,14 +78,17 @@ func TestReadControlAbsentAndMalformed(t *testing.T) {
 }
 
 func TestWriteControlRefuses(t *testing.T) {
-	good := ControlRequest{Version: 1, RequestID: "r", Action: ActionStop, OwnerID: "o", PID: 1, Incarnation: "linux:1"}
+	good := ownership.ControlRequest{Version: 1, RequestID: "r", Action: ownership.ActionStop, OwnerID: "o", PID: 1, Incarnation: "linux:1"}
 	p := newPaths(t)
-	for _, c := range []ControlRequest{
-		func(c ControlRequest) ControlRequest { c.Action = "kill"; return c }(good),
-		func(c ControlRequest) ControlRequest { c.RequestID = ""; return c }(good),
-		func(c ControlRequest) ControlRequest { c.PID = 0; return c }(good),
-		func(c ControlRequest) ControlRequest { c.Incarnation = ownership.LegacyIncarnation; return c }(good),
-		func(c ControlRequest) ControlRequest { c.Version = 2; return c }(good),
+	for _, c := range []ownership.ControlRequest{
+		func(c ownership.ControlRequest) ownership.ControlRequest { c.Action = "kill"; return c }(good),
+		func(c ownership.ControlRequest) ownership.ControlRequest { c.RequestID = ""; return c }(good),
+		func(c ownership.ControlRequest) ownership.ControlRequest { c.PID = 0; return c }(good),
+		func(c ownership.ControlRequest) ownership.ControlRequest {
+			c.Incarnation = ownership.LegacyIncarnation
+			return c
+		}(good),
+		func(c ownership.ControlRequest) ownership.ControlRequest { c.Version = 2; return c }(good),
 	} {
 		if err := WriteControl(p, c); !errors.Is(err, ownership.ErrInvalidRequest) {
 			t.Errorf("WriteControl(%+v) = %v", c, err)
@@ -101,7 +106,7 @@ func TestWriteControlRefuses(t *testing.T) {
 
 func TestClearControl(t *testing.T) {
 	p := newPaths(t)
-	req := NewControlRequest(ActionStop, stateOf(4242, "linux:9"))
+	req := ownership.NewControlRequest(ownership.ActionStop, stateOf(4242, "linux:9"), time.Now())
 	if err := ClearControl(p, req.RequestID); err != nil {
 		t.Fatalf("nothing to clear: %v", err)
 	}
@@ -144,16 +149,16 @@ func TestControlAddressed(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = o.Release(nil) }) // drops its name lock, whatever the test did to it
 	defer o.Release(nil)
-	mine := NewControlRequest(ActionStop, o.State())
+	mine := ownership.NewControlRequest(ownership.ActionStop, o.State(), time.Now())
 	if !o.ControlAddressed(mine) {
 		t.Fatal("own request not addressed")
 	}
-	for _, c := range []ControlRequest{
-		func(c ControlRequest) ControlRequest { c.OwnerID = "other"; return c }(mine),
-		func(c ControlRequest) ControlRequest { c.PID++; return c }(mine),
-		func(c ControlRequest) ControlRequest { c.Incarnation = otherIncarnation; return c }(mine),
-		func(c ControlRequest) ControlRequest { c.Action = "kill"; return c }(mine),
-		func(c ControlRequest) ControlRequest { c.Version = 0; return c }(mine),
+	for _, c := range []ownership.ControlRequest{
+		func(c ownership.ControlRequest) ownership.ControlRequest { c.OwnerID = "other"; return c }(mine),
+		func(c ownership.ControlRequest) ownership.ControlRequest { c.PID++; return c }(mine),
+		func(c ownership.ControlRequest) ownership.ControlRequest { c.Incarnation = otherIncarnation; return c }(mine),
+		func(c ownership.ControlRequest) ownership.ControlRequest { c.Action = "kill"; return c }(mine),
+		func(c ownership.ControlRequest) ownership.ControlRequest { c.Version = 0; return c }(mine),
 	} {
 		if o.ControlAddressed(c) {
 			t.Errorf("addressed: %+v", c)

@@ -75,7 +75,7 @@ func TestStateFieldsEverywhere(t *testing.T) {
 			t.Errorf("%s: Marshal does not write it", name)
 		}
 		if name != "version" {
-			got, _, err := ParseState(changed.Marshal())
+			got, _, err := ownership.ParseState(changed.Marshal())
 			if err != nil || !reflect.DeepEqual(*got, changed) {
 				t.Errorf("%s: ParseState(Marshal) = %+v, %v; want %+v", name, got, err, changed)
 			}
@@ -104,4 +104,9 @@ func TestStateCloneIsDeep(t *testing.T) {
 			t.Errorf("clone shares State.%s with its original", rv.Type().Field(i).Name)
 		}
 	}
+}
+
+// statesEqual is diffStates finding no difference, and the same version.
+func statesEqual(a, b ownership.State) bool {
+	return len(diffStates(a, b)) == 0 && a.Version == b.Version
 }

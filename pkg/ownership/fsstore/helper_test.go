@@ -423,7 +423,7 @@ func writeState(t testing.TB, p ownership.Paths, s ownership.State) []byte {
 
 func writeLock(t testing.TB, path string, pid int, incarnation string) []byte {
 	t.Helper()
-	data := (&OwnerLock{PID: pid, Incarnation: incarnation, CreatedAt: time.Now().UnixMilli()}).Marshal()
+	data := (&ownership.OwnerLock{PID: pid, Incarnation: incarnation, CreatedAt: time.Now().UnixMilli()}).Marshal()
 	writeFile(t, path, data)
 	return data
 }

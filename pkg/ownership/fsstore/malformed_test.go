@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"gjc.dev/reconciler/pkg/ownership"
+	rt "gjc.dev/reconciler/pkg/ownership/internal/recordtest"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
+	"time"
 
 	"gjc.dev/reconciler/pkg/platform"
 )
@@ -18,11 +20,11 @@ import (
 func TestMalformedRecordsTouchNothing(t *testing.T) {
 	c := startCanary(t)
 	decided := stateOf(c.pid(), c.incarnation)
-	cases := malformedRecords(c.pid(), c.incarnation)
+	cases := rt.MalformedRecords(c.pid(), c.incarnation)
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
+		t.Run(tc.Name, func(t *testing.T) {
 			p := newPaths(t)
-			writeFile(t, p.State, tc.data)
+			writeFile(t, p.State, tc.Data)
 			writeLock(t, p.Lock, c.pid(), c.incarnation)
 			assertRefusedUntouched(t, p, c, decided)
 		})
@@ -121,7 +123,7 @@ func TestSymlinkedLevelRefusesActions(t *testing.T) {
 	if err := SignalOwner(p, &desired, decided, syscall.SIGTERM, SystemProbe()); !errors.Is(err, platform.ErrNotPrivate) {
 		t.Fatalf("SignalOwner = %v", err)
 	}
-	if err := WriteControl(p, NewControlRequest(ActionStop, decided)); !errors.Is(err, platform.ErrNotPrivate) {
+	if err := WriteControl(p, ownership.NewControlRequest(ownership.ActionStop, decided, time.Now())); !errors.Is(err, platform.ErrNotPrivate) {
 		t.Fatalf("WriteControl = %v", err)
 	}
 	assertSame(t, before, filepath.Dir(daemons), "operations through a symlinked level")
@@ -167,7 +169,7 @@ func assertRefusedUntouched(t *testing.T, p ownership.Paths, c *canary, decided 
 // (Acquire replaces its lock), refused while it lives.
 func TestLegacyUnavailableRecord(t *testing.T) {
 	legacy := func(pid int) []byte {
-		return recordObj(pid, "x").without("generation").with("incarnation", `"unavailable"`).bytes()
+		return rt.Record(pid, "x").Without("generation").With("incarnation", `"unavailable"`).Bytes()
 	}
 	t.Run("dead pid is recovered", func(t *testing.T) {
 		p := newPaths(t)
@@ -190,7 +192,7 @@ func TestLegacyUnavailableRecord(t *testing.T) {
 		if bytes.Equal(lock, oldLock) {
 			t.Fatal("legacy lock not replaced")
 		}
-		if l, err := ParseOwnerLock(lock); err != nil || l.PID != os.Getpid() {
+		if l, err := ownership.ParseOwnerLock(lock); err != nil || l.PID != os.Getpid() {
 			t.Fatalf("lock is %s", lock)
 		}
 		if rec := ReadState(p); rec.Legacy || rec.State.OwnerID != "successor" || *rec.State.Generation != 7 {

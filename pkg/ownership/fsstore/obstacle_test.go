@@ -41,7 +41,7 @@ func TestSpawnObstacle(t *testing.T) {
 	})
 	t.Run("a reclaim lock without owner.lock: Acquire never looks at it", func(t *testing.T) {
 		c := startCanary(t)
-		for _, reclaim := range [][]byte{[]byte("garbage"), (&OwnerLock{PID: c.pid(), Incarnation: c.incarnation, CreatedAt: 1}).Marshal()} {
+		for _, reclaim := range [][]byte{[]byte("garbage"), (&ownership.OwnerLock{PID: c.pid(), Incarnation: c.incarnation, CreatedAt: 1}).Marshal()} {
 			p := newPaths(t)
 			writeFile(t, p.Reclaim, reclaim)
 			if err := SpawnObstacle(p, SystemProbe()); err != nil {

@@ -153,7 +153,7 @@ func successorAllowed(p ownership.Paths, rec ownership.Record, probe Probe) erro
 // by a reclaimer that is gone is removed exactly and created anew; a live
 // one is never stolen.
 func takeReclaimLock(p ownership.Paths, probe Probe, me self, e env) (platform.Lease, error) {
-	data := (&OwnerLock{PID: me.pid, Incarnation: me.incarnation, CreatedAt: e.now().UnixMilli()}).Marshal()
+	data := (&ownership.OwnerLock{PID: me.pid, Incarnation: me.incarnation, CreatedAt: e.now().UnixMilli()}).Marshal()
 	for range 2 {
 		lease, err := platform.CreateExclusive(p.Reclaim, data)
 		if err == nil {

@@ -33,7 +33,7 @@ func (o *Owner) Release(t *ownership.Terminated) error {
 	next.TransportError = ""
 	next.Terminated = nil
 	if t != nil {
-		next.Terminated = &ownership.Terminated{Reason: truncate(t.Reason, maxDetail), Message: truncate(t.Message, maxDetail)}
+		next.Terminated = &ownership.Terminated{Reason: truncate(t.Reason, ownership.MaxDetail), Message: truncate(t.Message, ownership.MaxDetail)}
 		if next.Terminated.Reason == "" {
 			// The parser requires a reason: without one the record would
 			// read back as malformed.

@@ -43,7 +43,7 @@ func TestRenew(t *testing.T) {
 	if err := o.Renew(ownership.Heartbeat{TransportError: strings.Repeat("é", 5000)}); err != nil {
 		t.Fatal(err)
 	}
-	if st := ReadState(p).State; len(st.TransportError) > maxDetail || st.TransportError == "" {
+	if st := ReadState(p).State; len(st.TransportError) > ownership.MaxDetail || st.TransportError == "" {
 		t.Fatalf("transportError %d bytes", len(st.TransportError))
 	}
 	if got := o.State(); !statesEqual(got, *ReadState(p).State) {

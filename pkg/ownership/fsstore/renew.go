@@ -12,14 +12,10 @@ import (
 	"gjc.dev/reconciler/pkg/platform"
 )
 
-// maxDetail caps transportError and terminated.message: they come from
-// remote servers, and the record must stay far below MaxRecordSize.
-const maxDetail = 1024
-
 // Renew is the heartbeat: it rewrites state.json with heartbeatAt now, the
 // transport's health (transportError kept only while unhealthy) and the
 // relay's (omitted when hb.Relay is nil; its block message cut to
-// maxDetail). A relay state the parser would refuse (a negative count, an
+// ownership.MaxDetail). A relay state the parser would refuse (a negative count, an
 // unknown block reason) is an error and nothing is written: a record that
 // reads as malformed would make the reconciler refuse its own owner. It
 // first proves that the ownership is still this owner's: its own
@@ -41,14 +37,14 @@ func (o *Owner) Renew(hb ownership.Heartbeat) error {
 	next.TransportHealthy = hb.TransportHealthy
 	next.TransportError = ""
 	if !hb.TransportHealthy {
-		next.TransportError = truncate(hb.TransportError, maxDetail)
+		next.TransportError = truncate(hb.TransportError, ownership.MaxDetail)
 	}
 	next.Relay = hb.Relay.Clone()
 	if r := next.Relay; r != nil {
 		if r.Blocked != nil {
-			r.Blocked.Message = truncate(r.Blocked.Message, maxDetail)
+			r.Blocked.Message = truncate(r.Blocked.Message, ownership.MaxDetail)
 		}
-		if _, _, err := ParseState(next.Marshal()); err != nil {
+		if _, _, err := ownership.ParseState(next.Marshal()); err != nil {
 			return fmt.Errorf("heartbeat not written: the relay's health is not valid: %w", err)
 		}
 	}

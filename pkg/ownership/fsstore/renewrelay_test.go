@@ -30,7 +30,7 @@ func TestRenewPublishesTheRelay(t *testing.T) {
 		t.Fatalf("record after a heartbeat with a relay: %+v", rec)
 	}
 	got := rec.State.Relay
-	if n := len(got.Blocked.Message); n > maxDetail || n == 0 || got.Pending != 2 || got.Posted != 5 || got.PostSeconds != 0.25 || got.Filtered != 3 {
+	if n := len(got.Blocked.Message); n > ownership.MaxDetail || n == 0 || got.Pending != 2 || got.Posted != 5 || got.PostSeconds != 0.25 || got.Filtered != 3 {
 		t.Fatalf("relay %+v (message of %d bytes)", got, n)
 	}
 	if len(rs.Blocked.Message) != 4000 {

@@ -3,11 +3,14 @@ package fsstore
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"gjc.dev/reconciler/pkg/ownership"
+	rt "gjc.dev/reconciler/pkg/ownership/internal/recordtest"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestStateMarshalBytes(t *testing.T) {
@@ -35,7 +38,7 @@ func TestStateMarshalBytes(t *testing.T) {
 	if got := string(s.Marshal()); strings.Contains(got, "generation") {
 		t.Fatalf("legacy generation written: %s", got)
 	}
-	lock := (&OwnerLock{PID: 4242, Incarnation: "linux:98231", CreatedAt: 1764450000000}).Marshal()
+	lock := (&ownership.OwnerLock{PID: 4242, Incarnation: "linux:98231", CreatedAt: 1764450000000}).Marshal()
 	if want := `{"pid":4242,"incarnation":"linux:98231","createdAt":1764450000000}` + "\n"; string(lock) != want {
 		t.Fatalf("lock: %s", lock)
 	}
@@ -97,14 +100,14 @@ func checkShape(t *testing.T, data []byte, keys, extensions []shapeKey) {
 	if !bytes.HasSuffix(data, []byte("}\n")) || bytes.Count(data, []byte("\n")) != 1 {
 		t.Fatalf("not one JSON.stringify line plus \\n: %q", data)
 	}
-	obj, err := parseObject(data)
+	obj, err := members(data)
 	if err != nil {
 		t.Fatal(err)
 	}
 	all := append(append([]shapeKey(nil), keys...), extensions...)
 	i := 0
 	for _, m := range obj {
-		for i < len(all) && all[i].Name != string(m.key) {
+		for i < len(all) && all[i].Name != m.key {
 			if all[i].Required {
 				t.Fatalf("%s: required key %q missing or out of order", data, all[i].Name)
 			}
@@ -163,16 +166,16 @@ func TestRecordsMatchReferenceShapes(t *testing.T) {
 	read()
 	for _, data := range records {
 		checkShape(t, data, shapes.State.Keys, shapes.State.Extensions)
-		v, ok := jsParse(data)
-		if !ok || !refStateShape(v) {
+		v, ok := rt.JSParse(data)
+		if !ok || !rt.StateShape(v) {
 			t.Fatalf("hasSafeChatDaemonStateShape refuses %s", data)
 		}
 	}
 	checkShape(t, lock, shapes.Lock.Keys, nil)
-	if v, ok := jsParse(lock); !ok || !refOwnerLock(v) {
+	if v, ok := rt.JSParse(lock); !ok || !rt.OwnerLock(v) {
 		t.Fatalf("isChatDaemonOwnerLock refuses %s", lock)
 	}
-	if err := WriteControl(p, NewControlRequest(ActionStop, o.State())); err != nil {
+	if err := WriteControl(p, ownership.NewControlRequest(ownership.ActionStop, o.State(), time.Now())); err != nil {
 		t.Fatal(err)
 	}
 	control, err := os.ReadFile(p.Control)
@@ -210,7 +213,7 @@ func TestReferenceJavaScriptAcceptsOurRecords(t *testing.T) {
 	add(p.State)
 	_ = o.Release(&ownership.Terminated{Reason: "X", Message: "y"})
 	add(p.State)
-	if err := WriteControl(p, NewControlRequest(ActionReload, o.State())); err != nil {
+	if err := WriteControl(p, ownership.NewControlRequest(ownership.ActionReload, o.State(), time.Now())); err != nil {
 		t.Fatal(err)
 	}
 	add(p.Control)
@@ -261,3 +264,47 @@ for (const line of lines) {
 }
 console.log("ok");
 `
+
+type member struct {
+	key string
+	raw json.RawMessage
+}
+
+// members splits a JSON object into its keys and raw values, in order.
+func members(data []byte) ([]member, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, fmt.Errorf("not a JSON object: %q", data)
+	}
+	var out []member
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, err
+		}
+		out = append(out, member{key: tok.(string), raw: raw})
+	}
+	return out, nil
+}
+
+// jsType is JavaScript's typeof of a raw JSON value, null and arrays told
+// apart from objects.
+func jsType(raw json.RawMessage) string {
+	switch raw[0] {
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	}
+	return "number"
+}

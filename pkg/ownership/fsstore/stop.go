@@ -9,7 +9,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/google/uuid"
 	"golang.org/x/sys/unix"
 
 	"gjc.dev/reconciler/pkg/ownership"
@@ -46,8 +45,7 @@ func (s *Store) Stop(ctx context.Context, name string, want *ownership.Desired, 
 		return fmt.Errorf("not stopping owner %s (pid %d); %w: %w", decided.OwnerID, decided.PID, ownership.ErrNothingSent, err)
 	}
 
-	req := ControlRequest{Version: 1, RequestID: uuid.NewString(), Action: action,
-		OwnerID: decided.OwnerID, PID: decided.PID, Incarnation: decided.Incarnation, CreatedAt: s.Now().UnixMilli()}
+	req := ownership.NewControlRequest(action, decided, s.Now())
 	if err := WriteControl(paths, req); err != nil {
 		return fmt.Errorf("writing control request; %w: %w", ownership.ErrNothingSent, err)
 	}

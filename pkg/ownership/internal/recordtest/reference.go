@@ -1,4 +1,4 @@
-package fsstore
+package recordtest
 
 import (
 	"bytes"
@@ -21,8 +21,8 @@ import (
 // []any, null nil. isProcessIncarnation is platform.ValidIncarnation, this
 // system's incarnation authority.
 
-// jsParse is JSON.parse; ok is false where JSON.parse would throw.
-func jsParse(data []byte) (v any, ok bool) {
+// JSParse is JSON.parse; ok is false where JSON.parse would throw.
+func JSParse(data []byte) (v any, ok bool) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	if err := dec.Decode(&v); err != nil {
@@ -60,7 +60,7 @@ func refNumber(v any) (float64, bool) { f, ok := v.(float64); return f, ok }
 
 func refSafeInteger(v any) bool {
 	f, ok := refNumber(v)
-	return ok && !math.IsInf(f, 0) && !math.IsNaN(f) && f == math.Trunc(f) && math.Abs(f) <= maxSafeInteger
+	return ok && !math.IsInf(f, 0) && !math.IsNaN(f) && f == math.Trunc(f) && math.Abs(f) <= (1<<53-1)
 }
 
 func refFinite(v any) bool {
@@ -101,7 +101,7 @@ func refOwnerShape(value any) bool {
 }
 
 // hasSafeChatDaemonStateShape
-func refStateShape(value any) bool {
+func StateShape(value any) bool {
 	if !refOwnerShape(value) {
 		return false
 	}
@@ -112,7 +112,7 @@ func refStateShape(value any) bool {
 
 // isRecognizedLegacyGeneration: the owner shape holds and generation is
 // undefined (absent; null is not undefined).
-func refLegacyGeneration(value any) bool {
+func LegacyGeneration(value any) bool {
 	if !refOwnerShape(value) {
 		return false
 	}
@@ -121,7 +121,7 @@ func refLegacyGeneration(value any) bool {
 }
 
 // isExactPreUpgradeUnavailableChatDaemonState
-func refExactLegacy(value any) bool {
+func ExactLegacy(value any) bool {
 	state, ok := refObject(value)
 	if !ok {
 		return false
@@ -148,7 +148,7 @@ func refExactLegacy(value any) bool {
 }
 
 // isChatDaemonOwnerLock
-func refOwnerLock(value any) bool {
+func OwnerLock(value any) bool {
 	lock, ok := refObject(value)
 	if !ok {
 		return false

@@ -1,12 +1,8 @@
-package fsstore
+package ownership
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"gjc.dev/reconciler/pkg/ownership"
-
-	"gjc.dev/reconciler/pkg/platform"
 )
 
 // legacyKeys is the exact key set of a pre-upgrade record (the reference's
@@ -16,38 +12,13 @@ var legacyKeys = []string{
 	"startedAt", "heartbeatAt", "transportHealthy", "stoppedAt",
 }
 
-// ReadState reads and parses p.State. The file is opened without following
-// a symbolic link and read up to MaxRecordSize; the daemon directory and
-// the levels above it must be private. No file or directory is created.
-func ReadState(p ownership.Paths) ownership.Record {
-	data, exists, err := readContractFile(p, p.State)
-	switch {
-	case err != nil:
-		return ownership.Record{Present: true, Malformed: &ownership.MalformedError{Path: p.State, Err: err}, Paths: p}
-	case !exists:
-		return ownership.Record{Paths: p}
-	}
-	rec := ownership.Record{Present: true, Raw: data, Paths: p}
-	st, legacy, err := ParseState(data)
-	if err != nil {
-		var me *ownership.MalformedError
-		if errors.As(err, &me) {
-			me.Path = p.State
-		}
-		rec.Malformed = err
-		return rec
-	}
-	rec.State, rec.Legacy = st, legacy
-	return rec
-}
-
 // ParseState judges data as a state.json record with the reference's rules
 // (hasSafeChatDaemonOwnerShape, hasSafeChatDaemonStateShape,
 // isExactPreUpgradeUnavailableChatDaemonState) and this project's additions:
 //
 //   - version is 1; kind is a known provider; pid is a safe integer > 0;
 //     ownerId and identity are non-empty strings; incarnation is valid
-//     (platform.ValidIncarnation); startedAt and heartbeatAt are finite
+//     (ValidIncarnation); startedAt and heartbeatAt are finite
 //     numbers; transportHealthy is a boolean; stoppedAt is absent or a
 //     finite number; generation is absent (a legacy generation) or a safe
 //     integer >= 0. null is never "absent".
@@ -66,13 +37,13 @@ func ReadState(p ownership.Paths) ownership.Record {
 //     "unavailable"; legacy is then true and Incarnation is "unavailable".
 //
 // The error is a *MalformedError naming the first field at fault.
-func ParseState(data []byte) (st *ownership.State, legacy bool, err error) {
+func ParseState(data []byte) (st *State, legacy bool, err error) {
 	obj, err := parseObject(data)
 	if err != nil {
-		return nil, false, &ownership.MalformedError{Path: ownership.StateFile, Err: err}
+		return nil, false, &MalformedError{Path: StateFile, Err: err}
 	}
-	f := fields{obj: obj, file: ownership.StateFile}
-	s := &ownership.State{Version: ownership.RecordVersion}
+	f := fields{obj: obj, file: StateFile}
+	s := &State{Version: RecordVersion}
 	f.version()
 	s.Kind = f.kind()
 	s.PID = f.pid("pid")
@@ -87,10 +58,10 @@ func ParseState(data []byte) (st *ownership.State, legacy bool, err error) {
 	// Free text (a remote server's error, a stopper's reason) that status,
 	// waits and failures print to a terminal: one line, no control
 	// characters, so an escape sequence in a record never reaches it.
-	s.TransportError = ownership.OneLine(f.optionalString("transportError"))
+	s.TransportError = OneLine(f.optionalString("transportError"))
 	s.Terminated = f.terminated()
 	s.BootID = f.optionalString("bootId")
-	s.Machine = ownership.OneLine(f.optionalString("machine"))
+	s.Machine = OneLine(f.optionalString("machine"))
 	s.Relay = f.relay() // parserelay.go
 	if f.err != nil {
 		return nil, false, f.err
@@ -102,12 +73,12 @@ func ParseState(data []byte) (st *ownership.State, legacy bool, err error) {
 type fields struct {
 	obj  object
 	file string
-	err  *ownership.MalformedError
+	err  *MalformedError
 }
 
 func (f *fields) fail(field, format string, args ...any) {
 	if f.err == nil {
-		f.err = &ownership.MalformedError{Path: f.file, Field: field, Err: fmt.Errorf(format, args...)}
+		f.err = &MalformedError{Path: f.file, Field: field, Err: fmt.Errorf(format, args...)}
 	}
 }
 
@@ -125,8 +96,8 @@ func (f *fields) version() {
 	if !ok {
 		return
 	}
-	if v, ok := jsNumber(raw); !ok || v != ownership.RecordVersion {
-		f.fail("version", "must be %d, got %s", ownership.RecordVersion, shown(raw))
+	if v, ok := jsNumber(raw); !ok || v != RecordVersion {
+		f.fail("version", "must be %d, got %s", RecordVersion, shown(raw))
 	}
 }
 
@@ -136,8 +107,8 @@ func (f *fields) kind() string {
 		return ""
 	}
 	k, ok := jsString(raw)
-	if !ok || !ownership.KnownKind(k) {
-		f.fail("kind", "must be one of %q, got %s", ownership.Kinds(), shown(raw))
+	if !ok || !KnownKind(k) {
+		f.fail("kind", "must be one of %q, got %s", Kinds(), shown(raw))
 	}
 	return k
 }
@@ -179,7 +150,7 @@ func (f *fields) incarnation(obj object) (string, bool) {
 	switch {
 	case !ok:
 		f.fail("incarnation", "must be a string, got %s", shown(raw))
-	case s == ownership.LegacyIncarnation:
+	case s == LegacyIncarnation:
 		for _, m := range obj {
 			if !isLegacyKey(string(m.key)) {
 				f.fail("incarnation", "%q has no authority, and key %q makes this not the exact legacy record", s, m.key)
@@ -187,7 +158,7 @@ func (f *fields) incarnation(obj object) (string, bool) {
 			}
 		}
 		return s, true
-	case !platform.ValidIncarnation(s):
+	case !ValidIncarnation(s):
 		f.fail("incarnation", "%s is not a valid incarnation", shown(raw))
 	}
 	return s, false
@@ -272,12 +243,12 @@ func (f *fields) optionalString(key string) string {
 	return s
 }
 
-func (f *fields) terminated() *ownership.Terminated {
+func (f *fields) terminated() *Terminated {
 	raw, ok := f.obj.get("terminated")
 	if !ok || f.err != nil {
 		return nil
 	}
-	fail := func() *ownership.Terminated {
+	fail := func() *Terminated {
 		f.fail("terminated", "must be an object with a non-empty string reason and a string message, got %s", shown(raw))
 		return nil
 	}
@@ -298,5 +269,5 @@ func (f *fields) terminated() *ownership.Terminated {
 	if !rok || !mok || reason == "" {
 		return fail()
 	}
-	return &ownership.Terminated{Reason: ownership.OneLine(reason), Message: ownership.OneLine(message)}
+	return &Terminated{Reason: OneLine(reason), Message: OneLine(message)}
 }

@@ -1,10 +1,12 @@
-package fsstore
+package ownership
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
 	"testing"
+
+	rt "gjc.dev/reconciler/pkg/ownership/internal/recordtest"
 )
 
 // FuzzParseState: the record parser never panics; whatever it accepts
@@ -12,16 +14,16 @@ import (
 // identically from then on); and it never accepts a record the reference's
 // own predicates refuse.
 func FuzzParseState(f *testing.F) {
-	for _, tc := range malformedRecords(4242, "linux:98231") {
-		f.Add(tc.data)
+	for _, tc := range rt.MalformedRecords(4242, "linux:98231") {
+		f.Add(tc.Data)
 	}
-	r := recordObj(4242, "linux:98231")
-	f.Add(r.bytes())
-	f.Add(r.without("generation").with("incarnation", `"unavailable"`).bytes())
-	f.Add(r.with("stoppedAt", "1764450009000").with("transportError", `"x"`).with("terminated", `{"reason":"R","message":"m"}`).bytes())
-	f.Add(r.with("relay", goodRelay).bytes())
-	f.Add(r.with("relay", `{"pending":0,"failed":0,"posted":1e0,"postSeconds":-0,"rateLimitWaits":0,"blocked":{"message":"\u0085","reason":"ChannelUnavailable"}}`).bytes())
-	f.Add(r.with("pid", "4.242e3").with("generation", "-0").with("future", `[{"a":null}]`).bytes())
+	r := rt.Record(4242, "linux:98231")
+	f.Add(r.Bytes())
+	f.Add(r.Without("generation").With("incarnation", `"unavailable"`).Bytes())
+	f.Add(r.With("stoppedAt", "1764450009000").With("transportError", `"x"`).With("terminated", `{"reason":"R","message":"m"}`).Bytes())
+	f.Add(r.With("relay", rt.GoodRelay).Bytes())
+	f.Add(r.With("relay", `{"pending":0,"failed":0,"posted":1e0,"postSeconds":-0,"rateLimitWaits":0,"blocked":{"message":"\u0085","reason":"ChannelUnavailable"}}`).Bytes())
+	f.Add(r.With("pid", "4.242e3").With("generation", "-0").With("future", `[{"a":null}]`).Bytes())
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkObjectSplit(t, data)
 		st, legacy, err := ParseState(data)
@@ -31,15 +33,15 @@ func FuzzParseState(f *testing.F) {
 			}
 			return
 		}
-		v, ok := jsParse(data)
+		v, ok := rt.JSParse(data)
 		switch {
 		case !ok:
 			t.Fatalf("accepted what JSON.parse refuses: %q", data)
-		case legacy && !refExactLegacy(v):
+		case legacy && !rt.ExactLegacy(v):
 			t.Fatalf("accepted as legacy what the reference does not recognise: %q", data)
-		case !legacy && st.Generation != nil && !refStateShape(v):
+		case !legacy && st.Generation != nil && !rt.StateShape(v):
 			t.Fatalf("accepted what hasSafeChatDaemonStateShape refuses: %q", data)
-		case !legacy && st.Generation == nil && !refLegacyGeneration(v):
+		case !legacy && st.Generation == nil && !rt.LegacyGeneration(v):
 			t.Fatalf("accepted a legacy generation the reference refuses: %q", data)
 		}
 		out := st.Marshal()
@@ -63,7 +65,7 @@ func FuzzParseOwnerLock(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if v, ok := jsParse(data); !ok || !refOwnerLock(v) {
+		if v, ok := rt.JSParse(data); !ok || !rt.OwnerLock(v) {
 			t.Fatalf("accepted what isChatDaemonOwnerLock refuses: %q", data)
 		}
 		again, err := ParseOwnerLock(l.Marshal())
@@ -81,7 +83,7 @@ func FuzzParseControl(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if err := c.validate(); err != nil {
+		if err := c.Validate(); err != nil {
 			t.Fatalf("accepted %q, which WriteControl would refuse: %v", data, err)
 		}
 		again, err := ParseControl(c.Marshal())

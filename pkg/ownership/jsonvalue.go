@@ -1,8 +1,6 @@
-package fsstore
+package ownership
 
 import (
-	"gjc.dev/reconciler/pkg/ownership"
-
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -262,7 +260,7 @@ func isSafeInteger(f float64) bool {
 func shown(raw json.RawMessage) string {
 	const max = 40
 	if len(raw) > max {
-		return ownership.OneLine(string(raw[:max])) + "..."
+		return OneLine(string(raw[:max])) + "..."
 	}
-	return ownership.OneLine(string(raw))
+	return OneLine(string(raw))
 }

@@ -1,13 +1,9 @@
-package fsstore
+package ownership
 
 import (
 	"encoding/json"
 	"fmt"
 	"slices"
-
-	"gjc.dev/reconciler/pkg/inbound"
-	"gjc.dev/reconciler/pkg/ownership"
-	"gjc.dev/reconciler/pkg/relay"
 )
 
 // relayKeys are the keys a relay object may hold. Unlike the record's own
@@ -19,16 +15,15 @@ var relayKeys = []string{
 	"inboxLanded", "inboxDuplicates", "inboxIgnored", "lastInboxAt", "inboxIgnoredBy", "inboxWaiting",
 }
 
-// blockReasons are the reasons a relay may be blocked for: the relay's own,
-// which status shows as a condition reason.
-var blockReasons = []string{relay.ReasonRelayBlocked, relay.ReasonChannelUnavailable}
+// blockReasons are the reasons a relay may be blocked for.
+var blockReasons = []string{ReasonRelayBlocked, ReasonChannelUnavailable}
 
-// relay is the optional relay object (ownership.RelayState): counts are
+// relay is the optional relay object (RelayState): counts are
 // safe integers >= 0 and always present, times safe integers >= 0 (unix
 // ms) when present, postSeconds a finite number >= 0, blocked an object of
-// exactly a known reason and a message of at most maxDetail bytes. The
+// exactly a known reason and a message of at most MaxDetail bytes. The
 // message is read as one line, as the other free text is.
-func (f *fields) relay() *ownership.RelayState {
+func (f *fields) relay() *RelayState {
 	raw, ok := f.obj.get("relay")
 	if !ok || f.err != nil {
 		return nil
@@ -49,7 +44,7 @@ func (f *fields) relay() *ownership.RelayState {
 		}
 	}
 	r := relayFields{fields: f, obj: obj}
-	st := &ownership.RelayState{
+	st := &RelayState{
 		Pending:          r.count("pending"),
 		OldestPendingAt:  r.time("oldestPendingAt"),
 		Failed:           r.count("failed"),
@@ -126,14 +121,14 @@ func (r relayFields) seconds(key string) float64 {
 	return v
 }
 
-func (r relayFields) blocked() *ownership.RelayBlock {
+func (r relayFields) blocked() *RelayBlock {
 	raw, ok := r.obj.get("blocked")
 	if !ok || r.err != nil {
 		return nil
 	}
-	fail := func(format string, args ...any) *ownership.RelayBlock {
+	fail := func(format string, args ...any) *RelayBlock {
 		r.fail("relay.blocked", "must be {reason, message} with reason one of %q and a message of at most %d bytes: %s",
-			blockReasons, maxDetail, fmt.Sprintf(format, args...))
+			blockReasons, MaxDetail, fmt.Sprintf(format, args...))
 		return nil
 	}
 	if jsType(raw) != "object" {
@@ -164,10 +159,10 @@ func (r relayFields) blocked() *ownership.RelayBlock {
 		return fail("reason %s", shown(reason))
 	case !mok:
 		return fail("message %s", shown(message))
-	case len(ms) > maxDetail:
+	case len(ms) > MaxDetail:
 		return fail("message of %d bytes", len(ms))
 	}
-	return &ownership.RelayBlock{Reason: rs, Message: ownership.OneLine(ms)}
+	return &RelayBlock{Reason: rs, Message: OneLine(ms)}
 }
 
 // ignoredBy is the optional inboxIgnoredBy object: each key one of the
@@ -178,7 +173,7 @@ func (r relayFields) ignoredBy() map[string]int64 {
 		return nil
 	}
 	fail := func(format string, args ...any) map[string]int64 {
-		r.fail("relay.inboxIgnoredBy", "must be an object of counts by reason (one of %q): %s", inbound.Reasons, fmt.Sprintf(format, args...))
+		r.fail("relay.inboxIgnoredBy", "must be an object of counts by reason (one of %q): %s", InboxIgnoredReasons, fmt.Sprintf(format, args...))
 		return nil
 	}
 	if jsType(raw) != "object" {
@@ -191,7 +186,7 @@ func (r relayFields) ignoredBy() map[string]int64 {
 	out := make(map[string]int64, len(obj))
 	for _, m := range obj {
 		k := string(m.key)
-		if !slices.Contains(inbound.Reasons, inbound.Reason(k)) {
+		if !slices.Contains(InboxIgnoredReasons, k) {
 			return fail("unknown reason %q", k)
 		}
 		v, ok := jsNumber(m.raw)
