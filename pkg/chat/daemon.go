@@ -3,7 +3,6 @@ package chat
 import (
 	"context"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -64,15 +63,13 @@ func RunDaemon(ctx context.Context, opts DaemonOptions, tr Transport) (int, erro
 	if err != nil {
 		return code, err
 	}
-	if c, ok := owner.(io.Closer); ok {
-		// A claim that outlives its release (a fleet's lease) ends with
-		// the daemon: after the release, or at once when it was lost.
-		defer func() {
-			if err := c.Close(); err != nil {
-				opts.Log.Error(err, "ending the claim")
-			}
-		}()
-	}
+	// The claim ends with the daemon: after the release, or at once when
+	// it was lost (a fleet's lease would otherwise outlive both).
+	defer func() {
+		if err := owner.Close(); err != nil {
+			opts.Log.Error(err, "ending the claim")
+		}
+	}()
 	transport := newTransportComponent(tr)
 	d := &daemon{claim: owner, paths: ownership.PathsFor(opts.AgentDir, opts.Config.Name), cfg: opts.Config, log: opts.Log, heartbeat: opts.Heartbeat, health: transport}
 	components := []Component{transport}

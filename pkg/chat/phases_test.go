@@ -78,6 +78,10 @@ func (f *fakeClaim) Lost() <-chan struct{} { return f.lost }
 
 func (f *fakeClaim) State() ownership.State { return ownership.State{PID: 1, OwnerID: "owner-test"} }
 
+func (f *fakeClaim) ControlChanged() <-chan struct{} { return nil }
+
+func (f *fakeClaim) Close() error { return nil }
+
 // fakeComponent records its Start and Stop; started runs inside Start, so
 // a test can act once it (the last component) runs.
 type fakeComponent struct {

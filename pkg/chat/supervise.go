@@ -50,11 +50,8 @@ func (d *daemon) supervise(ctx context.Context, components []Component) *ending 
 	// and on every heartbeat.
 	check := true
 	// A claim kept elsewhere than the daemon dir (a fleet's) says itself
-	// when a control request may have arrived.
-	var controlChanged <-chan struct{}
-	if cc, ok := d.claim.(interface{ ControlChanged() <-chan struct{} }); ok {
-		controlChanged = cc.ControlChanged()
-	}
+	// when a control request may have arrived; nil for one kept here.
+	controlChanged := d.claim.ControlChanged()
 	for {
 		if check && d.stopRequested() {
 			d.log.Info("stop requested through control.json")

@@ -55,6 +55,18 @@ type Claim interface {
 	Lost() <-chan struct{}
 	// State is the record as last published.
 	State() State
+	// ControlChanged is poked when a control request may have arrived, so
+	// the daemon reads StopRequested then and not only on its next
+	// heartbeat. It is nil for a claim whose requests arrive where the
+	// daemon watches already (one machine: control.json in the daemon's
+	// own directory).
+	ControlChanged() <-chan struct{}
+	// Close ends the claim as the process's exit would, after Release or
+	// at once when the ownership was lost: what it holds beyond the record
+	// (a kernel's name lock, a fleet's lease) is let go, so a successor
+	// may start, and the claim counts as lost from then on. The record is
+	// left as it is.
+	Close() error
 }
 
 // Heartbeat is what a daemon publishes with each renewal.

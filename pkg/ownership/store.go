@@ -43,6 +43,14 @@ type Store interface {
 	// LockPasses serializes reconcile passes over this store across
 	// processes, waiting up to ctx's deadline. Call release when done.
 	LockPasses(ctx context.Context) (release func(), err error)
+	// Machine names this machine in the store's elections of a leader
+	// per name (a fleet's); "" for a store without elections (one
+	// machine's files), where every name is led here.
+	Machine() string
+	// Leader names the machine that leads name's election now, "" when
+	// none does or the store has no elections: for status, since a
+	// leader's word may be stale the moment it is read.
+	Leader(name string) (string, error)
 	// Boot identifies this boot, for safety state kept across restarts.
 	Boot() BootFacts
 	Now() time.Time

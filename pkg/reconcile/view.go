@@ -172,21 +172,15 @@ func holdOf(holds map[string]Hold, name string) *Hold {
 // stoppedPhase: a phase that wants no owner running.
 func stoppedPhase(p Phase) bool { return p == PhaseStopped || p == PhaseHeld }
 
-// leaders is what a fleet's store says of its elections.
-type leaders interface {
-	Leader(name string) (string, error)
-	Machine() string
-}
-
 // electionOf is name's election as store sees it now; nil for a store
 // without elections (one machine's files).
 func electionOf(store ownership.Store, name string) *Election {
-	l, ok := store.(leaders)
-	if !ok {
+	self := store.Machine()
+	if self == "" {
 		return nil
 	}
-	who, err := l.Leader(name)
-	e := &Election{Leader: who, Self: l.Machine()}
+	who, err := store.Leader(name)
+	e := &Election{Leader: who, Self: self}
 	if err != nil {
 		e.Error = err.Error()
 	}

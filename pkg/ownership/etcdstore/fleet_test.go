@@ -63,7 +63,7 @@ func acquire(t *testing.T, s *etcdstore.Store, name string) ownership.Claim {
 	if err != nil {
 		t.Fatalf("Acquire(%s): %v", name, err)
 	}
-	t.Cleanup(func() { _ = c.(interface{ Close() error }).Close() })
+	t.Cleanup(func() { _ = c.Close() })
 	if err := c.Renew(ownership.Heartbeat{TransportHealthy: true}); err != nil {
 		t.Fatalf("first heartbeat: %v", err)
 	}
@@ -224,7 +224,7 @@ func TestSecondAcquireIsRefusedWhileTheFirstHolds(t *testing.T) {
 	if err := second(); !errors.As(err, &he) {
 		t.Fatalf("a second Acquire while the first released but runs = %v, want held", err)
 	}
-	if err := first.(interface{ Close() error }).Close(); err != nil {
+	if err := first.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if err := second(); err != nil {

@@ -56,6 +56,13 @@ func (w *world) store(t *testing.T, cli *clientv3.Client, machine string) *etcds
 
 func (w *world) Store() ownership.Store { return w.store(w.tt, w.cli, "m1") }
 
+func (w *world) Acquirer(*testing.T) ownership.Acquirer { return w.store(w.tt, w.cli, "m1") }
+
+func (w *world) RequestStop(t *testing.T, name string, s ownership.State) {
+	req := ownership.NewControlRequest(ownership.ActionStop, s, time.Now())
+	w.put(t, w.key(name, ownership.ControlFile), req.Marshal())
+}
+
 func (w *world) key(name, file string) string { return w.prefix + "/" + name + "/" + file }
 
 func (w *world) put(t *testing.T, key string, val []byte) {
@@ -179,7 +186,7 @@ func (o *owner) note(what string) {
 
 func (o *owner) run() {
 	defer close(o.done)
-	changed := o.claim.(interface{ ControlChanged() <-chan struct{} }).ControlChanged()
+	changed := o.claim.ControlChanged()
 	tick := time.NewTicker(500 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -205,7 +212,7 @@ func (o *owner) run() {
 			if !released {
 				_ = o.claim.Release(nil)
 			}
-			_ = o.claim.(interface{ Close() error }).Close()
+			_ = o.claim.Close()
 			return
 		}
 	}
@@ -259,5 +266,5 @@ func (o *owner) Crash(t *testing.T) {
 		close(o.crash)
 	}
 	<-o.done
-	_ = o.claim.(interface{ Close() error }).Close()
+	_ = o.claim.Close()
 }

@@ -34,6 +34,16 @@ type world struct {
 
 func (w *world) Store() ownership.Store { return w.w.Store() }
 
+// noClaims: the fake's owners are simulated processes, not claims.
+const noClaims = "fakestore: its owners are simulated processes, which hold no ownership.Claim"
+
+func (w *world) Acquirer(t *testing.T) ownership.Acquirer {
+	t.Skip(noClaims)
+	return nil
+}
+
+func (w *world) RequestStop(t *testing.T, _ string, _ ownership.State) { t.Skip(noClaims) }
+
 func (w *world) started(t *testing.T, p *fakestore.Process) proc {
 	t.Cleanup(p.Kill)
 	if w.fault != nil {

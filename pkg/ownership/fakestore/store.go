@@ -156,3 +156,9 @@ func (s *Store) Now() time.Time {
 	defer s.w.mu.Unlock()
 	return s.w.now
 }
+
+// Machine is "": the fake, like one machine's files, holds no elections.
+func (s *Store) Machine() string { return "" }
+
+// Leader is "": without elections every name is led here.
+func (s *Store) Leader(string) (string, error) { return "", nil }

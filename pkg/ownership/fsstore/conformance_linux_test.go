@@ -11,6 +11,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/go-logr/logr"
 
@@ -44,6 +45,17 @@ func (w *world) paths(name string) ownership.Paths { return ownership.PathsFor(w
 
 func (w *world) Store() ownership.Store {
 	return fsstore.New(w.agentDir, fsstore.Options{Probe: w.probe, Log: logr.Discard()})
+}
+
+func (w *world) Acquirer(*testing.T) ownership.Acquirer {
+	return fsstore.New(w.agentDir, fsstore.Options{Probe: w.probe, Log: logr.Discard()})
+}
+
+func (w *world) RequestStop(t *testing.T, name string, s ownership.State) {
+	t.Helper()
+	if err := fsstore.WriteControl(w.paths(name), ownership.NewControlRequest(ownership.ActionStop, s, time.Now())); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func (w *world) StartOwner(t *testing.T, name string, want ownership.Desired, opts ownershiptest.OwnerOptions) ownershiptest.Owner {

@@ -61,6 +61,12 @@ var cases = []testCase{
 	{"ReferenceOfReusedPIDFails", true, referenceOfReusedPID},
 	{"ReferenceOutlivesRecord", true, referenceOutlivesRecord},
 
+	// The claim's capabilities, and the store's elections.
+	{"ClaimReportsControlRequests", false, claimReportsControlRequests},
+	{"ClaimCloseEndsIt", false, claimCloseEndsIt},
+	{"ClaimCloseWithoutReleaseEndsIt", false, claimCloseWithoutRelease},
+	{"LeaderOfAPreparedName", false, leaderOfAPreparedName},
+
 	// Passes and the clock.
 	{"LockPassesExcludesSecondHolder", true, lockPassesExcludes},
 	{"BootAndNowAreSane", false, bootAndNow},

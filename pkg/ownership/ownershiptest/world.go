@@ -60,6 +60,14 @@ type World interface {
 	// denied, a peer out of reach).
 	HideLiveness(t *testing.T, p Process)
 
+	// Acquirer is the daemon's side of this world, in this process: the
+	// claims whose declared capabilities the cases check.
+	Acquirer(t *testing.T) ownership.Acquirer
+
+	// RequestStop writes a stop request addressed to the owner s names,
+	// as a controller does before it signals, and sends nothing.
+	RequestStop(t *testing.T, name string, s ownership.State)
+
 	// Fingerprint describes everything kept about name (contents, and
 	// identity where files have one), to prove an operation changed
 	// nothing.
