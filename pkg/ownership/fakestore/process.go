@@ -5,6 +5,7 @@ import (
 	"syscall"
 
 	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/ownership/internal/ladder"
 	"gjc.dev/reconciler/pkg/platform"
 )
 
@@ -160,10 +161,10 @@ func (p *Process) exit() {
 // holds the world's lock.
 func (p *Process) deliver(sig syscall.Signal) error {
 	if err := p.w.faults.signalErr; err != nil {
-		return fmt.Errorf("signal %s to pid %d: %w", signalName(sig), p.pid, err)
+		return fmt.Errorf("signal %s to pid %d: %w", ladder.Name(sig), p.pid, err)
 	}
 	if p.exited {
-		return fmt.Errorf("signal %s to pid %d: %w", signalName(sig), p.pid, platform.ErrProcessGone)
+		return fmt.Errorf("signal %s to pid %d: %w", ladder.Name(sig), p.pid, platform.ErrProcessGone)
 	}
 	p.received = append(p.received, sig)
 	switch {

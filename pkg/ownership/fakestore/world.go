@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"sync"
-	"syscall"
 	"time"
 
 	"gjc.dev/reconciler/pkg/ownership"
@@ -211,17 +210,6 @@ func (w *World) holderOf(name string) *Process {
 	}
 	sort.Ints(pids)
 	return w.procs[pids[0]]
-}
-
-// signalName names sig as fsstore's messages do.
-func signalName(sig syscall.Signal) string {
-	switch sig {
-	case syscall.SIGTERM:
-		return "SIGTERM"
-	case syscall.SIGKILL:
-		return "SIGKILL"
-	}
-	return fmt.Sprintf("signal %d", int(sig))
 }
 
 // changed pokes name's watchers; the caller holds w.mu.
