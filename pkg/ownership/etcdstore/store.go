@@ -12,7 +12,7 @@ import (
 	"go.etcd.io/etcd/client/v3/concurrency"
 
 	"gjc.dev/reconciler/pkg/ownership"
-	"gjc.dev/reconciler/pkg/ownership/fsstore"
+	"gjc.dev/reconciler/pkg/ownership/internal/agentdir"
 )
 
 // Options configure a Store.
@@ -43,7 +43,6 @@ type Store struct {
 	prefix   string
 	timeout  time.Duration
 	log      logr.Logger
-	local    *fsstore.Store // this machine's files: daemon dirs, the pass lock
 
 	ctx    context.Context // ended by Close
 	cancel context.CancelFunc
@@ -84,7 +83,7 @@ func New(opts Options) (*Store, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Store{timeout: timeout,
 		cli: opts.Client, agentDir: opts.AgentDir, machine: opts.Machine, ttl: opts.LeaseTTL,
-		prefix: prefix, log: opts.Log, local: fsstore.New(opts.AgentDir, fsstore.Options{Log: opts.Log}),
+		prefix: prefix, log: opts.Log,
 		ctx: ctx, cancel: cancel, campaigns: map[string]bool{},
 	}, nil
 }
@@ -97,7 +96,7 @@ func (s *Store) Machine() string { return s.machine }
 // Prepare makes name's local dir (its daemon's log lives there) and
 // stands this machine as a candidate to lead name.
 func (s *Store) Prepare(name string) error {
-	if err := s.local.Prepare(name); err != nil {
+	if err := agentdir.EnsureDir(ownership.PathsFor(s.agentDir, name)); err != nil {
 		return err
 	}
 	return s.campaign(name)
@@ -105,7 +104,13 @@ func (s *Store) Prepare(name string) error {
 
 // LockPasses takes this agent dir's pass lock: passes on other machines
 // run beside this one, each leading its own names.
-func (s *Store) LockPasses(ctx context.Context) (func(), error) { return s.local.LockPasses(ctx) }
+func (s *Store) LockPasses(ctx context.Context) (func(), error) {
+	l, err := agentdir.TakePassLock(ctx, s.agentDir)
+	if err != nil {
+		return nil, err
+	}
+	return l.Release, nil
+}
 
 // Boot says that owners here are proved by leases, which no reboot
 // survives, not by incarnations, which only one boot orders.

@@ -7,28 +7,14 @@ import (
 	"os"
 
 	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/ownership/internal/agentdir"
 	"gjc.dev/reconciler/pkg/platform"
 )
 
-// EnsureDir creates the daemon's directory and the levels above it under
-// the agent dir (sdk, sdk/daemons), each mode 0700, and refuses any level
-// that is a symbolic link, owned by another user, or writable by group or
-// others (platform.ErrNotPrivate). The agent dir itself is the operator's
-// choice and is not judged; a missing one is created 0700.
-func EnsureDir(p ownership.Paths) error {
-	levels, err := p.Levels()
-	if err != nil {
-		return err
-	}
-	// Top down, so a swapped-in link at a higher level is refused before
-	// anything is created through it.
-	for _, dir := range levels {
-		if err := checkPrivate(dir); err != nil {
-			return fmt.Errorf("daemon directory %s: %w", p.Dir, err)
-		}
-	}
-	return nil
-}
+// EnsureDir creates the daemon's directory and the levels above it, each
+// private (see agentdir.EnsureDir): what the daemon and the stores need
+// before a record is written.
+func EnsureDir(p ownership.Paths) error { return agentdir.EnsureDir(p) }
 
 // checkDir is EnsureDir for readers and for writers that must not create:
 // it reports whether the daemon directory exists, and refuses a level that
@@ -45,7 +31,7 @@ func checkDir(p ownership.Paths) (exists bool, err error) {
 			return false, fmt.Errorf("daemon directory %s: %w", p.Dir, err)
 		}
 		// It exists, so CheckPrivateDir only judges it.
-		if err := checkPrivate(dir); err != nil {
+		if err := agentdir.CheckPrivate(dir); err != nil {
 			return false, fmt.Errorf("daemon directory %s: %w", p.Dir, err)
 		}
 	}
@@ -75,7 +61,7 @@ func readContractFile(p ownership.Paths, path string) (data []byte, exists bool,
 			return nil, false, nil
 		}
 	}
-	if derr := checkPrivate(p.Dir); derr != nil {
+	if derr := agentdir.CheckPrivate(p.Dir); derr != nil {
 		return nil, true, fmt.Errorf("daemon directory %s: %w", p.Dir, derr)
 	}
 	switch {
@@ -86,7 +72,3 @@ func readContractFile(p ownership.Paths, path string) (data []byte, exists bool,
 	}
 	return data, true, nil
 }
-
-// checkPrivate is platform.CheckPrivateDir, its refusal marked as the
-// model's ErrUnsafeDirectory so a verdict on it needs no platform.
-func checkPrivate(dir string) error { return marked(platform.CheckPrivateDir(dir)) }

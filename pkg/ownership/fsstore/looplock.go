@@ -3,6 +3,7 @@ package fsstore
 import (
 	"errors"
 	"fmt"
+	"gjc.dev/reconciler/pkg/ownership/internal/agentdir"
 
 	"gjc.dev/reconciler/pkg/platform"
 )
@@ -30,12 +31,12 @@ func (e *LoopRunningError) Is(target error) bool { return target == ErrLoopRunni
 // replacement; the kernel drops the lock however the loop exits, and no
 // file operation (a removed socket, an rm -rf of sdk/) can take it away.
 func TakeLoopLock(agentDir string) (release func(), err error) {
-	keys, err := agentDirKeys(agentDir, true)
+	keys, err := agentdir.Keys(agentDir, true)
 	if err != nil {
 		return nil, fmt.Errorf("loop lock: %w", err)
 	}
 	for i := range keys {
-		keys[i] += loopLockKey
+		keys[i] += agentdir.LoopSuffix
 	}
 	held, err := platform.TakeNameLocks(keys...)
 	var h *platform.NameHeldError
@@ -52,5 +53,5 @@ func TakeLoopLock(agentDir string) (release func(), err error) {
 // PassLockHolder does the pass lock's: for a command that finds no loop
 // answering on the socket and must say that one runs all the same.
 func LoopLockHolder(agentDir string) (holder platform.NameHolder, held bool, err error) {
-	return lockHolder(agentDir, loopLockKey, "loop lock")
+	return lockHolder(agentDir, agentdir.LoopSuffix, "loop lock")
 }

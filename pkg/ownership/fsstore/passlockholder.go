@@ -2,15 +2,9 @@ package fsstore
 
 import (
 	"fmt"
+	"gjc.dev/reconciler/pkg/ownership/internal/agentdir"
 
 	"gjc.dev/reconciler/pkg/platform"
-)
-
-// The name keys of agentDir's two kernel-held locks, under each of the
-// dir's keys: the pass lock's and the loop lock's.
-const (
-	passLockKey = "/.pass"
-	loopLockKey = "/.loop"
 )
 
 // PassLockHolder names the process holding agentDir's pass lock, as the
@@ -19,13 +13,13 @@ const (
 // who does. It is for messages to a waiting operator: the holder may let go
 // the moment after.
 func PassLockHolder(agentDir string) (holder platform.NameHolder, held bool, err error) {
-	return lockHolder(agentDir, passLockKey, "pass lock")
+	return lockHolder(agentDir, agentdir.PassSuffix, "pass lock")
 }
 
 // lockHolder names the holder of one of agentDir's kernel-held locks, the
 // one whose name key ends in suffix, under any of the dir's keys.
 func lockHolder(agentDir, suffix, what string) (holder platform.NameHolder, held bool, err error) {
-	keys, err := agentDirKeys(agentDir, false)
+	keys, err := agentdir.Keys(agentDir, false)
 	if err != nil {
 		return holder, false, fmt.Errorf("%s: %w", what, err)
 	}

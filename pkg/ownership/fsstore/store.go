@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"gjc.dev/reconciler/pkg/ownership/internal/agentdir"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -98,7 +99,7 @@ func (s *Store) Watch(name string) (<-chan struct{}, func(), error) {
 		return nil, nil, err
 	}
 	for _, dir := range levels[:2] {
-		if err := checkPrivate(dir); err != nil {
+		if err := agentdir.CheckPrivate(dir); err != nil {
 			return nil, nil, fmt.Errorf("watching %s: %w", p.Dir, err)
 		}
 	}
@@ -158,11 +159,11 @@ func (s *Store) Reference(st ownership.State) (ownership.OwnerRef, error) {
 
 // LockPasses takes the agent dir's pass lock, waiting up to ctx's deadline.
 func (s *Store) LockPasses(ctx context.Context) (func(), error) {
-	l, err := acquirePassLock(ctx, s.agentDir)
+	l, err := agentdir.TakePassLock(ctx, s.agentDir)
 	if err != nil {
 		return nil, err
 	}
-	return l.release, nil
+	return l.Release, nil
 }
 
 // Boot is this boot's time and ID, as far as they can be read.

@@ -1,4 +1,4 @@
-package fsstore
+package agentdir
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 const lockWait = 20 * time.Second
 
 type acquired struct {
-	l   *passLock
+	l   *PassLock
 	err error
 }
 
@@ -27,17 +27,17 @@ func acquireAsync(t *testing.T, agentDir string, timeout time.Duration) <-chan a
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
-		l, err := acquirePassLock(ctx, agentDir)
+		l, err := TakePassLock(ctx, agentDir)
 		ch <- acquired{l, err}
 	}()
 	return ch
 }
 
-func mustAcquire(t *testing.T, agentDir string) *passLock {
+func mustAcquire(t *testing.T, agentDir string) *PassLock {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), lockWait)
 	defer cancel()
-	l, err := acquirePassLock(ctx, agentDir)
+	l, err := TakePassLock(ctx, agentDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,9 +49,9 @@ func mustNotAcquire(t *testing.T, agentDir, why string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	l, err := acquirePassLock(ctx, agentDir)
+	l, err := TakePassLock(ctx, agentDir)
 	if err == nil {
-		l.release()
+		l.Release()
 		t.Fatalf("got the pass lock while %s: two passes at once", why)
 	}
 	if !errors.Is(err, ownership.ErrPassesLocked) {
@@ -90,7 +90,7 @@ func waitClosed(t *testing.T, ch <-chan struct{}, what string) {
 	}
 }
 
-func waitAcquired(t *testing.T, ch <-chan acquired, what string) *passLock {
+func waitAcquired(t *testing.T, ch <-chan acquired, what string) *PassLock {
 	t.Helper()
 	select {
 	case a := <-ch:
@@ -105,7 +105,7 @@ func waitAcquired(t *testing.T, ch <-chan acquired, what string) *passLock {
 }
 
 // assertNamed: the lock held is the file the path names.
-func assertNamed(t *testing.T, agentDir string, l *passLock) {
+func assertNamed(t *testing.T, agentDir string, l *PassLock) {
 	t.Helper()
 	named, err := namesFile(LockPath(agentDir), l.f)
 	if err != nil {
@@ -130,12 +130,12 @@ func TestPassLockRemovedWhileWaited(t *testing.T) {
 	if err := os.Remove(LockPath(agentDir)); err != nil {
 		t.Fatal(err)
 	}
-	first.release()
+	first.Release()
 	l := waitAcquired(t, second, "the second reconciler, once the first is done")
 	assertNamed(t, agentDir, l)
 	mustNotAcquire(t, agentDir, "the second reconciler holds it")
-	l.release()
-	mustAcquire(t, agentDir).release()
+	l.Release()
+	mustAcquire(t, agentDir).Release()
 }
 
 // The lock file is replaced while its holder runs and a second reconciler
@@ -162,17 +162,17 @@ func TestPassLockReplacedWhileWaited(t *testing.T) {
 	select {
 	case a := <-second:
 		if a.err == nil {
-			a.l.release()
+			a.l.Release()
 		}
 		t.Fatalf("the second reconciler returned (%v) while the first holds the lock", a.err)
 	default:
 	}
-	first.release()
+	first.Release()
 	l := waitAcquired(t, second, "the second reconciler, once the first is done")
 	assertNamed(t, agentDir, l)
 	mustNotAcquire(t, agentDir, "the second reconciler holds it")
-	l.release()
-	mustAcquire(t, agentDir).release()
+	l.Release()
+	mustAcquire(t, agentDir).Release()
 }
 
 // An operator removes sdk/ (lock file and all) while a pass runs: the next
@@ -185,21 +185,21 @@ func TestPassLockRemovedWhileHeld(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustNotAcquire(t, agentDir, "the first holds the removed file")
-	first.release()
+	first.Release()
 	l := mustAcquire(t, agentDir)
 	assertNamed(t, agentDir, l)
-	l.release()
+	l.Release()
 }
 
 // A removed control dir is made again, private, by the next acquirer.
 func TestPassLockRecreatesItsDir(t *testing.T) {
 	agentDir := t.TempDir()
-	mustAcquire(t, agentDir).release()
+	mustAcquire(t, agentDir).Release()
 	if err := os.RemoveAll(filepath.Join(agentDir, "sdk")); err != nil {
 		t.Fatal(err)
 	}
 	l := mustAcquire(t, agentDir)
-	defer l.release()
+	defer l.Release()
 	assertNamed(t, agentDir, l)
 	for _, dir := range []string{filepath.Join(agentDir, "sdk"), filepath.Join(agentDir, "sdk", "reconciler"), filepath.Join(agentDir, "sdk", "daemons")} {
 		fi, err := os.Lstat(dir)
@@ -223,29 +223,11 @@ func TestPassLockRefusesUnsafeDir(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), lockWait)
 	defer cancel()
-	if l, err := acquirePassLock(ctx, agentDir); err == nil {
-		l.release()
+	if l, err := TakePassLock(ctx, agentDir); err == nil {
+		l.Release()
 		t.Fatal("took the lock in a world-writable dir")
 	}
 	if _, err := os.Lstat(LockPath(agentDir)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a lock file was created in an unsafe dir: %v", err)
-	}
-}
-
-// The holder of the pass lock is named for a waiting operator: this
-// process while it holds the lock, no one once it let go.
-func TestPassLockHolderNamesTheHolder(t *testing.T) {
-	dir := t.TempDir()
-	if _, held, err := PassLockHolder(dir); held || err != nil {
-		t.Fatalf("PassLockHolder of a free lock: held %v, %v", held, err)
-	}
-	l := mustAcquire(t, dir)
-	h, held, err := PassLockHolder(dir)
-	if !held || err != nil || h.PID != os.Getpid() {
-		t.Errorf("PassLockHolder while held: %+v held %v, %v; want pid %d", h, held, err, os.Getpid())
-	}
-	l.release()
-	if _, held, err := PassLockHolder(dir); held || err != nil {
-		t.Errorf("PassLockHolder after release: held %v, %v", held, err)
 	}
 }

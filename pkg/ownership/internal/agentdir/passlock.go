@@ -1,4 +1,4 @@
-package fsstore
+package agentdir
 
 import (
 	"context"
@@ -15,18 +15,18 @@ import (
 	"gjc.dev/reconciler/pkg/platform"
 )
 
-// passLock serializes passes across processes: the loop, --once, stop and
+// PassLock serializes passes across processes: the loop, --once, stop and
 // restart all take it. It is two locks: the flock on the lock file, which
 // every version of this reconciler takes, and the kernel-held pass lock
 // (PassLockKeys), which no file operation can remove: a file
 // removed under its holder leaves the next reconciler a new inode to flock,
 // but not the kernel's name.
-type passLock struct {
+type PassLock struct {
 	f      *os.File
 	kernel platform.NameLocks
 }
 
-// acquirePassLock takes agentDir's pass lock, waiting up to ctx's deadline.
+// TakePassLock takes agentDir's pass lock, waiting up to ctx's deadline.
 // flock has no timed form, so it retries a non-blocking attempt with a
 // growing pause; the wait is rare and bounded, unlike a loop's idle.
 //
@@ -34,7 +34,7 @@ type passLock struct {
 // that waited on a file since removed or replaced would hold a lock no later
 // acquirer sees. So a lock counts only while the path still names the
 // locked file; if not, the file is let go and the path opened afresh.
-func acquirePassLock(ctx context.Context, agentDir string) (*passLock, error) {
+func TakePassLock(ctx context.Context, agentDir string) (*PassLock, error) {
 	path := LockPath(agentDir)
 	var f *os.File
 	defer func() {
@@ -60,7 +60,7 @@ func acquirePassLock(ctx context.Context, agentDir string) (*passLock, error) {
 			if named {
 				kernel, err := takeKernelPassLock(agentDir)
 				if err == nil {
-					l := &passLock{f: f, kernel: kernel}
+					l := &PassLock{f: f, kernel: kernel}
 					f = nil
 					return l, nil
 				}
@@ -91,7 +91,7 @@ func acquirePassLock(ctx context.Context, agentDir string) (*passLock, error) {
 // lives in: after an operator's rm -rf of sdk/, a pass that could not make
 // them again would never run.
 func openLock(agentDir string) (*os.File, error) {
-	if err := ensurePrivateTree(agentDir); err != nil {
+	if err := EnsurePrivateTree(agentDir); err != nil {
 		return nil, fmt.Errorf("pass lock: %w", err)
 	}
 	path := LockPath(agentDir)
@@ -135,9 +135,9 @@ func takeKernelPassLock(agentDir string) (platform.NameLocks, error) {
 	return held, err
 }
 
-// release unlocks: the kernel lock first, then the flock, dropped by the
+// Release unlocks: the kernel lock first, then the flock, dropped by the
 // kernel with the last descriptor.
-func (l *passLock) release() {
+func (l *PassLock) Release() {
 	l.kernel.Release()
 	_ = l.f.Close()
 }
@@ -147,9 +147,9 @@ func LockPath(agentDir string) string {
 	return filepath.Join(agentDir, "sdk", "reconciler", "lock")
 }
 
-// ensurePrivateTree creates the reconciler's own dirs 0700, refusing ones
+// EnsurePrivateTree creates the reconciler's own dirs 0700, refusing ones
 // that are symlinks, foreign or group/world writable.
-func ensurePrivateTree(agentDir string) error {
+func EnsurePrivateTree(agentDir string) error {
 	sdk := filepath.Join(agentDir, "sdk")
 	for _, dir := range []string{agentDir, sdk, filepath.Join(sdk, "reconciler"), filepath.Join(sdk, "daemons")} {
 		if err := platform.CheckPrivateDir(dir); err != nil {
