@@ -84,79 +84,100 @@ type Case struct {
 // project's stricter rules, for a record naming pid/incarnation.
 func MalformedRecords(pid int, incarnation string) []Case {
 	r := Record(pid, incarnation)
+	cases := append(referenceMalformed(r, pid), stricterMalformed(r, pid)...)
+	cases = append(cases, notOneObject(r)...)
+	return append(cases, MalformedRelays(r)...)
+}
+
+// field is a record whose error must name the field at.
+func field(name, at string, o Obj) Case { return Case{Name: name, Data: o.Bytes(), Field: at} }
+
+// strict marks a case the reference accepts and this project refuses.
+func strict(c Case) Case { c.Stricter = true; return c }
+
+// referenceMalformed is the reference's malformed-field matrix.
+func referenceMalformed(r Obj, pid int) []Case {
 	legacy := r.Without("generation").With("incarnation", `"unavailable"`)
-	c := func(name, field string, o Obj) Case {
-		return Case{Name: name, Data: o.Bytes(), Field: field}
+	return []Case{
+		field("version missing", "version", r.Without("version")),
+		field("version 2", "version", r.With("version", "2")),
+		field("version string", "version", r.With("version", `"1"`)),
+		field("version null", "version", r.With("version", "null")),
+		field("kind missing", "kind", r.Without("kind")),
+		field("kind unknown", "kind", r.With("kind", `"telegram"`)),
+		field("kind empty", "kind", r.With("kind", `""`)),
+		field("kind number", "kind", r.With("kind", "1")),
+		field("pid missing", "pid", r.Without("pid")),
+		field("pid 0", "pid", r.With("pid", "0")),
+		field("pid -0", "pid", r.With("pid", "-0")),
+		field("pid negative", "pid", r.With("pid", "-"+strconv.Itoa(pid))),
+		field("pid unsafe 2^53", "pid", r.With("pid", "9007199254740992")),
+		field("pid unsafe rounds to 2^53", "pid", r.With("pid", "9007199254740993")),
+		field("pid huge", "pid", r.With("pid", "1e400")),
+		field("pid fractional", "pid", r.With("pid", strconv.Itoa(pid)+".5")),
+		field("pid string", "pid", r.With("pid", strconv.Quote(strconv.Itoa(pid)))),
+		field("pid null", "pid", r.With("pid", "null")),
+		field("pid boolean", "pid", r.With("pid", "true")),
+		field("ownerId empty", "ownerId", r.With("ownerId", `""`)),
+		field("ownerId missing", "ownerId", r.Without("ownerId")),
+		field("ownerId number", "ownerId", r.With("ownerId", "4100")),
+		field("identity empty", "identity", r.With("identity", `""`)),
+		field("identity missing", "identity", r.Without("identity")),
+		field("identity null", "identity", r.With("identity", "null")),
+		field("incarnation missing", "incarnation", r.Without("incarnation")),
+		field("incarnation unavailable with generation", "incarnation", r.With("incarnation", `"unavailable"`)),
+		field("incarnation unavailable with extra key", "incarnation", legacy.With("extra", "1")),
+		field("incarnation garbage", "incarnation", r.With("incarnation", `"linux:abc"`)),
+		field("incarnation leading zero", "incarnation", r.With("incarnation", `"linux:0123"`)),
+		field("incarnation empty", "incarnation", r.With("incarnation", `""`)),
+		field("incarnation number", "incarnation", r.With("incarnation", "98231")),
+		field("startedAt string", "startedAt", r.With("startedAt", `"1764450000000"`)),
+		field("startedAt missing", "startedAt", r.Without("startedAt")),
+		field("startedAt null", "startedAt", r.With("startedAt", "null")),
+		field("startedAt infinite", "startedAt", r.With("startedAt", "1e400")),
+		field("heartbeatAt NaN string", "heartbeatAt", r.With("heartbeatAt", `"NaN"`)),
+		field("heartbeatAt missing", "heartbeatAt", r.Without("heartbeatAt")),
+		field("heartbeatAt null (JSON.stringify(NaN))", "heartbeatAt", r.With("heartbeatAt", "null")),
+		field("heartbeatAt -Infinity", "heartbeatAt", r.With("heartbeatAt", "-1e999")),
+		field("transportHealthy string", "transportHealthy", r.With("transportHealthy", `"true"`)),
+		field("transportHealthy number", "transportHealthy", r.With("transportHealthy", "1")),
+		field("transportHealthy missing", "transportHealthy", r.Without("transportHealthy")),
+		field("generation null", "generation", r.With("generation", "null")),
+		field("generation negative", "generation", r.With("generation", "-1")),
+		field("generation fractional", "generation", r.With("generation", "6.5")),
+		field("generation string", "generation", r.With("generation", `"7"`)),
+		field("generation unsafe", "generation", r.With("generation", "9007199254740992")),
+		field("generation boolean", "generation", r.With("generation", "false")),
+		field("generation object", "generation", r.With("generation", `{"value":7}`)),
+		field("stoppedAt null", "stoppedAt", r.With("stoppedAt", "null")),
+		field("stoppedAt string", "stoppedAt", r.With("stoppedAt", `"1764450009000"`)),
+		field("stoppedAt infinite", "stoppedAt", r.With("stoppedAt", "1e400")),
+		field("stoppedAt boolean", "stoppedAt", r.With("stoppedAt", "true")),
+		field("legacy version 2", "version", legacy.With("version", "2")),
+		field("legacy pid 0", "pid", legacy.With("pid", "0")),
+		field("legacy heartbeatAt string", "heartbeatAt", legacy.With("heartbeatAt", `"x"`)),
 	}
-	strict := func(rc Case) Case { rc.Stricter = true; return rc }
-	cases := []Case{
-		c("version missing", "version", r.Without("version")),
-		c("version 2", "version", r.With("version", "2")),
-		c("version string", "version", r.With("version", `"1"`)),
-		c("version null", "version", r.With("version", "null")),
-		c("kind missing", "kind", r.Without("kind")),
-		c("kind unknown", "kind", r.With("kind", `"telegram"`)),
-		c("kind empty", "kind", r.With("kind", `""`)),
-		c("kind number", "kind", r.With("kind", "1")),
-		c("pid missing", "pid", r.Without("pid")),
-		c("pid 0", "pid", r.With("pid", "0")),
-		c("pid -0", "pid", r.With("pid", "-0")),
-		c("pid negative", "pid", r.With("pid", "-"+strconv.Itoa(pid))),
-		c("pid unsafe 2^53", "pid", r.With("pid", "9007199254740992")),
-		c("pid unsafe rounds to 2^53", "pid", r.With("pid", "9007199254740993")),
-		c("pid huge", "pid", r.With("pid", "1e400")),
-		c("pid fractional", "pid", r.With("pid", strconv.Itoa(pid)+".5")),
-		c("pid string", "pid", r.With("pid", strconv.Quote(strconv.Itoa(pid)))),
-		c("pid null", "pid", r.With("pid", "null")),
-		c("pid boolean", "pid", r.With("pid", "true")),
-		c("ownerId empty", "ownerId", r.With("ownerId", `""`)),
-		c("ownerId missing", "ownerId", r.Without("ownerId")),
-		c("ownerId number", "ownerId", r.With("ownerId", "4100")),
-		c("identity empty", "identity", r.With("identity", `""`)),
-		c("identity missing", "identity", r.Without("identity")),
-		c("identity null", "identity", r.With("identity", "null")),
-		c("incarnation missing", "incarnation", r.Without("incarnation")),
-		c("incarnation unavailable with generation", "incarnation", r.With("incarnation", `"unavailable"`)),
-		c("incarnation unavailable with extra key", "incarnation", legacy.With("extra", "1")),
-		c("incarnation garbage", "incarnation", r.With("incarnation", `"linux:abc"`)),
-		c("incarnation leading zero", "incarnation", r.With("incarnation", `"linux:0123"`)),
-		c("incarnation empty", "incarnation", r.With("incarnation", `""`)),
-		c("incarnation number", "incarnation", r.With("incarnation", "98231")),
-		c("startedAt string", "startedAt", r.With("startedAt", `"1764450000000"`)),
-		c("startedAt missing", "startedAt", r.Without("startedAt")),
-		c("startedAt null", "startedAt", r.With("startedAt", "null")),
-		c("startedAt infinite", "startedAt", r.With("startedAt", "1e400")),
-		c("heartbeatAt NaN string", "heartbeatAt", r.With("heartbeatAt", `"NaN"`)),
-		c("heartbeatAt missing", "heartbeatAt", r.Without("heartbeatAt")),
-		c("heartbeatAt null (JSON.stringify(NaN))", "heartbeatAt", r.With("heartbeatAt", "null")),
-		c("heartbeatAt -Infinity", "heartbeatAt", r.With("heartbeatAt", "-1e999")),
-		c("transportHealthy string", "transportHealthy", r.With("transportHealthy", `"true"`)),
-		c("transportHealthy number", "transportHealthy", r.With("transportHealthy", "1")),
-		c("transportHealthy missing", "transportHealthy", r.Without("transportHealthy")),
-		c("generation null", "generation", r.With("generation", "null")),
-		c("generation negative", "generation", r.With("generation", "-1")),
-		c("generation fractional", "generation", r.With("generation", "6.5")),
-		c("generation string", "generation", r.With("generation", `"7"`)),
-		c("generation unsafe", "generation", r.With("generation", "9007199254740992")),
-		c("generation boolean", "generation", r.With("generation", "false")),
-		c("generation object", "generation", r.With("generation", `{"value":7}`)),
-		c("stoppedAt null", "stoppedAt", r.With("stoppedAt", "null")),
-		c("stoppedAt string", "stoppedAt", r.With("stoppedAt", `"1764450009000"`)),
-		c("stoppedAt infinite", "stoppedAt", r.With("stoppedAt", "1e400")),
-		c("stoppedAt boolean", "stoppedAt", r.With("stoppedAt", "true")),
-		c("legacy version 2", "version", legacy.With("version", "2")),
-		c("legacy pid 0", "pid", legacy.With("pid", "0")),
-		c("legacy heartbeatAt string", "heartbeatAt", legacy.With("heartbeatAt", `"x"`)),
-		strict(c("startedAt fractional", "startedAt", r.With("startedAt", "1764450000000.5"))),
-		strict(c("heartbeatAt beyond safe range", "heartbeatAt", r.With("heartbeatAt", "1e300"))),
-		strict(c("stoppedAt fractional", "stoppedAt", r.With("stoppedAt", "0.5"))),
-		strict(c("transportError number", "transportError", r.With("transportError", "5"))),
-		strict(c("transportError null", "transportError", r.With("transportError", "null"))),
-		strict(c("terminated string", "terminated", r.With("terminated", `"InvalidCredentials"`))),
-		strict(c("terminated empty reason", "terminated", r.With("terminated", `{"reason":"","message":"x"}`))),
-		strict(c("terminated without message", "terminated", r.With("terminated", `{"reason":"X"}`))),
-		strict(c("terminated duplicate key", "terminated", r.With("terminated", `{"reason":"X","message":"a","message":"b"}`))),
+}
+
+// stricterMalformed are the records only this project refuses.
+func stricterMalformed(r Obj, pid int) []Case {
+	return []Case{
+		strict(field("startedAt fractional", "startedAt", r.With("startedAt", "1764450000000.5"))),
+		strict(field("heartbeatAt beyond safe range", "heartbeatAt", r.With("heartbeatAt", "1e300"))),
+		strict(field("stoppedAt fractional", "stoppedAt", r.With("stoppedAt", "0.5"))),
+		strict(field("transportError number", "transportError", r.With("transportError", "5"))),
+		strict(field("transportError null", "transportError", r.With("transportError", "null"))),
+		strict(field("terminated string", "terminated", r.With("terminated", `"InvalidCredentials"`))),
+		strict(field("terminated empty reason", "terminated", r.With("terminated", `{"reason":"","message":"x"}`))),
+		strict(field("terminated without message", "terminated", r.With("terminated", `{"reason":"X"}`))),
+		strict(field("terminated duplicate key", "terminated", r.With("terminated", `{"reason":"X","message":"a","message":"b"}`))),
 		strict(Case{Name: "duplicate pid", Data: append(r.Bytes()[:len(r.Bytes())-2], []byte(`,"pid":`+strconv.Itoa(pid)+"}\n")...)}),
+	}
+}
+
+// notOneObject are files that are not one JSON object at all.
+func notOneObject(r Obj) []Case {
+	return []Case{
 		{Name: "array", Data: []byte("[1]\n")},
 		{Name: "string", Data: []byte(`"state"` + "\n")},
 		{Name: "null", Data: []byte("null\n")},
@@ -169,7 +190,6 @@ func MalformedRecords(pid int, incarnation string) []Case {
 		{Name: "NaN literal", Data: r.With("heartbeatAt", "NaN").Bytes()},
 		{Name: "single quotes", Data: []byte(`{'version':1}`)},
 	}
-	return append(cases, MalformedRelays(r)...)
 }
 
 // GoodRelay is a relay object with every field set.

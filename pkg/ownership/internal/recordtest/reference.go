@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -20,6 +21,10 @@ import (
 // objects map[string]any (a repeated key keeps the last value), arrays
 // []any, null nil. isProcessIncarnation is platform.ValidIncarnation, this
 // system's incarnation authority.
+
+// referenceKinds is the reference's ChatDaemonKind: the providers its
+// records may name, frozen with the reference.
+var referenceKinds = []string{"discord", "slack"}
 
 // JSParse is JSON.parse; ok is false where JSON.parse would throw.
 func JSParse(data []byte) (v any, ok bool) {
@@ -89,7 +94,7 @@ func refOwnerShape(value any) bool {
 	_, transportIsBool := state["transportHealthy"].(bool)
 	stoppedAt, hasStoppedAt := state["stoppedAt"]
 	return state["version"] == float64(1) &&
-		(kind == "discord" || kind == "slack") &&
+		slices.Contains(referenceKinds, kind) &&
 		refSafeInteger(state["pid"]) && pid > 0 &&
 		refNonEmptyString(state["ownerId"]) &&
 		refNonEmptyString(state["identity"]) &&
@@ -136,7 +141,7 @@ func ExactLegacy(value any) bool {
 	_, transportIsBool := state["transportHealthy"].(bool)
 	stoppedAt, hasStoppedAt := state["stoppedAt"]
 	return state["version"] == float64(1) &&
-		(kind == "discord" || kind == "slack") &&
+		slices.Contains(referenceKinds, kind) &&
 		refSafeInteger(state["pid"]) && pid > 0 &&
 		refNonEmptyString(state["ownerId"]) &&
 		refNonEmptyString(state["identity"]) &&
