@@ -1,9 +1,9 @@
 // Package fsstore is the ownership backend of one machine (ownership.Store
-// for the reconciler, ownership.Acquirer and Claim for a daemon): the
-// formats of state.json, owner.lock, owner.lock.reclaim and control.json,
-// the kernel-held name locks, and the fenced operations that acquire,
+// for the reconciler, ownership.Acquirer and Claim for a daemon): state.json,
+// owner.lock, owner.lock.reclaim and control.json as files (their formats
+// are pkg/ownership's), the kernel-held name locks, and the fenced operations that acquire,
 // renew, release and reclaim ownership, carry control requests, signal an
-// owner through the stop ladder and hold a reference to its process. It
+// owner through the stop ladder (internal/ladder) and hold a reference to its process. It
 // proves every process it acts on (pkg/platform) and refuses what it cannot
 // prove; the reconciler only decides.
 //
