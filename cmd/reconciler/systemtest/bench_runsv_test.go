@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/ownership/fsstore"
 )
 
@@ -28,38 +27,32 @@ func BenchmarkRestartBesideRunsv(b *testing.B) {
 	}
 	sv := startRunsv(b, runsv)
 	f := startFakes(b)
-	e := newE2EWith(b, f)
-	e.writeSpec(object{name: "slack", provider: "slack", generation: 1})
-	e.startLoop()
-	paths := ownership.PathsFor(e.agentDir, "slack")
-	waitRecord(b, paths, "ready", healthy)
-
-	var ofRunsv, ofRecord, ofHealthy []time.Duration
-	for b.Loop() {
+	// The loop's two ways to restart, each its own loop and agent dir:
+	// handing the config to a warm replacement, and starting it cold.
+	sides := []*loopSide{startLoopSide(b, f, "warm"), startLoopSide(b, f, "cold", "--warm-replacements=false")}
+	var ofRunsv []time.Duration
+	for round := 0; b.Loop(); round++ {
 		// Each side restarts at once only a process that ran a while:
 		// runsv one that ran 1 s, the loop one healthy for its crash
 		// window (10 s); a kill sooner measures their back-off instead.
 		// So each round begins that long after the last replacement.
 		b.StopTimer()
 		time.Sleep(time.Until(sv.startedAt.Add(time.Second)))
-		time.Sleep(time.Until(time.UnixMilli(fsstore.ReadState(paths).State.StartedAt).Add(crashWindowForBench)))
+		for _, s := range sides {
+			time.Sleep(time.Until(time.UnixMilli(fsstore.ReadState(s.paths).State.StartedAt).Add(crashWindowForBench)))
+		}
 		b.StartTimer()
 		ofRunsv = append(ofRunsv, sv.killAndWait(b))
-
-		old := fsstore.ReadState(paths).State
-		start := time.Now()
-		_ = syscall.Kill(old.PID, syscall.SIGKILL)
-		waitRecord(b, paths, "replacement published", func(r ownership.Record) bool { return r.State != nil && r.State.OwnerID != old.OwnerID })
-		ofRecord = append(ofRecord, time.Since(start))
-		waitRecord(b, paths, "replacement healthy", func(r ownership.Record) bool { return healthy(r) && r.State.OwnerID != old.OwnerID })
-		ofHealthy = append(ofHealthy, time.Since(start))
+		// Who goes first after runsv alternates, so neither loop always
+		// meets the machine runsv's restart left.
+		for i := range sides {
+			sides[(round+i)%len(sides)].killAndWait(b)
+		}
 	}
 	reportMedian(b, ofRunsv, "runsv-ms-median")
-	reportMedian(b, ofRecord, "record-ms-median")
-	reportMedian(b, ofHealthy, "healthy-ms-median")
-	if m := median(ofRunsv); m > 0 {
-		b.ReportMetric(float64(median(ofRecord))/float64(m), "record/runsv")
-		b.ReportMetric(float64(median(ofHealthy))/float64(m), "healthy/runsv")
+	reportSpread(b, ofRunsv, "runsv-ms")
+	for _, s := range sides {
+		s.report(b, ofRunsv)
 	}
 }
 
