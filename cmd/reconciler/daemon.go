@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"gjc.dev/reconciler/pkg/chat"
+	"gjc.dev/reconciler/pkg/chat/registry"
 	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/logging"
 	"gjc.dev/reconciler/pkg/ownership"
@@ -61,6 +62,10 @@ func newDaemonCommand(g *globals) *cobra.Command {
 			log = log.WithValues("daemon", name)
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
+			provider, err := registry.For(cfg.Provider)
+			if err != nil {
+				return &exitError{code: daemonproto.ExitUsage, err: err}
+			}
 			port := chat.NewInboundPort()
 			if secrets.EtcdPassword != "" {
 				g.fleet.password = secrets.EtcdPassword
@@ -72,8 +77,8 @@ func newDaemonCommand(g *globals) *cobra.Command {
 			defer owners.Close()
 			code, err := chat.RunDaemon(ctx, chat.DaemonOptions{
 				AgentDir: agentDir, Owners: owners, OwnerID: ownerID, Config: cfg, Log: log, Heartbeat: heartbeat,
-				NewRelay: chat.NewRelay(cfg, agentDir, log, chat.RelayOptions{Inbound: port}),
-			}, chat.NewTransport(cfg, log, port))
+				NewRelay: chat.NewRelay(provider, cfg, agentDir, log, chat.RelayOptions{Inbound: port}),
+			}, provider.Transport(cfg, log, port))
 			if err != nil {
 				log.Error(err, "daemon exiting", "code", code)
 			}

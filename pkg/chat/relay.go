@@ -9,8 +9,6 @@ import (
 	"github.com/go-logr/logr"
 
 	"gjc.dev/reconciler/pkg/bus"
-	"gjc.dev/reconciler/pkg/chat/discord"
-	"gjc.dev/reconciler/pkg/chat/slack"
 	"gjc.dev/reconciler/pkg/fleetbus"
 	"gjc.dev/reconciler/pkg/inbound"
 	"gjc.dev/reconciler/pkg/ownership"
@@ -28,11 +26,6 @@ type RelayOptions struct {
 	// Settle is how long a request may still land after its attempt
 	// (relay.Options.Settle); it must exceed the posters' timeouts.
 	Settle time.Duration
-	// Discord and Slack tune the provider's poster (discord.Options,
-	// slack.Options): crash tests shrink Discord's nonce window so a
-	// lookup after a restart reads the history.
-	Discord discord.Options
-	Slack   slack.Options
 	// Inbound, when set, is the port the transport hands its inbound
 	// messages to: the relay's inbound side is attached to it.
 	Inbound *InboundPort
@@ -42,12 +35,12 @@ type RelayOptions struct {
 }
 
 // NewRelay returns DaemonOptions.NewRelay for cfg: the relay of its
-// provider over the bus of its name under agentDir, with the spec's
+// provider p over the bus of its name under agentDir, with the spec's
 // content rules (redact, verbosity). Every request it makes is fenced by
 // the claim, so it posts only while the name is the daemon's.
-func NewRelay(cfg *spec.Config, agentDir string, log logr.Logger, o RelayOptions) func(ownership.Claim) (RelayComponent, error) {
+func NewRelay(p Provider, cfg *spec.Config, agentDir string, log logr.Logger, o RelayOptions) func(ownership.Claim) (RelayComponent, error) {
 	return func(claim ownership.Claim) (RelayComponent, error) {
-		p, markup, err := newPoster(cfg, o, log.WithName("relay"))
+		poster, err := p.Poster(cfg, log.WithName("relay"))
 		if err != nil {
 			return nil, err
 		}
@@ -79,11 +72,11 @@ func NewRelay(cfg *spec.Config, agentDir string, log logr.Logger, o RelayOptions
 			}
 		}
 		rc.Relay = relay.New(relay.Options{
-			Bus: relayDirs, Poster: p, Fence: claim.Fence, Log: log.WithName("relay"),
+			Bus: relayDirs, Poster: poster, Fence: claim.Fence, Log: log.WithName("relay"),
 			Journal: journal, Finished: finished,
 			Render: relay.RenderOptions{
 				Redact: cfg.Redact, Home: home, Verbose: cfg.Verbosity == spec.VerbosityVerbose,
-				Limit: p.PartLimit(), Markup: markup,
+				Limit: poster.PartLimit(), Markup: p.Markup(),
 			},
 			MinBackoff: o.MinBackoff, MaxBackoff: o.MaxBackoff, Settle: o.Settle,
 			Step:    o.Step,
@@ -94,9 +87,9 @@ func NewRelay(cfg *spec.Config, agentDir string, log logr.Logger, o RelayOptions
 				}
 			},
 		})
-		if svc, ok := p.(inbound.Service); ok && o.Inbound != nil {
+		if o.Inbound != nil {
 			rc.in = inbound.New(inbound.Options{
-				Bus: dirs, Service: svc, Sessions: rc.Relay, Authorized: cfg.AuthorizedUsers(),
+				Bus: dirs, Service: poster, Sessions: rc.Relay, Authorized: cfg.AuthorizedUsers(),
 				Fence: claim.Fence, Log: log.WithName("inbound"),
 				MinBackoff: o.MinBackoff, MaxBackoff: o.MaxBackoff,
 				Step: o.InboundStep, Changed: rc.poke,
@@ -104,22 +97,6 @@ func NewRelay(cfg *spec.Config, agentDir string, log logr.Logger, o RelayOptions
 		}
 		return rc, nil
 	}
-}
-
-func newPoster(cfg *spec.Config, o RelayOptions, log logr.Logger) (relay.Poster, relay.Markup, error) {
-	switch {
-	case cfg.Slack != nil:
-		p, err := slack.NewPoster(cfg.Slack, o.Slack)
-		return p, relay.Mrkdwn, err
-	case cfg.Discord != nil:
-		d := o.Discord
-		if d.Log.GetSink() == nil {
-			d.Log = log
-		}
-		p, err := discord.NewPoster(cfg.Discord, d)
-		return p, relay.Markdown, err
-	}
-	return nil, 0, fmt.Errorf("the config of %s names no provider", cfg.Name)
 }
 
 // relayComponent is a relay as a daemon runs it, both ways: a Component,

@@ -66,6 +66,17 @@ func crashConfig(provider, url string) *spec.Config {
 	return cfg
 }
 
+// testProvider is the provider with short request timeouts, so the relay
+// may believe a lookup that finds nothing soon (Settle, past any timeout)
+// and restarts stay quick; the fakes set no rate limit here, so Slack's
+// pacing is off. nonceWindow, when set, is Discord's.
+func testProvider(provider string, nonceWindow time.Duration) chat.Provider {
+	if provider == "discord" {
+		return discord.New(discord.Options{Timeout: 2 * time.Second, NonceWindow: nonceWindow})
+	}
+	return slack.New(slack.Options{Timeout: 2 * time.Second, PostInterval: -1})
+}
+
 // fenceOnly is the claim the child's relay is fenced by: the name is
 // always its own (no other daemon runs against the bus). NewRelay uses
 // Fence alone.
@@ -87,18 +98,14 @@ func runRelayChild() error {
 	provider, url, dir := os.Getenv("RELAY_PROVIDER"), os.Getenv("RELAY_URL"), os.Getenv("RELAY_DIR")
 	var o chat.RelayOptions
 	o.MinBackoff, o.MaxBackoff = 5*time.Millisecond, 50*time.Millisecond
-	// Short request timeouts, so the relay may believe a lookup that
-	// finds nothing soon (Settle, past any timeout) and restarts stay
-	// quick; the fakes set no rate limit here, so Slack's pacing is off.
-	o.Discord = discord.Options{Timeout: 2 * time.Second}
-	o.Slack = slack.Options{Timeout: 2 * time.Second, PostInterval: -1}
 	o.Settle = 3 * time.Second
+	var nonceWindow time.Duration
 	if w := os.Getenv("RELAY_NONCE_WINDOW"); w != "" {
 		d, err := time.ParseDuration(w)
 		if err != nil {
 			return fmt.Errorf("RELAY_NONCE_WINDOW: %w", err)
 		}
-		o.Discord.NonceWindow = d
+		nonceWindow = d
 	}
 	var out sync.Mutex
 	say := func(line string) {
@@ -135,7 +142,7 @@ func runRelayChild() error {
 		o.Inbound = chat.NewInboundPort()
 	}
 	log := funcr.New(func(prefix, args string) { fmt.Fprintln(os.Stderr, prefix, args) }, funcr.Options{Verbosity: 1, LogTimestamp: true})
-	rc, err := chat.NewRelay(cfg, dir, log, o)(fenceOnly{})
+	rc, err := chat.NewRelay(testProvider(provider, nonceWindow), cfg, dir, log, o)(fenceOnly{})
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,6 @@ import (
 
 	"gjc.dev/reconciler/pkg/bus"
 	"gjc.dev/reconciler/pkg/chat"
-	"gjc.dev/reconciler/pkg/chat/discord"
 	"gjc.dev/reconciler/pkg/chat/fakediscord"
 	"gjc.dev/reconciler/pkg/fleetbus"
 	"gjc.dev/reconciler/pkg/ownership"
@@ -82,8 +81,7 @@ func TestFleetRelayStopEndsAFinishWaitingOnTheCluster(t *testing.T) {
 	}
 	var o chat.RelayOptions
 	o.MinBackoff, o.MaxBackoff = 5*time.Millisecond, 50*time.Millisecond
-	o.Discord = discord.Options{Timeout: 2 * time.Second}
-	rc, err := chat.NewRelay(cfg, agentDir, testr.New(t), o)(claim)
+	rc, err := chat.NewRelay(testProvider("discord", 0), cfg, agentDir, testr.New(t), o)(claim)
 	if err != nil {
 		t.Fatal(err)
 	}

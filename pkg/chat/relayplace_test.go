@@ -15,10 +15,8 @@ import (
 
 	"gjc.dev/reconciler/pkg/bus"
 	"gjc.dev/reconciler/pkg/chat"
-	"gjc.dev/reconciler/pkg/chat/discord"
 	"gjc.dev/reconciler/pkg/chat/fakediscord"
 	"gjc.dev/reconciler/pkg/chat/fakeslack"
-	"gjc.dev/reconciler/pkg/chat/slack"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/relay"
 )
@@ -313,10 +311,8 @@ func startPlaceRelay(t *testing.T, rig placeRig, dir string, step ...func(step, 
 		o.Step = step[0]
 	}
 	o.MinBackoff, o.MaxBackoff = 10*time.Millisecond, 100*time.Millisecond
-	o.Discord = discord.Options{Timeout: 2 * time.Second}
-	o.Slack = slack.Options{Timeout: 2 * time.Second, PostInterval: -1}
 	o.Settle = 3 * time.Second
-	rc, err := chat.NewRelay(crashConfig(rig.provider(), rig.url()), dir, testr.New(t), o)(fenceOnly{})
+	rc, err := chat.NewRelay(testProvider(rig.provider(), 0), crashConfig(rig.provider(), rig.url()), dir, testr.New(t), o)(fenceOnly{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,9 @@ import (
 	"gjc.dev/reconciler/pkg/spec"
 )
 
+// testTimeout bounds every wait of the daemon's tests.
+const testTimeout = 20 * time.Second
+
 // fakeTransport is healthy as soon as it runs, until ctx is done.
 type fakeTransport struct {
 	runs    atomic.Int32

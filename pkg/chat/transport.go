@@ -1,15 +1,12 @@
 // Package chat is the daemon runtime: it owns one daemon name through the
-// on-disk ownership contract, keeps one connection to Discord or Slack, and
-// tells the truth about that connection's health in state.json.
+// ownership contract, keeps one connection to its chat service (a
+// Provider, each in its own package), and tells the truth about that
+// connection's health in state.json.
 package chat
 
 import (
 	"context"
 	"fmt"
-
-	"github.com/go-logr/logr"
-
-	"gjc.dev/reconciler/pkg/spec"
 )
 
 // Transport is one live connection to a chat service.
@@ -37,12 +34,3 @@ type TerminalError struct {
 }
 
 func (e *TerminalError) Error() string { return fmt.Sprintf("%s: %s", e.Reason, e.Message) }
-
-// NewTransport returns the transport for a resolved config's provider;
-// its inbound messages go to port (nil: nowhere).
-func NewTransport(cfg *spec.Config, log logr.Logger, port *InboundPort) Transport {
-	if cfg.Slack != nil {
-		return NewSlack(cfg.Slack, SlackOptions{Log: log, Inbound: port})
-	}
-	return NewDiscord(cfg.Discord, DiscordOptions{Log: log, Inbound: port})
-}

@@ -66,18 +66,26 @@ func (t *transportComponent) Health() Health { return t.health.take() }
 func (t *transportComponent) HealthChanged() <-chan struct{} { return t.health.ready }
 
 // mailbox holds the latest health report: a transport never blocks on a slow
-// heartbeat, and the daemon always writes the newest state.
+// heartbeat, and the daemon always writes the newest state. It passes on
+// a report only when it changed, so every one is worth an immediate
+// heartbeat, and redacts its error whatever provider wrote it.
 type mailbox struct {
 	mu    sync.Mutex
 	value Health
+	put1  bool // a report arrived: value is not only the zero Health
 	ready chan struct{}
 }
 
 func newMailbox() *mailbox { return &mailbox{ready: make(chan struct{}, 1)} }
 
 func (m *mailbox) put(h Health) {
+	h.Err = redactURLs(h.Err)
 	m.mu.Lock()
-	m.value = h
+	if m.put1 && m.value == h {
+		m.mu.Unlock()
+		return
+	}
+	m.value, m.put1 = h, true
 	m.mu.Unlock()
 	select {
 	case m.ready <- struct{}{}:

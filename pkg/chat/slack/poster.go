@@ -213,8 +213,9 @@ func (p *Poster) fail(what string, err error) *relay.Error {
 }
 
 // apiBase is the Web API base slack-go joins method names onto (ending in
-// "/api/") for an apiURL given with or without its "/api" part, as the
-// Socket Mode transport reads it.
+// "/api/") for an apiURL given with or without its "/api" part, for the
+// poster and the Socket Mode transport alike: "http://host:port" and
+// "http://host:port/api/" name the same API.
 func apiBase(apiURL string) string {
 	base := strings.TrimRight(apiURL, "/")
 	if !strings.HasSuffix(base, "/api") {

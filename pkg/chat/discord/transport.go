@@ -1,12 +1,10 @@
-package chat
+package discord
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -14,7 +12,8 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/gorilla/websocket"
 
-	"gjc.dev/reconciler/pkg/chat/discord"
+	"gjc.dev/reconciler/pkg/chat"
+	"gjc.dev/reconciler/pkg/chat/internal/backoff"
 	"gjc.dev/reconciler/pkg/chat/internal/rewrite"
 	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/inbound"
@@ -30,36 +29,36 @@ const defaultAckWindow = 60 * time.Second
 // IDENTIFY or RESUME, READY): discordgo's Open has no deadline of its own.
 const defaultHandshake = 15 * time.Second
 
-// DiscordOptions tunes the Discord transport; zero values take defaults.
-type DiscordOptions struct {
+// TransportOptions tunes the Discord transport; zero values take defaults.
+type TransportOptions struct {
 	Log       logr.Logger
 	Handshake time.Duration
 	AckWindow time.Duration
 	// Inbound, when set, receives the messages of the bot's guilds
 	// (MESSAGE_CREATE, and MESSAGE_UPDATE as edits) and hears of each
 	// READY, after which missed messages are read from history.
-	Inbound *InboundPort
+	Inbound *chat.InboundPort
 }
 
-type discordTransport struct {
+type transport struct {
 	cfg  *spec.DiscordConfig
-	opts DiscordOptions
+	opts TransportOptions
 	self atomic.Value // string: the bot's user id, from READY
 }
 
-// NewDiscord returns a transport for one Discord bot over the gateway.
-func NewDiscord(cfg *spec.DiscordConfig, opts DiscordOptions) Transport {
+// NewTransport returns a transport for one Discord bot over the gateway.
+func NewTransport(cfg *spec.DiscordConfig, opts TransportOptions) chat.Transport {
 	if opts.Handshake == 0 {
 		opts.Handshake = defaultHandshake
 	}
 	if opts.AckWindow == 0 {
 		opts.AckWindow = defaultAckWindow
 	}
-	return &discordTransport{cfg: cfg, opts: opts}
+	return &transport{cfg: cfg, opts: opts}
 }
 
 // Close codes after which reconnecting cannot succeed.
-var discordTerminalCodes = map[int]string{
+var terminalCodes = map[int]string{
 	4004: daemonproto.ReasonInvalidCredentials, // authentication failed
 	4010: daemonproto.ReasonGatewayRefused,     // invalid shard
 	4011: daemonproto.ReasonGatewayRefused,     // sharding required
@@ -68,11 +67,11 @@ var discordTerminalCodes = map[int]string{
 	4014: daemonproto.ReasonDisallowedIntents,  // disallowed intents
 }
 
-func (d *discordTransport) Run(ctx context.Context, report func(Health)) error {
+func (d *transport) Run(ctx context.Context, report func(chat.Health)) error {
 	conns := &connTracker{}
 	s, err := d.session(conns)
 	if err != nil {
-		return &TerminalError{Reason: daemonproto.ReasonGatewayRefused, Message: err.Error()}
+		return &chat.TerminalError{Reason: daemonproto.ReasonGatewayRefused, Message: err.Error()}
 	}
 	// Every way out closes the session, not only a cancel seen while
 	// watching: one that lands during a reconnect (the token check fails
@@ -105,32 +104,31 @@ func (d *discordTransport) Run(ctx context.Context, report func(Health)) error {
 	s.AddHandler(func(*discordgo.Session, *discordgo.Resumed) { notify(ready) })
 	s.AddHandler(func(*discordgo.Session, *discordgo.Disconnect) { notify(lost) })
 
-	h := &healthReporter{report: report}
-	b := newBackoff(500*time.Millisecond, 30*time.Second)
+	b := backoff.New(500*time.Millisecond, 30*time.Second)
 	for {
 		if err := d.connect(ctx, s, conns); err != nil {
-			var te *TerminalError
+			var te *chat.TerminalError
 			if errors.As(err, &te) {
 				return te
 			}
 			if ctx.Err() != nil {
 				return nil
 			}
-			h.set(Health{Err: err.Error()})
+			report(chat.Health{Err: err.Error()})
 			d.opts.Log.Info("discord connect failed; retrying", "err", err.Error())
-			if b.wait(ctx) != nil {
+			if b.Wait(ctx) != nil {
 				return nil
 			}
 			continue
 		}
-		b.reset()
-		if err := d.watch(ctx, s, h, ready, lost); err != nil {
+		b.Reset()
+		if err := d.watch(ctx, s, report, ready, lost); err != nil {
 			return err
 		}
 		if ctx.Err() != nil {
 			return nil
 		}
-		h.set(Health{Err: "gateway connection lost"})
+		report(chat.Health{Err: "gateway connection lost"})
 		d.opts.Log.Info("discord gateway connection lost; reconnecting")
 	}
 }
@@ -138,7 +136,7 @@ func (d *discordTransport) Run(ctx context.Context, report func(Health)) error {
 // discordIntents are the gateway intents the daemon identifies with: its
 // guilds and their messages, and the privileged message content only when
 // someone's replies may land (without it a reply arrives with no text).
-func discordIntents(cfg *spec.DiscordConfig) discordgo.Intent {
+func intents(cfg *spec.DiscordConfig) discordgo.Intent {
 	intents := discordgo.IntentsGuilds | discordgo.IntentsGuildMessages
 	if len(cfg.AuthorizedUserIDs) > 0 {
 		intents |= discordgo.IntentMessageContent
@@ -149,12 +147,12 @@ func discordIntents(cfg *spec.DiscordConfig) discordgo.Intent {
 // receive hands one gateway message to the inbound side. discordgo runs
 // each handler in its own goroutine, so waiting here holds up nothing;
 // a message not landed is found again by the next history read.
-func (d *discordTransport) receive(ctx context.Context, m *discordgo.Message, kind inbound.Kind) {
+func (d *transport) receive(ctx context.Context, m *discordgo.Message, kind inbound.Kind) {
 	if m == nil {
 		return
 	}
 	self, _ := d.self.Load().(string)
-	ev := discord.EventOf(m, self)
+	ev := EventOf(m, self)
 	if kind == inbound.Edit && ev.Kind == inbound.Plain {
 		ev.Kind = inbound.Edit
 	}
@@ -170,14 +168,14 @@ const inboundWait = 30 * time.Second
 
 // session builds a discordgo session that reconnects only when Run says so:
 // discordgo's own reconnect loop retries a rejected token forever.
-func (d *discordTransport) session(conns *connTracker) (*discordgo.Session, error) {
+func (d *transport) session(conns *connTracker) (*discordgo.Session, error) {
 	s, err := discordgo.New("Bot " + d.cfg.BotToken.Reveal())
 	if err != nil {
 		return nil, fmt.Errorf("creating discord session: %w", err)
 	}
 	s.ShouldReconnectOnError = false
 	s.StateEnabled = false
-	s.Identify.Intents = discordIntents(d.cfg)
+	s.Identify.Intents = intents(d.cfg)
 	dialer := *websocket.DefaultDialer // a copy: the default is shared process-wide
 	dialer.HandshakeTimeout = d.opts.Handshake
 	dialer.NetDialContext = conns.dial
@@ -193,11 +191,11 @@ func (d *discordTransport) session(conns *connTracker) (*discordgo.Session, erro
 }
 
 // connect checks the token, then opens the gateway within the handshake bound.
-func (d *discordTransport) connect(ctx context.Context, s *discordgo.Session, conns *connTracker) error {
+func (d *transport) connect(ctx context.Context, s *discordgo.Session, conns *connTracker) error {
 	if _, err := s.User("@me", discordgo.WithContext(ctx)); err != nil {
 		var re *discordgo.RESTError
 		if errors.As(err, &re) && re.Response != nil && re.Response.StatusCode == http.StatusUnauthorized {
-			return &TerminalError{Reason: daemonproto.ReasonInvalidCredentials, Message: "discord rejected the bot token (401)"}
+			return &chat.TerminalError{Reason: daemonproto.ReasonInvalidCredentials, Message: "discord rejected the bot token (401)"}
 		}
 		return fmt.Errorf("checking the bot token: %w", rewrite.DialledErr(err, d.cfg.APIURL))
 	}
@@ -222,21 +220,21 @@ func (d *discordTransport) connect(ctx context.Context, s *discordgo.Session, co
 	}
 	var ce *websocket.CloseError
 	if errors.As(err, &ce) {
-		if ce.Code == 4014 && discordIntents(d.cfg)&discordgo.IntentMessageContent != 0 {
-			return &TerminalError{Reason: daemonproto.ReasonDisallowedIntents, Message: fmt.Sprintf(
+		if ce.Code == 4014 && intents(d.cfg)&discordgo.IntentMessageContent != 0 {
+			return &chat.TerminalError{Reason: daemonproto.ReasonDisallowedIntents, Message: fmt.Sprintf(
 				"discord refused the privileged Message Content intent (close 4014), which replies from authorizedUserIds need: "+
 					"enable \"Message Content Intent\" under Bot > Privileged Gateway Intents for application %s in the Discord Developer Portal, "+
 					"or leave authorizedUserIds empty", d.cfg.ApplicationID)}
 		}
-		if reason, ok := discordTerminalCodes[ce.Code]; ok {
-			return &TerminalError{Reason: reason, Message: fmt.Sprintf("discord gateway closed with %d %s", ce.Code, ce.Text)}
+		if reason, ok := terminalCodes[ce.Code]; ok {
+			return &chat.TerminalError{Reason: reason, Message: fmt.Sprintf("discord gateway closed with %d %s", ce.Code, ce.Text)}
 		}
 	}
 	return err
 }
 
 // abortOpen unblocks an Open stuck in its handshake by closing its socket.
-func (d *discordTransport) abortOpen(s *discordgo.Session, conns *connTracker, done <-chan error, why error) error {
+func (d *transport) abortOpen(s *discordgo.Session, conns *connTracker, done <-chan error, why error) error {
 	conns.closeAll()
 	if err := <-done; err == nil {
 		_ = s.Close()
@@ -246,7 +244,7 @@ func (d *discordTransport) abortOpen(s *discordgo.Session, conns *connTracker, d
 
 // watch follows a connected session until it is lost or ctx is done, reporting
 // health: healthy once READY (or RESUMED) arrived and while heartbeats are ACKed.
-func (d *discordTransport) watch(ctx context.Context, s *discordgo.Session, h *healthReporter, ready, lost <-chan struct{}) error {
+func (d *transport) watch(ctx context.Context, s *discordgo.Session, report func(chat.Health), ready, lost <-chan struct{}) error {
 	gotReady := false
 	tick := time.NewTicker(d.opts.AckWindow / 4)
 	defer tick.Stop()
@@ -262,11 +260,11 @@ func (d *discordTransport) watch(ctx context.Context, s *discordgo.Session, h *h
 		}
 		switch ack, ok := lastAck(s); {
 		case !gotReady:
-			h.set(Health{}) // connected, READY not yet in: starting, not failing
+			report(chat.Health{}) // connected, READY not yet in: starting, not failing
 		case ok && time.Since(ack) > d.opts.AckWindow:
-			h.set(Health{Err: fmt.Sprintf("no heartbeat ACK for %v", time.Since(ack).Round(time.Second))})
+			report(chat.Health{Err: fmt.Sprintf("no heartbeat ACK for %v", time.Since(ack).Round(time.Second))})
 		default:
-			h.set(Health{Healthy: true})
+			report(chat.Health{Healthy: true})
 		}
 	}
 }
@@ -279,39 +277,4 @@ func lastAck(s *discordgo.Session) (time.Time, bool) {
 	}
 	defer s.RUnlock()
 	return s.LastHeartbeatAck, true
-}
-
-// connTracker remembers the sockets discordgo dials so a stuck handshake can be
-// cut off from outside.
-type connTracker struct {
-	mu    sync.Mutex
-	conns []net.Conn
-}
-
-func (t *connTracker) dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	var d net.Dialer
-	c, err := d.DialContext(ctx, network, addr)
-	if err != nil {
-		return nil, err
-	}
-	t.mu.Lock()
-	t.conns = append(t.conns, c)
-	t.mu.Unlock()
-	return c, nil
-}
-
-// forget drops the sockets of a handshake that completed; discordgo owns them now.
-func (t *connTracker) forget() {
-	t.mu.Lock()
-	t.conns = nil
-	t.mu.Unlock()
-}
-
-func (t *connTracker) closeAll() {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for _, c := range t.conns {
-		_ = c.Close()
-	}
-	t.conns = nil
 }

@@ -1,4 +1,4 @@
-package chat
+package slack
 
 import (
 	"context"
@@ -9,67 +9,66 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	"github.com/slack-go/slack"
+	slackapi "github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 	"github.com/slack-go/slack/socketmode"
 
-	slackrelay "gjc.dev/reconciler/pkg/chat/slack"
-
+	"gjc.dev/reconciler/pkg/chat"
+	"gjc.dev/reconciler/pkg/chat/internal/backoff"
 	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/spec"
 )
 
-// SlackOptions tunes the Slack transport; zero values take defaults.
-type SlackOptions struct {
+// TransportOptions tunes the Slack transport; zero values take defaults.
+type TransportOptions struct {
 	Log     logr.Logger
 	Timeout time.Duration // one Web API call
 	// Inbound, when set, receives the message events of the configured
 	// channel and hears of each hello, after which missed replies are
 	// read from history.
-	Inbound *InboundPort
+	Inbound *chat.InboundPort
 }
 
-type slackTransport struct {
+type transport struct {
 	cfg  *spec.SlackConfig
-	opts SlackOptions
+	opts TransportOptions
 }
 
-// NewSlack returns a transport for one Slack app over Socket Mode.
-func NewSlack(cfg *spec.SlackConfig, opts SlackOptions) Transport {
+// NewTransport returns a transport for one Slack app over Socket Mode.
+func NewTransport(cfg *spec.SlackConfig, opts TransportOptions) chat.Transport {
 	if opts.Timeout == 0 {
 		opts.Timeout = 15 * time.Second
 	}
-	return &slackTransport{cfg: cfg, opts: opts}
+	return &transport{cfg: cfg, opts: opts}
 }
 
 // Slack errors after which retrying with the same tokens cannot succeed.
-var slackTerminalErrors = map[string]bool{
+var terminalErrors = map[string]bool{
 	"invalid_auth": true, "not_authed": true, "account_inactive": true,
 	"token_revoked": true, "token_expired": true, "not_allowed_token_type": true,
 }
 
-func (t *slackTransport) Run(ctx context.Context, report func(Health)) error {
-	options := []slack.Option{
-		slack.OptionAppLevelToken(t.cfg.AppToken.Reveal()),
-		slack.OptionHTTPClient(&http.Client{Timeout: t.opts.Timeout}),
+func (t *transport) Run(ctx context.Context, report func(chat.Health)) error {
+	options := []slackapi.Option{
+		slackapi.OptionAppLevelToken(t.cfg.AppToken.Reveal()),
+		slackapi.OptionHTTPClient(&http.Client{Timeout: t.opts.Timeout}),
 	}
 	if t.cfg.APIURL != "" {
-		options = append(options, slack.OptionAPIURL(slackAPIBase(t.cfg.APIURL)))
+		options = append(options, slackapi.OptionAPIURL(apiBase(t.cfg.APIURL)))
 	}
-	api := slack.New(t.cfg.BotToken.Reveal(), options...)
-	h := &healthReporter{report: report}
-	b := newBackoff(500*time.Millisecond, 30*time.Second)
+	api := slackapi.New(t.cfg.BotToken.Reveal(), options...)
+	b := backoff.New(500*time.Millisecond, 30*time.Second)
 	for {
-		err := t.session(ctx, api, h, b)
+		err := t.session(ctx, api, report, b)
 		if ctx.Err() != nil {
 			return nil
 		}
-		if te := slackTerminal(err); te != nil {
+		if te := terminal(err); te != nil {
 			return te
 		}
-		h.set(Health{Err: err.Error()})
+		report(chat.Health{Err: err.Error()})
 		t.opts.Log.Info("slack connection failed; retrying", "err", err.Error())
-		if b.wait(ctx) != nil {
+		if b.Wait(ctx) != nil {
 			return nil
 		}
 	}
@@ -78,10 +77,10 @@ func (t *slackTransport) Run(ctx context.Context, report func(Health)) error {
 // session checks the bot token, then runs one socketmode client until it
 // fails or ctx is done. socketmode reconnects by itself when Slack asks it to
 // or pings stop; it returns only when a reconnect fails.
-func (t *slackTransport) session(ctx context.Context, api *slack.Client, h *healthReporter, b *backoff) error {
+func (t *transport) session(ctx context.Context, api *slackapi.Client, report func(chat.Health), b *backoff.Backoff) error {
 	me, err := api.AuthTestContext(ctx)
 	if err != nil {
-		return &slackTokenError{which: "bot token (botToken)", err: fmt.Errorf("checking the bot token: %w", err)}
+		return &tokenError{which: "bot token (botToken)", err: fmt.Errorf("checking the bot token: %w", err)}
 	}
 	client := socketmode.New(api)
 	runCtx, cancel := context.WithCancel(ctx)
@@ -96,23 +95,23 @@ func (t *slackTransport) session(ctx context.Context, api *slack.Client, h *heal
 			}
 			// Socket mode opens its connection with the app-level token: a
 			// refusal it returns is that token's.
-			return &slackTokenError{which: "app token (appToken)", err: err}
+			return &tokenError{which: "app token (appToken)", err: err}
 		case ev := <-client.Events:
 			switch ev.Type {
 			case socketmode.EventTypeConnecting:
-				h.set(Health{Err: "connecting to socket mode"})
+				report(chat.Health{Err: "connecting to socket mode"})
 			case socketmode.EventTypeConnectionError, socketmode.EventTypeIncomingError, socketmode.EventTypeErrorWriteFailed:
-				h.set(Health{Err: fmt.Sprintf("socket mode: %s", ev.Type)})
+				report(chat.Health{Err: fmt.Sprintf("socket mode: %s", ev.Type)})
 			case socketmode.EventTypeInvalidAuth:
 				cancel()
 				<-errc
-				return &TerminalError{Reason: daemonproto.ReasonInvalidCredentials, Message: "slack rejected the app token (appToken)"}
+				return &chat.TerminalError{Reason: daemonproto.ReasonInvalidCredentials, Message: "slack rejected the app token (appToken)"}
 			case socketmode.EventTypeHello:
-				b.reset()
-				h.set(Health{Healthy: true})
+				b.Reset()
+				report(chat.Health{Healthy: true})
 				t.opts.Inbound.Connected()
 			case socketmode.EventTypeDisconnect:
-				h.set(Health{Err: "slack asked to reconnect"})
+				report(chat.Health{Err: "slack asked to reconnect"})
 			case socketmode.EventTypeEventsAPI:
 				t.eventsAPI(runCtx, client, ev, me.UserID)
 			}
@@ -132,7 +131,7 @@ const ackWithin = 2500 * time.Millisecond
 // history read) brings it again. Anything else is acked at once. Each
 // message is decided in its own goroutine, so a slow disk never holds
 // up the socket.
-func (t *slackTransport) eventsAPI(ctx context.Context, client *socketmode.Client, ev socketmode.Event, self string) {
+func (t *transport) eventsAPI(ctx context.Context, client *socketmode.Client, ev socketmode.Event, self string) {
 	if ev.Request == nil {
 		return
 	}
@@ -151,7 +150,7 @@ func (t *slackTransport) eventsAPI(ctx context.Context, client *socketmode.Clien
 	go func() {
 		ctx, cancel := context.WithDeadline(ctx, deadline)
 		defer cancel()
-		if _, err := t.opts.Inbound.Receive(ctx, slackrelay.EventOf(msg, t.cfg.ChannelID, self)); err != nil {
+		if _, err := t.opts.Inbound.Receive(ctx, EventOf(msg, t.cfg.ChannelID, self)); err != nil {
 			t.opts.Log.Error(err, "an inbound message did not land in time; left unacknowledged for Slack to deliver again, and tried again on its own", "message", msg.TimeStamp)
 			return
 		}
@@ -159,53 +158,42 @@ func (t *slackTransport) eventsAPI(ctx context.Context, client *socketmode.Clien
 	}()
 }
 
-// slackTokenError marks an error with the token the request carried, so a
+// tokenError marks an error with the token the request carried, so a
 // refusal names which of the two Slack tokens to fix.
-type slackTokenError struct {
+type tokenError struct {
 	which string
 	err   error
 }
 
-func (e *slackTokenError) Error() string { return e.err.Error() }
-func (e *slackTokenError) Unwrap() error { return e.err }
+func (e *tokenError) Error() string { return e.err.Error() }
+func (e *tokenError) Unwrap() error { return e.err }
 
-func slackTerminal(err error) *TerminalError {
-	var te *TerminalError
+func terminal(err error) *chat.TerminalError {
+	var te *chat.TerminalError
 	if errors.As(err, &te) {
 		return te
 	}
 	which := "a token"
-	var tok *slackTokenError
+	var tok *tokenError
 	if errors.As(err, &tok) {
 		which = "the " + tok.which
 	}
-	refused := func(code string) *TerminalError {
-		return &TerminalError{Reason: daemonproto.ReasonInvalidCredentials, Message: "slack rejected " + which + ": " + code}
+	refused := func(code string) *chat.TerminalError {
+		return &chat.TerminalError{Reason: daemonproto.ReasonInvalidCredentials, Message: "slack rejected " + which + ": " + code}
 	}
-	var se slack.SlackErrorResponse
-	if errors.As(err, &se) && slackTerminalErrors[se.Err] {
+	var se slackapi.SlackErrorResponse
+	if errors.As(err, &se) && terminalErrors[se.Err] {
 		return refused(se.Err)
 	}
-	var sep *slack.SlackErrorResponse
-	if errors.As(err, &sep) && slackTerminalErrors[sep.Err] {
+	var sep *slackapi.SlackErrorResponse
+	if errors.As(err, &sep) && terminalErrors[sep.Err] {
 		return refused(sep.Err)
 	}
 	// Not every slack-go path wraps its error response; the code is in the text.
-	for code := range slackTerminalErrors {
+	for code := range terminalErrors {
 		if err != nil && strings.Contains(err.Error(), code) {
 			return refused(code)
 		}
 	}
 	return nil
-}
-
-// slackAPIBase is the Web API base slack-go joins method names onto (so it
-// ends in "/api/") for an apiURL given with or without its "/api" part:
-// "http://host:port" and "http://host:port/api/" name the same API.
-func slackAPIBase(apiURL string) string {
-	base := strings.TrimRight(apiURL, "/")
-	if !strings.HasSuffix(base, "/api") {
-		base += "/api"
-	}
-	return base + "/"
 }
