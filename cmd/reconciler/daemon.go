@@ -77,7 +77,7 @@ func newDaemonCommand(g *globals) *cobra.Command {
 			defer owners.Close()
 			code, err := chat.RunDaemon(ctx, chat.DaemonOptions{
 				AgentDir: agentDir, Owners: owners, OwnerID: ownerID, Config: cfg, Log: log, Heartbeat: heartbeat,
-				NewRelay: chat.NewRelay(provider, cfg, agentDir, log, chat.RelayOptions{Inbound: port}),
+				NewRelay: chat.NewRelay(provider, cfg, agentDir, log, chat.RelayOptions{Inbound: port, SharedBus: g.fleet.relayBus()}),
 			}, provider.Transport(cfg, log, port))
 			if err != nil {
 				log.Error(err, "daemon exiting", "code", code)

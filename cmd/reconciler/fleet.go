@@ -13,6 +13,8 @@ import (
 	"github.com/spf13/pflag"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"gjc.dev/reconciler/pkg/bus"
+	"gjc.dev/reconciler/pkg/chat"
 	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/fleetbus"
 	"gjc.dev/reconciler/pkg/ownership"
@@ -147,6 +149,23 @@ func (o *fleetFlags) open(agentDir string, log logr.Logger) (backend, error) {
 		return nil, err
 	}
 	return &fleetStore{Store: s, cli: cli}, nil
+}
+
+// relayBus is a daemon's chat.NewSharedBus: in a fleet the relay posts
+// from the fleet's bus and keeps its journal there, every write fenced by
+// the name's claim; on one machine nil, the name's local bus. This is the
+// one place a daemon's fleet wiring is made from the chosen backend.
+func (o *fleetFlags) relayBus() chat.NewSharedBus {
+	if o.backend != ownershipEtcd {
+		return nil
+	}
+	return func(claim ownership.Claim, local bus.Dirs, log logr.Logger) (chat.SharedBus, error) {
+		owner, ok := claim.(fleetbus.Owner)
+		if !ok {
+			return nil, fmt.Errorf("the claim (%T) cannot write the fleet's bus", claim)
+		}
+		return fleetbus.ForRelay(owner, local, log), nil
+	}
 }
 
 // daemonArgs are the flags a spawned daemon needs to hold its name where

@@ -9,7 +9,6 @@ import (
 	"github.com/go-logr/logr"
 
 	"gjc.dev/reconciler/pkg/bus"
-	"gjc.dev/reconciler/pkg/fleetbus"
 	"gjc.dev/reconciler/pkg/inbound"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/relay"
@@ -32,6 +31,9 @@ type RelayOptions struct {
 	// InboundStep, when set, is called at each step of a landing
 	// (inbound.Options.Step).
 	InboundStep func(step, id string)
+	// SharedBus, when set, makes the bus the relay posts from and keeps
+	// its journal in (a fleet's); nil: the name's bus on this machine.
+	SharedBus NewSharedBus
 }
 
 // NewRelay returns DaemonOptions.NewRelay for cfg: the relay of its
@@ -51,13 +53,12 @@ func NewRelay(p Provider, cfg *spec.Config, agentDir string, log logr.Logger, o 
 		home, _ := os.UserHomeDir()
 		rc := &relayComponent{changed: make(chan struct{}, 1), port: o.Inbound}
 		relayDirs, journal, finished := dirs, relay.JournalStore(nil), func(string) {}
-		if owner, ok := claim.(fleetbus.Owner); ok {
-			// A fleet's name: its relay posts what every machine
-			// forwarded into etcd, and keeps its journal there, so a
-			// takeover elsewhere neither loses nor repeats a message.
-			relayDirs = fleetbus.Dirs(dirs)
-			journal = fleetbus.NewJournal(owner)
-			rc.puller = fleetbus.NewPuller(owner, relayDirs, log.WithName("fleet-outbox"))
+		if o.SharedBus != nil {
+			shared, err := o.SharedBus(claim, dirs, log.WithName("fleet-outbox"))
+			if err != nil {
+				return nil, fmt.Errorf("the relay's shared bus: %w", err)
+			}
+			relayDirs, journal, rc.shared = shared.Dirs(), shared.Journal(), shared
 			// The relay's worker calls finished inline, and the
 			// transport closes only once the relay has stopped: a
 			// finish waiting on an unreachable cluster must end with
@@ -68,7 +69,7 @@ func NewRelay(p Provider, cfg *spec.Config, agentDir string, log logr.Logger, o 
 			finished = func(id string) {
 				ctx, cancel := context.WithTimeout(finishing, fleetTimeout)
 				defer cancel()
-				rc.puller.Finish(ctx, id)
+				shared.Finish(ctx, id)
 			}
 		}
 		rc.Relay = relay.New(relay.Options{
@@ -105,8 +106,8 @@ func NewRelay(p Provider, cfg *spec.Config, agentDir string, log logr.Logger, o 
 // before it.
 type relayComponent struct {
 	*relay.Relay
-	// puller, in a fleet, gives the relay the fleet's outbox.
-	puller        *fleetbus.Puller
+	// shared, in a fleet, gives the relay the fleet's outbox.
+	shared        SharedBus
 	stopPuller    context.CancelFunc
 	stopFinishing context.CancelFunc
 	pulled        chan struct{}
@@ -115,15 +116,15 @@ type relayComponent struct {
 	changed       chan struct{}
 }
 
-// fleetTimeout bounds each request of the fleet's outbox to etcd.
+// fleetTimeout bounds each request to the shared bus.
 const fleetTimeout = 10 * time.Second
 
 func (c *relayComponent) Start(ctx context.Context) error {
-	if c.puller != nil {
+	if c.shared != nil {
 		// Before the relay looks at its outbox: what a predecessor
 		// finished is no longer there.
 		sctx, cancel := context.WithTimeout(ctx, fleetTimeout)
-		rev, err := c.puller.Sync(sctx)
+		rev, err := c.shared.Sync(sctx)
 		cancel()
 		if err != nil {
 			return fmt.Errorf("taking the fleet's outbox: %w", err)
@@ -132,7 +133,7 @@ func (c *relayComponent) Start(ctx context.Context) error {
 		c.stopPuller, c.pulled = stop, make(chan struct{})
 		go func() {
 			defer close(c.pulled)
-			c.puller.Run(pctx, rev)
+			c.shared.Run(pctx, rev)
 		}()
 	}
 	if err := c.Relay.Start(ctx); err != nil {

@@ -153,8 +153,7 @@ func runRelayChild() error {
 	// checked): the parent's kill clock starts here, so a child whose
 	// start-up outgrows the kill interval still gets its 100-400 ms of
 	// posting, however long the journal has grown.
-	settled, _ := rc.(interface{ Settled() bool })
-	for settled != nil && !settled.Settled() {
+	for !rc.Settled() {
 		select {
 		case <-rc.RelayChanged():
 		case <-rc.Done():

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/testr"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -81,6 +82,9 @@ func TestFleetRelayStopEndsAFinishWaitingOnTheCluster(t *testing.T) {
 	}
 	var o chat.RelayOptions
 	o.MinBackoff, o.MaxBackoff = 5*time.Millisecond, 50*time.Millisecond
+	o.SharedBus = func(_ ownership.Claim, local bus.Dirs, log logr.Logger) (chat.SharedBus, error) {
+		return fleetbus.ForRelay(claim, local, log), nil
+	}
 	rc, err := chat.NewRelay(testProvider("discord", 0), cfg, agentDir, testr.New(t), o)(claim)
 	if err != nil {
 		t.Fatal(err)

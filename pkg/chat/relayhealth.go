@@ -13,6 +13,9 @@ import (
 type RelayHealth interface {
 	RelayState() *ownership.RelayState
 	RelayChanged() <-chan struct{}
+	// Settled reports whether the relay's first look at its channel
+	// answered; until then the daemon does not call itself healthy.
+	Settled() bool
 }
 
 // relayMinGap is the least time between a heartbeat and one a relay change
@@ -31,7 +34,7 @@ func (d *daemon) heartbeatOf(h Health) ownership.Heartbeat {
 	hb := ownership.Heartbeat{TransportHealthy: h.Healthy, TransportError: h.Err}
 	if d.relay != nil {
 		hb.Relay = d.relay.RelayState()
-		if s, ok := d.relay.(interface{ Settled() bool }); ok && !s.Settled() && hb.TransportHealthy {
+		if !d.relay.Settled() {
 			hb.TransportHealthy = false
 		}
 	}

@@ -50,6 +50,7 @@ func (r *stuckRelay) Err() error                        { return nil }
 func (r *stuckRelay) Stop(context.Context) error        { return nil }
 func (r *stuckRelay) RelayState() *ownership.RelayState { return nil }
 func (r *stuckRelay) RelayChanged() <-chan struct{}     { return nil }
+func (r *stuckRelay) Settled() bool                     { return true }
 
 // A claim lost while a component is still starting ends the start: the
 // transport, connected first, closes at once, and the daemon exits as

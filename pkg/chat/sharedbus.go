@@ -1,0 +1,37 @@
+package chat
+
+import (
+	"context"
+
+	"github.com/go-logr/logr"
+
+	"gjc.dev/reconciler/pkg/bus"
+	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/relay"
+)
+
+// SharedBus is a relay's bus when it is shared beyond this machine (a
+// fleet's, DESIGN 10): the relay posts what every machine forwarded into
+// it and keeps its journal there, so a takeover elsewhere neither loses
+// nor repeats a message. The daemon's wiring makes it from the claim
+// (RelayOptions.SharedBus); the runtime knows nothing of where it lives.
+type SharedBus interface {
+	// Dirs is the bus the relay reads instead of the local one.
+	Dirs() bus.Dirs
+	// Journal is where the relay's journal lives.
+	Journal() relay.JournalStore
+	// Sync takes the shared outbox, before the relay looks at its own
+	// (what a predecessor finished is no longer there), and returns the
+	// revision Run follows from.
+	Sync(ctx context.Context) (rev int64, err error)
+	// Run keeps the relay's outbox in step with the shared one until ctx
+	// is done.
+	Run(ctx context.Context, rev int64)
+	// Finish says a message left the relay's outbox for good. One not
+	// finished by the time ctx ends is the next pass's.
+	Finish(ctx context.Context, id string)
+}
+
+// NewSharedBus makes a name's SharedBus once the name is claim's; local
+// is the name's bus on this machine.
+type NewSharedBus func(claim ownership.Claim, local bus.Dirs, log logr.Logger) (SharedBus, error)
