@@ -12,11 +12,13 @@ import (
 
 	"gjc.dev/reconciler/pkg/bus"
 	"gjc.dev/reconciler/pkg/chat"
+	"gjc.dev/reconciler/pkg/chat/discord"
 	"gjc.dev/reconciler/pkg/chat/fakediscord"
 	"gjc.dev/reconciler/pkg/fleetbus"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/ownership/etcdstore"
 	"gjc.dev/reconciler/pkg/ownership/etcdstore/etcdtest"
+	"gjc.dev/reconciler/pkg/spec"
 )
 
 // unansweredFinish is a fleet claim whose cluster stops answering just
@@ -46,7 +48,7 @@ func (c *unansweredFinish) Guarded(ctx context.Context, what string, ops ...clie
 // relay stopped, so a finish left to its own timeout would keep a cut-off
 // owner connected past the moment its lease may expire.
 func TestFleetRelayStopEndsAFinishWaitingOnTheCluster(t *testing.T) {
-	f, err := fakediscord.Start(fakediscord.Options{Tokens: []string{discordToken}, Channels: []string{discordParent}})
+	f, err := fakediscord.Start(fakediscord.Options{Tokens: []string{"fleet-bot-token"}, Channels: []string{"200000000000000077"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +60,9 @@ func TestFleetRelayStopEndsAFinishWaitingOnTheCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
-	cfg := crashConfig("discord", f.URL())
+	cfg := &spec.Config{Name: "fleetstop", Generation: 1, State: spec.StateRunning, Verbosity: spec.VerbosityVerbose,
+		Provider: spec.ProviderDiscord, Discord: &spec.DiscordConfig{BotToken: spec.NewSecret("fleet-bot-token"),
+			ApplicationID: "app", GuildID: "g", ParentChannelID: "200000000000000077", APIURL: f.URL()}}
 	dirs, err := bus.Paths(agentDir, cfg.Name)
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +89,7 @@ func TestFleetRelayStopEndsAFinishWaitingOnTheCluster(t *testing.T) {
 	o.SharedBus = func(_ ownership.Claim, local bus.Dirs, log logr.Logger) (chat.SharedBus, error) {
 		return fleetbus.ForRelay(claim, local, log), nil
 	}
-	rc, err := chat.NewRelay(testProvider("discord", 0), cfg, agentDir, testr.New(t), o)(claim)
+	rc, err := chat.NewRelay(discord.New(discord.Options{Timeout: 2 * time.Second}), cfg, agentDir, testr.New(t), o)(claim)
 	if err != nil {
 		t.Fatal(err)
 	}

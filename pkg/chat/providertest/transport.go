@@ -93,18 +93,18 @@ func (h *HealthLog) WaitFor(t *testing.T, healthy bool) chat.Health {
 	}
 }
 
-// Run is a transport's Run in progress.
-type Run struct {
+// TransportRun is a transport's Run in progress.
+type TransportRun struct {
 	done chan struct{}
 	err  error
 }
 
 // StartTransport runs tr until the returned cancel (or the test's end).
-func StartTransport(t *testing.T, tr chat.Transport) (*HealthLog, context.CancelFunc, *Run) {
+func StartTransport(t *testing.T, tr chat.Transport) (*HealthLog, context.CancelFunc, *TransportRun) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &HealthLog{c: make(chan chat.Health, 64)}
-	r := &Run{done: make(chan struct{})}
+	r := &TransportRun{done: make(chan struct{})}
 	go func() {
 		defer close(r.done)
 		r.err = tr.Run(ctx, h.report)
@@ -117,7 +117,7 @@ func StartTransport(t *testing.T, tr chat.Transport) (*HealthLog, context.Cancel
 }
 
 // Wait waits for Run to return and returns its error.
-func (r *Run) Wait(t *testing.T) error {
+func (r *TransportRun) Wait(t *testing.T) error {
 	t.Helper()
 	select {
 	case <-r.done:

@@ -1,4 +1,4 @@
-package chat_test
+package providertest
 
 import (
 	"context"
@@ -35,11 +35,11 @@ type crashCase struct {
 	// held: the child pauses at <op>:after-attempt, the fake holds the
 	// request that follows, and the child is killed while it is held.
 	held bool
-	// nonceWindow, when set, is the Discord nonce window of both
-	// children's poster and of the fake: tiny, so the lookup after the
-	// restart reads the history (the content match) instead of posting
-	// with the nonce, and a blind re-post would double.
-	nonceWindow string
+	// nonceWindow, when set, is the nonce window of both children's
+	// poster and of the fake: tiny, so the lookup after the restart
+	// reads the history (the content match) instead of posting with the
+	// nonce, and a blind re-post would double.
+	nonceWindow time.Duration
 }
 
 func (c crashCase) name() string {
@@ -47,13 +47,13 @@ func (c crashCase) name() string {
 	if c.held {
 		n = "held-" + n
 	}
-	if c.nonceWindow != "" {
+	if c.nonceWindow != 0 {
 		n = "history-" + n
 	}
 	return strings.ReplaceAll(n, "/", "_")
 }
 
-func matrixCases(provider string) []crashCase {
+func matrixCases(s Subject) []crashCase {
 	var cs []crashCase
 	targets := []struct{ op, key string }{
 		{"root", "m01/root"}, {"thread", "m01/thread"},
@@ -70,13 +70,13 @@ func matrixCases(provider string) []crashCase {
 	cs = append(cs, crashCase{step: "message:before-sent", key: "m01"}, crashCase{step: "message:before-sent", key: "m03"},
 		crashCase{step: "message:before-sent", key: "m04"})
 	for _, tg := range []struct{ op, key string }{{"root", "m01/root"}, {"thread", "m01/thread"}, {"part", "m03/1"}, {"part", "m04/0"}} {
-		if provider == "slack" && tg.op == "thread" {
-			continue // a Slack thread makes no request to hold
+		if !s.ThreadRequest && tg.op == "thread" {
+			continue // a thread that is its root's replies makes no request to hold
 		}
 		cs = append(cs, crashCase{step: tg.op + ":after-attempt", key: tg.key, held: true})
 	}
-	if provider == "discord" {
-		const tiny = "1ms"
+	if s.NonceWindow {
+		const tiny = time.Millisecond
 		cs = append(cs,
 			crashCase{step: "root:accepted", key: "m01/root", nonceWindow: tiny},
 			crashCase{step: "part:accepted", key: "m01/0", nonceWindow: tiny},
@@ -94,58 +94,43 @@ func matrixCases(provider string) []crashCase {
 // the move to sent/, and while a request is held at the service; a new
 // process without the failpoint then finishes. Every message ends at the
 // fake exactly once, in order, the thread made once, the outbox empty.
-func TestRelayCrashMatrix(t *testing.T) {
-	for _, provider := range []string{"discord", "slack"} {
-		t.Run(provider, func(t *testing.T) {
-			t.Parallel()
-			for _, c := range matrixCases(provider) {
-				t.Run(c.name(), func(t *testing.T) { runCrashCase(t, provider, c) })
-			}
-		})
+func crashMatrix(t *testing.T, s Subject, top string) {
+	for _, c := range matrixCases(s) {
+		t.Run(c.name(), func(t *testing.T) { runCrashCase(t, s, top, c) })
 	}
 }
 
-func newRig(t *testing.T, provider string, nonceWindow string) crashRig {
-	if provider == "discord" {
-		var w time.Duration
-		if nonceWindow != "" {
-			var err error
-			if w, err = time.ParseDuration(nonceWindow); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return newDiscordRig(t, w)
-	}
-	return newSlackRig(t)
-}
+// childEnvOf is the environment that points a child at f.
+func childEnvOf(f Fake) []string { return []string{"RELAY_URL=" + f.URL()} }
 
-func runCrashCase(t *testing.T, provider string, c crashCase) {
+func runCrashCase(t *testing.T, s Subject, top string, c crashCase) {
 	ctx, cancel := context.WithTimeout(context.Background(), crashWait)
 	defer cancel()
-	r := newRig(t, provider, c.nonceWindow)
+	f := s.Start(t, c.nonceWindow)
+	render := s.render(t)
 	dir, d := newBus(t)
-	msgs := crashSession(r.render().Limit)
-	if n := len(relay.Render(msgs[2], r.render()).Parts); n != 3 {
+	msgs := crashSession(render.Limit)
+	if n := len(relay.Render(msgs[2], render).Parts); n != 3 {
 		t.Fatalf("the long text renders to %d parts, want 3", n)
 	}
 	publish(t, d, msgs)
 	watch := watchOutbox(t, d)
-	env := r.env()
-	if c.nonceWindow != "" {
-		env = append(env, "RELAY_NONCE_WINDOW="+c.nonceWindow)
+	env := childEnvOf(f)
+	if c.nonceWindow != 0 {
+		env = append(env, "RELAY_NONCE_WINDOW="+c.nonceWindow.String())
 	}
 	mode := "crash"
 	if c.held {
 		mode = "pause"
 	}
-	first := startChild(t, dir, append(env, "RELAY_CRASH_AT="+c.step, "RELAY_CRASH_KEY="+c.key, "RELAY_CRASH_MODE="+mode)...)
+	first := startChild(t, top, dir, append(env, "RELAY_CRASH_AT="+c.step, "RELAY_CRASH_KEY="+c.key, "RELAY_CRASH_MODE="+mode)...)
 	if _, err := first.waitLine(ctx, "STEP "+c.step+" "+c.key); err != nil {
 		t.Fatal(err)
 	}
 	var afterKill func(context.Context) error
 	if c.held {
 		var held func(context.Context) error
-		held, afterKill = r.holdNext()
+		held, afterKill = f.HoldNext()
 		if _, err := first.stdin.Write([]byte("go\n")); err != nil {
 			t.Fatal(err)
 		}
@@ -159,12 +144,12 @@ func runCrashCase(t *testing.T, provider string, c crashCase) {
 			t.Fatalf("after the kill: %v", err)
 		}
 	}
-	second := startChild(t, dir, env...)
+	second := startChild(t, top, dir, env...)
 	if err := watch.waitEmpty(ctx, second); err != nil {
 		t.Fatal(err)
 	}
 	second.kill(t)
-	for _, b := range checkDelivered(r, d, msgs, provider == "discord") {
+	for _, b := range checkDelivered(s, f, render, d, msgs) {
 		t.Error(b)
 	}
 	if t.Failed() {

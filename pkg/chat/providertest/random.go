@@ -1,4 +1,4 @@
-package chat_test
+package providertest
 
 import (
 	"context"
@@ -59,17 +59,11 @@ func randomRunMessages(limit, total int) []bus.Message {
 	return msgs
 }
 
-// The randomized run: the fake's store equals the outbox, each message
+// randomKills is the randomized run: the fake's store equals the outbox, each message
 // once, in order per session, nothing left. The seed is logged; set
 // RELAY_RANDOM_SEED to replay one (the kills land where time puts them,
 // so a replay is close, not exact).
-func TestRelayRandomKills(t *testing.T) {
-	for _, provider := range []string{"discord", "slack"} {
-		t.Run(provider, func(t *testing.T) { runRandomKills(t, provider) })
-	}
-}
-
-func runRandomKills(t *testing.T, provider string) {
+func randomKills(t *testing.T, s Subject, top string) {
 	seed := uint64(time.Now().UnixNano())
 	if s := os.Getenv("RELAY_RANDOM_SEED"); s != "" {
 		var err error
@@ -87,9 +81,10 @@ func runRandomKills(t *testing.T, provider string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
-	r := newRig(t, provider, "")
+	r := s.Start(t, 0)
+	render := s.render(t)
 	dir, d := newBus(t)
-	msgs := randomRunMessages(r.render().Limit, total)
+	msgs := randomRunMessages(render.Limit, total)
 	watch := watchOutbox(t, d)
 
 	// Accept-then-fail for about one post in ten: after each post seen,
@@ -102,11 +97,11 @@ func runRandomKills(t *testing.T, provider string) {
 		n := 0
 		for {
 			var err error
-			if n, err = r.waitPosts(fctx, n); err != nil {
+			if n, err = r.WaitPosts(fctx, n); err != nil {
 				return
 			}
 			if faults.Float64() < acceptFailRate {
-				r.acceptThenFail(faults.IntN(2) == 0)
+				r.AcceptThenFail(faults.IntN(2) == 0)
 				armed.Add(1)
 			}
 		}
@@ -125,7 +120,7 @@ func runRandomKills(t *testing.T, provider string) {
 			publish(t, d, msgs[published:next])
 			published = next
 		}
-		c := startChild(t, dir, r.env()...)
+		c := startChild(t, top, dir, childEnvOf(r)...)
 		if _, err := c.waitLine(ctx, "STARTED"); err != nil {
 			t.Fatal(err)
 		}
@@ -141,14 +136,14 @@ func runRandomKills(t *testing.T, provider string) {
 		if testing.Verbose() && restarts%100 == 0 {
 			names, _ := bus.ListOutbox(d.Outbox)
 			t.Logf("%s: %d restarts, %d published, %d in the outbox, %d at the fake", time.Since(start).Round(time.Millisecond),
-				restarts, published, len(names), r.observe().messages)
+				restarts, published, len(names), r.Messages())
 		}
 	}
 	stopFaults()
 	<-faultsDone
-	t.Logf("%s: %d messages over %d sessions in %s, %d SIGKILLs, %d accept-then-fail armed",
-		provider, len(msgs), randomSessions, time.Since(start).Round(time.Millisecond), restarts, armed.Load())
-	for _, b := range checkDelivered(r, d, msgs, provider == "discord") {
+	t.Logf("%d messages over %d sessions in %s, %d SIGKILLs, %d accept-then-fail armed",
+		len(msgs), randomSessions, time.Since(start).Round(time.Millisecond), restarts, armed.Load())
+	for _, b := range checkDelivered(s, r, render, d, msgs) {
 		t.Error(b)
 	}
 }

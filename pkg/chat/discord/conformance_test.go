@@ -1,0 +1,135 @@
+package discord_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"gjc.dev/reconciler/pkg/chat"
+	"gjc.dev/reconciler/pkg/chat/discord"
+	"gjc.dev/reconciler/pkg/chat/fakediscord"
+	"gjc.dev/reconciler/pkg/chat/providertest"
+	"gjc.dev/reconciler/pkg/spec"
+)
+
+const (
+	suiteToken  = "crash-bot-token"
+	suiteParent = "200000000000000077"
+	suiteUser   = "300000000000000001"
+)
+
+// Discord against fakediscord: the providers' conformance suite.
+func TestConformance(t *testing.T) {
+	providertest.Run(t, providertest.Subject{
+		Provider: func(nonceWindow time.Duration) chat.Provider {
+			return discord.New(discord.Options{Timeout: 2 * time.Second, NonceWindow: nonceWindow})
+		},
+		Config: func(url, user string) *spec.Config {
+			cfg := &spec.Config{Provider: spec.ProviderDiscord, Discord: &spec.DiscordConfig{BotToken: spec.NewSecret(suiteToken),
+				ApplicationID: "app", GuildID: "g", ParentChannelID: suiteParent, APIURL: url}}
+			if user != "" {
+				cfg.Discord.AuthorizedUserIDs = []string{user}
+			}
+			return cfg
+		},
+		Start:         startFake,
+		NonceWindow:   true,
+		ThreadRequest: true,
+		ClosesThreads: true,
+	})
+}
+
+// fake is fakediscord as the suite drives it.
+type fake struct{ f *fakediscord.Server }
+
+// startFake starts the fake; nonceWindow, when set, is its window too,
+// so a re-post past it doubles, as on Discord.
+func startFake(t *testing.T, nonceWindow time.Duration) providertest.Fake {
+	f, err := fakediscord.Start(fakediscord.Options{Tokens: []string{suiteToken}, Channels: []string{suiteParent}, NonceWindow: nonceWindow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+	return fake{f}
+}
+
+func (r fake) URL() string { return r.f.URL() }
+
+func (r fake) WaitFor(ctx context.Context, cond func() bool) error {
+	_, err := r.f.WaitFor(ctx, func(fakediscord.Snapshot) bool { return cond() })
+	return err
+}
+
+func (r fake) HoldNext() (func(context.Context) error, func(context.Context) error) {
+	r.f.HoldPosts()
+	held := func(ctx context.Context) error {
+		_, err := r.f.WaitFor(ctx, func(s fakediscord.Snapshot) bool { return s.Held > 0 })
+		return err
+	}
+	after := func(ctx context.Context) error {
+		// The fake notices the client's connection closed, and drops it.
+		_, err := r.f.WaitFor(ctx, func(s fakediscord.Snapshot) bool { return s.Held == 0 })
+		r.f.Release()
+		return err
+	}
+	return held, after
+}
+
+func (r fake) AcceptThenFail(cut bool) {
+	mode := fakediscord.FailBadGateway
+	if cut {
+		mode = fakediscord.FailCut
+	}
+	r.f.AcceptThenFail(1, mode)
+}
+
+func (r fake) WaitPosts(ctx context.Context, n int) (int, error) {
+	s, err := r.f.WaitFor(ctx, func(s fakediscord.Snapshot) bool { return s.Posts > n })
+	return s.Posts, err
+}
+
+func (r fake) Places() []providertest.Place {
+	s := r.f.Snapshot()
+	var out []providertest.Place
+	for _, m := range s.In(suiteParent) {
+		p := providertest.Place{ID: m.ID, Root: m.Content}
+		for _, th := range s.Threads {
+			if th.StarterID == m.ID {
+				p.Threads++
+				p.Thread, p.Name, p.Closed = th.ID, th.Name, th.Archived && th.Locked
+				for _, r := range s.In(th.ID) {
+					p.Replies = append(p.Replies, r.Content)
+				}
+			}
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func (r fake) Messages() int { return len(r.f.Snapshot().Messages) }
+
+// LoseChannel: Discord answers 10003 for the channel and its threads,
+// as when the bot loses the channel.
+func (r fake) LoseChannel(lost bool) { r.f.SetChannelUnknown(suiteParent, lost) }
+
+func (r fake) DeletePlace(p providertest.Place) { r.f.SetChannelUnknown(p.Thread, true) }
+
+func (r fake) User() string { return suiteUser }
+
+func (r fake) Reply(place, text string) (string, error) {
+	m, err := r.f.InjectMessage(place, suiteUser, text)
+	return m.ID, err
+}
+
+func (r fake) WaitEyes(ctx context.Context, place, id string, n int) error {
+	_, err := r.f.WaitFor(ctx, func(s fakediscord.Snapshot) bool {
+		for _, m := range s.In(place) {
+			if m.ID == id {
+				return len(m.Reactions) == n && m.ReactRequests == n
+			}
+		}
+		return false
+	})
+	return err
+}

@@ -1,0 +1,129 @@
+package providertest
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+
+	"gjc.dev/reconciler/pkg/chat"
+	"gjc.dev/reconciler/pkg/relay"
+	"gjc.dev/reconciler/pkg/spec"
+)
+
+// Subject is a provider as the suite tests it: how to tune it, configure
+// it against a fake, and start that fake, and the few ways its service's
+// shape differs that the suite must know to expect the right things.
+type Subject struct {
+	// Provider returns the provider tuned for the suite: short request
+	// timeouts (a lookup that finds nothing is believed soon, restarts
+	// stay quick) and no pacing of its own (the fakes set no rate limit
+	// unless a test asks); nonceWindow, when set, is its idempotency
+	// window (Discord's nonce window).
+	Provider func(nonceWindow time.Duration) chat.Provider
+	// Config returns the provider's part of a config against the fake at
+	// url (Provider and its block); user, when set, is authorized.
+	Config func(url, user string) *spec.Config
+	// Start starts a fake for one test; nonceWindow, when set, is its
+	// window too, so a re-post past it doubles, as at the service.
+	Start func(t *testing.T, nonceWindow time.Duration) Fake
+	// NonceWindow: the service resolves a repeat inside a window by
+	// itself, and after it the relay must look the part up by content.
+	NonceWindow bool
+	// ThreadRequest: making a session's thread is a request of its own
+	// (Discord); else a thread is its root's replies (Slack).
+	ThreadRequest bool
+	// ClosesThreads: closing a session archives and locks its thread.
+	ClosesThreads bool
+}
+
+// Fake is a provider's fake as the suite drives and reads it.
+type Fake interface {
+	// URL is the fake's base URL, the config's apiURL.
+	URL() string
+	// WaitFor waits, on the fake's change notices, until cond holds.
+	WaitFor(ctx context.Context, cond func() bool) error
+
+	// HoldNext holds the next create request at the fake; held returns
+	// once one is held; afterKill runs once its client is dead and lets
+	// it go on (a service may or may not store a request whose client
+	// went away: the relay must cope with both).
+	HoldNext() (held, afterKill func(context.Context) error)
+	// AcceptThenFail makes the next post succeed at the fake and fail at
+	// the client: a 502, or a cut connection when cut.
+	AcceptThenFail(cut bool)
+	// WaitPosts waits for more than n create requests, and returns how
+	// many there were.
+	WaitPosts(ctx context.Context, n int) (int, error)
+	// Places are the sessions' places in the channel, in channel order.
+	Places() []Place
+	// Messages counts the messages the fake holds.
+	Messages() int
+
+	// LoseChannel takes the channel out of the bot's reach, or gives it
+	// back.
+	LoseChannel(lost bool)
+	// DeletePlace deletes a session's place as a moderator does.
+	DeletePlace(p Place)
+
+	// User is the authorized user's id at the service.
+	User() string
+	// Reply posts text in place as User; id is the reply's message id.
+	Reply(place, text string) (id string, err error)
+	// WaitEyes waits until message id in place has n reactions of ours,
+	// asked for n times: a re-sent reaction would not show otherwise.
+	WaitEyes(ctx context.Context, place, id string, n int) error
+}
+
+// Place is a session's place at the service: its root, its thread (the
+// root's id on a service whose thread is its root's replies), the
+// thread's name and the texts posted in it, in order.
+type Place struct {
+	ID, Thread, Root, Name string
+	// Threads counts the threads made from the root: one, unless the
+	// relay made one twice; always one where a thread is its root's
+	// replies.
+	Threads int
+	Replies []string
+	Closed  bool // archived and locked
+}
+
+// name is the suite's daemon name.
+const name = "conformance"
+
+// config is the suite's daemon config for s against url.
+func (s Subject) config(url, user string) *spec.Config {
+	cfg := s.Config(url, user)
+	cfg.Name, cfg.Generation, cfg.State, cfg.Verbosity = name, 1, spec.StateRunning, spec.VerbosityVerbose
+	return cfg
+}
+
+// render is how the relay renders for s's provider.
+func (s Subject) render(t *testing.T) relay.RenderOptions {
+	p := s.Provider(0)
+	poster, err := p.Poster(s.config("http://127.0.0.1:1", ""), logr.Discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return relay.RenderOptions{Verbose: true, Limit: poster.PartLimit(), Markup: p.Markup()}
+}
+
+// Run runs the suite against s. The crash tests run the relay in a
+// child process: the test binary again, running the same top-level test,
+// which plays the child instead when childEnv is set.
+func Run(t *testing.T, s Subject) {
+	if os.Getenv(childEnv) == "1" {
+		exitChild(runChild(s)) // it returns only when the relay ended
+	}
+	top, _, _ := strings.Cut(t.Name(), "/")
+	t.Run("RelayCrashMatrix", func(t *testing.T) { crashMatrix(t, s, top) })
+	t.Run("InboundCrashMatrix", func(t *testing.T) { inboundCrashMatrix(t, s, top) })
+	t.Run("RelayPlaceWentAwayFailsNothing", func(t *testing.T) { placeWentAway(t, s) })
+	if s.ClosesThreads {
+		t.Run("RelayThreadDeletedBeforeItsArchive", func(t *testing.T) { threadDeletedBeforeArchive(t, s) })
+	}
+	t.Run("RelayRandomKills", func(t *testing.T) { randomKills(t, s, top) })
+}

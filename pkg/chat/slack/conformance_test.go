@@ -1,0 +1,136 @@
+package slack_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"gjc.dev/reconciler/pkg/chat"
+	"gjc.dev/reconciler/pkg/chat/fakeslack"
+	"gjc.dev/reconciler/pkg/chat/providertest"
+	"gjc.dev/reconciler/pkg/chat/slack"
+	"gjc.dev/reconciler/pkg/spec"
+)
+
+const (
+	suiteToken   = "xoxb-crash-token"
+	suiteChannel = "C0CRASH01"
+	suiteUser    = "U0CRASHUSER"
+)
+
+// Slack against fakeslack: the providers' conformance suite.
+func TestConformance(t *testing.T) {
+	providertest.Run(t, providertest.Subject{
+		Provider: func(time.Duration) chat.Provider {
+			return slack.New(slack.Options{Timeout: 2 * time.Second, PostInterval: -1})
+		},
+		Config: func(url, user string) *spec.Config {
+			cfg := &spec.Config{Provider: spec.ProviderSlack, Slack: &spec.SlackConfig{BotToken: spec.NewSecret(suiteToken),
+				AppToken: spec.NewSecret("xapp-crash"), WorkspaceID: "T0CRASH01", ChannelID: suiteChannel, APIURL: url}}
+			if user != "" {
+				cfg.Slack.AuthorizedUserIDs = []string{user}
+			}
+			return cfg
+		},
+		Start: startFake,
+	})
+}
+
+// fake is fakeslack as the suite drives it.
+type fake struct{ f *fakeslack.Server }
+
+func startFake(t *testing.T, _ time.Duration) providertest.Fake {
+	f, err := fakeslack.Start(fakeslack.Options{BotTokens: []string{suiteToken}, Channels: []string{suiteChannel}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+	return fake{f}
+}
+
+func (r fake) URL() string { return r.f.URL() }
+
+func (r fake) WaitFor(ctx context.Context, cond func() bool) error {
+	_, err := r.f.WaitFor(ctx, func(fakeslack.Snapshot) bool { return cond() })
+	return err
+}
+
+func (r fake) HoldNext() (func(context.Context) error, func(context.Context) error) {
+	h := r.f.HoldNextPost()
+	held := func(ctx context.Context) error {
+		select {
+		case <-h.Arrived():
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	after := func(ctx context.Context) error {
+		n := len(r.f.Snapshot().Messages)
+		h.Release()
+		// Stored although its client is gone: the restarted relay must
+		// find it, not post it again.
+		_, err := r.f.WaitFor(ctx, func(s fakeslack.Snapshot) bool { return len(s.Messages) > n })
+		return err
+	}
+	return held, after
+}
+
+func (r fake) AcceptThenFail(cut bool) {
+	mode := fakeslack.Fail502
+	if cut {
+		mode = fakeslack.FailCut
+	}
+	r.f.AcceptThenFail(1, mode)
+}
+
+func (r fake) WaitPosts(ctx context.Context, n int) (int, error) {
+	s, err := r.f.WaitFor(ctx, func(s fakeslack.Snapshot) bool { return s.PostMessages > n })
+	return s.PostMessages, err
+}
+
+// Places: a Slack thread is its root's replies, nothing to make twice.
+func (r fake) Places() []providertest.Place {
+	sn := r.f.Snapshot()
+	var out []providertest.Place
+	for _, m := range sn.Channel(suiteChannel) {
+		p := providertest.Place{ID: m.TS, Thread: m.TS, Root: m.Text, Threads: 1}
+		for _, rep := range sn.Thread(suiteChannel, m.TS) {
+			p.Replies = append(p.Replies, rep.Text)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func (r fake) Messages() int { return len(r.f.Snapshot().Messages) }
+
+func (r fake) LoseChannel(lost bool) { r.f.SetChannelUnknown(suiteChannel, lost) }
+
+// DeletePlace deletes the root and every reply, as an admin clearing a
+// thread does: only then is a Slack thread gone.
+func (r fake) DeletePlace(p providertest.Place) {
+	for _, m := range r.f.Snapshot().Thread(suiteChannel, p.ID) {
+		r.f.DeleteMessage(suiteChannel, m.TS)
+	}
+	r.f.DeleteMessage(suiteChannel, p.ID)
+}
+
+func (r fake) User() string { return suiteUser }
+
+func (r fake) Reply(place, text string) (string, error) {
+	m, err := r.f.InjectMessage(suiteChannel, suiteUser, text, place)
+	return m.TS, err
+}
+
+func (r fake) WaitEyes(ctx context.Context, place, id string, n int) error {
+	_, err := r.f.WaitFor(ctx, func(s fakeslack.Snapshot) bool {
+		for _, m := range s.Thread(suiteChannel, place) {
+			if m.TS == id {
+				return len(m.Reactions) == n && m.ReactRequests == n
+			}
+		}
+		return false
+	})
+	return err
+}
