@@ -115,6 +115,8 @@ func (r fake) LoseChannel(lost bool) { r.f.SetChannelUnknown(suiteParent, lost) 
 
 func (r fake) DeletePlace(p providertest.Place) { r.f.SetChannelUnknown(p.Thread, true) }
 
+func (r fake) RateLimitNext(n int, retryAfter time.Duration) { r.f.RateLimitNext(n, retryAfter) }
+
 func (r fake) User() string { return suiteUser }
 
 func (r fake) Reply(place, text string) (string, error) {

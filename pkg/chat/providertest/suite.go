@@ -68,6 +68,9 @@ type Fake interface {
 	LoseChannel(lost bool)
 	// DeletePlace deletes a session's place as a moderator does.
 	DeletePlace(p Place)
+	// RateLimitNext answers the next n posts 429, to retry after
+	// retryAfter, as the service does.
+	RateLimitNext(n int, retryAfter time.Duration)
 
 	// User is the authorized user's id at the service.
 	User() string
@@ -121,6 +124,8 @@ func Run(t *testing.T, s Subject) {
 	top, _, _ := strings.Cut(t.Name(), "/")
 	t.Run("RelayCrashMatrix", func(t *testing.T) { crashMatrix(t, s, top) })
 	t.Run("InboundCrashMatrix", func(t *testing.T) { inboundCrashMatrix(t, s, top) })
+	t.Run("RelayHonoursRateLimits", func(t *testing.T) { rateLimits(t, s) })
+	t.Run("RelayChannelUnreachableAtStart", func(t *testing.T) { channelUnreachableAtStart(t, s) })
 	t.Run("RelayPlaceWentAwayFailsNothing", func(t *testing.T) { placeWentAway(t, s) })
 	if s.ClosesThreads {
 		t.Run("RelayThreadDeletedBeforeItsArchive", func(t *testing.T) { threadDeletedBeforeArchive(t, s) })

@@ -116,6 +116,8 @@ func (r fake) DeletePlace(p providertest.Place) {
 	r.f.DeleteMessage(suiteChannel, p.ID)
 }
 
+func (r fake) RateLimitNext(n int, retryAfter time.Duration) { r.f.RateLimitNext(n, retryAfter) }
+
 func (r fake) User() string { return suiteUser }
 
 func (r fake) Reply(place, text string) (string, error) {
