@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"gjc.dev/reconciler/pkg/bus"
-	"gjc.dev/reconciler/pkg/chat/fakediscord"
-	"gjc.dev/reconciler/pkg/chat/fakeslack"
 )
 
 // Script is what the demo's simulated coding agent publishes for one
@@ -110,14 +108,10 @@ func Produce(ctx context.Context, agentDir, name string, pace time.Duration, con
 // notifications, until daemon name's bot is connected to it.
 func (e *Env) Connected(name string) func(context.Context) error {
 	return func(ctx context.Context) error {
-		switch name {
-		case "discord":
-			_, err := e.Discord.WaitFor(ctx, func(s fakediscord.Snapshot) bool { return s.Tokens[discordToken].Live > 0 })
-			return err
-		case "slack":
-			_, err := e.Slack.WaitFor(ctx, func(s fakeslack.Snapshot) bool { return s.Apps[slackApp].Live > 0 })
+		b, err := e.bot(name)
+		if err != nil {
 			return err
 		}
-		return fmt.Errorf("demo: no bot named %q", name)
+		return b.connected(ctx)
 	}
 }

@@ -29,6 +29,7 @@ type Env struct {
 	SpecPath string
 	Discord  *fakediscord.Server
 	Slack    *fakeslack.Server
+	started  []interface{ Close() } // the fakes Close stops
 }
 
 // Setup starts the fakes, writes the agent dir and spec, and sets the token
@@ -41,12 +42,14 @@ func Setup() (*Env, error) {
 	}); err != nil {
 		return nil, fmt.Errorf("starting the fake Discord: %w", err)
 	}
+	e.started = append(e.started, e.Discord)
 	if e.Slack, err = fakeslack.Start(fakeslack.Options{
 		BotTokens: []string{slackBot}, AppTokens: []string{slackApp}, Channels: []string{slackChannel}, PingInterval: 5 * time.Second,
 	}); err != nil {
-		e.Discord.Close()
+		e.Close()
 		return nil, fmt.Errorf("starting the fake Slack: %w", err)
 	}
+	e.started = append(e.started, e.Slack)
 	if e.AgentDir, err = os.MkdirTemp("", "reconciler-demo-"); err != nil {
 		e.Close()
 		return nil, err
@@ -106,11 +109,8 @@ spec:
 
 // Close stops the fakes and removes the agent dir. Stop the daemons first.
 func (e *Env) Close() error {
-	if e.Discord != nil {
-		e.Discord.Close()
-	}
-	if e.Slack != nil {
-		e.Slack.Close()
+	for _, f := range e.started {
+		f.Close()
 	}
 	var err error
 	if e.AgentDir != "" {

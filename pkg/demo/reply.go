@@ -2,7 +2,6 @@ package demo
 
 import (
 	"context"
-	"fmt"
 
 	"gjc.dev/reconciler/pkg/chat/fakediscord"
 	"gjc.dev/reconciler/pkg/chat/fakeslack"
@@ -32,39 +31,11 @@ const (
 // session open), then has the authorized user and the other one reply
 // there.
 func (e *Env) Reply(ctx context.Context, name string) error {
-	switch name {
-	case "discord":
-		var thread string
-		if _, err := e.Discord.WaitFor(ctx, func(s fakediscord.Snapshot) bool {
-			thread = discordThread(s)
-			return thread != ""
-		}); err != nil {
-			return err
-		}
-		if _, err := e.Discord.InjectMessage(thread, AuthorizedDiscordUser, AuthorizedReply); err != nil {
-			return fmt.Errorf("demo reply: %w", err)
-		}
-		if _, err := e.Discord.InjectMessage(thread, OtherDiscordUser, OtherReply); err != nil {
-			return fmt.Errorf("demo reply: %w", err)
-		}
-		return nil
-	case "slack":
-		var root string
-		if _, err := e.Slack.WaitFor(ctx, func(s fakeslack.Snapshot) bool {
-			root = slackThread(s)
-			return root != ""
-		}); err != nil {
-			return err
-		}
-		if _, err := e.Slack.InjectMessage(slackChannel, AuthorizedSlackUser, AuthorizedReply, root); err != nil {
-			return fmt.Errorf("demo reply: %w", err)
-		}
-		if _, err := e.Slack.InjectMessage(slackChannel, OtherSlackUser, OtherReply, root); err != nil {
-			return fmt.Errorf("demo reply: %w", err)
-		}
-		return nil
+	b, err := e.bot(name)
+	if err != nil {
+		return err
 	}
-	return fmt.Errorf("demo: no bot named %q", name)
+	return b.reply(ctx)
 }
 
 // discordThread is the thread of ReplySession once the bot has posted in
