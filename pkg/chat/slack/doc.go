@@ -1,8 +1,13 @@
-// Package slack is the relay's Slack adapter: a relay.Poster over the Web
-// API through slack-go (DESIGN 5, "The relay"). A session is a root
-// message in the configured channel and its reply thread; every part
-// carries its key in message metadata, invisible in Slack, which is how a
-// part whose outcome is uncertain is looked up after a crash.
+// Package slack is Slack, all of it, behind chat.Provider (Provider): the
+// Socket Mode transport (health from hello and the link's pings, the
+// refused tokens that are terminal, envelopes acked once landed), and the
+// relay's poster over the Web API through slack-go (DESIGN 5, "The
+// relay"), which is also the inbound side's history and reactions.
+//
+// A session is a root message in the configured channel and its reply
+// thread; every part carries its key in message metadata, invisible in
+// Slack, which is how a part whose outcome is uncertain is looked up
+// after a crash.
 //
 // slack-go sends each call once: it retries only when built with
 // OptionRetry or OptionRetryConfig, which this package never uses, and
