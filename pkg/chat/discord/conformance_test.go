@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr/testr"
+
 	"gjc.dev/reconciler/pkg/chat"
 	"gjc.dev/reconciler/pkg/chat/discord"
 	"gjc.dev/reconciler/pkg/chat/fakediscord"
@@ -33,6 +35,7 @@ func TestConformance(t *testing.T) {
 			return cfg
 		},
 		Start:         startFake,
+		Transport:     newTransportFake,
 		NonceWindow:   true,
 		ThreadRequest: true,
 		ClosesThreads: true,
@@ -134,4 +137,32 @@ func (r fake) WaitEyes(ctx context.Context, place, id string, n int) error {
 		return false
 	})
 	return err
+}
+
+// transportFake is fakediscord as providertest.Transport drives it.
+type transportFake struct{ srv *fakediscord.Server }
+
+func newTransportFake(t *testing.T) providertest.TransportFake {
+	t.Helper()
+	srv, err := fakediscord.Start(fakediscord.Options{Tokens: []string{"tok-d"}, Channels: []string{"chan-3"}, HeartbeatInterval: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	return transportFake{srv}
+}
+
+func (f transportFake) Transport(t *testing.T) chat.Transport {
+	cfg := &spec.DiscordConfig{BotToken: spec.NewSecret("tok-d"), ApplicationID: "app", GuildID: f.srv.GuildID(), ParentChannelID: "chan-3", APIURL: f.srv.URL()}
+	return discord.NewTransport(cfg, discord.TransportOptions{Log: testr.New(t)})
+}
+
+func (f transportFake) DropConnections() { f.srv.DropConnections() }
+
+func (f transportFake) RejectTokens() { f.srv.SetTokenRejected("tok-d", true) }
+
+// MaxLive waits for the fake to notice the closed connection, on its own time.
+func (f transportFake) MaxLive(ctx context.Context) (int, error) {
+	snap, err := f.srv.WaitFor(ctx, func(s fakediscord.Snapshot) bool { return s.Tokens["tok-d"].Live == 0 })
+	return snap.Tokens["tok-d"].MaxLive, err
 }

@@ -30,6 +30,8 @@ type Subject struct {
 	// Start starts a fake for one test; nonceWindow, when set, is its
 	// window too, so a re-post past it doubles, as at the service.
 	Start func(t *testing.T, nonceWindow time.Duration) Fake
+	// Transport starts a fake for one test of the transport.
+	Transport func(t *testing.T) TransportFake
 	// NonceWindow: the service resolves a repeat inside a window by
 	// itself, and after it the relay must look the part up by content.
 	NonceWindow bool
@@ -122,6 +124,7 @@ func Run(t *testing.T, s Subject) {
 		exitChild(runChild(s)) // it returns only when the relay ended
 	}
 	top, _, _ := strings.Cut(t.Name(), "/")
+	t.Run("Transport", func(t *testing.T) { Transport(t, s.Transport) })
 	t.Run("RelayCrashMatrix", func(t *testing.T) { crashMatrix(t, s, top) })
 	t.Run("InboundCrashMatrix", func(t *testing.T) { inboundCrashMatrix(t, s, top) })
 	t.Run("RelayHonoursRateLimits", func(t *testing.T) { rateLimits(t, s) })
