@@ -13,10 +13,10 @@ func init() {
 			"\te.Unseen = h.PID == 0 && h.UID >= 0\n", "\te.Unseen = false\n",
 			"./cmd/reconciler/systemtest", pidns},
 		{"cli1213: an unseen holder is refused as CannotExamine", "pkg/reconcile/attempt.go",
-			"\tcase unseenHolder(a.name, err) != \"\":\n", "\tcase false:\n",
+			"\tcase unseenOccupant(a.name, err) != \"\":\n", "\tcase false:\n",
 			"./cmd/reconciler/systemtest", pidns},
 		{"cli1213: a blind pass proves no pruned name gone", "pkg/reconcile/attempt.go",
-			"\t} else if msg := unseenHolder(a.name, a.r.store.SpawnBlocked(a.name)); msg != \"\" {\n", "\t} else if msg := \"\"; msg != \"\" {\n",
+			"\t} else if msg := unseenOccupant(a.name, a.r.store.SpawnBlocked(a.name)); msg != \"\" {\n", "\t} else if msg := \"\"; msg != \"\" {\n",
 			"./cmd/reconciler/systemtest", "TestBlindPassPrunesNothing"},
 		{"cli1213: a pass with an unseen name leaves status.json", "pkg/reconcile/pass.go",
 			"\tif len(unseen) == 0 {\n", "\tif true {\n",
@@ -35,8 +35,8 @@ func init() {
 			"\t\t\tif !st.SpecValid {\n", "\t\t\tif false {\n",
 			"./cmd/reconciler/systemtest", "TestStatusWithoutItsSpecNamesTheMissingFile"},
 		{"cli1213: a held name whose holder is unseen is not called stopped", "pkg/reconcile/attempt.go",
-			"\t\t\treturn // not stopped while it still holds the connection\n\t\t}\n\t\tif msg := unseenHolder(a.name, a.r.store.SpawnBlocked(a.name)); msg != \"\" {",
-			"\t\t\treturn // not stopped while it still holds the connection\n\t\t}\n\t\tif msg := unseenHolder(a.name, a.r.store.SpawnBlocked(a.name)); false && msg != \"\" {",
+			"\t\t\treturn // not stopped while it still holds the connection\n\t\t}\n\t\tif msg := unseenOccupant(a.name, a.r.store.SpawnBlocked(a.name)); msg != \"\" {",
+			"\t\t\treturn // not stopped while it still holds the connection\n\t\t}\n\t\tif msg := unseenOccupant(a.name, a.r.store.SpawnBlocked(a.name)); false && msg != \"\" {",
 			"./cmd/reconciler/systemtest", "TestBlindPassLeavesATimedOutStopRunning"},
 	}...)
 }

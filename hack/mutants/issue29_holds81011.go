@@ -6,7 +6,7 @@ package main
 func init() {
 	mutants = append(mutants, []mutant{
 		{"hold: a hold without --force never escalates", "pkg/reconcile/decide.go",
-			"\tcase specStopped, held != nil && held.Force:\n", "\tcase specStopped, held != nil:\n",
+			"\tcase specStopped, hold != nil && hold.Force:\n", "\tcase specStopped, hold != nil:\n",
 			"./pkg/reconcile", "TestStoppingOf|TestHoldWithoutForceNeverKills"},
 		{"hold: the stop plan escalates only when asked", "pkg/reconcile/decide.go",
 			"\t\t\treturn plan{step: stepStop, escalate: want == stopKill}\n", "\t\t\treturn plan{step: stepStop, escalate: true}\n",
@@ -43,10 +43,10 @@ func init() {
 			"\t\tst.status = DaemonStatus{}\n", "",
 			"./cmd/reconciler/systemtest", "TestRemovedBotLeavesTheStatus"},
 		{"prune: a pruned name's dir is not reported Unmanaged", "pkg/reconcile/attempt.go",
-			"\tif offTable(removed, cls, a.r.heldAlive(a.name) != nil) {\n", "\tif false && offTable(removed, cls, a.r.heldAlive(a.name) != nil) {\n",
+			"\tif offTable(removed, cls, a.r.trackedAlive(a.name) != nil) {\n", "\tif false && offTable(removed, cls, a.r.trackedAlive(a.name) != nil) {\n",
 			"./cmd/reconciler/systemtest", "TestRemovedBotLeavesTheStatus"},
 		{"prune: what runs in a pruned dir is never hidden", "pkg/reconcile/removed.go",
-			"\tif !removed || heldRuns || cls.AmbiguouslyLive {\n", "\tif !removed {\n",
+			"\tif !removed || trackedRuns || cls.AmbiguouslyLive {\n", "\tif !removed {\n",
 			"./pkg/reconcile", "TestOffTable"},
 		{"prune: only an absent or stopped record leaves", "pkg/reconcile/removed.go",
 			"\treturn cls.Class == ownership.ClassAbsent || cls.Class == ownership.ClassStopped\n", "\treturn true\n",

@@ -48,7 +48,7 @@ type attempt struct {
 	owner       *ownership.State
 	// held is the operator's hold on the name (reconciler stop), nil when
 	// none; holdsErr says why holds.json could not be read.
-	held     *Hold
+	hold     *Hold
 	holdsErr error
 	// leaves: the name is left out of the status from now on (pruned, or
 	// pruned before and nothing of it runs).
@@ -72,7 +72,7 @@ func (a *attempt) run() {
 		a.refuse(ReasonHoldsUnreadable, a.holdsErr.Error()+"; nothing is started or stopped until it is fixed")
 		return
 	}
-	want := stoppingOf(a.d.Config.State == spec.StateStopped, a.held)
+	want := stoppingOf(a.d.Config.State == spec.StateStopped, a.hold)
 	mem := memory{termTimedOut: a.st.termTimedOut}
 	for {
 		// Our own spawn is judged at each look: it may have exited while
@@ -95,9 +95,9 @@ func (a *attempt) run() {
 		}
 		a.observe(rec)
 		a.execute(p, rec, cls)
-		if a.held != nil && a.status.Phase == PhaseStopped && a.status.Converged {
+		if a.hold != nil && a.status.Phase == PhaseStopped && a.status.Converged {
 			a.status.Phase, a.status.Reason = PhaseHeld, ReasonOperatorStopped
-			a.status.Message = heldMessage(a.name, *a.held)
+			a.status.Message = holdMessage(a.name, *a.hold)
 		}
 		return
 	}
@@ -132,10 +132,10 @@ func (a *attempt) execute(p plan, rec ownership.Record, cls ownership.Classifica
 	case stepStopTimedOut:
 		a.stopTimedOut(rec.State)
 	case stepEnsureGone:
-		if !a.lastOwnerGone(cfg.GracefulTimeout) {
+		if !a.trackedGone(cfg.GracefulTimeout) {
 			return // not stopped while it still holds the connection
 		}
-		if msg := unseenHolder(a.name, a.r.store.SpawnBlocked(a.name)); msg != "" {
+		if msg := unseenOccupant(a.name, a.r.store.SpawnBlocked(a.name)); msg != "" {
 			a.cannotExamine(msg) // its record looks dead from here only
 			return
 		}
@@ -183,9 +183,9 @@ func (a *attempt) notDesired() {
 		if !a.stop(rec.State, "stop", spec.DefaultGracefulTimeout, spec.DefaultKillTimeout, true) {
 			return
 		}
-	} else if !a.lastOwnerGone(spec.DefaultGracefulTimeout) {
+	} else if !a.trackedGone(spec.DefaultGracefulTimeout) {
 		return // pruned only once nothing of it runs
-	} else if msg := unseenHolder(a.name, a.r.store.SpawnBlocked(a.name)); msg != "" {
+	} else if msg := unseenOccupant(a.name, a.r.store.SpawnBlocked(a.name)); msg != "" {
 		a.cannotExamine(msg) // its record looks dead from here only
 		return
 	}
@@ -205,7 +205,7 @@ func (a *attempt) unmanaged(obs ownership.Observation) {
 	rec := obs.Record
 	removed := a.r.inv.wasRemoved(a.name)
 	cls := obs.Classify(ownership.Desired{Kind: kindOf(rec), Identity: identityOf(rec), Generation: generationOf(rec)})
-	if offTable(removed, cls, a.r.heldAlive(a.name) != nil) {
+	if offTable(removed, cls, a.r.trackedAlive(a.name) != nil) {
 		a.leaves = true
 		if _, err := os.Lstat(a.paths.Dir); errors.Is(err, os.ErrNotExist) {
 			if err := a.r.inv.forgetRemoved(a.name); err != nil {
@@ -223,8 +223,8 @@ func (a *attempt) unmanaged(obs ownership.Observation) {
 // terminal refusal for this very config, or the crash loop says wait.
 func (a *attempt) replaceAbsent(rec ownership.Record) {
 	now := a.r.now()
-	held := a.lastOwnerRuns(a.d.Config.GracefulTimeout)
-	if !held && a.st.expecting != "" {
+	stillRuns := a.trackedStillRuns(a.d.Config.GracefulTimeout)
+	if !stillRuns && a.st.expecting != "" {
 		// The owner we saw running is gone without being asked to go by us.
 		a.noteExit(a.st.expecting, rec)
 		a.st.expecting = ""
@@ -237,9 +237,9 @@ func (a *attempt) replaceAbsent(rec ownership.Record) {
 		}
 	}
 	wait := a.st.crash.wait(now)
-	switch p := startGate(rec, a.d.Identity, a.d.Config.Generation, wait, held); p.step {
-	case stepAwaitHeld:
-		a.refuseForLastOwner(a.d.Config.GracefulTimeout)
+	switch p := startGate(rec, a.d.Identity, a.d.Config.Generation, wait, stillRuns); p.step {
+	case stepAwaitTracked:
+		a.refuseForTracked(a.d.Config.GracefulTimeout)
 	case stepRefuse:
 		a.refuse(p.reason, p.message)
 	case stepBackOff:
@@ -403,26 +403,26 @@ func (a *attempt) startAndWait(why string) {
 // daemon's own Acquire is the guard; this is the report.
 func (a *attempt) spawnBlocked() bool {
 	err := a.r.store.SpawnBlocked(a.name)
-	var held *ownership.HeldError
+	var occupied *ownership.HeldError
 	var busy *ownership.ReclaimBusyError
 	switch {
 	case err == nil:
 		return false
 	case a.standBy(err):
-	case unseenHolder(a.name, err) != "":
-		a.cannotExamine(unseenHolder(a.name, err))
-	case errors.As(err, &held) && held.Source == ownership.NameLockFile:
+	case unseenOccupant(a.name, err) != "":
+		a.cannotExamine(unseenOccupant(a.name, err))
+	case errors.As(err, &occupied) && occupied.Source == ownership.NameLockFile:
 		// The kernel knows of a live daemon of this name even when no file
 		// does (sdk/ removed or restored under it): start nothing beside it.
-		msg := fmt.Sprintf("a daemon of %s (pid %d) still holds its name lock though no record proves it; no second owner is started until it exits", a.name, held.PID)
-		if held.OtherUser {
-			msg = fmt.Sprintf("pid %d of another user (uid %d) holds the name lock of %s: no second owner can start until it lets go", held.PID, held.OtherUID, a.name)
+		msg := fmt.Sprintf("a daemon of %s (pid %d) still holds its name lock though no record proves it; no second owner is started until it exits", a.name, occupied.PID)
+		if occupied.OtherUser {
+			msg = fmt.Sprintf("pid %d of another user (uid %d) holds the name lock of %s: no second owner can start until it lets go", occupied.PID, occupied.OtherUID, a.name)
 		}
 		a.refuse(ReasonOwnerWithoutRecord, msg)
 		a.requeue = time.Second
-	case errors.As(err, &held):
+	case errors.As(err, &occupied):
 		a.refuse(ReasonOwnerWithoutRecord, fmt.Sprintf(
-			"owner.lock names live pid %d, which is or may be a daemon of %s, though no record proves it runs; no second owner is started until it exits", held.PID, a.name))
+			"owner.lock names live pid %d, which is or may be a daemon of %s, though no record proves it runs; no second owner is started until it exits", occupied.PID, a.name))
 		a.requeue = time.Second
 	case errors.As(err, &busy):
 		a.refuse(ownership.Reason(err), err.Error()+"; spawning once it ends")
@@ -458,7 +458,7 @@ func (a *attempt) stop(s *ownership.State, action string, graceful, kill time.Du
 		why = "to replace it"
 	case a.d == nil:
 		why = "removed from the spec"
-	case a.held != nil && a.d.Config.State != spec.StateStopped:
+	case a.hold != nil && a.d.Config.State != spec.StateStopped:
 		why = "held stopped by reconciler stop"
 	}
 	err := a.r.stopOwner(a.ctx, a.name, want, *s, ownership.StopOptions{Action: action, Graceful: graceful, Kill: kill, Escalate: escalate}, why)

@@ -55,7 +55,7 @@ func TestHungNewerOwnerIsStillTheObservedOwner(t *testing.T) {
 	if out.Owner == nil || out.Owner.PID != p.PID() {
 		t.Errorf("Outcome.Owner = %+v, want the hung newer owner: its exit is not watched", out.Owner)
 	}
-	if out.Status.HeldOwner == nil {
+	if out.Status.TrackedOwner == nil {
 		t.Error("no reference held to a live owner")
 	}
 }

@@ -24,12 +24,12 @@ const (
 	stepKeep                         // the owner is the desired one: attach (healthy, starting, reconnecting)
 	stepAwaitChild                   // our own spawn has not published its record yet: wait for it, start no second
 	stepStart                        // no owner: start one, once the last is gone and startGate allows
-	stepAwaitHeld                    // startGate: an owner whose record vanished still runs: start no second
+	stepAwaitTracked                 // startGate: an owner whose record vanished still runs: start no second
 	stepBackOff                      // startGate: the crash loop says wait
 	stepSpawn                        // startGate: spawn now
 )
 
-var stepNames = [...]string{"", "wait-release", "refuse", "stop", "stop-timed-out", "ensure-gone", "ahead", "replace", "keep", "await-child", "start", "await-held", "back-off", "spawn"}
+var stepNames = [...]string{"", "wait-release", "refuse", "stop", "stop-timed-out", "ensure-gone", "ahead", "replace", "keep", "await-child", "start", "await-tracked", "back-off", "spawn"}
 
 func (s step) String() string {
 	if s > 0 && int(s) < len(stepNames) {
@@ -66,11 +66,11 @@ const (
 // stoppingOf is how a spec's state and an operator's hold (nil: none) want
 // a name. The spec's Stopped is the spec's own stop, which escalates; a
 // hold alone never sends a stronger signal than its stop asked for.
-func stoppingOf(specStopped bool, held *Hold) stopping {
+func stoppingOf(specStopped bool, hold *Hold) stopping {
 	switch {
-	case specStopped, held != nil && held.Force:
+	case specStopped, hold != nil && hold.Force:
 		return stopKill
-	case held != nil:
+	case hold != nil:
 		return stopTerm
 	}
 	return keepRunning
@@ -135,12 +135,12 @@ func decide(rec ownership.Record, cls ownership.Classification, want stopping, m
 
 // startGate decides a start where no record shows an owner: never beside
 // the owner this reconciler holds a reference to whose record vanished
-// (heldRuns: it still runs after its wait), never over the service's final
+// (trackedRuns: it still runs after its wait), never over the service's final
 // refusal of this very config (identity and generation), never before the
 // crash loop's wait is over.
-func startGate(rec ownership.Record, identity string, generation int64, crashWait time.Duration, heldRuns bool) plan {
-	if heldRuns {
-		return plan{step: stepAwaitHeld, reason: ReasonOwnerWithoutRecord}
+func startGate(rec ownership.Record, identity string, generation int64, crashWait time.Duration, trackedRuns bool) plan {
+	if trackedRuns {
+		return plan{step: stepAwaitTracked, reason: ReasonOwnerWithoutRecord}
 	}
 	if s := rec.State; terminal(s) && s.Identity == identity && s.Generation != nil && *s.Generation == generation {
 		return plan{step: stepRefuse, reason: s.Terminated.Reason,

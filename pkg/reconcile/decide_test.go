@@ -146,7 +146,7 @@ func TestStoppingOf(t *testing.T) {
 	}
 }
 
-// startGate over the last record's end x the crash loop x a held owner
+// startGate over the last record's end x the crash loop x a tracked owner
 // whose record vanished.
 func TestStartGate(t *testing.T) {
 	gen := func(g int64) *int64 { return &g }
@@ -155,11 +155,11 @@ func TestStartGate(t *testing.T) {
 			Terminated: &ownership.Terminated{Reason: reason, Message: "invalid token"}}}
 	}
 	cases := []struct {
-		name string
-		rec  ownership.Record
-		wait time.Duration
-		held bool
-		want step
+		name    string
+		rec     ownership.Record
+		wait    time.Duration
+		tracked bool
+		want    step
 	}{
 		{"no record", ownership.Record{}, 0, false, stepSpawn},
 		{"no record, crash loop", ownership.Record{}, 4 * time.Second, false, stepBackOff},
@@ -169,12 +169,12 @@ func TestStartGate(t *testing.T) {
 		{"refused, but the generation changed", refused("id-1", 2, "InvalidToken"), 0, false, stepSpawn},
 		{"transport stopped is retried", refused("id-1", 3, daemonproto.ReasonTransportStopped), 0, false, stepSpawn},
 		{"transport stopped, crash loop", refused("id-1", 3, daemonproto.ReasonTransportStopped), time.Second, false, stepBackOff},
-		{"a held owner still runs", ownership.Record{}, 0, true, stepAwaitHeld},
-		{"a held owner beats a final refusal", refused("id-1", 3, "InvalidToken"), 0, true, stepAwaitHeld},
-		{"a held owner beats the crash loop", ownership.Record{}, time.Minute, true, stepAwaitHeld},
+		{"a tracked owner still runs", ownership.Record{}, 0, true, stepAwaitTracked},
+		{"a tracked owner beats a final refusal", refused("id-1", 3, "InvalidToken"), 0, true, stepAwaitTracked},
+		{"a tracked owner beats the crash loop", ownership.Record{}, time.Minute, true, stepAwaitTracked},
 	}
 	for _, tc := range cases {
-		if got := startGate(tc.rec, "id-1", 3, tc.wait, tc.held); got.step != tc.want {
+		if got := startGate(tc.rec, "id-1", 3, tc.wait, tc.tracked); got.step != tc.want {
 			t.Errorf("%s: startGate = %v, want %v", tc.name, got.step, tc.want)
 		}
 	}

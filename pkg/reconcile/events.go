@@ -177,7 +177,7 @@ func (a *attempt) noteExit(ownerID string, rec ownership.Record) Exit {
 	pid := 0
 	if c != nil {
 		pid = c.pid
-	} else if l := a.st.last; l != nil && l.state.OwnerID == ownerID {
+	} else if l := a.st.tracked; l != nil && l.state.OwnerID == ownerID {
 		pid = l.state.PID
 	}
 	ex := describeExit(ownerID, pid, rec, c, a.r.now())

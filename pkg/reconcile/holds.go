@@ -118,9 +118,9 @@ func (r *Reconciler) setHold(name string, h *Hold) (bool, error) {
 	return true, nil
 }
 
-// isHeld says whether holds.json holds name now; true when it cannot be
+// hasHold says whether holds.json holds name now; true when it cannot be
 // read, so that nothing is lifted that may have been the operator's.
-func (r *Reconciler) isHeld(name string) bool {
+func (r *Reconciler) hasHold(name string) bool {
 	holds, err := readHolds(r.files, r.opts.AgentDir)
 	if err != nil {
 		return true

@@ -464,9 +464,9 @@ type sharedLock struct {
 	store   ownership.Store
 	timeout time.Duration
 
-	mu    sync.Mutex
-	users int
-	held  func()
+	mu     sync.Mutex
+	users  int
+	unlock func()
 }
 
 func (s *sharedLock) acquire(ctx context.Context) error {
@@ -482,16 +482,16 @@ func (s *sharedLock) acquire(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.held, s.users = release, 1
+	s.unlock, s.users = release, 1
 	return nil
 }
 
 func (s *sharedLock) release() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.users--; s.users == 0 && s.held != nil {
-		s.held()
-		s.held = nil
+	if s.users--; s.users == 0 && s.unlock != nil {
+		s.unlock()
+		s.unlock = nil
 	}
 }
 

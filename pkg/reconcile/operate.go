@@ -37,9 +37,9 @@ type StopOptions struct {
 // is refused (an owner that cannot be proved, another machine's to stop)
 // holds nothing. A hold that cannot be written stops nothing.
 func (r *Reconciler) Stop(ctx context.Context, name string, d *spec.Daemon, res *spec.Result, o StopOptions) OperateResult {
-	r.seedHeld()
+	r.seedTracked()
 	out := r.operation(name, "stop", d, res)
-	held, heldBefore := false, r.isHeld(name)
+	held, heldBefore := false, r.hasHold(name)
 	hold := func() error {
 		if held {
 			return nil
@@ -68,7 +68,7 @@ func (r *Reconciler) Stop(ctx context.Context, name string, d *spec.Daemon, res 
 			out.Message = fmt.Sprintf("%s not stopped: %v", name, err)
 			return out
 		}
-		if h := r.heldAlive(name); h != nil && (rec.State == nil || rec.State.OwnerID != h.OwnerID) {
+		if h := r.trackedAlive(name); h != nil && (rec.State == nil || rec.State.OwnerID != h.OwnerID) {
 			// Alive without its record: nothing to fence a signal against.
 			out.Message = fmt.Sprintf("%s: %s daemon (pid %d) still runs though its record is gone; it exits at its next heartbeat, or end it yourself", ReasonOwnerWithoutRecord, name, h.PID)
 			break
@@ -183,7 +183,7 @@ func (r *Reconciler) view(name string, d *spec.Daemon, res *spec.Result) DaemonS
 	if saved != nil {
 		s = saved.status
 	}
-	holds, _ := readHolds(r.files, r.opts.AgentDir) // unreadable: see heldLook
+	holds, _ := readHolds(r.files, r.opts.AgentDir) // unreadable: see holdLook
 	return live(s, name, d, r.store, holdOf(holds, name))
 }
 
@@ -218,7 +218,7 @@ func wantOf(d *spec.Daemon) *ownership.Desired {
 // reconciles it at once, as a pass would: started if the spec says Running.
 // The caller holds the lock.
 func (r *Reconciler) Start(ctx context.Context, name string, d *spec.Daemon, res *spec.Result) OperateResult {
-	r.seedHeld()
+	r.seedTracked()
 	out := r.operation(name, "start", d, res)
 	changed, err := r.setHold(name, nil)
 	if err != nil {

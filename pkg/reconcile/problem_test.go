@@ -158,7 +158,7 @@ func startSleep(t *testing.T) (pid int, incarnation string) {
 // A held owner saved under a bad name is not held by the next reconciler
 // (nor is any state kept for that name); the same owner under a valid name
 // is, so the test can tell.
-func TestSeedHeldIgnoresBadNames(t *testing.T) {
+func TestSeedTrackedIgnoresBadNames(t *testing.T) {
 	pid, inc := startSleep(t)
 	boot, _ := platform.BootID() // without one, the file's time proves the boot
 	for _, tc := range []struct {
@@ -167,7 +167,7 @@ func TestSeedHeldIgnoresBadNames(t *testing.T) {
 	}{{"bot", true}, {"x/../bot", false}, {"bot/", false}} {
 		agentDir := privateAgentDir(t)
 		s := &Status{Version: 1, ObservedAt: metav1.Now(), Daemons: []DaemonStatus{{Name: tc.name, Phase: PhaseRunning,
-			HeldOwner: &HeldOwner{PID: pid, Incarnation: inc, OwnerID: "o-1", BootID: boot}}}}
+			TrackedOwner: &TrackedOwner{PID: pid, Incarnation: inc, OwnerID: "o-1", BootID: boot}}}}
 		if err := writeStatus(fsstore.Files{}, agentDir, s); err != nil {
 			t.Fatal(err)
 		}
@@ -176,8 +176,8 @@ func TestSeedHeldIgnoresBadNames(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.seedHeld()
-		if got := r.heldAlive("bot") != nil; got != tc.held {
+		r.seedTracked()
+		if got := r.trackedAlive("bot") != nil; got != tc.held {
 			t.Errorf("%q: bot held = %v, want %v", tc.name, got, tc.held)
 		}
 		r.mu.Lock()

@@ -72,12 +72,12 @@ type Reconciler struct {
 	// lock does not exclude this process's own goroutines.
 	rewrite sync.Mutex
 
-	heldMu    sync.Mutex           // guards held, savedHeld, heldSaved; serializes saves
-	held      map[string]HeldOwner // by name, as each name's worker last reported
-	savedHeld map[string]HeldOwner // what the last save wrote
-	heldSaved bool
-	// heldBroken: held.json could not be read; it is never overwritten.
-	heldBroken bool
+	trackedMu    sync.Mutex              // guards tracked, savedTracked, trackedSaved; serializes saves
+	tracked      map[string]TrackedOwner // by name, as each name's worker last reported
+	savedTracked map[string]TrackedOwner // what the last save wrote
+	trackedSaved bool
+	// trackedBroken: held.json could not be read; it is never overwritten.
+	trackedBroken bool
 }
 
 // nameState is what the reconciler remembers of a name between passes.
@@ -91,7 +91,7 @@ type nameState struct {
 	termTimedOut string
 	restarts     int
 	child        *child
-	last         *lastOwner
+	tracked      *trackedOwner
 	status       DaemonStatus
 }
 
@@ -119,7 +119,7 @@ func New(opts Options) (*Reconciler, error) {
 		return nil, fmt.Errorf("creating file watch: %w", err)
 	}
 	r := &Reconciler{opts: opts, log: opts.Log, store: opts.Store, files: opts.Files, inv: inv, watch: w,
-		names: map[string]*nameState{}, noted: map[Problem]bool{}, held: map[string]HeldOwner{}}
+		names: map[string]*nameState{}, noted: map[Problem]bool{}, tracked: map[string]TrackedOwner{}}
 	if prev, err := r.readStatus(); err == nil {
 		// Carry conditions over, so lastTransitionTime survives a restart.
 		for _, s := range prev.Daemons {
@@ -244,13 +244,13 @@ type Outcome struct {
 // Reconcile makes one name match its desired object (nil: not desired).
 func (r *Reconciler) Reconcile(ctx context.Context, name string, d *spec.Daemon, res *spec.Result) Outcome {
 	start := time.Now()
-	r.seedHeld()
+	r.seedTracked()
 	st := r.state(name)
 	a := &attempt{r: r, ctx: ctx, name: name, d: d, res: res, st: st, paths: ownership.PathsFor(r.opts.AgentDir, name)}
 	if holds, err := readHolds(r.files, r.opts.AgentDir); err != nil {
 		a.holdsErr = err
 	} else if h, ok := holds[name]; ok {
-		a.held = &h
+		a.hold = &h
 	}
 	r.mu.Lock()
 	// A copy: SetStatusCondition edits in place, and snapshot reads the old one.
@@ -268,11 +268,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, name string, d *spec.Daemon,
 	st.dropExited()
 	// Saved in status.json, so that the next reconciler (a restart, --once,
 	// the loop started again) holds it too.
-	a.status.HeldOwner = st.held(r.store.Boot)
+	a.status.TrackedOwner = st.entry(r.store.Boot)
 	if !a.unseen {
 		// What a reconciler that cannot see the daemon holds is nothing,
 		// not news for the next one.
-		r.saveHeld(name, a.status.HeldOwner)
+		r.saveTracked(name, a.status.TrackedOwner)
 	}
 	a.status.Restarts = st.restarts
 	a.setConditions()

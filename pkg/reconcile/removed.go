@@ -10,11 +10,11 @@ const EventRemoved = "Removed"
 // offTable reports whether a name that no spec declares and this
 // reconciler does not manage is left out of the status: only one it
 // pruned (removed), and only while nothing of it runs: no record, or a
-// stopped one whose owner is proven gone, and no owner held for it (its
+// stopped one whose owner is proven gone, and no owner tracked for it (its
 // record vanished) still running. Whatever else is in such a dir is
 // another's, and reported Unmanaged.
-func offTable(removed bool, cls ownership.Classification, heldRuns bool) bool {
-	if !removed || heldRuns || cls.AmbiguouslyLive {
+func offTable(removed bool, cls ownership.Classification, trackedRuns bool) bool {
+	if !removed || trackedRuns || cls.AmbiguouslyLive {
 		return false
 	}
 	return cls.Class == ownership.ClassAbsent || cls.Class == ownership.ClassStopped

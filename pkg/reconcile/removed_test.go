@@ -17,11 +17,11 @@ import (
 func TestOffTable(t *testing.T) {
 	live := ownership.Classification{Class: ownership.ClassCompatible, Signalable: true, Health: ownership.HealthHealthy}
 	cases := []struct {
-		name     string
-		removed  bool
-		cls      ownership.Classification
-		heldRuns bool
-		want     bool
+		name        string
+		removed     bool
+		cls         ownership.Classification
+		trackedRuns bool
+		want        bool
 	}{
 		{"pruned, no record", true, ownership.Classification{Class: ownership.ClassAbsent}, false, true},
 		{"pruned, stopped record", true, ownership.Classification{Class: ownership.ClassStopped}, false, true},
@@ -35,7 +35,7 @@ func TestOffTable(t *testing.T) {
 		{"never ours, live", false, live, false, false},
 	}
 	for _, tc := range cases {
-		if got := offTable(tc.removed, tc.cls, tc.heldRuns); got != tc.want {
+		if got := offTable(tc.removed, tc.cls, tc.trackedRuns); got != tc.want {
 			t.Errorf("%s: offTable = %v, want %v", tc.name, got, tc.want)
 		}
 	}

@@ -85,20 +85,20 @@ type DaemonStatus struct {
 	// Relay is the owner's outbox as it last published it; nil until the
 	// relay (DESIGN 5) reports one, and shown as "-", never as zero.
 	Relay *RelayStatus `json:"relay,omitempty"`
-	// HeldOwner is the live owner the reconciler that wrote this last proved
+	// TrackedOwner is the live owner the reconciler that wrote this last proved
 	// and held a process reference to, whether or not its record is still
 	// there. A report: the next reconciler learns of it from held.json
-	// (HeldPath), which deleting status.json does not touch. Not refreshed
+	// (TrackedPath), which deleting status.json does not touch. Not refreshed
 	// by `reconciler status`.
-	HeldOwner *HeldOwner `json:"heldOwner,omitempty"`
+	TrackedOwner *TrackedOwner `json:"heldOwner,omitempty"`
 	// LastExit is how the last owner seen running ended, kept until the
 	// next one ends: describe shows it beside a healthy successor.
 	LastExit *Exit `json:"lastExit,omitempty"`
 }
 
-// HeldOwner names a process exactly: PID and incarnation, within one boot
+// TrackedOwner names a process exactly: PID and incarnation, within one boot
 // (Linux start ticks count from boot, and boot order repeats).
-type HeldOwner struct {
+type TrackedOwner struct {
 	PID         int    `json:"pid"`
 	Incarnation string `json:"incarnation"`
 	OwnerID     string `json:"ownerId"`

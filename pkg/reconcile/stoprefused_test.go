@@ -46,7 +46,7 @@ func TestStopRefusedAfterSendingHoldsNothing(t *testing.T) {
 			t.Errorf("a refused stop warns that it holds the name: %q", w)
 		}
 	}
-	if r.isHeld("bot") {
+	if r.hasHold("bot") {
 		t.Fatal("a stop refused after its hold was written left the hold")
 	}
 
@@ -56,7 +56,7 @@ func TestStopRefusedAfterSendingHoldsNothing(t *testing.T) {
 	if out := r.Stop(t.Context(), "bot", d, res, StopOptions{Graceful: 100 * time.Millisecond, Kill: 100 * time.Millisecond}); out.OK {
 		t.Fatalf("a refused stop of a held name: ok %q", out.Message)
 	}
-	if !r.isHeld("bot") {
+	if !r.hasHold("bot") {
 		t.Fatal("a refused stop lifted the hold the operator had set before it")
 	}
 }

@@ -14,13 +14,13 @@ import (
 // nothing beside it.
 const ReasonCannotExamine = "CannotExamine"
 
-// unseenHolder is the message for a spawn obstacle held by a process this
+// unseenOccupant is the message for a spawn obstacle: a name occupied by a process this
 // reconciler cannot see, or "" when err is no such obstacle. The kernel
-// says the name is held; the records name PIDs this process cannot look
+// says the name is occupied; the records name PIDs this process cannot look
 // up, so whatever it would conclude from them (dead, refused) is false.
-func unseenHolder(name string, err error) string {
-	var held *ownership.HeldError
-	if !errors.As(err, &held) || !held.Unseen || held.OtherUser {
+func unseenOccupant(name string, err error) string {
+	var occupied *ownership.HeldError
+	if !errors.As(err, &occupied) || !occupied.Unseen || occupied.OtherUser {
 		return ""
 	}
 	return fmt.Sprintf("cannot examine %s's daemon: a process outside this reconciler's PID namespace holds its name lock, and this reconciler cannot see it; nothing is started beside it, and it is judged only by a reconciler that can see it", name)

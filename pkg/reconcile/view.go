@@ -28,7 +28,7 @@ func View(store ownership.Store, files Files, agentDir string, res *spec.Result,
 	names = append(names, daemonDirNames(agentDir)...)
 	slices.Sort(names)
 	names = slices.Compact(names)
-	holds, _ := readHolds(files, agentDir) // unreadable: see heldLook
+	holds, _ := readHolds(files, agentDir) // unreadable: see holdLook
 	var removed []string
 	if inv, err := loadInventory(files, InventoryPath(agentDir), logr.Discard()); err == nil {
 		removed = inv.removedList()
@@ -73,13 +73,13 @@ func live(s DaemonStatus, name string, d *spec.Daemon, store ownership.Store, ho
 	if d != nil {
 		desired = desiredOf(d)
 	}
-	return heldLook(liveStatus(s, rec, obs.Classify(desired), heldRuns(store, s.HeldOwner)), hold)
+	return holdLook(liveStatus(s, rec, obs.Classify(desired), trackedRuns(store, s.TrackedOwner)), hold)
 }
 
-// heldRuns reports whether the owner the last pass held a reference to
+// trackedRuns reports whether the owner the last pass kept a reference to
 // (its record gone) still runs: proved by a fresh reference, so a PID reused
 // since proves nothing.
-func heldRuns(store ownership.Store, h *HeldOwner) bool {
+func trackedRuns(store ownership.Store, h *TrackedOwner) bool {
 	if h == nil {
 		return false
 	}
@@ -97,9 +97,9 @@ func heldRuns(store ownership.Store, h *HeldOwner) bool {
 // never shown as Stopped or Ready, whatever the last pass said: a record
 // that is malformed, or names a live process that is not proved gone nor
 // proved the owner, is Refused; so is a name without a record while the
-// owner last held for it still runs (held). An owner the look finds gone is
+// owner last tracked for it still runs (tracked). An owner the look finds gone is
 // not Running. Ready is recomputed from the result.
-func liveStatus(s DaemonStatus, rec ownership.Record, cls ownership.Classification, held bool) DaemonStatus {
+func liveStatus(s DaemonStatus, rec ownership.Record, cls ownership.Classification, tracked bool) DaemonStatus {
 	st := rec.State
 	wasStopped := stoppedPhase(s.Phase)
 	s.TransportError, s.Relay = "", nil
@@ -120,9 +120,9 @@ func liveStatus(s DaemonStatus, rec ownership.Record, cls ownership.Classificati
 		if st != nil && cls.Class != ownership.ClassMalformed {
 			s.PID = st.PID
 		}
-	case cls.Class == ownership.ClassAbsent && held:
+	case cls.Class == ownership.ClassAbsent && tracked:
 		s.Phase, s.Reason, s.Converged = PhaseRefused, ReasonOwnerWithoutRecord, false
-		s.PID = s.HeldOwner.PID
+		s.PID = s.TrackedOwner.PID
 		s.Message = "the last owner still runs though its record is gone; no second owner is started until it exits"
 	case cls.Class == ownership.ClassStopped || cls.Class == ownership.ClassAbsent:
 		s.PID = 0

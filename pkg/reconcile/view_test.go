@@ -96,7 +96,7 @@ func TestLiveStatusTrustsOnlyWhatItSees(t *testing.T) {
 // A name whose record is gone while the owner the last pass held still
 // runs is refused, not Stopped: nothing may be started for it yet.
 func TestLiveStatusHeldOwnerWithoutRecord(t *testing.T) {
-	saved := DaemonStatus{Name: "bot", Phase: PhaseRunning, Converged: true, HeldOwner: &HeldOwner{PID: 4242, OwnerID: "o-1"}}
+	saved := DaemonStatus{Name: "bot", Phase: PhaseRunning, Converged: true, TrackedOwner: &TrackedOwner{PID: 4242, OwnerID: "o-1"}}
 	got := liveStatus(saved, ownership.Record{}, ownership.Classification{Class: ownership.ClassAbsent, Reason: ownership.ReasonNoOwner}, true)
 	if got.Phase != PhaseRefused || got.Reason != ReasonOwnerWithoutRecord || got.PID != 4242 {
 		t.Fatalf("liveStatus = %s %s pid %d; want Refused OwnerWithoutRecord pid 4242", got.Phase, got.Reason, got.PID)

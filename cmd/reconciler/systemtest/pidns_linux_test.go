@@ -29,7 +29,7 @@ func TestOnceThatCannotSeeTheDaemonsLeavesTheLoopsStatus(t *testing.T) {
 	e.startLoop()
 	e.waitStatus("both converged under the loop", func(s *reconcile.Status) bool { return summaryConverged(s, 2) })
 	pids := map[int]bool{e.state("discord").PID: true, e.state("slack").PID: true}
-	held, err := os.ReadFile(reconcile.HeldPath(e.agentDir))
+	held, err := os.ReadFile(reconcile.TrackedPath(e.agentDir))
 	if err != nil {
 		t.Fatalf("the loop saved no held.json: %v", err)
 	}
@@ -52,7 +52,7 @@ func TestOnceThatCannotSeeTheDaemonsLeavesTheLoopsStatus(t *testing.T) {
 	}
 	// The loop's held owners and event log are its own too: a blind pass
 	// neither forgets the owners it cannot see nor logs them refused.
-	if now, _ := os.ReadFile(reconcile.HeldPath(e.agentDir)); !bytes.Equal(now, held) {
+	if now, _ := os.ReadFile(reconcile.TrackedPath(e.agentDir)); !bytes.Equal(now, held) {
 		t.Errorf("held.json rewritten by a pass that could not see the daemons:\nbefore: %s\nafter: %s", held, now)
 	}
 	h, err := events.Read(reconcile.EventsPath(e.agentDir), nil)

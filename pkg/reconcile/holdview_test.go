@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-func TestHeldLook(t *testing.T) {
+func TestHoldLook(t *testing.T) {
 	hold := &Hold{Since: metav1.NewTime(time.Date(2026, 12, 2, 3, 0, 0, 0, time.UTC))}
 	for _, tc := range []struct {
 		name      string
@@ -27,7 +27,7 @@ func TestHeldLook(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.in.Name = "discord"
-			got := heldLook(tc.in, tc.held)
+			got := holdLook(tc.in, tc.held)
 			if got.Phase != tc.phase || got.Reason != tc.reason || got.Converged != tc.converged {
 				t.Errorf("got %s %q converged %v, want %s %q converged %v", got.Phase, got.Reason, got.Converged, tc.phase, tc.reason, tc.converged)
 			}

@@ -15,7 +15,7 @@ import (
 // A held owner saved in status.json is held again by the next reconciler
 // only if it was saved in this boot: after a reboot another process can
 // have the same pid and start ticks.
-func TestSeedHeldOnlyFromThisBoot(t *testing.T) {
+func TestSeedTrackedOnlyFromThisBoot(t *testing.T) {
 	cmd := exec.Command("sleep", "600")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -45,12 +45,12 @@ func TestSeedHeldOnlyFromThisBoot(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := &Status{Version: 1, Daemons: []DaemonStatus{{Name: "bot", Phase: PhaseRunning,
-			HeldOwner: &HeldOwner{PID: cmd.Process.Pid, Incarnation: inc, OwnerID: "o-1", BootID: tc.bootID}}}}
+			TrackedOwner: &TrackedOwner{PID: cmd.Process.Pid, Incarnation: inc, OwnerID: "o-1", BootID: tc.bootID}}}}
 		if err := writeStatus(fsstore.Files{}, agentDir, s); err != nil {
 			t.Fatal(err)
 		}
-		r.seedHeld()
-		if got := r.heldAlive("bot") != nil; got != tc.held {
+		r.seedTracked()
+		if got := r.trackedAlive("bot") != nil; got != tc.held {
 			t.Errorf("boot id %q: held = %v, want %v", tc.bootID, got, tc.held)
 		}
 		r.Close()
@@ -75,10 +75,10 @@ func TestHeldOwnersSurviveDeletedStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first.seedHeld()
+	first.seedTracked()
 	st := first.state("bot")
 	st.remember(first.store, &ownership.State{PID: cmd.Process.Pid, Incarnation: inc, OwnerID: "o-1"})
-	first.saveHeld("bot", st.held(first.store.Boot))
+	first.saveTracked("bot", st.entry(first.store.Boot))
 	first.Close()
 	if err := os.Remove(StatusPath(agentDir)); err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)
@@ -89,18 +89,18 @@ func TestHeldOwnersSurviveDeletedStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer next.Close()
-	next.seedHeld()
-	if h := next.heldAlive("bot"); h == nil || h.PID != cmd.Process.Pid || h.OwnerID != "o-1" {
+	next.seedTracked()
+	if h := next.trackedAlive("bot"); h == nil || h.PID != cmd.Process.Pid || h.OwnerID != "o-1" {
 		t.Fatalf("held after status.json was deleted: %+v", h)
 	}
 }
 
 // An unreadable held.json is left exactly as it is: a reconciler that
 // cannot read it never replaces it with its own partial view.
-func TestUnreadableHeldFileIsNotOverwritten(t *testing.T) {
+func TestUnreadableTrackedFileIsNotOverwritten(t *testing.T) {
 	agentDir := privateAgentDir(t)
 	bad := []byte("{not json\n")
-	if err := os.WriteFile(HeldPath(agentDir), bad, 0o600); err != nil {
+	if err := os.WriteFile(TrackedPath(agentDir), bad, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	r, err := New(Options{AgentDir: agentDir, Log: logr.Discard(), Store: fsstore.New(agentDir, fsstore.Options{}), Files: fsstore.Files{}})
@@ -108,9 +108,9 @@ func TestUnreadableHeldFileIsNotOverwritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	r.seedHeld()
-	r.saveHeld("bot", &HeldOwner{PID: 1, Incarnation: "linux:1", OwnerID: "o"})
-	if got, err := os.ReadFile(HeldPath(agentDir)); err != nil || string(got) != string(bad) {
+	r.seedTracked()
+	r.saveTracked("bot", &TrackedOwner{PID: 1, Incarnation: "linux:1", OwnerID: "o"})
+	if got, err := os.ReadFile(TrackedPath(agentDir)); err != nil || string(got) != string(bad) {
 		t.Fatalf("held.json = %q, %v; want it untouched", got, err)
 	}
 }

@@ -13,12 +13,12 @@ import (
 // though its record is gone; no second owner is started until it exits.
 const ReasonOwnerWithoutRecord = "OwnerWithoutRecord"
 
-// lastOwner is the live owner a pass last proved for a name, held by a
+// trackedOwner is the live owner a pass last proved for a name, tracked by a
 // process reference. A record can vanish while its owner runs on (an
 // operator's rm -rf, a restored backup), and the owner keeps its connection
 // until its next heartbeat finds the loss: the reference is how the
 // reconciler knows it must not start a second one meanwhile.
-type lastOwner struct {
+type trackedOwner struct {
 	state ownership.State
 	proc  ownership.OwnerRef
 	// waited: one pass has waited the graceful timeout for it already; later
@@ -27,11 +27,11 @@ type lastOwner struct {
 }
 
 // remember holds a reference to a live owner the pass proved, replacing the
-// one held for an earlier owner. An owner that cannot be opened (exited, its
-// PID reused, or no descriptor left) is not held, and the earlier reference
+// one tracked for an earlier owner. An owner that cannot be opened (exited, its
+// PID reused, or no descriptor left) is not tracked, and the earlier reference
 // stays: it is let go only once that process has exited.
 func (st *nameState) remember(store ownership.Store, s *ownership.State) {
-	if s == nil || s.StoppedAt != nil || (st.last != nil && st.last.state.OwnerID == s.OwnerID) {
+	if s == nil || s.StoppedAt != nil || (st.tracked != nil && st.tracked.state.OwnerID == s.OwnerID) {
 		return
 	}
 	proc, err := store.Reference(*s)
@@ -39,43 +39,43 @@ func (st *nameState) remember(store ownership.Store, s *ownership.State) {
 		return
 	}
 	st.forget()
-	st.last = &lastOwner{state: *s, proc: proc}
+	st.tracked = &trackedOwner{state: *s, proc: proc}
 }
 
-// dropExited lets go of a held owner once it has provably exited.
+// dropExited lets go of a tracked owner once it has provably exited.
 func (st *nameState) dropExited() {
-	if st.last != nil {
-		if exited, err := st.last.proc.Exited(); exited && err == nil {
+	if st.tracked != nil {
+		if exited, err := st.tracked.proc.Exited(); exited && err == nil {
 			st.forget()
 		}
 	}
 }
 
 func (st *nameState) forget() {
-	if st.last != nil {
-		_ = st.last.proc.Close()
-		st.last = nil
+	if st.tracked != nil {
+		_ = st.tracked.proc.Close()
+		st.tracked = nil
 	}
 }
 
-// lastOwnerGone reports whether the owner last proven for this name has
+// trackedGone reports whether the owner last proven for this name has
 // exited, waiting up to the graceful timeout for it, and refuses the name
 // while it runs. It is never signalled: with no record there is nothing to
 // fence a signal against.
-func (a *attempt) lastOwnerGone(graceful time.Duration) bool {
-	if a.lastOwnerRuns(graceful) {
-		a.refuseForLastOwner(graceful)
+func (a *attempt) trackedGone(graceful time.Duration) bool {
+	if a.trackedStillRuns(graceful) {
+		a.refuseForTracked(graceful)
 		return false
 	}
 	return true
 }
 
-// lastOwnerRuns waits up to the graceful timeout (once per owner: later
+// trackedStillRuns waits up to the graceful timeout (once per owner: later
 // passes only look, so the pass lock is not held for as long as it runs)
 // for the owner last proven for this name to exit, and reports whether it
 // still runs. One that lost its record exits at its next heartbeat.
-func (a *attempt) lastOwnerRuns(graceful time.Duration) bool {
-	l := a.st.last
+func (a *attempt) trackedStillRuns(graceful time.Duration) bool {
+	l := a.st.tracked
 	if l == nil {
 		return false
 	}
@@ -95,10 +95,10 @@ func (a *attempt) lastOwnerRuns(graceful time.Duration) bool {
 	return true
 }
 
-// refuseForLastOwner reports the held owner that still runs; the loop wakes
+// refuseForTracked reports the tracked owner that still runs; the loop wakes
 // on its exit.
-func (a *attempt) refuseForLastOwner(graceful time.Duration) {
-	l := a.st.last
+func (a *attempt) refuseForTracked(graceful time.Duration) {
+	l := a.st.tracked
 	a.owner = &l.state
 	a.status.PID, a.status.OwnerID = l.state.PID, l.state.OwnerID
 	a.refuse(ReasonOwnerWithoutRecord, fmt.Sprintf(
@@ -107,70 +107,70 @@ func (a *attempt) refuseForLastOwner(graceful time.Duration) {
 	a.requeue = graceful // the loop's exit watch is sooner
 }
 
-// held is the owner this name holds a reference to, for held.json.
-func (st *nameState) held(boot func() ownership.BootFacts) *HeldOwner {
-	if st.last == nil {
+// entry is the owner this name keeps a reference to, for held.json.
+func (st *nameState) entry(boot func() ownership.BootFacts) *TrackedOwner {
+	if st.tracked == nil {
 		return nil
 	}
-	s := st.last.state
-	// A process held by a live reference runs in this boot.
-	return &HeldOwner{PID: s.PID, Incarnation: s.Incarnation, OwnerID: s.OwnerID, BootID: boot().ID}
+	s := st.tracked.state
+	// A process kept by a live reference runs in this boot.
+	return &TrackedOwner{PID: s.PID, Incarnation: s.Incarnation, OwnerID: s.OwnerID, BootID: boot().ID}
 }
 
-// seedHeld holds the owners that the last reconciler held (held.json),
+// seedTracked tracks the owners that the last reconciler tracked (held.json),
 // once, before this one decides anything: an owner whose record vanished
 // under that one keeps this one from starting a second. Without a
 // held.json (a reconciler from before it existed), status.json's heldOwner
 // entries are read instead. It runs under the pass lock (every caller of
 // Reconcile and of the operator commands holds it), so no other one-shot
 // reconciler is midway through its pass.
-func (r *Reconciler) seedHeld() {
+func (r *Reconciler) seedTracked() {
 	r.seed.Do(func() {
-		owners, savedAt, err := r.readHeld()
+		owners, savedAt, err := r.readTracked()
 		if err != nil {
 			if !errors.Is(err, os.ErrNotExist) {
 				// Unreadable safety state: nothing is trusted from it (the
 				// kernel-held name locks still keep out a second owner), and
 				// it is left exactly as it is, never overwritten.
 				r.log.Error(err, "held owners not read; the file is left as it is")
-				r.heldMu.Lock()
-				r.heldBroken = true
-				r.heldMu.Unlock()
+				r.trackedMu.Lock()
+				r.trackedBroken = true
+				r.trackedMu.Unlock()
 			}
 			return
 		}
 		boot := r.store.Boot()
 		for name, h := range owners {
-			// One held before a reboot is dead, whatever now has its pid and
+			// One tracked before a reboot is dead, whatever now has its pid and
 			// start ticks; one without a boot id is trusted only if the file
 			// was written in this boot.
 			if h.PID > 0 && h.Incarnation != "" && sameBoot(h.BootID, boot, savedAt) {
 				st := r.state(name)
 				st.remember(r.store, &ownership.State{PID: h.PID, Incarnation: h.Incarnation, OwnerID: h.OwnerID})
-				if held := st.held(func() ownership.BootFacts { return boot }); held != nil {
-					r.heldMu.Lock()
-					r.held[name] = *held
-					r.heldMu.Unlock()
+				if e := st.entry(func() ownership.BootFacts { return boot }); e != nil {
+					r.trackedMu.Lock()
+					r.tracked[name] = *e
+					r.trackedMu.Unlock()
 				}
 			}
 		}
 	})
 }
 
-// readHeld reads held.json, or, without one, the heldOwner entries of
+// readTracked reads held.json, or, without one, the heldOwner entries of
 // status.json that reconcilers before held.json wrote; bad names are
 // reported as problems.
-func (r *Reconciler) readHeld() (map[string]HeldOwner, time.Time, error) {
-	owners, savedAt, bad, err := readHeld(r.files, r.opts.AgentDir)
+func (r *Reconciler) readTracked() (map[string]TrackedOwner, time.Time, error) {
+	owners, savedAt, bad, err := readTracked(r.files, r.opts.AgentDir)
 	if errors.Is(err, os.ErrNotExist) {
 		prev, serr := r.readStatus()
 		if serr != nil {
 			return nil, time.Time{}, serr
 		}
-		owners = map[string]HeldOwner{}
+		owners = map[string]TrackedOwner{}
 		for _, s := range prev.Daemons {
-			if s.HeldOwner != nil {
-				owners[s.Name] = *s.HeldOwner
+			if s.TrackedOwner != nil {
+				owners[s.Name] = *s.TrackedOwner
 			}
 		}
 		return owners, prev.ObservedAt.Time, nil
@@ -182,17 +182,17 @@ func (r *Reconciler) readHeld() (map[string]HeldOwner, time.Time, error) {
 	return owners, savedAt, nil
 }
 
-// heldAlive returns the owner a name holds a reference to if it is still
+// trackedAlive returns the owner a name holds a reference to if it is still
 // alive, for the operator commands.
-func (r *Reconciler) heldAlive(name string) *ownership.State {
+func (r *Reconciler) trackedAlive(name string) *ownership.State {
 	st := r.state(name)
-	if st.last == nil {
+	if st.tracked == nil {
 		return nil
 	}
-	if exited, err := st.last.proc.Exited(); exited && err == nil {
+	if exited, err := st.tracked.proc.Exited(); exited && err == nil {
 		return nil
 	}
-	return &st.last.state
+	return &st.tracked.state
 }
 
 // sameBoot tells whether something saved with boot id saved (at time at)

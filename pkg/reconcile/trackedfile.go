@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// HeldPath is the held-owners file: safety state, not a report.
+// TrackedPath is the tracked owners file (held.json): safety state, not a report.
 //
 // A reconciler holds a process reference to each live owner it proved; an
 // owner keeps running when its record vanishes (an operator's rm -rf, a
@@ -22,58 +22,58 @@ import (
 // read back, once, before it decides anything. status.json is a report and
 // may be deleted at any time; this file is not a report. It names each
 // process exactly (pid, incarnation, boot), so a reused PID is never taken
-// for a held owner.
-func HeldPath(agentDir string) string { return filepath.Join(controlDir(agentDir), "held.json") }
+// for a tracked owner.
+func TrackedPath(agentDir string) string { return filepath.Join(controlDir(agentDir), "held.json") }
 
-// heldFile is held.json.
-type heldFile struct {
-	Version int                  `json:"version"`
-	SavedAt time.Time            `json:"savedAt"`
-	Owners  map[string]HeldOwner `json:"owners"`
+// trackedFile is held.json.
+type trackedFile struct {
+	Version int                     `json:"version"`
+	SavedAt time.Time               `json:"savedAt"`
+	Owners  map[string]TrackedOwner `json:"owners"`
 }
 
-// maxHeldFile caps what is read of held.json: one small entry per name.
-const maxHeldFile = 4 << 20
+// maxTrackedFile caps what is read of held.json: one small entry per name.
+const maxTrackedFile = 4 << 20
 
-// saveHeld records name's held owner (nil: none) and writes every owner
+// saveTracked records name's tracked owner (nil: none) and writes every owner
 // this reconciler holds a reference to. Each name's worker reports its own
 // (a name's state is its worker's alone); saves are serialized, so an older
 // snapshot never lands after a newer one.
-func (r *Reconciler) saveHeld(name string, h *HeldOwner) {
-	r.heldMu.Lock()
-	defer r.heldMu.Unlock()
+func (r *Reconciler) saveTracked(name string, h *TrackedOwner) {
+	r.trackedMu.Lock()
+	defer r.trackedMu.Unlock()
 	if h != nil {
-		r.held[name] = *h
+		r.tracked[name] = *h
 	} else {
-		delete(r.held, name)
+		delete(r.tracked, name)
 	}
-	if r.heldBroken || (r.heldSaved && maps.Equal(r.held, r.savedHeld)) {
+	if r.trackedBroken || (r.trackedSaved && maps.Equal(r.tracked, r.savedTracked)) {
 		return
 	}
-	f := heldFile{Version: 1, SavedAt: r.now().UTC(), Owners: r.held}
+	f := trackedFile{Version: 1, SavedAt: r.now().UTC(), Owners: r.tracked}
 	data, err := json.MarshalIndent(f, "", "  ")
 	if err == nil {
-		err = r.files.WriteFileAtomic(HeldPath(r.opts.AgentDir), append(data, '\n'))
+		err = r.files.WriteFileAtomic(TrackedPath(r.opts.AgentDir), append(data, '\n'))
 	}
 	if err != nil {
-		r.log.Error(err, "saving the held owners", "file", HeldPath(r.opts.AgentDir))
+		r.log.Error(err, "saving the held owners", "file", TrackedPath(r.opts.AgentDir))
 		return
 	}
-	r.savedHeld, r.heldSaved = maps.Clone(r.held), true
+	r.savedTracked, r.trackedSaved = maps.Clone(r.tracked), true
 }
 
-// readHeld reads held.json: the owners by name, when it was saved, and the
+// readTracked reads held.json: the owners by name, when it was saved, and the
 // entries whose names are not valid, left out. A missing file is none.
-func readHeld(files Files, agentDir string) (map[string]HeldOwner, time.Time, []Problem, error) {
-	path := HeldPath(agentDir)
-	data, err := files.ReadFileCapped(path, maxHeldFile)
+func readTracked(files Files, agentDir string) (map[string]TrackedOwner, time.Time, []Problem, error) {
+	path := TrackedPath(agentDir)
+	data, err := files.ReadFileCapped(path, maxTrackedFile)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, time.Time{}, nil, err
 	}
 	if err != nil {
 		return nil, time.Time{}, nil, fmt.Errorf("reading held owners: %w", err)
 	}
-	var f heldFile
+	var f trackedFile
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, time.Time{}, nil, fmt.Errorf("held owners %s are not valid JSON: %w", path, err)
 	}
