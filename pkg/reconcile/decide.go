@@ -6,30 +6,51 @@ import (
 	"gjc.dev/reconciler/pkg/ownership"
 )
 
-// step is what one look at a desired name calls for. decide chooses it
-// from the look alone; the attempt carries it out (the I/O). A step that
-// changes the world before it is done (waiting out a released owner) is
-// followed by a fresh look and a fresh decision, never by acting on the
-// old one.
+// step is what one look at a name calls for. decide chooses it from the
+// look alone. A step with an effect (a wait, a probe, a stop, a spawn) is
+// carried out by the attempt, which then looks again (what the effect
+// learned is part of the next look) and asks decide again; a step without
+// one ends the attempt with the plan's report. The attempt writes no
+// phase or reason of its own: every report is decide's.
 type step int
 
 const (
-	stepWaitRelease  step = iota + 1 // a released owner is still exiting: wait for it, then look again; never signalled
-	stepRefuse                       // touch nothing, and say why
-	stepStop                         // desired stopped, a signalable owner runs: the fenced stop (SIGKILL only if plan.escalate)
-	stepStopTimedOut                 // held by a stop without --force, and this owner outlasted its SIGTERM: left running, never signalled again
-	stepEnsureGone                   // desired stopped, no owner to signal: converged once the last one is gone
-	stepAhead                        // desired stopped, a newer generation owns it: report, never signal or downgrade
-	stepReplace                      // stop the owner, then start the desired one (drifted, behind, hung)
-	stepKeep                         // the owner is the desired one: attach (healthy, starting, reconnecting)
-	stepAwaitChild                   // our own spawn has not published its record yet: wait for it, start no second
-	stepStart                        // no owner: start one, once the last is gone and startGate allows
-	stepAwaitTracked                 // startGate: an owner whose record vanished still runs: start no second
-	stepBackOff                      // startGate: the crash loop says wait
-	stepSpawn                        // startGate: spawn now
+	// Effects: carried out, then the name is looked at again.
+	stepWaitRelease   step = iota + 1 // a released owner is still exiting: wait for it, never signalled
+	stepWaitTracked                   // wait (once per owner) for the tracked owner whose record is gone to exit
+	stepProbe                         // ask the store whether another process occupies the name
+	stepNoteExit                      // the owner believed to run is gone: count the exit (crash or release)
+	stepStop                          // the fenced stop (SIGKILL only if plan.escalate)
+	stepReplace                       // the fenced stop, then a spawn (or the successor the owner handed over to)
+	stepSpawn                         // spawn and wait for the new owner to be healthy
+	stepAwaitChild                    // our own spawn has not published its record yet: wait for it, start no second
+	stepAwaitStarting                 // the owner is starting: wait for it to be healthy
+	stepRemove                        // a pruned name proven gone leaves the inventory
+
+	// Reports: the attempt ends with them.
+	stepRefuse        // touch nothing, and say why
+	stepAwaitTracked  // the tracked owner still runs though its record is gone: start no second
+	stepCannotExamine // the name's occupant is outside this reconciler's sight
+	stepStandBy       // another machine of a fleet leads the name
+	stepStopTimedOut  // a hold without --force, and this owner outlasted its SIGTERM: left running, never signalled again
+	stepStopped       // wanted stopped, and nothing runs
+	stepHeld          // held stopped by an operator, and nothing runs
+	stepAhead         // wanted stopped, a newer generation owns it: never signalled or downgraded
+	stepKeep          // the owner is the desired one and healthy: attach
+	stepReconnect     // the owner is the desired one, its transport down: it reconnects on its own
+	stepNotReady      // a new or starting owner is not healthy yet
+	stepBackOff       // the crash loop says wait
+	stepFailed        // an action failed: look again soon
+	stepUnmanaged     // not declared, not this reconciler's: left alone
+	stepLeave         // pruned before, nothing of it runs: out of the status
+	stepPruneDeferred // not declared, but a spec source is invalid: pruned later
+	stepPruned        // not declared, stopped and proven gone: out of the inventory and the status
 )
 
-var stepNames = [...]string{"", "wait-release", "refuse", "stop", "stop-timed-out", "ensure-gone", "ahead", "replace", "keep", "await-child", "start", "await-tracked", "back-off", "spawn"}
+var stepNames = [...]string{"", "wait-release", "wait-tracked", "probe", "note-exit", "stop", "replace", "spawn",
+	"await-child", "await-starting", "remove", "refuse", "await-tracked", "cannot-examine", "stand-by",
+	"stop-timed-out", "stopped", "held", "ahead", "keep", "reconnect", "not-ready", "back-off", "failed",
+	"unmanaged", "leave", "prune-deferred", "pruned"}
 
 func (s step) String() string {
 	if s > 0 && int(s) < len(stepNames) {
@@ -38,16 +59,29 @@ func (s step) String() string {
 	return "step?"
 }
 
-// plan is decide's answer. reason and message are set when the step
-// reports them as they are (a refusal).
+// effect reports whether the attempt carries the step out and looks again.
+func (s step) effect() bool { return s < stepRefuse }
+
+// plan is decide's answer: a step and, for a report, the status it ends
+// with.
 type plan struct {
 	step            step
+	phase           Phase
 	reason, message string
-	// exiting: a refusal over an owner that released but has not exited;
-	// the loop watches for its exit.
-	exiting bool
+	converged       bool
+	degraded        bool
+	requeue         time.Duration
+	// watch is the live owner the loop watches for its exit (and keeps a
+	// reference to); nil leaves the one an earlier step named.
+	watch *ownership.State
 	// escalate: the stop may end in SIGKILL.
 	escalate bool
+	// expectNone: the name is wanted stopped, so no owner is expected to
+	// run (a later stopped record is no crash).
+	expectNone bool
+	// unseen: the report is this reconciler's blindness, not the
+	// daemon's state; leaves: the name is out of the status from now on.
+	unseen, leaves bool
 }
 
 // stopping is how a name is wanted: running, or stopped and how hard.
@@ -76,78 +110,77 @@ func stoppingOf(specStopped bool, hold *Hold) stopping {
 	return keepRunning
 }
 
-// memory is what a decision needs of the reconciler's memory of a name.
-type memory struct {
-	// child is the ownerId of a daemon this reconciler spawned that is
-	// still running, "" if none.
-	child string
-	// waitedRelease: this attempt already waited out a released owner.
-	waitedRelease bool
-	// termTimedOut is the ownerId of an owner that outlasted a stop
-	// without --force (its control request and SIGTERM): a hold sends it
-	// nothing more.
-	termTimedOut string
+// decide is the whole judgement of one look at a name. It does nothing
+// itself. What this attempt's own effects found is judged first (the
+// report is about what was done); then the safety rules, in the order of
+// safety: an owner that cannot be proved is never acted on, whatever is
+// desired; then what is desired.
+func decide(l look) plan {
+	if !l.declared {
+		return decideUndeclared(l)
+	}
+	if l.holdsErr != nil {
+		// Whether an operator stopped it is unknown: touch nothing.
+		return refusal(l, ReasonHoldsUnreadable, l.holdsErr.Error()+"; nothing is started or stopped until it is fixed")
+	}
+	if p, ok := afterEffects(l); ok {
+		return p
+	}
+	if p, ok := safety(l); ok {
+		return p
+	}
+	if l.want != keepRunning {
+		p := decideStop(l)
+		p.expectNone = true
+		return p
+	}
+	return decideRun(l)
 }
 
-// decide is the whole judgement of one look at a name that a spec
-// declares: what to do about the owner cls judged, given whether (and how
-// hard) it is wanted stopped and what the reconciler remembers. It does
-// nothing itself. The order of the rules is the order of safety: an owner
-// that cannot be proved is never acted on, whatever is desired.
-func decide(rec ownership.Record, cls ownership.Classification, want stopping, mem memory) plan {
+// safety refuses what must not be acted on: an owner that released but
+// has not exited (waited for once), a record that is malformed or
+// another's, an owner that is alive but not proved.
+func safety(l look) (plan, bool) {
+	cls := l.cls
 	switch {
-	case cls.Reason == ownership.ReasonOwnerExiting && !mem.waitedRelease:
-		return plan{step: stepWaitRelease}
+	case cls.Reason == ownership.ReasonOwnerExiting && !l.waitedRelease:
+		return plan{step: stepWaitRelease}, true
 	case cls.Reason == ownership.ReasonOwnerExiting:
-		return plan{step: stepRefuse, reason: cls.Reason, message: cls.Message, exiting: true}
+		// Its exit is what the loop waits for.
+		return plan{step: stepRefuse, phase: PhaseRefused, reason: cls.Reason, message: cls.Message, degraded: true,
+			watch: l.rec.State, requeue: time.Second}, true
 	case cls.Class == ownership.ClassMalformed, cls.Class == ownership.ClassForeign, cls.AmbiguouslyLive:
-		return plan{step: stepRefuse, reason: cls.Reason, message: cls.Message}
-	case want != keepRunning:
-		switch {
-		case cls.Class == ownership.ClassNewer:
-			return plan{step: stepAhead}
-		case cls.Signalable && want == stopTerm && rec.State != nil && rec.State.OwnerID == mem.termTimedOut:
-			return plan{step: stepStopTimedOut, reason: ReasonStopTimedOut}
-		case cls.Signalable:
-			return plan{step: stepStop, escalate: want == stopKill}
-		}
-		return plan{step: stepEnsureGone}
+		return refusal(l, cls.Reason, cls.Message), true
 	}
-	switch cls.Class {
-	case ownership.ClassAbsent, ownership.ClassStopped:
-		if mem.child != "" && (rec.State == nil || rec.State.OwnerID != mem.child) {
-			return plan{step: stepAwaitChild}
-		}
-		return plan{step: stepStart}
-	case ownership.ClassDrifted, ownership.ClassReplaceable:
-		return plan{step: stepReplace}
-	case ownership.ClassCompatible, ownership.ClassNewer:
-		if cls.Health != ownership.HealthHung {
-			return plan{step: stepKeep}
-		}
-		if cls.Class == ownership.ClassNewer {
-			return plan{step: stepRefuse, reason: ownership.ReasonGenerationAhead, message: "a newer generation owns it and is hung; it is never signalled"}
-		}
-		return plan{step: stepReplace}
-	}
-	return plan{step: stepRefuse, reason: cls.Reason, message: cls.Message}
+	return plan{}, false
 }
 
-// startGate decides a start where no record shows an owner: never beside
-// the owner this reconciler holds a reference to whose record vanished
-// (trackedRuns: it still runs after its wait), never over the service's final
-// refusal of this very config (identity and generation), never before the
-// crash loop's wait is over.
-func startGate(rec ownership.Record, identity string, generation int64, crashWait time.Duration, trackedRuns bool) plan {
-	if trackedRuns {
-		return plan{step: stepAwaitTracked, reason: ReasonOwnerWithoutRecord}
+// refusal touches nothing and says why. A proved owner refused (a hung
+// newer one) is still the live owner: the loop watches its exit and keeps
+// a reference to it.
+func refusal(l look, reason, msg string) plan {
+	p := plan{step: stepRefuse, phase: PhaseRefused, reason: reason, message: msg, degraded: true}
+	if l.cls.Signalable {
+		p.watch = l.rec.State
 	}
-	if s := rec.State; terminal(s) && s.Identity == identity && s.Generation != nil && *s.Generation == generation {
-		return plan{step: stepRefuse, reason: s.Terminated.Reason,
-			message: "the service refused this daemon for good: " + s.Terminated.Message + "; not retried until the token or generation changes"}
+	return p
+}
+
+// afterEffects judges what this attempt's own effects found, newest
+// first: a wait for a new owner, a spawn that never got to one, a
+// replaced owner proven gone, a stop.
+func afterEffects(l look) (plan, bool) {
+	switch {
+	case l.ready != nil:
+		return afterWait(l), true
+	case l.spawn != nil:
+		return spawnRefused(l, l.spawn), true
+	case l.stopErr != nil:
+		return stopFailed(l), true
+	case l.replaced != "":
+		return afterReplace(l), true
+	case l.stopped:
+		return stopped(l, "stopped as the spec says"), true
 	}
-	if crashWait > 0 {
-		return plan{step: stepBackOff, reason: ReasonCrashLoopBackOff}
-	}
-	return plan{step: stepSpawn}
+	return plan{}, false
 }

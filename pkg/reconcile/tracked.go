@@ -2,7 +2,6 @@ package reconcile
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"time"
 
@@ -56,55 +55,6 @@ func (st *nameState) forget() {
 		_ = st.tracked.proc.Close()
 		st.tracked = nil
 	}
-}
-
-// trackedGone reports whether the owner last proven for this name has
-// exited, waiting up to the graceful timeout for it, and refuses the name
-// while it runs. It is never signalled: with no record there is nothing to
-// fence a signal against.
-func (a *attempt) trackedGone(graceful time.Duration) bool {
-	if a.trackedStillRuns(graceful) {
-		a.refuseForTracked(graceful)
-		return false
-	}
-	return true
-}
-
-// trackedStillRuns waits up to the graceful timeout (once per owner: later
-// passes only look, so the pass lock is not held for as long as it runs)
-// for the owner last proven for this name to exit, and reports whether it
-// still runs. One that lost its record exits at its next heartbeat.
-func (a *attempt) trackedStillRuns(graceful time.Duration) bool {
-	l := a.st.tracked
-	if l == nil {
-		return false
-	}
-	wait := graceful
-	if l.waited {
-		wait = 0
-	}
-	if wait > 0 {
-		a.r.progress(Progress{Name: a.name, Wait: WaitLastOwnerExit, PID: l.state.PID, Deadline: time.Now().Add(wait)})
-		defer a.r.progress(Progress{Name: a.name})
-	}
-	if waitExit(a.ctx, l.proc, wait) {
-		a.st.forget()
-		return false
-	}
-	l.waited = true
-	return true
-}
-
-// refuseForTracked reports the tracked owner that still runs; the loop wakes
-// on its exit.
-func (a *attempt) refuseForTracked(graceful time.Duration) {
-	l := a.st.tracked
-	a.owner = &l.state
-	a.status.PID, a.status.OwnerID = l.state.PID, l.state.OwnerID
-	a.refuse(ReasonOwnerWithoutRecord, fmt.Sprintf(
-		"the last owner (pid %d, ownerId %s) still runs though its record is gone; no second owner is started until it exits",
-		l.state.PID, l.state.OwnerID))
-	a.requeue = graceful // the loop's exit watch is sooner
 }
 
 // entry is the owner this name keeps a reference to, for held.json.

@@ -3,7 +3,6 @@ package reconcile
 import (
 	"errors"
 	"fmt"
-	"time"
 
 	"gjc.dev/reconciler/pkg/ownership"
 )
@@ -24,12 +23,4 @@ func unseenOccupant(name string, err error) string {
 		return ""
 	}
 	return fmt.Sprintf("cannot examine %s's daemon: a process outside this reconciler's PID namespace holds its name lock, and this reconciler cannot see it; nothing is started beside it, and it is judged only by a reconciler that can see it", name)
-}
-
-// cannotExamine refuses the name as unseen: the pass that found it leaves
-// status.json and the event log to a reconciler that can see the daemons.
-func (a *attempt) cannotExamine(msg string) {
-	a.refuse(ReasonCannotExamine, msg)
-	a.unseen = true
-	a.requeue = time.Second
 }
