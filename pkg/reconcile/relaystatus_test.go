@@ -100,7 +100,7 @@ func TestLiveStatusRelay(t *testing.T) {
 		return s
 	}
 	owner := &ownership.State{PID: 4242, OwnerID: "o-1", Kind: "slack", Relay: &ownership.RelayState{Pending: 2, Blocked: block}}
-	got := liveStatus(saved(), ownership.Record{Present: true, State: owner}, healthy, false)
+	got := glanced(saved(), ownership.Record{Present: true, State: owner}, healthy, false)
 	if got.Converged || got.Reason != "RelayBlocked" || got.Relay == nil || got.Relay.Pending != 2 {
 		t.Fatalf("blocked since the pass: %s converged=%v relay %+v", got.Reason, got.Converged, got.Relay)
 	}
@@ -113,7 +113,7 @@ func TestLiveStatusRelay(t *testing.T) {
 
 	unblocked := *owner
 	unblocked.Relay = &ownership.RelayState{Pending: 0, Posted: 7}
-	if got := liveStatus(saved(), ownership.Record{Present: true, State: &unblocked}, healthy, false); !got.Converged || got.Relay.Posted != 7 {
+	if got := glanced(saved(), ownership.Record{Present: true, State: &unblocked}, healthy, false); !got.Converged || got.Relay.Posted != 7 {
 		t.Errorf("an unblocked relay: converged=%v relay %+v", got.Converged, got.Relay)
 	}
 
@@ -121,7 +121,7 @@ func TestLiveStatusRelay(t *testing.T) {
 	at := int64(1)
 	released.StoppedAt = &at
 	stopped := ownership.Classification{Class: ownership.ClassStopped, Reason: ownership.ReasonOwnerReleased}
-	if got := liveStatus(saved(), ownership.Record{Present: true, State: &released}, stopped, false); got.Relay != nil {
+	if got := glanced(saved(), ownership.Record{Present: true, State: &released}, stopped, false); got.Relay != nil {
 		t.Errorf("a released owner's relay shown: %+v", got.Relay)
 	}
 }

@@ -70,10 +70,26 @@ func live(s DaemonStatus, name string, d *spec.Daemon, store ownership.Store, ho
 	obs := store.Observe(name)
 	rec := obs.Record
 	desired := ownership.Desired{Kind: kindOf(rec), Identity: identityOf(rec), Generation: generationOf(rec)}
+	l := look{name: name, rec: rec, declared: true, hold: hold, want: stopKill}
 	if d != nil {
 		desired = desiredOf(d)
+		l.want = stoppingOf(d.Config.State == spec.StateStopped, hold)
+		l.identity, l.generation = d.Identity, d.Config.Generation
 	}
-	return holdLook(liveStatus(s, rec, obs.Classify(desired), trackedRuns(store, s.TrackedOwner)), hold)
+	l.cls = obs.Classify(desired)
+	if h := s.TrackedOwner; h != nil {
+		l.tracked = trackedLook{owner: &ownership.State{PID: h.PID, OwnerID: h.OwnerID}, checked: true, runs: trackedRuns(store, h)}
+	}
+	return holdLook(liveStatus(s, rec, l.cls, glance(l)), hold)
+}
+
+// glance is decide with its effects off, for the live look: it waits for
+// nothing and asks nothing. A name no source declares is looked at as one
+// wanted stopped: whether it is pruned or left alone matters only to a
+// pass that acts.
+func glance(l look) plan {
+	l.waitedRelease, l.probed, l.holdsErr = true, true, nil
+	return decide(l)
 }
 
 // trackedRuns reports whether the owner the last pass kept a reference to
@@ -93,13 +109,15 @@ func trackedRuns(store ownership.Store, h *TrackedOwner) bool {
 }
 
 // liveStatus is saved (the last pass's report, or nothing) corrected by a
-// look at the record now, judged as cls. What the look cannot trust is
-// never shown as Stopped or Ready, whatever the last pass said: a record
-// that is malformed, or names a live process that is not proved gone nor
-// proved the owner, is Refused; so is a name without a record while the
-// owner last tracked for it still runs (tracked). An owner the look finds gone is
-// not Running. Ready is recomputed from the result.
-func liveStatus(s DaemonStatus, rec ownership.Record, cls ownership.Classification, tracked bool) DaemonStatus {
+// look at the record now, judged as cls, and decide's plan for that look
+// (glance). What the look cannot trust is never shown as Stopped or
+// Ready, whatever the last pass said: decide's refusals (a record that is
+// malformed, or names a live process that is not proved gone nor proved
+// the owner; a name without a record while the owner last tracked for it
+// still runs) are shown as decide says them. Where decide would act, the
+// look shows the pass's report as the record now bears it out: an owner
+// the look finds gone is not Running. Ready is recomputed from the result.
+func liveStatus(s DaemonStatus, rec ownership.Record, cls ownership.Classification, p plan) DaemonStatus {
 	st := rec.State
 	wasStopped := stoppedPhase(s.Phase)
 	s.TransportError, s.Relay = "", nil
@@ -114,16 +132,15 @@ func liveStatus(s DaemonStatus, rec ownership.Record, cls ownership.Classificati
 		}
 	}
 	switch {
-	case cls.Class == ownership.ClassMalformed || cls.AmbiguouslyLive:
-		s.Phase, s.Reason, s.Message, s.Converged = PhaseRefused, cls.Reason, cls.Message, false
+	case p.step == stepRefuse || p.step == stepAwaitTracked:
+		s.Phase, s.Reason, s.Message, s.Converged = p.phase, p.reason, p.message, false
 		s.PID = 0
-		if st != nil && cls.Class != ownership.ClassMalformed {
+		switch {
+		case p.step == stepAwaitTracked:
+			s.PID = p.watch.PID
+		case st != nil && cls.Class != ownership.ClassMalformed && (cls.AmbiguouslyLive || st.StoppedAt == nil):
 			s.PID = st.PID
 		}
-	case cls.Class == ownership.ClassAbsent && tracked:
-		s.Phase, s.Reason, s.Converged = PhaseRefused, ReasonOwnerWithoutRecord, false
-		s.PID = s.TrackedOwner.PID
-		s.Message = "the last owner still runs though its record is gone; no second owner is started until it exits"
 	case cls.Class == ownership.ClassStopped || cls.Class == ownership.ClassAbsent:
 		s.PID = 0
 		switch s.Phase {

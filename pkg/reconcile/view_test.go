@@ -36,7 +36,7 @@ func TestLiveStatusTrustsOnlyWhatItSees(t *testing.T) {
 		saved     DaemonStatus
 		rec       ownership.Record
 		cls       ownership.Classification
-		held      bool
+		tracked   bool
 		phase     Phase
 		reason    string
 		ready     metav1.ConditionStatus
@@ -83,7 +83,7 @@ func TestLiveStatusTrustsOnlyWhatItSees(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := liveStatus(tc.saved, tc.rec, tc.cls, tc.held)
+			got := glanced(tc.saved, tc.rec, tc.cls, tc.tracked)
 			ready := meta.FindStatusCondition(got.Conditions, ConditionReady)
 			if got.Phase != tc.phase || got.Reason != tc.reason || got.Converged != tc.converged || ready == nil || ready.Status != tc.ready {
 				t.Fatalf("liveStatus = %s %s converged=%v ready=%v; want %s %s converged=%v ready=%s",
@@ -93,11 +93,11 @@ func TestLiveStatusTrustsOnlyWhatItSees(t *testing.T) {
 	}
 }
 
-// A name whose record is gone while the owner the last pass held still
+// A name whose record is gone while the owner the last pass tracked still
 // runs is refused, not Stopped: nothing may be started for it yet.
-func TestLiveStatusHeldOwnerWithoutRecord(t *testing.T) {
+func TestLiveStatusTrackedOwnerWithoutRecord(t *testing.T) {
 	saved := DaemonStatus{Name: "bot", Phase: PhaseRunning, Converged: true, TrackedOwner: &TrackedOwner{PID: 4242, OwnerID: "o-1"}}
-	got := liveStatus(saved, ownership.Record{}, ownership.Classification{Class: ownership.ClassAbsent, Reason: ownership.ReasonNoOwner}, true)
+	got := glanced(saved, ownership.Record{}, ownership.Classification{Class: ownership.ClassAbsent, Reason: ownership.ReasonNoOwner}, true)
 	if got.Phase != PhaseRefused || got.Reason != ReasonOwnerWithoutRecord || got.PID != 4242 {
 		t.Fatalf("liveStatus = %s %s pid %d; want Refused OwnerWithoutRecord pid 4242", got.Phase, got.Reason, got.PID)
 	}
@@ -112,12 +112,47 @@ func TestLiveStatusDeclaredNameBeforeAnyPass(t *testing.T) {
 		{Class: ownership.ClassCompatible, Health: ownership.HealthStarting, Signalable: true, Reason: ownership.ReasonOwnerStarting},
 		{Class: ownership.ClassCompatible, Health: ownership.HealthHealthy, Signalable: true, Reason: ownership.ReasonOwnerHealthy},
 	} {
-		got := liveStatus(DaemonStatus{Name: "bot", DesiredState: "Running"}, rec, cls, false)
+		got := glanced(DaemonStatus{Name: "bot", DesiredState: "Running"}, rec, cls, false)
 		if got.Phase != PhaseStarting || got.Converged || got.PID != 4242 || meta.IsStatusConditionTrue(got.Conditions, ConditionReady) {
 			t.Errorf("%s: liveStatus = %s converged=%v pid %d; want Starting, not converged, pid 4242", cls.Reason, got.Phase, got.Converged, got.PID)
 		}
 	}
-	if got := liveStatus(DaemonStatus{Name: "other"}, rec, ownership.Classification{Class: ownership.ClassCompatible, Health: ownership.HealthHealthy}, false); got.Phase != PhaseUnmanaged {
+	if got := glanced(DaemonStatus{Name: "other"}, rec, ownership.Classification{Class: ownership.ClassCompatible, Health: ownership.HealthHealthy}, false); got.Phase != PhaseUnmanaged {
 		t.Errorf("a name no spec declares: %s, want Unmanaged", got.Phase)
+	}
+}
+
+// glanced is liveStatus as live calls it, for a name declared Running:
+// with decide's plan for the look, effects off; tracked: the owner the
+// last pass tracked (saved.TrackedOwner) still runs.
+func glanced(saved DaemonStatus, rec ownership.Record, cls ownership.Classification, tracked bool) DaemonStatus {
+	l := look{name: saved.Name, rec: rec, cls: cls, declared: true}
+	if tracked {
+		l.tracked = trackedLook{owner: &ownership.State{PID: saved.TrackedOwner.PID, OwnerID: saved.TrackedOwner.OwnerID}, checked: true, runs: true}
+	}
+	return liveStatus(saved, rec, cls, glance(l))
+}
+
+// The live look is decide with its effects off: every refusal decide
+// makes from a look alone (no effect of a pass behind it), the look shows
+// as decide says it, whatever the last pass saved.
+func TestLiveLookRefusesAsDecideDoes(t *testing.T) {
+	n := 0
+	for _, tc := range decideCases() {
+		l := tc.look
+		effects := l.stopErr != nil || l.stopped || l.spawn != nil || l.ready != nil || l.replaced != "" || l.holdsErr != nil || l.pruned || l.pruneErr != nil
+		if effects || !l.declared || (tc.step != stepRefuse && tc.step != stepAwaitTracked) {
+			continue
+		}
+		p := decide(with(l, func(l *look) { l.waitedRelease = true }))
+		saved := DaemonStatus{Name: "bot", DesiredState: "Running", Phase: PhaseRunning, Reason: ReasonReady, Converged: true}
+		got := liveStatus(saved, l.rec, l.cls, glance(l))
+		if got.Phase != p.phase || got.Reason != p.reason || got.Message != p.message || got.Converged {
+			t.Errorf("%s: the look shows %s %s %q converged=%v; decide says %s %s %q", tc.name, got.Phase, got.Reason, got.Message, got.Converged, p.phase, p.reason, p.message)
+		}
+		n++
+	}
+	if n < 5 {
+		t.Fatalf("only %d refusals compared", n)
 	}
 }
