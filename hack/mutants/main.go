@@ -165,7 +165,7 @@ var mutants = []mutant{
 		"\tif false {\n",
 		"./pkg/spec", "WireRefusesAConfigCutShort"},
 	{"the live look refuses what it cannot trust", "pkg/reconcile/view.go",
-		"\tcase p.step == stepRefuse || p.step == stepAwaitTracked:\n",
+		"\tcase p.step == stepRefuse || p.step == stepAwaitTracked || p.step == stepStopTimedOut:\n",
 		"\tcase false:\n",
 		"./pkg/reconcile", "LiveStatus"},
 	{"a held name is wanted stopped", "pkg/reconcile/attempt.go",

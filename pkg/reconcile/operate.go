@@ -105,10 +105,6 @@ func (r *Reconciler) Stop(ctx context.Context, name string, d *spec.Daemon, res 
 		out.Warnings = append(out.Warnings, fmt.Sprintf("held stopped until reconciler start %s", name))
 	}
 	after := r.view(name, d, res)
-	if after.PID != 0 && r.state(name).termTimedOut == after.OwnerID && held {
-		after.Reason, after.Message, after.Converged = ReasonStopTimedOut, stopTimedOutMessage(name, after.PID), false
-		setReady(&after)
-	}
 	out.After = &after
 	r.saveAfter(res, after)
 	return out
@@ -180,11 +176,12 @@ func (r *Reconciler) view(name string, d *spec.Daemon, res *spec.Result) DaemonS
 	saved := r.names[name]
 	r.mu.Unlock()
 	var s DaemonStatus
+	timedOut := ""
 	if saved != nil {
-		s = saved.status
+		s, timedOut = saved.status, saved.termTimedOut
 	}
 	holds, _ := readHolds(r.files, r.opts.AgentDir) // unreadable: see holdLook
-	return live(s, name, d, r.store, holdOf(holds, name))
+	return live(s, name, d, r.store, holdOf(holds, name), timedOut)
 }
 
 // operable classifies a name's owner for an operator's command, with the

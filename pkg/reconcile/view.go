@@ -48,7 +48,7 @@ func View(store ownership.Store, files Files, agentDir string, res *spec.Result,
 				continue
 			}
 		}
-		d := live(byName[n], n, res.Lookup(n), store, holdOf(holds, n))
+		d := live(byName[n], n, res.Lookup(n), store, holdOf(holds, n), "")
 		d.Election = electionOf(store, n)
 		// Judged with res, as the top of the status is: the saved
 		// condition is the last pass's spec, maybe another shell's.
@@ -59,8 +59,10 @@ func View(store ownership.Store, files Files, agentDir string, res *spec.Result,
 }
 
 // live refreshes one saved status with what the record and the kernel say
-// now, and the operator's hold on the name (nil: none) as holds.json says it.
-func live(s DaemonStatus, name string, d *spec.Daemon, store ownership.Store, hold *Hold) DaemonStatus {
+// now, and the operator's hold on the name (nil: none) as holds.json says it;
+// termTimedOut is the owner that outlasted a stop without --force, as this
+// process knows it ("" when it knows none).
+func live(s DaemonStatus, name string, d *spec.Daemon, store ownership.Store, hold *Hold, termTimedOut string) DaemonStatus {
 	s.Name = name
 	if d != nil {
 		s.Provider, s.DesiredState = string(d.Config.Provider), string(d.Config.State)
@@ -70,7 +72,7 @@ func live(s DaemonStatus, name string, d *spec.Daemon, store ownership.Store, ho
 	obs := store.Observe(name)
 	rec := obs.Record
 	desired := ownership.Desired{Kind: kindOf(rec), Identity: identityOf(rec), Generation: generationOf(rec)}
-	l := look{name: name, rec: rec, declared: true, hold: hold, want: stopKill}
+	l := look{name: name, rec: rec, declared: true, hold: hold, want: stopKill, termTimedOut: termTimedOut}
 	if d != nil {
 		desired = desiredOf(d)
 		l.want = stoppingOf(d.Config.State == spec.StateStopped, hold)
@@ -114,7 +116,8 @@ func trackedRuns(store ownership.Store, h *TrackedOwner) bool {
 // Ready, whatever the last pass said: decide's refusals (a record that is
 // malformed, or names a live process that is not proved gone nor proved
 // the owner; a name without a record while the owner last tracked for it
-// still runs) are shown as decide says them. Where decide would act, the
+// still runs), and an owner that outlasted a stop without --force, are
+// shown as decide says them. Where decide would act, the
 // look shows the pass's report as the record now bears it out: an owner
 // the look finds gone is not Running. Ready is recomputed from the result.
 func liveStatus(s DaemonStatus, rec ownership.Record, cls ownership.Classification, p plan) DaemonStatus {
@@ -132,11 +135,11 @@ func liveStatus(s DaemonStatus, rec ownership.Record, cls ownership.Classificati
 		}
 	}
 	switch {
-	case p.step == stepRefuse || p.step == stepAwaitTracked:
+	case p.step == stepRefuse || p.step == stepAwaitTracked || p.step == stepStopTimedOut:
 		s.Phase, s.Reason, s.Message, s.Converged = p.phase, p.reason, p.message, false
 		s.PID = 0
 		switch {
-		case p.step == stepAwaitTracked:
+		case p.watch != nil:
 			s.PID = p.watch.PID
 		case st != nil && cls.Class != ownership.ClassMalformed && (cls.AmbiguouslyLive || st.StoppedAt == nil):
 			s.PID = st.PID

@@ -134,14 +134,15 @@ func glanced(saved DaemonStatus, rec ownership.Record, cls ownership.Classificat
 }
 
 // The live look is decide with its effects off: every refusal decide
-// makes from a look alone (no effect of a pass behind it), the look shows
-// as decide says it, whatever the last pass saved.
+// makes from a look alone (no effect of a pass behind it), and a stop
+// without --force that timed out, the look shows as decide says it,
+// whatever the last pass saved.
 func TestLiveLookRefusesAsDecideDoes(t *testing.T) {
 	n := 0
 	for _, tc := range decideCases() {
 		l := tc.look
 		effects := l.stopErr != nil || l.stopped || l.spawn != nil || l.ready != nil || l.replaced != "" || l.holdsErr != nil || l.pruned || l.pruneErr != nil
-		if effects || !l.declared || (tc.step != stepRefuse && tc.step != stepAwaitTracked) {
+		if effects || !l.declared || (tc.step != stepRefuse && tc.step != stepAwaitTracked && tc.step != stepStopTimedOut) {
 			continue
 		}
 		p := decide(with(l, func(l *look) { l.waitedRelease = true }))
