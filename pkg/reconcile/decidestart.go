@@ -118,10 +118,16 @@ func terminal(s *ownership.State) bool {
 // name's daemon at the desired generation (or a newer one) is attached
 // to, never spawned beside.
 func afterReplace(l look) plan {
-	if l.cls.Signalable && (l.cls.Class == ownership.ClassCompatible || l.cls.Class == ownership.ClassNewer) {
+	if successor(l.cls) {
 		return attach(l)
 	}
 	return plan{step: stepSpawn, phase: PhaseReplacing, reason: l.replaced}
+}
+
+// successor reports whether cls, after a replaced owner was proven gone,
+// proves the successor it handed over to.
+func successor(cls ownership.Classification) bool {
+	return cls.Signalable && (cls.Class == ownership.ClassCompatible || cls.Class == ownership.ClassNewer)
 }
 
 // afterWait judges the wait for a new or starting owner: healthy is kept;

@@ -29,35 +29,44 @@ func (a *attempt) perform(p plan, l *look) (fresh bool) {
 		l.stopErr = a.stop(l.rec.State, "stop", p.escalate)
 		l.stopped = l.stopErr == nil
 	case stepReplace:
-		if l.stopErr = a.stop(l.rec.State, "reload", true); l.stopErr != nil {
-			return false
-		}
-		// The old owner may have handed over on its way out: judged again.
-		l.replaced = l.cls.Reason
-		rec, cls := a.r.observe(a.name, desiredOf(a.d))
-		a.relook(l, rec, cls)
-		if l.cls.Signalable && (l.cls.Class == ownership.ClassCompatible || l.cls.Class == ownership.ClassNewer) {
-			a.r.log.Info("attaching to the successor the old owner handed over to", "name", a.name, "ownerId", l.rec.State.OwnerID, "pid", l.rec.State.PID)
-			return true
-		}
+		return a.replace(l)
 	case stepSpawn:
 		return a.spawnAndWait(p, l)
 	case stepAwaitChild:
-		c := a.st.child
-		rec, cls, err := a.r.waitOwnerHealthy(a.ctx, a.d, a.paths, c.ownerID, c)
-		a.relook(l, rec, cls)
-		l.ready = &readiness{err: err, why: ReasonNotReady}
-		return true
+		return a.awaitReady(l, a.st.child.ownerID, a.st.child)
 	case stepAwaitStarting:
-		rec, cls, err := a.r.waitOwnerHealthy(a.ctx, a.d, a.paths, l.rec.State.OwnerID, nil)
-		a.relook(l, rec, cls)
-		l.ready = &readiness{err: err, why: ReasonNotReady}
-		return true
+		return a.awaitReady(l, l.rec.State.OwnerID, nil)
 	case stepRemove:
 		l.pruneErr = a.r.inv.remove(a.name)
 		l.pruned = l.pruneErr == nil
 	}
 	return false
+}
+
+// replace stops the owner to replace it, and looks again: it may have
+// handed over on its way out. The status shows that look only when it
+// found a successor to attach to.
+func (a *attempt) replace(l *look) (fresh bool) {
+	if l.stopErr = a.stop(l.rec.State, "reload", true); l.stopErr != nil {
+		return false
+	}
+	l.replaced = l.cls.Reason
+	rec, cls := a.r.observe(a.name, desiredOf(a.d))
+	a.relook(l, rec, cls)
+	if successor(cls) {
+		a.r.log.Info("attaching to the successor the old owner handed over to", "name", a.name, "ownerId", rec.State.OwnerID, "pid", rec.State.PID)
+		return true
+	}
+	return false
+}
+
+// awaitReady waits (bounded) for the owner ownerID, c when it is our own
+// spawn, to be healthy, and looks again.
+func (a *attempt) awaitReady(l *look, ownerID string, c *child) (fresh bool) {
+	rec, cls, err := a.r.waitOwnerHealthy(a.ctx, a.d, a.paths, ownerID, c)
+	a.relook(l, rec, cls)
+	l.ready = &readiness{err: err, why: ReasonNotReady}
+	return true
 }
 
 // noteUnexpectedExit counts the exit of the owner believed to run, now

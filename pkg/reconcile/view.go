@@ -121,19 +121,52 @@ func trackedRuns(store ownership.Store, h *TrackedOwner) bool {
 // look shows the pass's report as the record now bears it out: an owner
 // the look finds gone is not Running. Ready is recomputed from the result.
 func liveStatus(s DaemonStatus, rec ownership.Record, cls ownership.Classification, p plan) DaemonStatus {
-	st := rec.State
 	wasStopped := stoppedPhase(s.Phase)
-	s.TransportError, s.Relay = "", nil
-	if st != nil {
-		s.OwnerID, s.Generation, s.TransportError = st.OwnerID, st.Generation, st.TransportError
-		s.Machine = st.Machine
-		if st.StoppedAt == nil {
-			s.Relay = relayStatusOf(st.Relay)
-		}
-		if s.Provider == "" {
-			s.Provider = st.Kind
-		}
+	s = corrected(withRecord(s, rec.State), rec.State, cls, p)
+	switch {
+	case s.Phase == "" && s.DesiredState != "":
+		// Declared, its owner live, and no pass has judged it yet (the
+		// loop's first pass waits for it): not another controller's.
+		s.Phase, s.Reason, s.Message = PhaseStarting, cls.Reason, cls.Message
+	case s.Phase == "":
+		s.Phase = PhaseUnmanaged
 	}
+	// A look can undo the pass's convergence, never grant it: a healthy
+	// owner, or a stop (held or not) that still has no owner, keeps it.
+	if wasStopped {
+		s.Converged = s.Converged && stoppedPhase(s.Phase) && s.PID == 0
+	} else {
+		s.Converged = s.Converged && cls.Health == ownership.HealthHealthy
+	}
+	if s.Converged && relayBlocked(&s) {
+		// Blocked since the pass: Degraded as the next pass will say.
+		meta.SetStatusCondition(&s.Conditions, metav1.Condition{Type: ConditionDegraded, Status: metav1.ConditionTrue, Reason: s.Reason, Message: s.Message})
+	}
+	setReady(&s)
+	return s
+}
+
+// withRecord is s with what the record st (nil: none) says of its owner.
+func withRecord(s DaemonStatus, st *ownership.State) DaemonStatus {
+	s.TransportError, s.Relay = "", nil
+	if st == nil {
+		return s
+	}
+	s.OwnerID, s.Generation, s.TransportError = st.OwnerID, st.Generation, st.TransportError
+	s.Machine = st.Machine
+	if st.StoppedAt == nil {
+		s.Relay = relayStatusOf(st.Relay)
+	}
+	if s.Provider == "" {
+		s.Provider = st.Kind
+	}
+	return s
+}
+
+// corrected is the phase and pid the look shows: decide's report where
+// the look alone can make it (p), else the pass's as the record st,
+// judged as cls, bears it out.
+func corrected(s DaemonStatus, st *ownership.State, cls ownership.Classification, p plan) DaemonStatus {
 	switch {
 	case p.step == stepRefuse || p.step == stepAwaitTracked || p.step == stepStopTimedOut:
 		s.Phase, s.Reason, s.Message, s.Converged = p.phase, p.reason, p.message, false
@@ -158,26 +191,6 @@ func liveStatus(s DaemonStatus, rec ownership.Record, cls ownership.Classificati
 			s.Reason, s.Message = cls.Reason, cls.Message
 		}
 	}
-	switch {
-	case s.Phase == "" && s.DesiredState != "":
-		// Declared, its owner live, and no pass has judged it yet (the
-		// loop's first pass waits for it): not another controller's.
-		s.Phase, s.Reason, s.Message = PhaseStarting, cls.Reason, cls.Message
-	case s.Phase == "":
-		s.Phase = PhaseUnmanaged
-	}
-	// A look can undo the pass's convergence, never grant it: a healthy
-	// owner, or a stop (held or not) that still has no owner, keeps it.
-	if wasStopped {
-		s.Converged = s.Converged && stoppedPhase(s.Phase) && s.PID == 0
-	} else {
-		s.Converged = s.Converged && cls.Health == ownership.HealthHealthy
-	}
-	if s.Converged && relayBlocked(&s) {
-		// Blocked since the pass: Degraded as the next pass will say.
-		meta.SetStatusCondition(&s.Conditions, metav1.Condition{Type: ConditionDegraded, Status: metav1.ConditionTrue, Reason: s.Reason, Message: s.Message})
-	}
-	setReady(&s)
 	return s
 }
 
