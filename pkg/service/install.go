@@ -49,7 +49,7 @@ func Install(ctx context.Context, h Host, m Manager, dryRun bool) error {
 		}
 		return h.reportLinger(m)
 	}
-	if err := h.verify(ctx, m); err != nil {
+	if err := Verify(ctx, h, m); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(m.File), 0o755); err != nil {
@@ -69,9 +69,10 @@ func Install(ctx context.Context, h Host, m Manager, dryRun bool) error {
 // out and checked as it is.
 const dryRunFence = "-----\n"
 
-// verify checks a copy of the file under its own name (systemd judges a
-// unit by its name) before anything is installed.
-func (h Host) verify(ctx context.Context, m Manager) error {
+// Verify checks a copy of m's file under its own name (systemd judges a
+// unit by its name), as Install does before anything is installed; a
+// missing checker is said, not an error.
+func Verify(ctx context.Context, h Host, m Manager) error {
 	argv := m.Verify("")
 	if _, err := h.LookPath(argv[0]); err != nil {
 		fmt.Fprintf(h.Out, "%s not found: the %s file is not checked before it is installed\n", argv[0], m.Name)
@@ -88,7 +89,7 @@ func (h Host) verify(ctx context.Context, m Manager) error {
 	}
 	out, err := h.Run.Run(ctx, m.Verify(copyPath))
 	if err := m.Judge(out, err, copyPath); err != nil {
-		return fmt.Errorf("%s refuses the %s file, nothing installed: %w", argv[0], m.Name, err)
+		return fmt.Errorf("checking the %s file with %s, nothing installed: %w", m.Name, argv[0], err)
 	}
 	fmt.Fprintf(h.Out, "%s: the %s file checks\n", argv[0], m.Name)
 	return nil
@@ -146,7 +147,7 @@ func (h Host) runAll(ctx context.Context, cmds []Cmd) error {
 	for _, c := range cmds {
 		out, err := h.Run.Run(ctx, c.Argv)
 		if err != nil && !c.MayFail {
-			return fmt.Errorf("%s: %w: %s", shellWords(c.Argv), err, strings.TrimSpace(out))
+			return fmt.Errorf("%s: %w: %s%s", shellWords(c.Argv), err, strings.TrimSpace(out), NoUserManagerHint(out))
 		}
 		fmt.Fprintf(h.Out, "ran %s\n", shellWords(c.Argv))
 	}

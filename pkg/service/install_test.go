@@ -144,7 +144,7 @@ func TestInstallStopsAtAFailingCommand(t *testing.T) {
 	}}
 	h, _ := testHost(run, true)
 	err := Install(context.Background(), h, m, false)
-	if err == nil || !strings.Contains(err.Error(), "Failed to connect to bus") || !strings.Contains(err.Error(), "systemctl --user daemon-reload") {
+	if err == nil || !strings.Contains(err.Error(), "Failed to connect to bus") || !strings.Contains(err.Error(), "systemctl --user daemon-reload") || !strings.Contains(err.Error(), "not under su or sudo") {
 		t.Fatalf("Install = %v, want the failing command and its output", err)
 	}
 	if len(run.ran) != 1 {
@@ -321,7 +321,8 @@ func TestAnswers(t *testing.T) {
 	}{
 		{"is-active", firstWord("inactive\n", exit), "inactive"},
 		{"is-enabled", firstWord("enabled\n", nil), "enabled"},
-		{"no output", firstWord("", exit), "unknown (exit status 3)"},
+		{"no output", firstWord("", exit), "unknown: exit status 3"},
+		{"no bus", firstWord("Failed to connect to bus: No such file or directory\n", exit), "unknown: Failed to connect to bus: No such file or directory"},
 		{"running", launchdState("gui/501/dev.gjc.reconciler = {\n\tactive count = 1\n\tstate = running\n\tendpoints = {\n\t\tstate = active\n", nil), "running"},
 		{"not running", launchdState("gui/501/dev.gjc.reconciler = {\n\tstate = not running\n", nil), "not running"},
 		{"not loaded", launchdState("Could not find service", exit), "not loaded"},

@@ -129,22 +129,35 @@ func judgeSystemdVerify(out string, err error, file string) error {
 	case len(problems) > 0:
 		return errors.New(strings.Join(problems, "; "))
 	case err != nil:
-		return fmt.Errorf("%w: %s", err, strings.TrimSpace(out))
+		return fmt.Errorf("%w: %s%s", err, strings.TrimSpace(out), NoUserManagerHint(out))
 	}
 	return nil
 }
 
-// firstWord is systemctl is-enabled / is-active's answer; they exit
-// non-zero for any answer but the good one, so the error is not looked at
-// unless there is no answer.
+// NoUserManagerHint explains systemd's words for a shell with no user
+// manager to talk to: su, sudo and some ssh setups leave XDG_RUNTIME_DIR
+// unset or the user's bus unreachable.
+func NoUserManagerHint(out string) string {
+	for _, sign := range []string{"RuntimeDirectory", "Failed to connect to bus", "XDG_RUNTIME_DIR"} {
+		if strings.Contains(out, sign) {
+			return " (no systemd user manager answers this shell: run it as the user in a login session, not under su or sudo; XDG_RUNTIME_DIR must name /run/user/$UID)"
+		}
+	}
+	return ""
+}
+
+// firstWord is systemctl is-enabled / is-active's answer, a word on a
+// line; they exit non-zero for any answer but the good one, so the error
+// counts only when there is no such answer (no user manager, say).
 func firstWord(out string, err error) string {
-	if f := strings.Fields(out); len(f) > 0 {
+	line, _, _ := strings.Cut(strings.TrimSpace(out), "\n")
+	if f := strings.Fields(line); len(f) == 1 {
 		return f[0]
 	}
-	if err != nil {
-		return "unknown (" + err.Error() + ")"
+	if line == "" && err != nil {
+		line = err.Error()
 	}
-	return "unknown"
+	return "unknown: " + line
 }
 
 // launchdState reads "state = running" from launchctl print; an error is

@@ -55,3 +55,12 @@ func (l Loop) Args() []string {
 	}
 	return append(args, "--log-format", "json")
 }
+
+// GoRunBuild says path is a binary go run built in its temp dir
+// (.../go-build.../exe/NAME), removed when go run exits: no service can
+// run it.
+func GoRunBuild(path string) bool {
+	exe := filepath.Dir(filepath.Clean(path))
+	build := filepath.Dir(filepath.Dir(exe))
+	return filepath.Base(exe) == "exe" && strings.HasPrefix(filepath.Base(build), "go-build")
+}

@@ -235,3 +235,17 @@ func decodePlist(t *testing.T, plist string) (args []string, log string) {
 	}
 	return args, log
 }
+
+func TestGoRunBuild(t *testing.T) {
+	for path, want := range map[string]bool{
+		"/tmp/go-build732254897/b001/exe/reconciler":    true,
+		"/home/me/.cache/go-build1/b001/exe/reconciler": true,
+		"/home/me/go/bin/reconciler":                    false,
+		"/usr/bin/reconciler":                           false,
+		"/home/me/exe/reconciler":                       false,
+	} {
+		if got := GoRunBuild(path); got != want {
+			t.Errorf("GoRunBuild(%s) = %v, want %v", path, got, want)
+		}
+	}
+}
