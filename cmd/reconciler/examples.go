@@ -112,6 +112,25 @@ var examples = map[string]string{
   # Print the status table every 10 seconds instead
   reconciler demo --print-every 10s`,
 
+	"reconciler service": `  # Run the loop as a user service for this binary and ~/.gjc/agent, and see it
+  reconciler service install
+  reconciler service status`,
+
+	"reconciler service install": `  # See the unit and the commands first, changing nothing
+  reconciler service install --dry-run
+
+  # For another agent dir (an absolute path: the unit names it)
+  reconciler service install --agent-dir /srv/bots/agent`,
+
+	"reconciler service uninstall": `  # Remove the service; the bots keep running, to be adopted by the next loop
+  reconciler service uninstall
+
+  # Stop every bot first (and hold them stopped), then remove the service
+  reconciler service uninstall --stop-bots`,
+
+	"reconciler service status": `  # Installed, enabled, running (exit 1 if not), and on Linux lingering
+  reconciler service status`,
+
 	"reconciler version": `  reconciler version
   reconciler version -o json`,
 
