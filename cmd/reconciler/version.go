@@ -41,6 +41,10 @@ type buildVersion struct {
 }
 
 func readBuildVersion() buildVersion {
+	return goBuildVersion().stamped(stampedVersion, stampedCommit)
+}
+
+func goBuildVersion() buildVersion {
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return buildVersion{Version: "(unknown version)"}
