@@ -26,11 +26,12 @@ func Lingering(dir, user string) (bool, error) {
 }
 
 // lingerAdvice is the line install and status print: without lingering a
-// user's manager, the loop with it, stops at the user's last logout and
-// starts only at their next login.
+// user's manager stops at the user's last logout, and every process in its
+// services with it, the loop's daemons too; it starts only at their next
+// login.
 func lingerAdvice(user string, on bool) string {
 	if on {
 		return fmt.Sprintf("lingering: on for %s: the loop starts at boot and keeps running after you log out", user)
 	}
-	return fmt.Sprintf("lingering: off for %s: the loop stops when you log out and starts only at your next login; to keep it running:\n  sudo loginctl enable-linger %s", user, shellWords([]string{user}))
+	return fmt.Sprintf("lingering: off for %s: the loop and its bots stop when you log out, and start only at your next login; to keep them running:\n  sudo loginctl enable-linger %s", user, shellWords([]string{user}))
 }
