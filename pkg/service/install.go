@@ -40,13 +40,7 @@ func Install(ctx context.Context, h Host, m Manager, dryRun bool) error {
 	}
 	replaced := err == nil && string(old) != m.Content
 	if dryRun {
-		fmt.Fprintf(h.Out, "would write %s:\n%s%s%s", m.File, dryRunFence, m.Content, dryRunFence)
-		fmt.Fprintln(h.Out, "would run, checking a copy first and stopping at the first failure:")
-		verify := m.Verify("")
-		fmt.Fprintf(h.Out, "  %s <a copy in a temp dir>/%s\n", shellWords(verify[:len(verify)-1]), filepath.Base(m.File))
-		for _, c := range m.Start(replaced) {
-			fmt.Fprintf(h.Out, "  %s\n", shellWords(c.Argv))
-		}
+		h.printInstall(m, replaced)
 		return h.reportLinger(m)
 	}
 	if err := Verify(ctx, h, m); err != nil {
@@ -63,6 +57,17 @@ func Install(ctx context.Context, h Host, m Manager, dryRun bool) error {
 		return err
 	}
 	return h.reportLinger(m)
+}
+
+// printInstall is install's --dry-run: the file, then the commands.
+func (h Host) printInstall(m Manager, replaced bool) {
+	fmt.Fprintf(h.Out, "would write %s:\n%s%s%s", m.File, dryRunFence, m.Content, dryRunFence)
+	fmt.Fprintln(h.Out, "would run, checking a copy first and stopping at the first failure:")
+	verify := m.Verify("")
+	fmt.Fprintf(h.Out, "  %s <a copy in a temp dir>/%s\n", shellWords(verify[:len(verify)-1]), filepath.Base(m.File))
+	for _, c := range m.Start(replaced) {
+		fmt.Fprintf(h.Out, "  %s\n", shellWords(c.Argv))
+	}
 }
 
 // dryRunFence brackets the file in --dry-run's output, so it can be cut
@@ -107,7 +112,7 @@ func Uninstall(ctx context.Context, h Host, m Manager, dryRun bool) error {
 		for _, c := range m.Stop {
 			fmt.Fprintf(h.Out, "  %s\n", shellWords(c.Argv))
 		}
-		fmt.Fprintf(h.Out, "  rm %s\n", shellWords([]string{m.File}))
+		fmt.Fprintf(h.Out, "  %s\n", shellWords([]string{"rm", m.File}))
 		for _, c := range m.Forget {
 			fmt.Fprintf(h.Out, "  %s\n", shellWords(c.Argv))
 		}
