@@ -58,7 +58,12 @@ func newServiceCommand(g *globals) *cobra.Command {
 			case stopBots && dryRun:
 				fmt.Fprintln(out, "would stop every bot first, as reconciler stop --all does")
 			case stopBots:
-				if err := operate(cmd, g, &operateFlags{lockTimeout: localapi.DefaultLockTimeout}, reconcile.Selection{All: true}, stopAll); err != nil {
+				// The stop command itself, so what is printed is stop's.
+				stop, _, err := cmd.Root().Find([]string{"stop"})
+				if err != nil {
+					return err
+				}
+				if err := operate(stop, g, &operateFlags{lockTimeout: localapi.DefaultLockTimeout}, reconcile.Selection{All: true}, stopAll); err != nil {
 					return fmt.Errorf("not every bot stopped, so the service stays installed: %w", err)
 				}
 			}
