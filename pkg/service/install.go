@@ -105,6 +105,10 @@ func Verify(ctx context.Context, h Host, m Manager) error {
 func Uninstall(ctx context.Context, h Host, m Manager, dryRun bool) error {
 	if _, err := os.Stat(m.File); errors.Is(err, fs.ErrNotExist) {
 		fmt.Fprintf(h.Out, "not installed: %s does not exist\n", m.File)
+		if m.packagedExists() {
+			// The package's file is the package's to remove.
+			fmt.Fprintf(h.Out, "the package's %s stays; to stop using it: %s\n", m.Packaged, shellWords(m.Stop[0].Argv))
+		}
 		return nil
 	}
 	if dryRun {
@@ -131,15 +135,17 @@ func Uninstall(ctx context.Context, h Host, m Manager, dryRun bool) error {
 // Status prints whether the file is installed and what the manager says
 // of it; ok is an installed file with every answer as wanted.
 func Status(ctx context.Context, h Host, m Manager) (ok bool, err error) {
-	installed := "installed"
+	file, installed := m.File, "installed"
 	switch _, err := os.Stat(m.File); {
+	case errors.Is(err, fs.ErrNotExist) && m.packagedExists():
+		file, installed = m.Packaged, "installed by the package"
 	case errors.Is(err, fs.ErrNotExist):
 		installed = "not installed"
 	case err != nil:
 		return false, fmt.Errorf("looking for %s: %w", m.File, err)
 	}
-	fmt.Fprintf(h.Out, "%-9s %s (%s)\n", "file", m.File, installed)
-	ok = installed == "installed"
+	fmt.Fprintf(h.Out, "%-9s %s (%s)\n", "file", file, installed)
+	ok = installed != "not installed"
 	for _, q := range m.Queries {
 		answer := q.Answer(h.Run.Run(ctx, q.Argv))
 		fmt.Fprintf(h.Out, "%-9s %s\n", q.Label, answer)
@@ -171,4 +177,12 @@ func (h Host) reportLinger(m Manager) error {
 	}
 	fmt.Fprintln(h.Out, lingerAdvice(h.User, on))
 	return nil
+}
+
+func (m Manager) packagedExists() bool {
+	if m.Packaged == "" {
+		return false
+	}
+	_, err := os.Stat(m.Packaged)
+	return err == nil
 }

@@ -57,6 +57,7 @@ func testSystemd(t *testing.T, agentDir string) Manager {
 	if err != nil {
 		t.Fatal(err)
 	}
+	m.Packaged = filepath.Join(t.TempDir(), "usr-lib", UnitName) // absent until a test writes it
 	return m
 }
 
@@ -345,5 +346,41 @@ func TestShellWords(t *testing.T) {
 		if got := shellWords(tc.in); got != tc.want {
 			t.Errorf("shellWords(%q) = %s, want %s", tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestStatusSeesThePackagedUnit: a .deb user who enabled the packaged unit
+// has it installed, though not in their own config; uninstall leaves the
+// package's file alone and says how to stop using it.
+func TestStatusSeesThePackagedUnit(t *testing.T) {
+	ctx := context.Background()
+	m := testSystemd(t, "")
+	if err := os.MkdirAll(filepath.Dir(m.Packaged), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(m.Packaged, []byte(m.Content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	running := &fakeRunner{answers: map[string]fakeAnswer{
+		"systemctl --user is-enabled reconciler.service": {out: "enabled\n"},
+		"systemctl --user is-active reconciler.service":  {out: "active\n"},
+	}}
+	h, out := testHost(running, true)
+	if ok, err := Status(ctx, h, m); err != nil || !ok {
+		t.Fatalf("Status = %v, %v, want true:\n%s", ok, err, out)
+	}
+	if want := m.Packaged + " (installed by the package)"; !strings.Contains(out.String(), want) {
+		t.Errorf("status does not say %q:\n%s", want, out)
+	}
+	out.Reset()
+	running.ran = nil
+	if err := Uninstall(ctx, h, m, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(m.Packaged); err != nil || len(running.ran) != 0 {
+		t.Fatalf("uninstall touched the package's unit (%v) or ran %q", err, running.ran)
+	}
+	if !strings.Contains(out.String(), "systemctl --user disable --now reconciler.service") {
+		t.Errorf("uninstall does not say how to stop using the package's unit:\n%s", out)
 	}
 }

@@ -45,7 +45,14 @@ type Manager struct {
 	Queries      []Query
 	// Linger says the loop stops at logout unless the user lingers.
 	Linger bool
+	// Packaged is where a package puts the same file for every user, used
+	// when File is absent; "" if none.
+	Packaged string
 }
+
+// PackagedUnit is where the .deb installs the unit (for /usr/bin/reconciler
+// and the default agent dir); a user's own unit of the same name hides it.
+const PackagedUnit = "/usr/lib/systemd/user/" + UnitName
 
 // Systemd is the systemd user manager's way, with the unit in
 // configHome/systemd/user (configHome is $XDG_CONFIG_HOME or ~/.config).
@@ -78,7 +85,8 @@ func Systemd(l Loop, configHome string) (Manager, error) {
 			{Label: "enabled", Argv: []string{"systemctl", "--user", "is-enabled", UnitName}, Want: "enabled", Answer: firstWord},
 			{Label: "active", Argv: []string{"systemctl", "--user", "is-active", UnitName}, Want: "active", Answer: firstWord},
 		},
-		Linger: true,
+		Linger:   true,
+		Packaged: PackagedUnit,
 	}, nil
 }
 
