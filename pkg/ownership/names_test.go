@@ -7,19 +7,12 @@ import (
 	"gjc.dev/reconciler/pkg/inbound"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/platform"
-	"gjc.dev/reconciler/pkg/relay"
 )
 
 // The record declares the words it carries so that a store need not link
-// the relay, inbound or the platform to read one; these tests hold each
-// word to the package that means it.
-
-func TestRelayBlockReasonsAreTheRelays(t *testing.T) {
-	if ownership.ReasonRelayBlocked != relay.ReasonRelayBlocked || ownership.ReasonChannelUnavailable != relay.ReasonChannelUnavailable {
-		t.Fatalf("record block reasons %q, %q; the relay's %q, %q", ownership.ReasonRelayBlocked, ownership.ReasonChannelUnavailable,
-			relay.ReasonRelayBlocked, relay.ReasonChannelUnavailable)
-	}
-}
+// inbound or the platform to read one; these tests hold each word to the
+// package that means it. (The relay uses the record's block reasons
+// themselves.)
 
 func TestInboxIgnoredReasonsAreInbounds(t *testing.T) {
 	var want []string

@@ -52,8 +52,7 @@ type RelayBlock struct {
 
 // The reasons a relay may be blocked for, as the record carries them. The
 // record declares them, not the relay, so a store reads a record without
-// linking the relay engine; pkg/relay uses the same words (a test holds
-// the two together).
+// linking the relay engine; pkg/relay uses these constants.
 const (
 	ReasonRelayBlocked       = "RelayBlocked"
 	ReasonChannelUnavailable = "ChannelUnavailable"

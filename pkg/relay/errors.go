@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"gjc.dev/reconciler/pkg/ownership"
 )
 
 // Kind says what a failed request means for the message and the relay.
@@ -46,10 +48,11 @@ func (k Kind) String() string {
 	return "uncertain"
 }
 
-// Reasons of a Blocked error, as status conditions name them.
+// Reasons of a Blocked error, as status conditions name them. The record
+// that carries them declares them; the relay uses its words.
 const (
-	ReasonRelayBlocked       = "RelayBlocked"
-	ReasonChannelUnavailable = "ChannelUnavailable"
+	ReasonRelayBlocked       = ownership.ReasonRelayBlocked
+	ReasonChannelUnavailable = ownership.ReasonChannelUnavailable
 )
 
 // Error is a failed request, classified.
