@@ -83,3 +83,28 @@ func TestHoldWithoutForceNeverKills(t *testing.T) {
 		t.Errorf("after stop --force: %s %s (%s), want Held", o.Status.Phase, o.Status.Reason, o.Status.Message)
 	}
 }
+
+// A stop without --force of a name the spec does not declare as read here
+// (known only by its record: the spec is invalid in this shell, or the
+// name left it) that outlasts its SIGTERM is reported StopTimedOut in the
+// command's answer, as a declared one is: the owner is left running, held.
+func TestStopTimedOutOfAnUndeclaredNameIsSaid(t *testing.T) {
+	w := fakestore.New()
+	r := fakeReconciler(t, w.Store())
+	d := slackDaemon(100 * time.Millisecond)
+	p, err := w.StartOwner("bot", ownership.Desired{Kind: "slack", Identity: d.Identity, Generation: 1}, fakestore.OwnerOptions{Stubborn: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := &spec.Result{} // bot is not declared here
+	out := r.Stop(context.Background(), "bot", nil, res, StopOptions{Graceful: 100 * time.Millisecond, Kill: 100 * time.Millisecond})
+	if out.OK || !strings.Contains(out.Message, "rerun with --force") {
+		t.Fatalf("stop of a stubborn owner without --force: ok=%v %q", out.OK, out.Message)
+	}
+	if got := p.Received(); !slices.Equal(got, []syscall.Signal{syscall.SIGTERM}) || p.Exited() {
+		t.Fatalf("the stop sent %v (exited %v), want SIGTERM only, the owner left running", got, p.Exited())
+	}
+	if out.After == nil || out.After.Reason != ReasonStopTimedOut || out.After.Converged {
+		t.Errorf("after the stop: %+v; want reason %s, not converged", out.After, ReasonStopTimedOut)
+	}
+}
