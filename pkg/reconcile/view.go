@@ -73,10 +73,15 @@ func live(s DaemonStatus, name string, d *spec.Daemon, store ownership.Store, ho
 	rec := obs.Record
 	desired := ownership.Desired{Kind: kindOf(rec), Identity: identityOf(rec), Generation: generationOf(rec)}
 	l := look{name: name, rec: rec, declared: true, hold: hold, want: stopKill, termTimedOut: termTimedOut}
-	if d != nil {
+	switch {
+	case d != nil:
 		desired = desiredOf(d)
 		l.want = stoppingOf(d.Config.State == spec.StateStopped, hold)
 		l.identity, l.generation = d.Identity, d.Config.Generation
+	case hold != nil:
+		// Known only by its record, and held: as hard as its stop asked,
+		// so a stop without --force that timed out is shown as one.
+		l.want = stoppingOf(false, hold)
 	}
 	l.cls = obs.Classify(desired)
 	if h := s.TrackedOwner; h != nil {
