@@ -12,7 +12,7 @@ import (
 // transport, its poster (the relay's exactly-once contract, and its
 // limits: PartLimit), its inbound side and its markup. Each lives in its
 // own package, pkg/chat/<provider>, which exports one value implementing
-// it; pkg/chat/providers is the one registry that names them all, so the
+// it; pkg/chat/registry is the one registry that names them all, so the
 // runtime never asks which service it talks to.
 type Provider interface {
 	// Name is the spec's name of the service (spec.provider).
