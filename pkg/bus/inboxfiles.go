@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"gjc.dev/reconciler/pkg/atomicfile"
 	"gjc.dev/reconciler/pkg/platform"
 )
 
@@ -34,11 +35,11 @@ func SessionInboxDir(d Dirs, session string) (string, error) {
 	dir := filepath.Join(d.Inbox, session)
 	_, err := os.Lstat(dir)
 	missing := errors.Is(err, fs.ErrNotExist)
-	if err := platform.CheckPrivateDir(dir); err != nil {
+	if err := atomicfile.CheckPrivateDir(dir); err != nil {
 		return "", fmt.Errorf("inbox of session %q: %w", session, err)
 	}
 	if missing {
-		if err := platform.SyncDir(d.Inbox); err != nil {
+		if err := atomicfile.SyncDir(d.Inbox); err != nil {
 			return "", fmt.Errorf("inbox of session %q: %w", session, err)
 		}
 	}
@@ -87,15 +88,15 @@ func PublishInbox(d Dirs, session, file string) error {
 	if !errors.Is(err, platform.ErrExist) {
 		return err
 	}
-	a, aerr := platform.ReadFileCapped(stage, MaxInboxFileSize)
-	b, berr := platform.ReadFileCapped(final, MaxInboxFileSize)
+	a, aerr := atomicfile.ReadCapped(stage, MaxInboxFileSize)
+	b, berr := atomicfile.ReadCapped(final, MaxInboxFileSize)
 	if aerr != nil || berr != nil || !bytes.Equal(a, b) {
 		return fmt.Errorf("inbox file %s: already there with other content; left as it is", final)
 	}
 	if err := os.Remove(stage); err != nil {
 		return fmt.Errorf("inbox file %s: removing its stage: %w", final, err)
 	}
-	return platform.SyncDir(dir)
+	return atomicfile.SyncDir(dir)
 }
 
 // StagedInbox is a stage found in a session's inbox directory.
@@ -144,7 +145,7 @@ func RemoveStagedInbox(d Dirs, s StagedInbox) error {
 	if err := os.Remove(filepath.Join(dir, stageName(s.File))); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("inbox stage: %w", err)
 	}
-	return platform.SyncDir(dir)
+	return atomicfile.SyncDir(dir)
 }
 
 // validInboxFile reports whether name is one InboxFileName could give:

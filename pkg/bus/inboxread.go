@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"gjc.dev/reconciler/pkg/platform"
+	"gjc.dev/reconciler/pkg/atomicfile"
 )
 
 // InboxReader reads a daemon's inbox as its consumer does (an agent,
@@ -140,7 +140,7 @@ func (r *InboxReader) scanSession(dir, session string) []InboxMessage {
 // decoded strictly, holding the session of its directory and the message
 // its name says.
 func readInboxFile(path, session, name string) (InboxMessage, error) {
-	data, err := platform.ReadFileCapped(path, MaxInboxFileSize)
+	data, err := atomicfile.ReadCapped(path, MaxInboxFileSize)
 	if err != nil {
 		return InboxMessage{}, err
 	}

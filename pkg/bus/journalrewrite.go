@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 
-	"gjc.dev/reconciler/pkg/platform"
+	"gjc.dev/reconciler/pkg/atomicfile"
 	"golang.org/x/sys/unix"
 )
 
@@ -32,7 +32,7 @@ func rewriteLines(path string, data []byte) error {
 	if err := checkJournalPath(path); err != nil {
 		return fmt.Errorf("rewrite journal: %w", err)
 	}
-	if err := platform.WriteFileAtomic(path, data); err != nil {
+	if err := atomicfile.Write(path, data); err != nil {
 		return fmt.Errorf("rewrite journal: %w", err)
 	}
 	return nil

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"gjc.dev/reconciler/pkg/platform"
+	"gjc.dev/reconciler/pkg/atomicfile"
 )
 
 // EnsureDirs creates the bus directories of d (Dir, then Outbox, Sent,
@@ -22,7 +22,7 @@ func EnsureDirs(d Dirs) error {
 		if dir.path == "" {
 			return fmt.Errorf("bus dirs: no %s directory", dir.name)
 		}
-		if err := platform.CheckPrivateDir(dir.path); err != nil {
+		if err := atomicfile.CheckPrivateDir(dir.path); err != nil {
 			return fmt.Errorf("bus %s directory: %w", dir.name, err)
 		}
 	}

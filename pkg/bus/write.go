@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"gjc.dev/reconciler/pkg/atomicfile"
 	"gjc.dev/reconciler/pkg/platform"
 )
 
@@ -72,12 +73,12 @@ func Write(dir string, m Message) (string, error) {
 func Posted(outbox string, m Message) (bool, error) { return settled(outbox, m) }
 
 // checkOutbox refuses a missing outbox, and one that is not private
-// (platform.CheckPrivateDir, which only judges a directory that exists).
+// (atomicfile.CheckPrivateDir, which only judges a directory that exists).
 func checkOutbox(dir string) error {
 	if _, err := os.Lstat(dir); err != nil {
 		return fmt.Errorf("outbox %s: %w", dir, err)
 	}
-	if err := platform.CheckPrivateDir(dir); err != nil {
+	if err := atomicfile.CheckPrivateDir(dir); err != nil {
 		return fmt.Errorf("outbox %s: %w", dir, err)
 	}
 	return nil

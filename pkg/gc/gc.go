@@ -13,9 +13,9 @@ import (
 	"strings"
 	"time"
 
+	"gjc.dev/reconciler/pkg/atomicfile"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/ownership/fsstore"
-	"gjc.dev/reconciler/pkg/platform"
 )
 
 // Kinds of things gc looks at.
@@ -112,7 +112,7 @@ func Run(o Options) (*Report, error) {
 		}
 		paths := ownership.PathsFor(o.AgentDir, e.Name())
 		// A dir we would refuse to act in is reported, never entered.
-		if err := platform.CheckPrivateDir(paths.Dir); err != nil {
+		if err := atomicfile.CheckPrivateDir(paths.Dir); err != nil {
 			rep.add(Item{Path: paths.Dir, Kind: "daemon-dir", Action: "keep", Reason: KeepUnverifiable + ": " + err.Error()})
 			continue
 		}

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"gjc.dev/reconciler/pkg/atomicfile"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"gjc.dev/reconciler/pkg/platform"
@@ -44,9 +45,9 @@ func (s *scan) dir() {
 	for _, e := range entries {
 		name := e.Name()
 		path := filepath.Join(s.paths.Dir, name)
-		if _, kind, ok := platform.ParseLeftover(name); ok {
+		if _, kind, ok := atomicfile.ParseLeftover(name); ok {
 			k := KindTemp
-			if kind == platform.LeftoverQuarantine {
+			if kind == atomicfile.LeftoverQuarantine {
 				k = KindQuarantine
 			}
 			s.leftover(path, k)

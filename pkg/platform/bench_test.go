@@ -30,18 +30,6 @@ func BenchmarkAlive(b *testing.B) {
 	}
 }
 
-func BenchmarkWriteFileAtomic(b *testing.B) {
-	path := filepath.Join(b.TempDir(), "state.json")
-	data := []byte(`{"version":1,"kind":"discord","pid":4242,"ownerId":"4100-7f0c2b8e-3c1d-4a52-9b6e-0d6f1e2a3b4c",` +
-		`"identity":"7040273bec62d43f","incarnation":"linux:98231","startedAt":1764450000000,` +
-		`"heartbeatAt":1764450005000,"transportHealthy":true,"generation":7}` + "\n")
-	for b.Loop() {
-		if err := platform.WriteFileAtomic(path, data); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
 // BenchmarkExitDetect measures SIGKILL to Wait returning, on a process that
 // is not our child. Each iteration also spawns that process, so ns/op is the
 // whole cycle; the detection latency is reported as detect-p50-ns (median)

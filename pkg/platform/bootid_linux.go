@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"gjc.dev/reconciler/pkg/atomicfile"
 )
 
 func readBootID() (string, error) {
-	b, err := ReadFileCapped("/proc/sys/kernel/random/boot_id", 128)
+	b, err := atomicfile.ReadCapped("/proc/sys/kernel/random/boot_id", 128)
 	if err != nil {
 		return "", fmt.Errorf("boot id: %w", err)
 	}

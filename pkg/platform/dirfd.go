@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"gjc.dev/reconciler/pkg/atomicfile"
 )
 
 // Dir is a directory held by an open descriptor, judged private through
@@ -24,9 +26,9 @@ type Dir struct {
 
 // OpenPrivateDir opens the directory at path without following a
 // symbolic link at its last element, and judges it by its descriptor as
-// CheckPrivateDir does by its name: a directory, owned by the effective
-// uid, not writable by group or others. A refusal matches ErrNotPrivate;
-// nothing is created or changed.
+// atomicfile.CheckPrivateDir does by its name: a directory, owned by the
+// effective uid, not writable by group or others. A refusal matches
+// ErrNotPrivate; nothing is created or changed.
 func OpenPrivateDir(path string) (*Dir, error) {
 	return openPrivateAt(unix.AT_FDCWD, path, path)
 }
@@ -44,7 +46,7 @@ func openPrivateAt(dirfd int, name, path string) (*Dir, error) {
 	if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) {
 		// Say what is there instead, without following it.
 		if st, lerr := fstatat(dirfd, name, path); lerr == nil {
-			if jerr := judgePrivate(st, path); jerr != nil {
+			if jerr := atomicfile.JudgePrivate(st, path); jerr != nil {
 				return nil, jerr
 			}
 		}
@@ -52,32 +54,15 @@ func openPrivateAt(dirfd int, name, path string) (*Dir, error) {
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
-	st, err := fstat(fd, path)
+	st, err := atomicfile.Fstat(fd, path)
 	if err == nil {
-		err = judgePrivate(st, path)
+		err = atomicfile.JudgePrivate(st, path)
 	}
 	if err != nil {
-		closeFD(fd)
+		atomicfile.CloseFD(fd)
 		return nil, err
 	}
 	return &Dir{f: os.NewFile(uintptr(fd), path), path: path}, nil
-}
-
-// judgePrivate refuses, matching ErrNotPrivate, what st says is not a
-// directory only the effective uid can change.
-func judgePrivate(st fileStat, path string) error {
-	uid := uint32(os.Geteuid())
-	switch {
-	case st.isSymlink():
-		return fmt.Errorf("%w: %s is a symbolic link", ErrNotPrivate, path)
-	case !st.isDir():
-		return fmt.Errorf("%w: %s is not a directory (mode %#o)", ErrNotPrivate, path, st.mode)
-	case st.uid != uid:
-		return fmt.Errorf("%w: %s is owned by uid %d, not %d", ErrNotPrivate, path, st.uid, uid)
-	case st.mode&0o022 != 0:
-		return fmt.Errorf("%w: %s is writable by group or others (mode %#o)", ErrNotPrivate, path, st.mode&0o7777)
-	}
-	return nil
 }
 
 // Path is the path d was opened by, for messages.
@@ -131,9 +116,9 @@ func (d *Dir) Stat(name string) (Entry, error) {
 	return entryOf(st), nil
 }
 
-func entryOf(st fileStat) Entry {
+func entryOf(st atomicfile.Stat) Entry {
 	var t fs.FileMode
-	switch st.mode & unix.S_IFMT {
+	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFREG:
 	case unix.S_IFDIR:
 		t = fs.ModeDir
@@ -148,7 +133,7 @@ func entryOf(st fileStat) Entry {
 	default:
 		t = fs.ModeDevice
 	}
-	return Entry{Type: t, UID: st.uid, Size: st.size, ModTime: time.Unix(0, st.mtimeNs)}
+	return Entry{Type: t, UID: st.UID, Size: st.Size, ModTime: time.Unix(0, st.MtimeNs)}
 }
 
 // ReadFile reads d's entry name, capped at max bytes (ErrTooLarge), and
@@ -168,8 +153,8 @@ func (d *Dir) ReadFile(name string, max int64) ([]byte, Entry, error) {
 	if err != nil {
 		return nil, e, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
-	defer closeFD(fd)
-	st, err := fstat(fd, path)
+	defer atomicfile.CloseFD(fd)
+	st, err := atomicfile.Fstat(fd, path)
 	if err != nil {
 		return nil, e, err
 	}
@@ -181,7 +166,7 @@ func (d *Dir) ReadFile(name string, max int64) ([]byte, Entry, error) {
 	if e.Size > max {
 		return nil, e, fmt.Errorf("%w: %s is %d bytes, over %d", ErrTooLarge, path, e.Size, max)
 	}
-	data, err := readCapped(fd, path, max, e.Size)
+	data, err := atomicfile.ReadCappedFD(fd, path, max, e.Size)
 	return data, e, err
 }
 
@@ -236,7 +221,7 @@ func (d *Dir) Stage(target string, data []byte) (string, error) {
 		return "", err
 	}
 	for range 10 {
-		tmp := filepath.Base(transientName(target, TempInfix))
+		tmp := filepath.Base(atomicfile.TransientName(target, atomicfile.TempInfix))
 		fd, err := openat(d.fd(), tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC)
 		if errors.Is(err, unix.EEXIST) {
 			continue
@@ -247,7 +232,7 @@ func (d *Dir) Stage(target string, data []byte) (string, error) {
 		f := os.NewFile(uintptr(fd), filepath.Join(d.path, tmp))
 		err = f.Chmod(0o600)
 		if err == nil {
-			err = writeSyncClose(f, data)
+			err = atomicfile.WriteSyncClose(f, data)
 		} else {
 			_ = f.Close()
 		}
@@ -261,16 +246,9 @@ func (d *Dir) Stage(target string, data []byte) (string, error) {
 }
 
 // Sync makes the names created or removed in d durable (unless a caller
-// defers that: DeferDirSyncs).
+// defers that: atomicfile.DeferDirSyncs).
 func (d *Dir) Sync() error {
-	if dirSyncDeferred(d.path) {
-		return nil
-	}
-	observeSync("dir", d.path)
-	if err := d.f.Sync(); err != nil {
-		return fmt.Errorf("sync directory: %w", err)
-	}
-	return nil
+	return atomicfile.SyncOpenDir(d.f, d.path)
 }
 
 // checkEntryName refuses what is not one name in a directory.
@@ -299,10 +277,10 @@ func openat(dirfd int, name string, flags int) (int, error) {
 	}
 }
 
-func fstatat(dirfd int, name, path string) (fileStat, error) {
+func fstatat(dirfd int, name, path string) (atomicfile.Stat, error) {
 	var st unix.Stat_t
 	if err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		return fileStat{}, &fs.PathError{Op: "lstat", Path: path, Err: err}
+		return atomicfile.Stat{}, &fs.PathError{Op: "lstat", Path: path, Err: err}
 	}
-	return fileStatOf(&st), nil
+	return atomicfile.StatOf(&st), nil
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"gjc.dev/reconciler/pkg/atomicfile"
 )
 
 // syncsIn records the fsyncs done in dir (of dir itself, or of files in it)
@@ -13,7 +15,7 @@ import (
 func syncsIn(t *testing.T, dir string) *[]string {
 	t.Helper()
 	var got []string
-	t.Cleanup(ObserveSyncs(func(kind, path string) {
+	t.Cleanup(atomicfile.ObserveSyncs(func(kind, path string) {
 		if path == dir || filepath.Dir(path) == dir {
 			got = append(got, kind)
 		}
@@ -21,13 +23,13 @@ func syncsIn(t *testing.T, dir string) *[]string {
 	return &got
 }
 
-// While a dir's syncs are deferred, its names are made and removed with no
-// fsync of the dir (file contents are still fsynced); other dirs are not
-// affected; after resume, the next write syncs the dir again.
+// While a dir's syncs are deferred (atomicfile.DeferDirSyncs), the links
+// of CreateExclusive and the removals of ExactUnlink sync no dir, only the
+// file's contents; after resume, they sync the dir again.
 func TestDeferDirSyncs(t *testing.T) {
-	dir, other := t.TempDir(), t.TempDir()
+	dir := t.TempDir()
 	got := syncsIn(t, dir)
-	resume := DeferDirSyncs(dir + "/") // any spelling of the dir
+	resume := atomicfile.DeferDirSyncs(dir + "/") // any spelling of the dir
 	lease, err := CreateExclusive(filepath.Join(dir, "owner.lock"), []byte("a"))
 	if err != nil {
 		t.Fatal(err)
@@ -38,23 +40,16 @@ func TestDeferDirSyncs(t *testing.T) {
 	if !slices.Equal(*got, []string{"file"}) {
 		t.Errorf("deferred: syncs %q, want only the file's", *got)
 	}
-	if dirSyncDeferred(other) {
-		t.Error("another dir's syncs are deferred too")
-	}
-
-	again := DeferDirSyncs(dir)
 	resume()
-	resume() // twice: must not end the other caller's deferral
-	if !dirSyncDeferred(dir) {
-		t.Fatal("resuming one of two deferrals ended both")
-	}
-	again()
 	*got = nil
-	if err := WriteFileAtomic(filepath.Join(dir, "state.json"), []byte("{}")); err != nil {
+	if lease, err = CreateExclusive(filepath.Join(dir, "owner.lock"), []byte("b")); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(*got, []string{"file", "dir"}) {
-		t.Errorf("resumed: syncs %q, want the file's and the dir's", *got)
+	if err := ExactUnlink(filepath.Join(dir, "owner.lock"), lease); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(*got, []string{"file", "dir", "dir"}) {
+		t.Errorf("resumed: syncs %q, want the file's and the dir's twice", *got)
 	}
 }
 

@@ -11,5 +11,7 @@
 //
 // Every file this package creates is mode 0600 and every directory 0700.
 // Temporary and quarantine files live next to their target under names that
-// ParseLeftover recognises, so a collector can find what a crash left behind.
+// atomicfile.ParseLeftover recognises, so a collector can find what a crash
+// left behind. Plain atomic writes, capped reads and private directories
+// are pkg/atomicfile's; this package builds its fenced files on them.
 package platform

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+
+	"gjc.dev/reconciler/pkg/atomicfile"
 )
 
 var (
@@ -32,14 +34,17 @@ var (
 
 	// ErrUnsafeFile reports a path that may not be trusted as a fenced file:
 	// a symbolic link, not a regular file, or a file with more than one link.
-	ErrUnsafeFile = errors.New("unsafe file")
+	// It is atomicfile's, so one errors.Is covers both packages' refusals.
+	ErrUnsafeFile = atomicfile.ErrUnsafeFile
 
 	// ErrNotPrivate reports a directory that is a symbolic link, not a
-	// directory, owned by another user, or writable by group or others.
-	ErrNotPrivate = errors.New("directory is not private")
+	// directory, owned by another user, or writable by group or others
+	// (atomicfile's, as above).
+	ErrNotPrivate = atomicfile.ErrNotPrivate
 
-	// ErrTooLarge reports a file larger than the caller's cap.
-	ErrTooLarge = errors.New("file too large")
+	// ErrTooLarge reports a file larger than the caller's cap (atomicfile's,
+	// as above).
+	ErrTooLarge = atomicfile.ErrTooLarge
 
 	// ErrFileChanged reports a file that changed, or whose name was pointed
 	// at another file, while it was being read.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"gjc.dev/reconciler/pkg/atomicfile"
 )
 
 // CreateExclusive creates path holding data (mode 0600) only if the name is
@@ -28,7 +30,7 @@ func CreateExclusive(path string, data []byte) (Lease, error) {
 	if _, err := os.Lstat(path); err == nil {
 		return Lease{}, fmt.Errorf("create %s: %w", path, ErrExist)
 	}
-	tmp, f, err := createTemp(path)
+	tmp, f, err := atomicfile.CreateTemp(path)
 	if err != nil {
 		return Lease{}, fmt.Errorf("create %s: %w", path, err)
 	}
@@ -44,7 +46,7 @@ func CreateExclusive(path string, data []byte) (Lease, error) {
 	if _, err := f.Write(data); err != nil {
 		return Lease{}, fmt.Errorf("create %s: %w", path, err)
 	}
-	if err := syncFile(f); err != nil {
+	if err := atomicfile.SyncFile(f); err != nil {
 		return Lease{}, fmt.Errorf("create %s: %w", path, err)
 	}
 	if err := os.Link(tmp, path); err != nil {
@@ -54,15 +56,15 @@ func CreateExclusive(path string, data []byte) (Lease, error) {
 	if err := os.Remove(tmp); err != nil {
 		return Lease{}, fmt.Errorf("create %s: created, but its temp name stays: %w", path, err)
 	}
-	if err := syncDir(filepath.Dir(path)); err != nil {
+	if err := atomicfile.SyncDir(filepath.Dir(path)); err != nil {
 		return Lease{}, fmt.Errorf("create %s: created, but %w", path, err)
 	}
-	st, err := fstat(int(f.Fd()), path)
+	st, err := atomicfile.Fstat(int(f.Fd()), path)
 	if err != nil {
 		return Lease{}, fmt.Errorf("create %s: created, but %w", path, err)
 	}
-	if st.nlink != 1 {
-		return Lease{}, fmt.Errorf("create %s: created, but %w: it has %d links", path, ErrUnsafeFile, st.nlink)
+	if st.Nlink != 1 {
+		return Lease{}, fmt.Errorf("create %s: created, but %w: it has %d links", path, ErrUnsafeFile, st.Nlink)
 	}
 	return leaseOf(st, bytes.Clone(data)), nil
 }

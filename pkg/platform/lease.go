@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+
+	"gjc.dev/reconciler/pkg/atomicfile"
 )
 
 // MaxLeaseSize caps what CaptureLease reads: fenced files are small records,
@@ -32,12 +34,12 @@ var testHookLeaseRead func(path string)
 // file over MaxLeaseSize; and it fails with ErrFileChanged if the file
 // changed while being read or the name no longer points at it afterwards.
 func CaptureLease(path string) (Lease, error) {
-	fd, err := openNoFollow(path)
+	fd, err := atomicfile.OpenNoFollow(path)
 	if err != nil {
-		return Lease{}, fmt.Errorf("capture lease: %w", explainOpenErr(path, err))
+		return Lease{}, fmt.Errorf("capture lease: %w", atomicfile.ExplainOpenErr(path, err))
 	}
-	defer closeFD(fd)
-	before, err := fstat(fd, path)
+	defer atomicfile.CloseFD(fd)
+	before, err := atomicfile.Fstat(fd, path)
 	if err != nil {
 		return Lease{}, fmt.Errorf("capture lease: %w", err)
 	}
@@ -47,48 +49,48 @@ func CaptureLease(path string) (Lease, error) {
 	if testHookLeaseRead != nil {
 		testHookLeaseRead(path)
 	}
-	content, err := readCapped(fd, path, MaxLeaseSize, before.size)
+	content, err := atomicfile.ReadCappedFD(fd, path, MaxLeaseSize, before.Size)
 	if err != nil {
 		return Lease{}, fmt.Errorf("capture lease: %w", err)
 	}
-	after, err := fstat(fd, path)
+	after, err := atomicfile.Fstat(fd, path)
 	if err != nil {
 		return Lease{}, fmt.Errorf("capture lease: %w", err)
 	}
 	// ctime is in the comparison: it moves with every write, truncate,
 	// chmod and link, so equal answers mean nothing touched the inode.
-	if after != before || int64(len(content)) != after.size {
+	if after != before || int64(len(content)) != after.Size {
 		return Lease{}, fmt.Errorf("capture lease: %w: %s", ErrFileChanged, path)
 	}
-	named, err := lstat(path)
+	named, err := atomicfile.Lstat(path)
 	if err != nil {
 		return Lease{}, fmt.Errorf("capture lease: %w", err)
 	}
-	if !named.sameFile(after) {
+	if !named.SameFile(after) {
 		return Lease{}, fmt.Errorf("capture lease: %w: %s now names another file", ErrFileChanged, path)
 	}
 	return leaseOf(after, content), nil
 }
 
-func leasable(path string, st fileStat) error {
+func leasable(path string, st atomicfile.Stat) error {
 	switch {
-	case !st.isRegular():
-		return fmt.Errorf("%w: %s is not a regular file (mode %#o)", ErrUnsafeFile, path, st.mode)
-	case st.nlink != 1:
-		return fmt.Errorf("%w: %s has %d links", ErrUnsafeFile, path, st.nlink)
-	case st.size > MaxLeaseSize:
-		return fmt.Errorf("%w: %s is %d bytes, over %d", ErrTooLarge, path, st.size, MaxLeaseSize)
+	case !st.IsRegular():
+		return fmt.Errorf("%w: %s is not a regular file (mode %#o)", ErrUnsafeFile, path, st.Mode)
+	case st.Nlink != 1:
+		return fmt.Errorf("%w: %s has %d links", ErrUnsafeFile, path, st.Nlink)
+	case st.Size > MaxLeaseSize:
+		return fmt.Errorf("%w: %s is %d bytes, over %d", ErrTooLarge, path, st.Size, MaxLeaseSize)
 	}
 	return nil
 }
 
-func leaseOf(st fileStat, content []byte) Lease {
+func leaseOf(st atomicfile.Stat, content []byte) Lease {
 	return Lease{
-		Dev:     st.dev,
-		Ino:     st.ino,
-		Size:    st.size,
-		MtimeNs: st.mtimeNs,
-		Nlink:   st.nlink,
+		Dev:     st.Dev,
+		Ino:     st.Ino,
+		Size:    st.Size,
+		MtimeNs: st.MtimeNs,
+		Nlink:   st.Nlink,
 		Content: content,
 		SHA256:  sha256.Sum256(content),
 	}

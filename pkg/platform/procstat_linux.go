@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"gjc.dev/reconciler/pkg/atomicfile"
 )
 
 // procStat is what this package needs from /proc/<pid>/stat.
@@ -89,11 +91,11 @@ func parseProcStat(b []byte) (procStat, error) {
 // readSmallFile reads the whole of a small file into buf with O_NOFOLLOW. It
 // fails rather than truncating when the file does not fit.
 func readSmallFile(path string, buf []byte) (int, error) {
-	fd, err := openNoFollow(path)
+	fd, err := atomicfile.OpenNoFollow(path)
 	if err != nil {
 		return 0, err
 	}
-	defer closeFD(fd)
+	defer atomicfile.CloseFD(fd)
 	n := 0
 	for {
 		if n == len(buf) {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"gjc.dev/reconciler/pkg/atomicfile"
 )
 
 // PublishExclusive makes path appear holding data (mode 0600), whole or not
@@ -18,11 +20,11 @@ func PublishExclusive(path string, data []byte) error {
 	if _, err := os.Lstat(path); err == nil {
 		return fmt.Errorf("publish %s: %w", path, ErrExist)
 	}
-	tmp, f, err := createTemp(path)
+	tmp, f, err := atomicfile.CreateTemp(path)
 	if err != nil {
 		return fmt.Errorf("publish %s: %w", path, err)
 	}
-	if err := writeSyncClose(f, data); err != nil {
+	if err := atomicfile.WriteSyncClose(f, data); err != nil {
 		_ = os.Remove(tmp)
 		return fmt.Errorf("publish %s: %w", path, err)
 	}
@@ -33,7 +35,7 @@ func PublishExclusive(path string, data []byte) error {
 		}
 		return fmt.Errorf("publish %s: %w", path, err)
 	}
-	if err := syncDir(filepath.Dir(path)); err != nil {
+	if err := atomicfile.SyncDir(filepath.Dir(path)); err != nil {
 		return fmt.Errorf("publish %s: published, but %w", path, err)
 	}
 	return nil

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 
 	"golang.org/x/sys/unix"
+
+	"gjc.dev/reconciler/pkg/atomicfile"
 )
 
 // StageFile writes data to tmp, a name the caller derives from the final
@@ -34,7 +36,7 @@ func StageFile(tmp string, data []byte) error {
 		_ = os.Remove(tmp)
 		return fmt.Errorf("stage %s: %w", tmp, err)
 	}
-	if err := writeSyncClose(f, data); err != nil {
+	if err := atomicfile.WriteSyncClose(f, data); err != nil {
 		_ = os.Remove(tmp)
 		return fmt.Errorf("stage %s: %w", tmp, err)
 	}
@@ -51,11 +53,8 @@ func PublishStaged(tmp, path string) error {
 		}
 		return fmt.Errorf("publish %s: %w", path, err)
 	}
-	if err := syncDir(filepath.Dir(path)); err != nil {
+	if err := atomicfile.SyncDir(filepath.Dir(path)); err != nil {
 		return fmt.Errorf("publish %s: renamed, but %w", path, err)
 	}
 	return nil
 }
-
-// SyncDir makes the names created, renamed or removed in dir durable.
-func SyncDir(dir string) error { return syncDir(dir) }

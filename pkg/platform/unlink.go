@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"gjc.dev/reconciler/pkg/atomicfile"
 )
 
 // testHookAfterQuarantine runs after ExactUnlink has moved the file aside.
@@ -14,7 +16,7 @@ var testHookAfterQuarantine func(path, quarantine string)
 // never deleted.
 //
 // A plain unlink(2) cannot be made conditional, so the file is first renamed
-// to a fresh quarantine name in the same directory (see QuarantineInfix).
+// to a fresh quarantine name in the same directory (see atomicfile.QuarantineInfix).
 // That name is ours alone, so what is checked there is what gets deleted:
 // the quarantined file is captured again and compared field by field with
 // the lease, and only an exact match is unlinked. Anything else is renamed
@@ -27,7 +29,7 @@ var testHookAfterQuarantine func(path, quarantine string)
 // While the file is in quarantine, path is briefly absent: readers must
 // treat absence as "no record", as they do for any deleted file.
 func ExactUnlink(path string, lease Lease) error {
-	quarantine := transientName(path, QuarantineInfix)
+	quarantine := atomicfile.TransientName(path, atomicfile.QuarantineInfix)
 	if err := renameNoReplace(path, quarantine); err != nil {
 		return fmt.Errorf("exact unlink %s: %w", path, err)
 	}
@@ -39,7 +41,7 @@ func ExactUnlink(path string, lease Lease) error {
 		if err := os.Remove(quarantine); err != nil {
 			return &QuarantinedError{Path: path, Quarantine: quarantine, Err: err}
 		}
-		if err := syncDir(filepath.Dir(path)); err != nil {
+		if err := atomicfile.SyncDir(filepath.Dir(path)); err != nil {
 			return fmt.Errorf("exact unlink %s: unlinked, but %w", path, err)
 		}
 		return nil

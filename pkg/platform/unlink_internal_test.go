@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"gjc.dev/reconciler/pkg/atomicfile"
 )
 
 // The name is taken by a third file while a successor sits in quarantine:
@@ -16,7 +18,7 @@ func TestExactUnlinkLeavesQuarantinedWhenNameTaken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFileAtomic(path, []byte("successor")); err != nil {
+	if err := atomicfile.Write(path, []byte("successor")); err != nil {
 		t.Fatal(err)
 	}
 	testHookAfterQuarantine = func(path, _ string) {
@@ -37,8 +39,8 @@ func TestExactUnlinkLeavesQuarantinedWhenNameTaken(t *testing.T) {
 	if filepath.Dir(q.Quarantine) != dir {
 		t.Fatalf("quarantine %s is not beside %s", q.Quarantine, path)
 	}
-	if target, kind, ok := ParseLeftover(filepath.Base(q.Quarantine)); !ok || kind != LeftoverQuarantine || target != "owner.lock" {
-		t.Errorf("ParseLeftover(%s) = %q, %v, %v", filepath.Base(q.Quarantine), target, kind, ok)
+	if target, kind, ok := atomicfile.ParseLeftover(filepath.Base(q.Quarantine)); !ok || kind != atomicfile.LeftoverQuarantine || target != "owner.lock" {
+		t.Errorf("atomicfile.ParseLeftover(%s) = %q, %v, %v", filepath.Base(q.Quarantine), target, kind, ok)
 	}
 	if b, err := os.ReadFile(q.Quarantine); err != nil || string(b) != "successor" {
 		t.Errorf("quarantined successor: %q, %v", b, err)
@@ -69,7 +71,7 @@ func TestCaptureLeaseDetectsChange(t *testing.T) {
 			}
 		},
 		"renamed over": func() {
-			if err := WriteFileAtomic(path, []byte("other")); err != nil {
+			if err := atomicfile.Write(path, []byte("other")); err != nil {
 				t.Fatal(err)
 			}
 		},

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"gjc.dev/reconciler/pkg/atomicfile"
 	"gjc.dev/reconciler/pkg/platform"
 )
 
@@ -37,7 +38,7 @@ func TestExactUnlinkSparesASuccessor(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A successor replaced the file, with content of the same length.
-	if err := platform.WriteFileAtomic(path, []byte("new owner")); err != nil {
+	if err := atomicfile.Write(path, []byte("new owner")); err != nil {
 		t.Fatal(err)
 	}
 	err = platform.ExactUnlink(path, lease)
@@ -114,7 +115,7 @@ func TestVerifyLease(t *testing.T) {
 	if err := platform.VerifyLease(path, lease); err != nil {
 		t.Fatalf("VerifyLease right after CreateExclusive = %v", err)
 	}
-	if err := platform.WriteFileAtomic(path, []byte("v2, longer")); err != nil {
+	if err := atomicfile.Write(path, []byte("v2, longer")); err != nil {
 		t.Fatal(err)
 	}
 	err = platform.VerifyLease(path, lease)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-logr/logr"
 
+	"gjc.dev/reconciler/pkg/atomicfile"
 	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/platform"
@@ -53,7 +54,7 @@ func runHandover() int {
 		}
 	}
 	st := standInRecord(succ.Process.Pid, inc, successorOwner, 2)
-	if err := platform.WriteFileAtomic(p.State, st.Marshal()); err != nil {
+	if err := atomicfile.Write(p.State, st.Marshal()); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"gjc.dev/reconciler/pkg/platform"
+	"gjc.dev/reconciler/pkg/atomicfile"
 )
 
 // Runner runs one command and returns its combined output; tests record
@@ -49,7 +49,7 @@ func Install(ctx context.Context, h Host, m Manager, dryRun bool) error {
 	if err := os.MkdirAll(filepath.Dir(m.File), 0o755); err != nil {
 		return fmt.Errorf("creating the %s directory: %w", m.Name, err)
 	}
-	if err := platform.WriteFileAtomic(m.File, []byte(m.Content)); err != nil {
+	if err := atomicfile.Write(m.File, []byte(m.Content)); err != nil {
 		return fmt.Errorf("writing %s: %w", m.File, err)
 	}
 	fmt.Fprintf(h.Out, "wrote %s\n", m.File)

@@ -15,12 +15,12 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"gjc.dev/reconciler/pkg/atomicfile"
 	"gjc.dev/reconciler/pkg/chat/fakediscord"
 	"gjc.dev/reconciler/pkg/chat/fakeslack"
 	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/ownership/fsstore"
-	"gjc.dev/reconciler/pkg/platform"
 	"gjc.dev/reconciler/pkg/spec"
 )
 
@@ -354,7 +354,7 @@ func TestDaemonExits4WhenOwnershipLost(t *testing.T) {
 			})
 			stolen := *rec.State
 			stolen.OwnerID = "usurper"
-			if err := platform.WriteFileAtomic(paths.State, stolen.Marshal()); err != nil {
+			if err := atomicfile.Write(paths.State, stolen.Marshal()); err != nil {
 				t.Fatal(err)
 			}
 			start := time.Now()

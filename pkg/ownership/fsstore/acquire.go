@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"gjc.dev/reconciler/pkg/atomicfile"
 	"gjc.dev/reconciler/pkg/platform"
 )
 
@@ -96,7 +97,7 @@ func acquireLocked(p ownership.Paths, req ownership.AcquireRequest, probe Probe,
 	// lock taken away) skip their own dir fsyncs: the publish's fsync of
 	// this same dir makes them durable with the record, and none must be
 	// durable before it (a crash ends every process they name).
-	resume := platform.DeferDirSyncs(p.Dir)
+	resume := atomicfile.DeferDirSyncs(p.Dir)
 	defer resume()
 	before := ReadState(p)
 	if err := successorAllowed(p, before, probe); err != nil {
@@ -123,7 +124,7 @@ func acquireLocked(p ownership.Paths, req ownership.AcquireRequest, probe Probe,
 	}
 	data := st.Marshal()
 	resume()
-	if err := platform.WriteFileAtomic(p.State, data); err != nil {
+	if err := atomicfile.Write(p.State, data); err != nil {
 		_ = exactUnlinkIfOurs(p.Lock, lease)
 		return nil, fmt.Errorf("acquire %s: publish: %w", p.Name(), err)
 	}

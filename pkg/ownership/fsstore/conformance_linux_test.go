@@ -15,11 +15,11 @@ import (
 
 	"github.com/go-logr/logr"
 
+	"gjc.dev/reconciler/pkg/atomicfile"
 	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"gjc.dev/reconciler/pkg/ownership/ownershiptest"
-	"gjc.dev/reconciler/pkg/platform"
 )
 
 // The one-machine store passes the conformance suite with real processes:
@@ -100,7 +100,7 @@ func (w *world) write(t *testing.T, name, path string, data []byte) {
 	if err := fsstore.EnsureDir(w.paths(name)); err != nil {
 		t.Fatal(err)
 	}
-	if err := platform.WriteFileAtomic(path, data); err != nil {
+	if err := atomicfile.Write(path, data); err != nil {
 		t.Fatal(err)
 	}
 }

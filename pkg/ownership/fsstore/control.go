@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"gjc.dev/reconciler/pkg/atomicfile"
 	"gjc.dev/reconciler/pkg/platform"
 )
 
@@ -30,7 +31,7 @@ func WriteControl(p ownership.Paths, c ownership.ControlRequest) error {
 	case !exists:
 		return fmt.Errorf("write control request: %w", &fs.PathError{Op: "open", Path: p.Dir, Err: fs.ErrNotExist})
 	}
-	if err := platform.WriteFileAtomic(p.Control, c.Marshal()); err != nil {
+	if err := atomicfile.Write(p.Control, c.Marshal()); err != nil {
 		return fmt.Errorf("write control request: %w", err)
 	}
 	return nil

@@ -6,9 +6,9 @@ import (
 	"io/fs"
 	"os"
 
+	"gjc.dev/reconciler/pkg/atomicfile"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/ownership/internal/agentdir"
-	"gjc.dev/reconciler/pkg/platform"
 )
 
 // EnsureDir creates the daemon's directory and the levels above it, each
@@ -53,7 +53,7 @@ func readContractFile(p ownership.Paths, path string) (data []byte, exists bool,
 	if _, err := p.Levels(); err != nil {
 		return nil, true, err
 	}
-	data, err = platform.ReadFileCapped(path, ownership.MaxRecordSize)
+	data, err = atomicfile.ReadCapped(path, ownership.MaxRecordSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		// No file yet: absent, unless the directory itself is refused
 		// (a link to an empty directory, say).

@@ -14,7 +14,7 @@
 // and anything that cannot be proved is refused, never guessed.
 //
 // Every operation re-reads and re-checks what it acts on. Files are written
-// atomically (platform.WriteFileAtomic), locks are link-created with a lease
+// atomically (atomicfile.Write), locks are link-created with a lease
 // (platform.CreateExclusive), fenced files are removed only by
 // platform.ExactUnlink, and a process is signalled only through a reference
 // whose incarnation was re-proved (platform.OpenProcess). Every file of the

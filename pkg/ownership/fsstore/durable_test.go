@@ -6,8 +6,8 @@ import (
 	"sync"
 	"testing"
 
+	"gjc.dev/reconciler/pkg/atomicfile"
 	"gjc.dev/reconciler/pkg/ownership"
-	"gjc.dev/reconciler/pkg/platform"
 )
 
 // Acquire defers the directory fsyncs of its lock steps to the publish, so
@@ -17,7 +17,7 @@ func TestAcquireEndsWithTheDirDurable(t *testing.T) {
 	p := newPaths(t)
 	var mu sync.Mutex
 	var syncs []string // kind and base name, in order, within p.Dir
-	stop := platform.ObserveSyncs(func(kind, path string) {
+	stop := atomicfile.ObserveSyncs(func(kind, path string) {
 		if path == p.Dir || filepath.Dir(path) == p.Dir {
 			mu.Lock()
 			defer mu.Unlock()

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"gjc.dev/reconciler/pkg/atomicfile"
 	"gjc.dev/reconciler/pkg/platform"
 )
 
@@ -125,7 +126,7 @@ func (o *Owner) recordDiff(rec ownership.Record) error {
 // publish writes next and makes it this owner's state.
 func (o *Owner) publish(next ownership.State) error {
 	data := next.Marshal()
-	if err := platform.WriteFileAtomic(o.paths.State, data); err != nil {
+	if err := atomicfile.Write(o.paths.State, data); err != nil {
 		// It may have reached the disk before failing (an fsync of the
 		// directory, say): the next verify accepts any such version.
 		o.pending = append(o.pending, data)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"gjc.dev/reconciler/pkg/atomicfile"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/platform"
 )
@@ -28,10 +29,10 @@ func EnsureDir(p ownership.Paths) error {
 	return nil
 }
 
-// CheckPrivate is platform.CheckPrivateDir, its refusal marked as the
+// CheckPrivate is atomicfile.CheckPrivateDir, its refusal marked as the
 // model's ErrUnsafeDirectory so a verdict on it needs no platform.
 func CheckPrivate(dir string) error {
-	err := platform.CheckPrivateDir(dir)
+	err := atomicfile.CheckPrivateDir(dir)
 	if errors.Is(err, platform.ErrNotPrivate) && !errors.Is(err, ownership.ErrUnsafeDirectory) {
 		return fmt.Errorf("%w (%w)", err, ownership.ErrUnsafeDirectory)
 	}

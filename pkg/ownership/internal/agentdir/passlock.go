@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"gjc.dev/reconciler/pkg/atomicfile"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/platform"
 )
@@ -152,7 +153,7 @@ func LockPath(agentDir string) string {
 func EnsurePrivateTree(agentDir string) error {
 	sdk := filepath.Join(agentDir, "sdk")
 	for _, dir := range []string{agentDir, sdk, filepath.Join(sdk, "reconciler"), filepath.Join(sdk, "daemons")} {
-		if err := platform.CheckPrivateDir(dir); err != nil {
+		if err := atomicfile.CheckPrivateDir(dir); err != nil {
 			return err
 		}
 	}

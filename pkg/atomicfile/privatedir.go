@@ -1,4 +1,4 @@
-package platform
+package atomicfile
 
 import (
 	"errors"
@@ -17,17 +17,17 @@ import (
 // matching ErrNotPrivate and left as it is: what others may write into, or
 // what a link redirects, cannot hold records we trust.
 func CheckPrivateDir(path string) error {
-	st, err := lstat(path)
+	st, err := Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := mkdirPrivate(path); err != nil {
 			return fmt.Errorf("private dir: %w", err)
 		}
-		st, err = lstat(path)
+		st, err = Lstat(path)
 	}
 	if err != nil {
 		return fmt.Errorf("private dir: %w", err)
 	}
-	return judgePrivate(st, path)
+	return JudgePrivate(st, path)
 }
 
 // mkdirPrivate creates path and its missing parents, each 0700.
@@ -56,9 +56,26 @@ func chmodDirNoFollow(path string, mode uint32) error {
 	if err != nil {
 		return &fs.PathError{Op: "open", Path: path, Err: err}
 	}
-	defer closeFD(fd)
+	defer CloseFD(fd)
 	if err := unix.Fchmod(fd, mode); err != nil {
 		return &fs.PathError{Op: "chmod", Path: path, Err: err}
+	}
+	return nil
+}
+
+// JudgePrivate refuses, matching ErrNotPrivate, what st says is not a
+// directory only the effective uid can change.
+func JudgePrivate(st Stat, path string) error {
+	uid := uint32(os.Geteuid())
+	switch {
+	case st.IsSymlink():
+		return fmt.Errorf("%w: %s is a symbolic link", ErrNotPrivate, path)
+	case !st.IsDir():
+		return fmt.Errorf("%w: %s is not a directory (mode %#o)", ErrNotPrivate, path, st.Mode)
+	case st.UID != uid:
+		return fmt.Errorf("%w: %s is owned by uid %d, not %d", ErrNotPrivate, path, st.UID, uid)
+	case st.Mode&0o022 != 0:
+		return fmt.Errorf("%w: %s is writable by group or others (mode %#o)", ErrNotPrivate, path, st.Mode&0o7777)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package platform
+package atomicfile
 
 import (
 	"crypto/rand"
@@ -7,17 +7,18 @@ import (
 	"strings"
 )
 
-// Names of the transient files this package makes next to a target
+// Names of the transient files made next to a target
 // "<dir>/<base>": "<dir>/.<base><infix><16 lowercase hex>". The leading dot
 // hides them from readers that skip dotfiles (the relay's outbox, spec
 // directories); the infix says what they are, so a collector can find what a
 // crash left behind with ParseLeftover.
 const (
-	// TempInfix marks a file being written by WriteFileAtomic or
-	// CreateExclusive. One that survives its writer holds no promise: it
+	// TempInfix marks a file being written by Write, or by
+	// pkg/platform's CreateExclusive. One that survives its writer holds no promise: it
 	// was never published.
 	TempInfix = ".tmp-"
-	// QuarantineInfix marks a file that ExactUnlink moved aside. One that
+	// QuarantineInfix marks a file that pkg/platform's ExactUnlink moved
+	// aside. One that
 	// survives may be a live successor's file that could not be put back
 	// (see QuarantinedError): inspect before deleting.
 	QuarantineInfix = ".quarantine-"
@@ -44,7 +45,7 @@ func (k LeftoverKind) String() string {
 }
 
 // ParseLeftover reports whether name, a base name without directory, is a
-// temp or quarantine file made by this package, and for which base name.
+// temp or quarantine file named as above, and for which base name.
 func ParseLeftover(name string) (target string, kind LeftoverKind, ok bool) {
 	if len(name) < 1+randomSuffixLen || name[0] != '.' || strings.ContainsRune(name, '/') {
 		return "", 0, false
@@ -62,10 +63,10 @@ func ParseLeftover(name string) (target string, kind LeftoverKind, ok bool) {
 	return "", 0, false
 }
 
-// transientName returns a fresh name in path's directory for a file of the
+// TransientName returns a fresh name in path's directory for a file of the
 // given kind; crypto/rand keeps concurrent writers, even in other processes,
 // from choosing the same one.
-func transientName(path, infix string) string {
+func TransientName(path, infix string) string {
 	var b [randomSuffixLen / 2]byte
 	_, _ = rand.Read(b[:]) // never fails; see crypto/rand.Read
 	dir, base := filepath.Split(path)

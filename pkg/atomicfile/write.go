@@ -1,4 +1,4 @@
-package platform
+package atomicfile
 
 import (
 	"errors"
@@ -8,18 +8,18 @@ import (
 	"path/filepath"
 )
 
-// WriteFileAtomic replaces path with a file of mode 0600 holding data, so a
+// Write replaces path with a file of mode 0600 holding data, so a
 // reader sees the old content or the new, never a mix, and after a crash the
 // disk holds one of the two. The data is written to a temp file in the same
 // directory (same file system, so the rename is atomic), fsynced, renamed
 // over path, and the directory is fsynced so the rename itself is durable.
 // On failure the temp file is removed and path is untouched.
-func WriteFileAtomic(path string, data []byte) error {
-	tmp, f, err := createTemp(path)
+func Write(path string, data []byte) error {
+	tmp, f, err := CreateTemp(path)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := writeSyncClose(f, data); err != nil {
+	if err := WriteSyncClose(f, data); err != nil {
 		_ = os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -27,17 +27,17 @@ func WriteFileAtomic(path string, data []byte) error {
 		_ = os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := syncDir(filepath.Dir(path)); err != nil {
+	if err := SyncDir(filepath.Dir(path)); err != nil {
 		return fmt.Errorf("write %s: renamed into place, but %w", path, err)
 	}
 	return nil
 }
 
-// createTemp creates a new, empty temp file for path (see TempInfix), mode
+// CreateTemp creates a new, empty temp file for path (see TempInfix), mode
 // exactly 0600 whatever the umask.
-func createTemp(path string) (string, *os.File, error) {
+func CreateTemp(path string) (string, *os.File, error) {
 	for range 10 {
-		name := transientName(path, TempInfix)
+		name := TransientName(path, TempInfix)
 		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if errors.Is(err, fs.ErrExist) {
 			continue // a name collision: practically never, but not fatal
@@ -55,39 +55,14 @@ func createTemp(path string) (string, *os.File, error) {
 	return "", nil, fmt.Errorf("create temp file for %s: too many name collisions", path)
 }
 
-func writeSyncClose(f *os.File, data []byte) error {
+// WriteSyncClose writes data to f, fsyncs and closes it.
+func WriteSyncClose(f *os.File, data []byte) error {
 	_, err := f.Write(data)
 	if err == nil {
-		err = syncFile(f)
+		err = SyncFile(f)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	return err
-}
-
-func syncFile(f *os.File) error {
-	observeSync("file", f.Name())
-	return f.Sync()
-}
-
-// syncDir makes the creation, rename or removal of names in dir durable,
-// unless a caller defers that (DeferDirSyncs).
-func syncDir(dir string) error {
-	if dirSyncDeferred(dir) {
-		return nil
-	}
-	observeSync("dir", dir)
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync directory: %w", err)
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("sync directory: %w", err)
-	}
-	return nil
 }

@@ -1,6 +1,8 @@
-package platform
+package atomicfile
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -17,7 +19,8 @@ var deferredDirs = struct {
 // ObserveSyncs).
 var syncObserver atomic.Pointer[func(kind, path string)]
 
-// ObserveSyncs tells fn of every fsync this package does from now until
+// ObserveSyncs tells fn of every fsync done through this package (by it,
+// or by a caller with SyncOpenDir or SyncFile) from now until
 // stop: "file" with the file's path, or "dir" with the directory's. It is
 // for tests of what a caller makes durable, and when; fn must be safe to
 // call from any goroutine.
@@ -33,13 +36,13 @@ func observeSync(kind, path string) {
 }
 
 // DeferDirSyncs makes every directory fsync of this process in dir wait
-// until resume is called: the links of CreateExclusive, the removals of
-// ExactUnlink and the renames of WriteFileAtomic stay where they are (in
+// until resume is called: the renames of Write, and the links and removals
+// of pkg/platform's CreateExclusive and ExactUnlink, stay where they are (in
 // the page cache, seen by every process at once) but are not forced to
 // disk one by one. File contents are still fsynced before their names
 // appear, so no name ever shows a partial file, after a crash either.
 //
-// It is for a caller whose next step after resume is a WriteFileAtomic in
+// It is for a caller whose next step after resume is a Write in
 // the same dir: that one fsync of the dir makes every earlier change in it
 // durable together. What is made meanwhile is then durable only from that
 // point on, so a caller defers only changes none of which must outlive a
@@ -65,4 +68,43 @@ func dirSyncDeferred(dir string) bool {
 	deferredDirs.Lock()
 	defer deferredDirs.Unlock()
 	return deferredDirs.n[filepath.Clean(dir)] > 0
+}
+
+// SyncFile fsyncs f, the file named path.
+func SyncFile(f *os.File) error {
+	observeSync("file", f.Name())
+	return f.Sync()
+}
+
+// SyncDir makes the creation, rename or removal of names in dir durable,
+// unless a caller defers that (DeferDirSyncs).
+func SyncDir(dir string) error {
+	if dirSyncDeferred(dir) {
+		return nil
+	}
+	observeSync("dir", dir)
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync directory: %w", err)
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("sync directory: %w", err)
+	}
+	return nil
+}
+
+// SyncOpenDir is SyncDir of d, the directory at path, already open.
+func SyncOpenDir(d *os.File, path string) error {
+	if dirSyncDeferred(path) {
+		return nil
+	}
+	observeSync("dir", path)
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync directory: %w", err)
+	}
+	return nil
 }
