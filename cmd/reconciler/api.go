@@ -113,7 +113,7 @@ func apiExit(err error) error {
 // serveAPI serves the loop's local API until ctx is done; the returned stop
 // removes the socket. It fails when another loop runs on agentDir.
 func serveAPI(ctx context.Context, loop *reconcile.Loop, progress *localapi.ProgressHub, agentDir string, log logr.Logger) (stop func(), err error) {
-	b := &localapi.LoopBackend{Loop: loop, AgentDir: agentDir, Files: fsstore.Files{}, Log: log, Progress: progress}
+	b := &localapi.LoopBackend{Loop: loop, AgentDir: agentDir, Log: log, Progress: progress}
 	stop, err = localapi.Serve(ctx, agentDir, b, log)
 	if err != nil {
 		return nil, &exitError{code: exitNotDone, err: err}

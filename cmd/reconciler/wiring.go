@@ -7,7 +7,6 @@ import (
 	"github.com/go-logr/logr"
 
 	"gjc.dev/reconciler/pkg/events"
-	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"gjc.dev/reconciler/pkg/reconcile"
 	"gjc.dev/reconciler/pkg/spec"
 )
@@ -27,7 +26,7 @@ func reconcileOptions(fleet *fleetFlags, agentDir string, log logr.Logger, heart
 	}
 	return reconcile.Options{
 		AgentDir: agentDir, Log: log, DaemonHeartbeat: heartbeat, DaemonArgs: args, DaemonSecrets: fleet.daemonSecrets(),
-		Store: store, Files: fsstore.Files{},
+		Store:  store,
 		Events: events.Open(reconcile.EventsPath(agentDir), log),
 	}, nil
 }
@@ -36,11 +35,11 @@ func reconcileOptions(fleet *fleetFlags, agentDir string, log logr.Logger, heart
 // starting now would, a broken file keeping what lastgood.json saved.
 func view(fleet *fleetFlags, agentDir, specPath string, names []string) (*reconcile.Status, error) {
 	loader := spec.NewLoader(specPath)
-	reconcile.UseLastGood(fsstore.Files{}, agentDir, loader, logr.Discard())
+	reconcile.UseLastGood(agentDir, loader, logr.Discard())
 	store, err := fleet.open(agentDir, logr.Discard())
 	if err != nil {
 		return nil, err
 	}
 	defer store.Close()
-	return reconcile.View(store, fsstore.Files{}, agentDir, loader.Load(), names)
+	return reconcile.View(store, agentDir, loader.Load(), names)
 }

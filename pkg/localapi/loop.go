@@ -17,7 +17,6 @@ import (
 type LoopBackend struct {
 	Loop     *reconcile.Loop
 	AgentDir string
-	Files    reconcile.Files
 	Log      logr.Logger
 	// Progress is the loop's reconciler's waits (its Options.Progress),
 	// streamed to the operations that wait on them; nil streams none.
@@ -61,7 +60,7 @@ func (b *LoopBackend) GC(ctx context.Context, req GCRequest) (*gc.Report, error)
 	defer followOthersLock(ctx, b.AgentDir, lockTimeout(req.LockTimeout.Duration))()
 	err := b.Loop.Exclusive(ctx, lockTimeout(req.LockTimeout.Duration), func(res *spec.Result) error {
 		var err error
-		rep, err = runGC(b.Files, b.AgentDir, res, req.Prune, b.Log)
+		rep, err = runGC(b.AgentDir, res, req.Prune, b.Log)
 		return err
 	})
 	return rep, err

@@ -46,8 +46,8 @@ const DefaultLockTimeout = 30 * time.Second
 
 // runGC is `reconciler gc` over agentDir with the spec result res. The
 // caller holds the pass lock (and, in the loop, every name).
-func runGC(files reconcile.Files, agentDir string, res *spec.Result, prune bool, log logr.Logger) (*gc.Report, error) {
-	managed, problems, err := reconcile.ReadInventory(files, agentDir, log)
+func runGC(agentDir string, res *spec.Result, prune bool, log logr.Logger) (*gc.Report, error) {
+	managed, problems, err := reconcile.ReadInventory(agentDir, log)
 	if err != nil {
 		return nil, err
 	}

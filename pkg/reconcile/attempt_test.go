@@ -10,7 +10,6 @@ import (
 	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/ownership/fakestore"
-	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"gjc.dev/reconciler/pkg/spec"
 )
 
@@ -24,7 +23,7 @@ func slackDaemon(graceful time.Duration) *spec.Daemon {
 
 func fakeReconciler(t *testing.T, store ownership.Store) *Reconciler {
 	t.Helper()
-	r, err := New(Options{AgentDir: privateAgentDir(t), Executable: "/bin/false", Log: logr.Discard(), Store: store, Files: fsstore.Files{}})
+	r, err := New(Options{AgentDir: privateAgentDir(t), Executable: "/bin/false", Log: logr.Discard(), Store: store})
 	if err != nil {
 		t.Fatal(err)
 	}

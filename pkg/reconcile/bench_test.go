@@ -52,7 +52,7 @@ func BenchmarkSteadyPass(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	r, err := New(Options{AgentDir: agentDir, Executable: "/bin/false", Log: logr.Discard(), Store: fsstore.New(agentDir, fsstore.Options{}), Files: fsstore.Files{}})
+	r, err := New(Options{AgentDir: agentDir, Executable: "/bin/false", Log: logr.Discard(), Store: fsstore.New(agentDir, fsstore.Options{})})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -20,7 +20,7 @@ func TestReconcileImportsNoPlatform(t *testing.T) {
 	for _, imp := range strings.Fields(string(out)) {
 		switch imp {
 		case "gjc.dev/reconciler/pkg/platform", "gjc.dev/reconciler/pkg/ownership/fsstore":
-			t.Errorf("pkg/reconcile depends on %s; ask the ownership.Store (or Files) instead", imp)
+			t.Errorf("pkg/reconcile depends on %s; ask the ownership.Store (and keep files with pkg/atomicfile) instead", imp)
 		}
 		// Metrics are fed through Hooks and OnStatus; how they are
 		// exported is pkg/metrics' business.

@@ -15,7 +15,6 @@ import (
 	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/ownership/fakestore"
-	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"gjc.dev/reconciler/pkg/spec"
 )
 
@@ -80,7 +79,7 @@ func eventReconciler(t *testing.T, store ownership.Store, exe string) (*Reconcil
 		t.Fatal(err)
 	}
 	rec := &recorder{}
-	r, err := New(Options{AgentDir: dir, Executable: exe, Log: logr.Discard(), Store: store, Files: fsstore.Files{}, Events: rec})
+	r, err := New(Options{AgentDir: dir, Executable: exe, Log: logr.Discard(), Store: store, Events: rec})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -115,7 +115,7 @@ func TestReplaceAttachesToSuccessor(t *testing.T) {
 		}
 	})
 
-	r, err := New(Options{AgentDir: agentDir, Executable: "/bin/false", Log: logr.Discard(), Store: fsstore.New(agentDir, fsstore.Options{}), Files: fsstore.Files{}})
+	r, err := New(Options{AgentDir: agentDir, Executable: "/bin/false", Log: logr.Discard(), Store: fsstore.New(agentDir, fsstore.Options{})})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"gjc.dev/reconciler/pkg/atomicfile"
 	"gjc.dev/reconciler/pkg/spec"
 )
 
@@ -55,9 +56,9 @@ type holdsFile struct {
 // readHolds reads holds.json; a missing file holds nothing. An entry whose
 // name is not valid is an error: the file is not what this reconciler
 // wrote, and guessing what it holds could start what an operator stopped.
-func readHolds(files Files, agentDir string) (map[string]Hold, error) {
+func readHolds(agentDir string) (map[string]Hold, error) {
 	path := HoldsPath(agentDir)
-	data, err := files.ReadFileCapped(path, maxHoldsFile)
+	data, err := atomicfile.ReadCapped(path, maxHoldsFile)
 	if errors.Is(err, os.ErrNotExist) {
 		return map[string]Hold{}, nil
 	}
@@ -90,7 +91,7 @@ func readHolds(files Files, agentDir string) (map[string]Hold, error) {
 func (r *Reconciler) setHold(name string, h *Hold) (bool, error) {
 	r.rewrite.Lock()
 	defer r.rewrite.Unlock()
-	holds, err := readHolds(r.files, r.opts.AgentDir)
+	holds, err := readHolds(r.opts.AgentDir)
 	if err != nil {
 		return false, fmt.Errorf("%w; it is left as it is", err)
 	}
@@ -112,7 +113,7 @@ func (r *Reconciler) setHold(name string, h *Hold) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if err := r.files.WriteFileAtomic(HoldsPath(r.opts.AgentDir), append(data, '\n')); err != nil {
+	if err := atomicfile.Write(HoldsPath(r.opts.AgentDir), append(data, '\n')); err != nil {
 		return false, fmt.Errorf("writing holds: %w", err)
 	}
 	return true, nil
@@ -121,7 +122,7 @@ func (r *Reconciler) setHold(name string, h *Hold) (bool, error) {
 // hasHold says whether holds.json holds name now; true when it cannot be
 // read, so that nothing is lifted that may have been the operator's.
 func (r *Reconciler) hasHold(name string) bool {
-	holds, err := readHolds(r.files, r.opts.AgentDir)
+	holds, err := readHolds(r.opts.AgentDir)
 	if err != nil {
 		return true
 	}

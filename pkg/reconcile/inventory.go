@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/go-logr/logr"
+
+	"gjc.dev/reconciler/pkg/atomicfile"
 )
 
 // inventory is the set of names this reconciler spawned: a name that leaves
@@ -16,7 +18,6 @@ import (
 // never pruned.
 type inventory struct {
 	mu    sync.Mutex
-	files Files
 	path  string
 	log   logr.Logger
 	names []string
@@ -43,8 +44,8 @@ type inventoryFile struct {
 	Removed []string `json:"removed,omitempty"`
 }
 
-func loadInventory(files Files, path string, log logr.Logger) (*inventory, error) {
-	inv := &inventory{files: files, path: path, log: log}
+func loadInventory(path string, log logr.Logger) (*inventory, error) {
+	inv := &inventory{path: path, log: log}
 	if err := inv.read(); err != nil {
 		return nil, err
 	}
@@ -61,7 +62,7 @@ func (i *inventory) read() error {
 	if err != nil {
 		return fmt.Errorf("reading inventory %s: %w", i.path, err)
 	}
-	data, err := i.files.ReadFileCapped(i.path, maxInventoryFile)
+	data, err := atomicfile.ReadCapped(i.path, maxInventoryFile)
 	if err != nil {
 		return fmt.Errorf("reading inventory %s: %w", i.path, err)
 	}
@@ -218,7 +219,7 @@ func (i *inventory) write(names, removed []string) error {
 	if err != nil {
 		return err
 	}
-	if err := i.files.WriteFileAtomic(i.path, append(data, '\n')); err != nil {
+	if err := atomicfile.Write(i.path, append(data, '\n')); err != nil {
 		return fmt.Errorf("writing inventory: %w", err)
 	}
 	if fi, err := os.Stat(i.path); err == nil {
@@ -229,8 +230,8 @@ func (i *inventory) write(names, removed []string) error {
 
 // ReadInventory lists the names a reconciler of agentDir has spawned, and
 // the entries that are not valid names (left out of the list).
-func ReadInventory(files Files, agentDir string, log logr.Logger) ([]string, []Problem, error) {
-	inv, err := loadInventory(files, InventoryPath(agentDir), log)
+func ReadInventory(agentDir string, log logr.Logger) ([]string, []Problem, error) {
+	inv, err := loadInventory(InventoryPath(agentDir), log)
 	if err != nil {
 		return nil, nil, err
 	}

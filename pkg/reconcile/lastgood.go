@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-logr/logr"
 
+	"gjc.dev/reconciler/pkg/atomicfile"
 	"gjc.dev/reconciler/pkg/spec"
 )
 
@@ -31,9 +32,9 @@ func LastGoodPath(agentDir string) string {
 const maxLastGoodFile = 4 << 20
 
 // readLastGood reads lastgood.json; a missing file is nil, nil.
-func readLastGood(files Files, agentDir string) (*spec.LastGood, error) {
+func readLastGood(agentDir string) (*spec.LastGood, error) {
 	path := LastGoodPath(agentDir)
-	data, err := files.ReadFileCapped(path, maxLastGoodFile)
+	data, err := atomicfile.ReadCapped(path, maxLastGoodFile)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -51,8 +52,8 @@ func readLastGood(files Files, agentDir string) (*spec.LastGood, error) {
 // lastgood.json saved for its source. A file that cannot be used is
 // logged and recorded in the loader, whose results say why while a broken
 // file keeps nothing.
-func UseLastGood(files Files, agentDir string, loader *spec.Loader, log logr.Logger) {
-	lg, err := readLastGood(files, agentDir)
+func UseLastGood(agentDir string, loader *spec.Loader, log logr.Logger) {
+	lg, err := readLastGood(agentDir)
 	switch {
 	case err != nil:
 		log.Error(err, "last known good objects not used: a spec file broken at start keeps nothing; the file is replaced once a spec file validates")
@@ -73,7 +74,7 @@ func (r *Reconciler) SaveLastGood(res *spec.Result) {
 		r.log.Error(err, "saving the last known good objects", "file", path)
 		return
 	}
-	cur, rerr := r.files.ReadFileCapped(path, maxLastGoodFile)
+	cur, rerr := atomicfile.ReadCapped(path, maxLastGoodFile)
 	if rerr == nil && bytes.Equal(cur, data) {
 		return
 	}
@@ -92,7 +93,7 @@ func (r *Reconciler) SaveLastGood(res *spec.Result) {
 		}
 		return
 	}
-	if err := r.files.WriteFileAtomic(path, data); err != nil {
+	if err := atomicfile.Write(path, data); err != nil {
 		r.log.Error(err, "saving the last known good objects", "file", path)
 	}
 }

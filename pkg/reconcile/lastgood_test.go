@@ -14,7 +14,7 @@ import (
 	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"gjc.dev/reconciler/pkg/ownership/fsstore"
+	"gjc.dev/reconciler/pkg/atomicfile"
 	"gjc.dev/reconciler/pkg/spec"
 )
 
@@ -117,18 +117,24 @@ func TestSaveWanted(t *testing.T) {
 	}
 }
 
-// countingFiles counts atomic writes.
-type countingFiles struct {
-	Files
-	mu     sync.Mutex
-	writes int
-}
-
-func (c *countingFiles) WriteFileAtomic(path string, data []byte) error {
-	c.mu.Lock()
-	c.writes++
-	c.mu.Unlock()
-	return c.Files.WriteFileAtomic(path, data)
+// countWrites counts the atomic writes of path from now until the test
+// ends, by the fsyncs of their temp files.
+func countWrites(t *testing.T, path string) func() int {
+	var mu sync.Mutex
+	writes := 0
+	t.Cleanup(atomicfile.ObserveSyncs(func(kind, synced string) {
+		if target, _, ok := atomicfile.ParseLeftover(filepath.Base(synced)); ok && kind == "file" &&
+			filepath.Join(filepath.Dir(synced), target) == path {
+			mu.Lock()
+			writes++
+			mu.Unlock()
+		}
+	}))
+	return func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return writes
+	}
 }
 
 const lgDoc = "apiVersion: reconciler.gjc.dev/v1alpha1\nkind: ChatDaemon\nmetadata:\n  name: bot\nspec:\n  provider: discord\n  generation: %s\n  discord:\n    botToken: {fromEnv: LG_TEST_TOKEN}\n    applicationId: a\n    guildId: g\n    parentChannelId: c\n"
@@ -146,15 +152,15 @@ func TestSaveLastGoodOnlyWhenChanged(t *testing.T) {
 	t.Setenv("LG_TEST_TOKEN", "lg-secret-token-value")
 	agentDir := privateAgentDir(t)
 	specPath := filepath.Join(t.TempDir(), "daemons.yaml")
-	files := &countingFiles{Files: fsstore.Files{}}
-	r := &Reconciler{opts: Options{AgentDir: agentDir}, files: files, log: logr.Discard()}
+	writes := countWrites(t, LastGoodPath(agentDir))
+	r := &Reconciler{opts: Options{AgentDir: agentDir}, log: logr.Discard()}
 	l := spec.NewLoader(specPath)
 
 	writeLGSpec(t, specPath, "1")
 	r.SaveLastGood(l.Load())
 	r.SaveLastGood(l.Load())
-	if files.writes != 1 {
-		t.Fatalf("%d writes for one content, want 1", files.writes)
+	if n := writes(); n != 1 {
+		t.Fatalf("%d writes for one content, want 1", n)
 	}
 	writeLGSpec(t, specPath, "x") // invalid: the same objects are kept
 	if res := l.Load(); res.Valid() {
@@ -162,14 +168,14 @@ func TestSaveLastGoodOnlyWhenChanged(t *testing.T) {
 	} else {
 		r.SaveLastGood(res)
 	}
-	if files.writes != 1 {
-		t.Errorf("an invalid spec keeping the same objects rewrote lastgood.json (%d writes)", files.writes)
+	if n := writes(); n != 1 {
+		t.Errorf("an invalid spec keeping the same objects rewrote lastgood.json (%d writes)", n)
 	}
 	writeLGSpec(t, specPath, "2")
 	r.SaveLastGood(l.Load())
 	data, err := os.ReadFile(LastGoodPath(agentDir))
-	if err != nil || files.writes != 2 || !bytes.Contains(data, []byte(`"generation": 2`)) {
-		t.Fatalf("after a valid change: %d writes, generation 2 saved: %v, %v", files.writes, bytes.Contains(data, []byte(`"generation": 2`)), err)
+	if n := writes(); err != nil || n != 2 || !bytes.Contains(data, []byte(`"generation": 2`)) {
+		t.Fatalf("after a valid change: %d writes, generation 2 saved: %v, %v", n, bytes.Contains(data, []byte(`"generation": 2`)), err)
 	}
 	if bytes.Contains(data, []byte("lg-secret-token-value")) {
 		t.Error("lastgood.json holds the token (content not shown)")
@@ -224,7 +230,7 @@ func TestUntrustedLastGood(t *testing.T) {
 
 			var logged errorLog
 			l := spec.NewLoader(specPath)
-			UseLastGood(fsstore.Files{}, agentDir, l, logged.logger())
+			UseLastGood(agentDir, l, logged.logger())
 			res := l.Load()
 			if len(res.Daemons) != 0 || len(res.Keeping().Nothing) != 1 {
 				t.Errorf("an untrusted lastgood.json was used: names %v, keeping %+v", res.Names(), res.Keeping())
@@ -244,7 +250,7 @@ func TestUntrustedLastGood(t *testing.T) {
 			}
 
 			// Nothing to keep: the file stays to be looked at.
-			r := &Reconciler{opts: Options{AgentDir: agentDir}, files: fsstore.Files{}, log: logr.Discard()}
+			r := &Reconciler{opts: Options{AgentDir: agentDir}, log: logr.Discard()}
 			r.SaveLastGood(res)
 			if after, err := os.Lstat(path); err != nil || !os.SameFile(before, after) {
 				t.Errorf("a save with nothing kept replaced the untrusted file")
@@ -252,7 +258,7 @@ func TestUntrustedLastGood(t *testing.T) {
 			// A valid spec's save replaces it, a link by a file.
 			writeLGSpec(t, specPath, "3")
 			r.SaveLastGood(l.Load())
-			data, err := fsstore.Files{}.ReadFileCapped(path, maxLastGoodFile)
+			data, err := atomicfile.ReadCapped(path, maxLastGoodFile)
 			if err != nil || !bytes.Contains(data, []byte(`"generation": 3`)) {
 				t.Errorf("after a valid save: generation 3 saved: %v, %v", bytes.Contains(data, []byte(`"generation": 3`)), err)
 			}

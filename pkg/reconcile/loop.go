@@ -113,7 +113,7 @@ func NewLoop(r *Reconciler, opts LoopOptions) *Loop {
 	if opts.SpecRemoveGrace > 0 {
 		l.loader.SetRemoveGrace(opts.SpecRemoveGrace)
 	}
-	UseLastGood(r.files, r.opts.AgentDir, l.loader, r.log)
+	UseLastGood(r.opts.AgentDir, l.loader, r.log)
 	l.q = newQueue(l.work)
 	if opts.WarmReplacements {
 		r.warm = newStandbys(r, func(name string) *spec.Daemon { return l.result().Lookup(name) })
@@ -422,7 +422,7 @@ func (l *Loop) writeStatus(force bool) {
 	status.Wakes = maps.Clone(l.wakes)
 	status.Reconciles = l.reconciles
 	l.mu.Unlock()
-	if err := writeStatus(l.r.files, l.r.opts.AgentDir, status); err != nil {
+	if err := writeStatus(l.r.opts.AgentDir, status); err != nil {
 		l.r.log.Error(err, "writing status.json")
 		return
 	}

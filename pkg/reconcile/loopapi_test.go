@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"gjc.dev/reconciler/pkg/ownership/fakestore"
-	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"gjc.dev/reconciler/pkg/spec"
 )
 
@@ -130,11 +129,11 @@ func TestViewSpecValidAgreesWithTheTop(t *testing.T) {
 	dir := privateAgentDir(t)
 	saved := &Status{Version: 1, SpecValid: true, Daemons: []DaemonStatus{{Name: "bot", Phase: PhaseStopped}}}
 	meta.SetStatusCondition(&saved.Daemons[0].Conditions, metav1.Condition{Type: ConditionSpecValid, Status: metav1.ConditionTrue, Reason: "Valid"})
-	if err := writeStatus(fsstore.Files{}, dir, saved); err != nil {
+	if err := writeStatus(dir, saved); err != nil {
 		t.Fatal(err)
 	}
 	invalid := &spec.Result{Errors: []spec.Issue{{File: "daemons.yaml", Field: "spec.slack.botToken.fromEnv", Detail: "environment variable is not set"}}}
-	st, err := View(fakestore.New().Store(), fsstore.Files{}, dir, invalid, nil)
+	st, err := View(fakestore.New().Store(), dir, invalid, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

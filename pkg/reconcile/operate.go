@@ -131,7 +131,7 @@ func (r *Reconciler) Restart(ctx context.Context, name string, d *spec.Daemon, r
 		out.Message = fmt.Sprintf("the spec says %s is Stopped; set state: Running to start it", name)
 		return out
 	}
-	switch holds, err := readHolds(r.files, r.opts.AgentDir); {
+	switch holds, err := readHolds(r.opts.AgentDir); {
 	case err != nil:
 		out.Message = fmt.Sprintf("%s not restarted: %v", name, err)
 		return out
@@ -180,7 +180,7 @@ func (r *Reconciler) view(name string, d *spec.Daemon, res *spec.Result) DaemonS
 	if saved != nil {
 		s, timedOut = saved.status, saved.termTimedOut
 	}
-	holds, _ := readHolds(r.files, r.opts.AgentDir) // unreadable: see holdLook
+	holds, _ := readHolds(r.opts.AgentDir) // unreadable: see holdLook
 	return live(s, name, d, r.store, holdOf(holds, name), timedOut)
 }
 

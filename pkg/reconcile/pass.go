@@ -48,7 +48,7 @@ func (r *Reconciler) Pass(ctx context.Context, res *spec.Result) PassResult {
 		}
 	}
 	if len(unseen) == 0 {
-		if err := writeStatus(r.files, r.opts.AgentDir, status); err != nil {
+		if err := writeStatus(r.opts.AgentDir, status); err != nil {
 			r.log.Error(err, "writing status.json")
 		}
 	}
@@ -132,5 +132,5 @@ func (r *Reconciler) saveStatus(res *spec.Result, d DaemonStatus) error {
 	} else {
 		s.Daemons = slices.Insert(s.Daemons, i, d)
 	}
-	return writeStatus(r.files, r.opts.AgentDir, s)
+	return writeStatus(r.opts.AgentDir, s)
 }

@@ -11,7 +11,6 @@ import (
 
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/ownership/fakestore"
-	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"gjc.dev/reconciler/pkg/spec"
 )
 
@@ -26,7 +25,7 @@ func TestRefusalIsLoggedAtErrorLevel(t *testing.T) {
 		mu.Unlock()
 	}, funcr.Options{})
 	w := fakestore.New()
-	r, err := New(Options{AgentDir: privateAgentDir(t), Executable: "/bin/false", Log: log, Store: w.Store(), Files: fsstore.Files{}})
+	r, err := New(Options{AgentDir: privateAgentDir(t), Executable: "/bin/false", Log: log, Store: w.Store()})
 	if err != nil {
 		t.Fatal(err)
 	}

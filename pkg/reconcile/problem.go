@@ -52,7 +52,7 @@ func sortProblems(ps []Problem) []Problem {
 // readStatus reads status.json for this reconciler's own use. The entries
 // it leaves out are logged once and reported by the next status written.
 func (r *Reconciler) readStatus() (*Status, error) {
-	s, bad, err := readStatus(r.files, r.opts.AgentDir)
+	s, bad, err := readStatus(r.opts.AgentDir)
 	if err != nil {
 		return nil, err
 	}

@@ -55,7 +55,7 @@ func (l *errorLog) naming(file, entry string) int {
 
 func writeInventory(t *testing.T, agentDir string, names []string) {
 	t.Helper()
-	inv := &inventory{files: fsstore.Files{}, path: InventoryPath(agentDir)}
+	inv := &inventory{path: InventoryPath(agentDir)}
 	if err := inv.write(names, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestInventoryIgnoresBadNames(t *testing.T) {
 	path := InventoryPath(agentDir)
 	writeInventory(t, agentDir, append([]string{"bot", "a-1"}, badNames...))
 	var log errorLog
-	inv, err := loadInventory(fsstore.Files{}, path, log.logger())
+	inv, err := loadInventory(path, log.logger())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestInventoryIgnoresBadNames(t *testing.T) {
 	if err := inv.add("c"); err != nil {
 		t.Fatal(err)
 	}
-	again, err := loadInventory(fsstore.Files{}, path, logr.Discard())
+	again, err := loadInventory(path, logr.Discard())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,10 +125,10 @@ func TestReadStatusLeavesOutBadNames(t *testing.T) {
 	for _, n := range badNames {
 		s.Daemons = append(s.Daemons, DaemonStatus{Name: n, Phase: PhaseRunning})
 	}
-	if err := writeStatus(fsstore.Files{}, agentDir, s); err != nil {
+	if err := writeStatus(agentDir, s); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ReadStatus(fsstore.Files{}, agentDir)
+	got, err := ReadStatus(agentDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,11 +168,11 @@ func TestSeedTrackedIgnoresBadNames(t *testing.T) {
 		agentDir := privateAgentDir(t)
 		s := &Status{Version: 1, ObservedAt: metav1.Now(), Daemons: []DaemonStatus{{Name: tc.name, Phase: PhaseRunning,
 			TrackedOwner: &TrackedOwner{PID: pid, Incarnation: inc, OwnerID: "o-1", BootID: boot}}}}
-		if err := writeStatus(fsstore.Files{}, agentDir, s); err != nil {
+		if err := writeStatus(agentDir, s); err != nil {
 			t.Fatal(err)
 		}
 		var log errorLog
-		r, err := New(Options{AgentDir: agentDir, Executable: "/bin/false", Log: log.logger(), Store: fsstore.New(agentDir, fsstore.Options{}), Files: fsstore.Files{}})
+		r, err := New(Options{AgentDir: agentDir, Executable: "/bin/false", Log: log.logger(), Store: fsstore.New(agentDir, fsstore.Options{})})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -218,7 +218,7 @@ func TestPassNeverPrunesBadInventoryNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeInventory(t, agentDir, []string{"x/../bot", "bot/"})
-	r, err := New(Options{AgentDir: agentDir, Executable: "/bin/false", Log: logr.Discard(), Store: fsstore.New(agentDir, fsstore.Options{}), Files: fsstore.Files{}})
+	r, err := New(Options{AgentDir: agentDir, Executable: "/bin/false", Log: logr.Discard(), Store: fsstore.New(agentDir, fsstore.Options{})})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ func TestStopReportsWhatItWaitsFor(t *testing.T) {
 		t.Fatal(err)
 	}
 	var log progressLog
-	r, err := New(Options{AgentDir: agentDir, Log: logr.Discard(), Store: fsstore.New(agentDir, fsstore.Options{}), Files: fsstore.Files{}, Progress: log.add})
+	r, err := New(Options{AgentDir: agentDir, Log: logr.Discard(), Store: fsstore.New(agentDir, fsstore.Options{}), Progress: log.add})
 	if err != nil {
 		t.Fatal(err)
 	}

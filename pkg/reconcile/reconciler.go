@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-logr/logr"
 
+	"gjc.dev/reconciler/pkg/atomicfile"
 	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/dirwatch"
 	"gjc.dev/reconciler/pkg/ownership"
@@ -25,9 +26,9 @@ type Options struct {
 	Executable string
 	Log        logr.Logger
 	// Store proves and acts on the owners of names (fsstore.New on one
-	// machine); Files keeps the reconciler's own files (fsstore.Files).
+	// machine). The reconciler's own files (status, inventory, holds) it
+	// keeps itself, with pkg/atomicfile.
 	Store ownership.Store
-	Files Files
 	// DaemonHeartbeat, when set, is passed to spawned daemons (tests).
 	DaemonHeartbeat time.Duration
 	// DaemonArgs are more flags for spawned daemons: where they hold their
@@ -53,7 +54,6 @@ type Reconciler struct {
 	opts  Options
 	log   logr.Logger
 	store ownership.Store
-	files Files
 	inv   *inventory
 	watch *dirwatch.Watch // the spec sources' dirs; the store watches its own
 	warm  *standbys       // the loop's warm replacements; nil: every spawn starts cold
@@ -97,8 +97,8 @@ type nameState struct {
 
 // New prepares a reconciler for an agent dir, creating its private state dir.
 func New(opts Options) (*Reconciler, error) {
-	if opts.Store == nil || opts.Files == nil {
-		return nil, errors.New("reconcile.New: Options.Store and Options.Files are required")
+	if opts.Store == nil {
+		return nil, errors.New("reconcile.New: Options.Store is required")
 	}
 	if opts.Executable == "" {
 		exe, err := os.Executable()
@@ -107,10 +107,10 @@ func New(opts Options) (*Reconciler, error) {
 		}
 		opts.Executable = exe
 	}
-	if err := ensurePrivateTree(opts.Files, opts.AgentDir); err != nil {
+	if err := ensurePrivateTree(opts.AgentDir); err != nil {
 		return nil, err
 	}
-	inv, err := loadInventory(opts.Files, InventoryPath(opts.AgentDir), opts.Log)
+	inv, err := loadInventory(InventoryPath(opts.AgentDir), opts.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +118,7 @@ func New(opts Options) (*Reconciler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating file watch: %w", err)
 	}
-	r := &Reconciler{opts: opts, log: opts.Log, store: opts.Store, files: opts.Files, inv: inv, watch: w,
+	r := &Reconciler{opts: opts, log: opts.Log, store: opts.Store, inv: inv, watch: w,
 		names: map[string]*nameState{}, noted: map[Problem]bool{}, tracked: map[string]TrackedOwner{}}
 	if prev, err := r.readStatus(); err == nil {
 		// Carry conditions over, so lastTransitionTime survives a restart.
@@ -219,9 +219,9 @@ func daemonDirNames(agentDir string) []string {
 
 // ensurePrivateTree creates the reconciler's own dirs 0700, refusing ones
 // that are symlinks, foreign or group/world writable.
-func ensurePrivateTree(files Files, agentDir string) error {
+func ensurePrivateTree(agentDir string) error {
 	for _, dir := range []string{agentDir, agentDir + "/sdk", controlDir(agentDir), daemonsDir(agentDir)} {
-		if err := files.CheckPrivateDir(dir); err != nil {
+		if err := atomicfile.CheckPrivateDir(dir); err != nil {
 			return err
 		}
 	}
@@ -247,7 +247,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, name string, d *spec.Daemon,
 	r.seedTracked()
 	st := r.state(name)
 	a := &attempt{r: r, ctx: ctx, name: name, d: d, res: res, st: st, paths: ownership.PathsFor(r.opts.AgentDir, name)}
-	if holds, err := readHolds(r.files, r.opts.AgentDir); err != nil {
+	if holds, err := readHolds(r.opts.AgentDir); err != nil {
 		a.holdsErr = err
 	} else if h, ok := holds[name]; ok {
 		a.hold = &h

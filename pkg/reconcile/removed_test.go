@@ -7,7 +7,6 @@ import (
 	"github.com/go-logr/logr"
 
 	"gjc.dev/reconciler/pkg/ownership"
-	"gjc.dev/reconciler/pkg/ownership/fsstore"
 )
 
 // A name no spec declares and this reconciler does not manage leaves the
@@ -47,7 +46,7 @@ func TestInventoryRemovedNames(t *testing.T) {
 	agentDir := privateAgentDir(t)
 	load := func() *inventory {
 		t.Helper()
-		inv, err := loadInventory(fsstore.Files{}, InventoryPath(agentDir), logr.Discard())
+		inv, err := loadInventory(InventoryPath(agentDir), logr.Discard())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -49,7 +49,7 @@ func newWarmWorld(t *testing.T) *warmWorld {
 	w := &warmWorld{t: t, exe: copyOfTestBinary(t)}
 	agentDir := privateAgentDir(t)
 	r, err := New(Options{AgentDir: agentDir, Executable: w.exe, Log: logr.Discard(),
-		Store: fsstore.New(agentDir, fsstore.Options{}), Files: fsstore.Files{},
+		Store:       fsstore.New(agentDir, fsstore.Options{}),
 		ChildExited: func(string) { w.exited.Add(1) }})
 	if err != nil {
 		t.Fatal(err)

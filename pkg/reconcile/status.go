@@ -10,6 +10,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"gjc.dev/reconciler/pkg/atomicfile"
 	"gjc.dev/reconciler/pkg/spec"
 )
 
@@ -116,8 +117,8 @@ func newStatus(t time.Time, res *spec.Result) *Status {
 
 // ReadStatus reads status.json; a missing file is an empty status. An
 // entry whose name is not valid is left out and added to Problems.
-func ReadStatus(files Files, agentDir string) (*Status, error) {
-	s, bad, err := readStatus(files, agentDir)
+func ReadStatus(agentDir string) (*Status, error) {
+	s, bad, err := readStatus(agentDir)
 	if err != nil {
 		return nil, err
 	}
@@ -127,9 +128,9 @@ func ReadStatus(files Files, agentDir string) (*Status, error) {
 
 // readStatus reads status.json, leaving out the entries whose names are not
 // valid and returning them apart from the Problems the file itself reports.
-func readStatus(files Files, agentDir string) (*Status, []Problem, error) {
+func readStatus(agentDir string) (*Status, []Problem, error) {
 	path := StatusPath(agentDir)
-	data, err := files.ReadFileCapped(path, 16<<20)
+	data, err := atomicfile.ReadCapped(path, 16<<20)
 	if errors.Is(err, os.ErrNotExist) {
 		return &Status{Version: 1}, nil, nil
 	}
@@ -151,12 +152,12 @@ func readStatus(files Files, agentDir string) (*Status, []Problem, error) {
 	return &s, bad, nil
 }
 
-func writeStatus(files Files, agentDir string, s *Status) error {
+func writeStatus(agentDir string, s *Status) error {
 	data, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return err
 	}
-	return files.WriteFileAtomic(StatusPath(agentDir), append(data, '\n'))
+	return atomicfile.Write(StatusPath(agentDir), append(data, '\n'))
 }
 
 // Election is a fleet's election of a name: the machine that leads it,

@@ -111,7 +111,7 @@ func TestStopOfChangedOwnerSendsNothingAndSaysSo(t *testing.T) {
 	if err := os.WriteFile(p.State, now.Marshal(), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r, err := New(Options{AgentDir: agentDir, Log: logr.Discard(), Store: fsstore.New(agentDir, fsstore.Options{}), Files: fsstore.Files{}})
+	r, err := New(Options{AgentDir: agentDir, Log: logr.Discard(), Store: fsstore.New(agentDir, fsstore.Options{})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestFailedStopClearsItsControlRequest(t *testing.T) {
 	if err := os.WriteFile(p.State, decided.Marshal(), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r, err := New(Options{AgentDir: agentDir, Log: logr.Discard(), Store: fsstore.New(agentDir, fsstore.Options{}), Files: fsstore.Files{}})
+	r, err := New(Options{AgentDir: agentDir, Log: logr.Discard(), Store: fsstore.New(agentDir, fsstore.Options{})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func TestStopThatSentNothingLeavesItsRequest(t *testing.T) {
 	if err := os.WriteFile(p.State, decided.Marshal(), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r, err := New(Options{AgentDir: agentDir, Log: logr.Discard(), Store: fsstore.New(agentDir, fsstore.Options{Probe: &flakyArgvProbe{Probe: fsstore.SystemProbe()}}), Files: fsstore.Files{}})
+	r, err := New(Options{AgentDir: agentDir, Log: logr.Discard(), Store: fsstore.New(agentDir, fsstore.Options{Probe: &flakyArgvProbe{Probe: fsstore.SystemProbe()}})})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,6 @@ import (
 
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/ownership/fakestore"
-	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"gjc.dev/reconciler/pkg/spec"
 )
 
@@ -38,7 +37,7 @@ func TestHoldWithoutForceNeverKills(t *testing.T) {
 	if out.After == nil || out.After.Reason != ReasonStopTimedOut {
 		t.Errorf("after the stop: %+v, want %s", out.After, ReasonStopTimedOut)
 	}
-	holds, err := readHolds(r.files, r.opts.AgentDir)
+	holds, err := readHolds(r.opts.AgentDir)
 	if h, ok := holds["bot"]; err != nil || !ok || h.Force {
 		t.Fatalf("holds after stop without --force: %+v, %v; want bot held, not forced", holds, err)
 	}
@@ -64,7 +63,7 @@ func TestHoldWithoutForceNeverKills(t *testing.T) {
 	check("the next pass", r, term)
 	// A reconciler that does not remember the stop (a restarted loop)
 	// asks once more, as the hold asked: SIGTERM, never SIGKILL.
-	r2, err := New(Options{AgentDir: r.opts.AgentDir, Executable: "/bin/false", Log: logr.Discard(), Store: w.Store(), Files: fsstore.Files{}})
+	r2, err := New(Options{AgentDir: r.opts.AgentDir, Executable: "/bin/false", Log: logr.Discard(), Store: w.Store()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +75,7 @@ func TestHoldWithoutForceNeverKills(t *testing.T) {
 	if !out.OK || !p.Exited() {
 		t.Fatalf("stop --force: ok=%v %q, exited %v", out.OK, out.Message, p.Exited())
 	}
-	if holds, err := readHolds(r.files, r.opts.AgentDir); err != nil || !holds["bot"].Force {
+	if holds, err := readHolds(r.opts.AgentDir); err != nil || !holds["bot"].Force {
 		t.Errorf("holds after stop --force: %+v, %v; want bot held, forced", holds, err)
 	}
 	if o := r.Reconcile(ctx, "bot", d, res); o.Status.Phase != PhaseHeld || !o.Status.Converged {

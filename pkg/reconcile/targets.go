@@ -53,7 +53,7 @@ func IsUsage(err error) bool {
 //   - for start, every name the spec declares and every held name, so that
 //     start --all lets go of every hold stop --all made;
 //   - for restart, refused: a restart takes names.
-func Targets(files Files, agentDir, action string, sel Selection, res *spec.Result) ([]string, error) {
+func Targets(agentDir, action string, sel Selection, res *spec.Result) ([]string, error) {
 	known := func(name string) bool {
 		if res.Lookup(name) != nil {
 			return true
@@ -65,13 +65,13 @@ func Targets(files Files, agentDir, action string, sel Selection, res *spec.Resu
 		names := res.Names()
 		switch action {
 		case ActionStop:
-			managed, _, err := ReadInventory(files, agentDir, logr.Discard())
+			managed, _, err := ReadInventory(agentDir, logr.Discard())
 			if err != nil {
 				return nil, fmt.Errorf("stop --all: %w", err)
 			}
 			names = append(names, managed...)
 		case ActionStart:
-			holds, err := readHolds(files, agentDir)
+			holds, err := readHolds(agentDir)
 			if err != nil {
 				return nil, fmt.Errorf("start --all: %w", err)
 			}

@@ -111,7 +111,7 @@ func (r *Reconciler) seedTracked() {
 // status.json that reconcilers before held.json wrote; bad names are
 // reported as problems.
 func (r *Reconciler) readTracked() (map[string]TrackedOwner, time.Time, error) {
-	owners, savedAt, bad, err := readTracked(r.files, r.opts.AgentDir)
+	owners, savedAt, bad, err := readTracked(r.opts.AgentDir)
 	if errors.Is(err, os.ErrNotExist) {
 		prev, serr := r.readStatus()
 		if serr != nil {

@@ -40,13 +40,13 @@ func TestSeedTrackedOnlyFromThisBoot(t *testing.T) {
 		{"another-boot", false},
 	} {
 		agentDir := t.TempDir()
-		r, err := New(Options{AgentDir: agentDir, Log: logr.Discard(), Store: fsstore.New(agentDir, fsstore.Options{}), Files: fsstore.Files{}})
+		r, err := New(Options{AgentDir: agentDir, Log: logr.Discard(), Store: fsstore.New(agentDir, fsstore.Options{})})
 		if err != nil {
 			t.Fatal(err)
 		}
 		s := &Status{Version: 1, Daemons: []DaemonStatus{{Name: "bot", Phase: PhaseRunning,
 			TrackedOwner: &TrackedOwner{PID: cmd.Process.Pid, Incarnation: inc, OwnerID: "o-1", BootID: tc.bootID}}}}
-		if err := writeStatus(fsstore.Files{}, agentDir, s); err != nil {
+		if err := writeStatus(agentDir, s); err != nil {
 			t.Fatal(err)
 		}
 		r.seedTracked()
@@ -71,7 +71,7 @@ func TestHeldOwnersSurviveDeletedStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	agentDir := t.TempDir()
-	first, err := New(Options{AgentDir: agentDir, Log: logr.Discard(), Store: fsstore.New(agentDir, fsstore.Options{}), Files: fsstore.Files{}})
+	first, err := New(Options{AgentDir: agentDir, Log: logr.Discard(), Store: fsstore.New(agentDir, fsstore.Options{})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestHeldOwnersSurviveDeletedStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	next, err := New(Options{AgentDir: agentDir, Log: logr.Discard(), Store: fsstore.New(agentDir, fsstore.Options{}), Files: fsstore.Files{}})
+	next, err := New(Options{AgentDir: agentDir, Log: logr.Discard(), Store: fsstore.New(agentDir, fsstore.Options{})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestUnreadableTrackedFileIsNotOverwritten(t *testing.T) {
 	if err := os.WriteFile(TrackedPath(agentDir), bad, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r, err := New(Options{AgentDir: agentDir, Log: logr.Discard(), Store: fsstore.New(agentDir, fsstore.Options{}), Files: fsstore.Files{}})
+	r, err := New(Options{AgentDir: agentDir, Log: logr.Discard(), Store: fsstore.New(agentDir, fsstore.Options{})})
 	if err != nil {
 		t.Fatal(err)
 	}

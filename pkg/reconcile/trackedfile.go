@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+
+	"gjc.dev/reconciler/pkg/atomicfile"
 )
 
 // TrackedPath is the tracked owners file (held.json): safety state, not a report.
@@ -53,7 +55,7 @@ func (r *Reconciler) saveTracked(name string, h *TrackedOwner) {
 	f := trackedFile{Version: 1, SavedAt: r.now().UTC(), Owners: r.tracked}
 	data, err := json.MarshalIndent(f, "", "  ")
 	if err == nil {
-		err = r.files.WriteFileAtomic(TrackedPath(r.opts.AgentDir), append(data, '\n'))
+		err = atomicfile.Write(TrackedPath(r.opts.AgentDir), append(data, '\n'))
 	}
 	if err != nil {
 		r.log.Error(err, "saving the held owners", "file", TrackedPath(r.opts.AgentDir))
@@ -64,9 +66,9 @@ func (r *Reconciler) saveTracked(name string, h *TrackedOwner) {
 
 // readTracked reads held.json: the owners by name, when it was saved, and the
 // entries whose names are not valid, left out. A missing file is none.
-func readTracked(files Files, agentDir string) (map[string]TrackedOwner, time.Time, []Problem, error) {
+func readTracked(agentDir string) (map[string]TrackedOwner, time.Time, []Problem, error) {
 	path := TrackedPath(agentDir)
-	data, err := files.ReadFileCapped(path, maxTrackedFile)
+	data, err := atomicfile.ReadCapped(path, maxTrackedFile)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, time.Time{}, nil, err
 	}

@@ -15,8 +15,8 @@ import (
 // View is `reconciler status`: status.json merged with a live look at every
 // name's record, so a daemon that died since the last pass shows as such.
 // It reads only; it writes, creates and signals nothing.
-func View(store ownership.Store, files Files, agentDir string, res *spec.Result, only []string) (*Status, error) {
-	saved, err := ReadStatus(files, agentDir)
+func View(store ownership.Store, agentDir string, res *spec.Result, only []string) (*Status, error) {
+	saved, err := ReadStatus(agentDir)
 	if err != nil {
 		return nil, err
 	}
@@ -28,9 +28,9 @@ func View(store ownership.Store, files Files, agentDir string, res *spec.Result,
 	names = append(names, daemonDirNames(agentDir)...)
 	slices.Sort(names)
 	names = slices.Compact(names)
-	holds, _ := readHolds(files, agentDir) // unreadable: see holdLook
+	holds, _ := readHolds(agentDir) // unreadable: see holdLook
 	var removed []string
-	if inv, err := loadInventory(files, InventoryPath(agentDir), logr.Discard()); err == nil {
+	if inv, err := loadInventory(InventoryPath(agentDir), logr.Discard()); err == nil {
 		removed = inv.removedList()
 	}
 	out := newStatus(saved.ObservedAt.Time, res)

@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	"gjc.dev/reconciler/pkg/localapi"
-	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"gjc.dev/reconciler/pkg/reconcile"
 )
 
@@ -207,7 +206,7 @@ func TestNoLoopActsDirectly(t *testing.T) {
 		if r := runBinary(t, e.env, step.op, "slack", "--agent-dir", e.agentDir); r.code != 0 {
 			t.Fatalf("%s without a loop: exit %d\n%s%s", step.op, r.code, r.stdout, r.stderr)
 		}
-		st, err := reconcile.ReadStatus(fsstore.Files{}, e.agentDir)
+		st, err := reconcile.ReadStatus(e.agentDir)
 		if err != nil {
 			t.Fatal(err)
 		}

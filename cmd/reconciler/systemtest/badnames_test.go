@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"gjc.dev/reconciler/pkg/reconcile"
 )
 
@@ -37,7 +36,7 @@ func TestOnceIgnoresBadInventoryNames(t *testing.T) {
 	if strings.Contains(r.stdout, reconcile.ReasonPruned) {
 		t.Errorf("a bad entry was reported as pruned:\n%s", r.stdout)
 	}
-	st, err := reconcile.ReadStatus(fsstore.Files{}, e.agentDir)
+	st, err := reconcile.ReadStatus(e.agentDir)
 	if err != nil {
 		t.Fatal(err)
 	}

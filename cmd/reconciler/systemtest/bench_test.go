@@ -133,7 +133,7 @@ func BenchmarkIdle(b *testing.B) {
 		}
 		loop.stop() // writes the wake counters of its whole life
 		life := time.Since(started) + 2*time.Second
-		st, err := reconcile.ReadStatus(fsstore.Files{}, e.agentDir)
+		st, err := reconcile.ReadStatus(e.agentDir)
 		if err != nil {
 			b.Fatal(err)
 		}

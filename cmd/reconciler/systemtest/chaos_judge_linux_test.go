@@ -12,7 +12,6 @@ import (
 
 	"gjc.dev/reconciler/pkg/bus"
 	"gjc.dev/reconciler/pkg/ownership"
-	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"gjc.dev/reconciler/pkg/reconcile"
 )
 
@@ -200,7 +199,7 @@ func (c *chaos) waitConverged(d time.Duration, repair bool) bool {
 func (c *chaos) notConverged() string {
 	statuses := make(map[*chaosMachine]*reconcile.Status, len(c.machines))
 	for _, m := range c.machines {
-		st, err := reconcile.ReadStatus(fsstore.Files{}, m.e.agentDir)
+		st, err := reconcile.ReadStatus(m.e.agentDir)
 		if err != nil {
 			return m.id + "'s status.json: " + err.Error()
 		}
@@ -376,7 +375,7 @@ func (c *chaos) repair() {
 	c.repairMu.Lock()
 	defer c.repairMu.Unlock()
 	e := c.machines[0].e
-	st, err := reconcile.ReadStatus(fsstore.Files{}, e.agentDir)
+	st, err := reconcile.ReadStatus(e.agentDir)
 	if err != nil {
 		return
 	}

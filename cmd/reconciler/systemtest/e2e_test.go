@@ -243,7 +243,7 @@ func (e *e2e) waitStatus(what string, cond func(*reconcile.Status) bool) *reconc
 	}
 	var last *reconcile.Status
 	waitDirEvents(e.t, ctx, dir, func() bool {
-		st, err := reconcile.ReadStatus(fsstore.Files{}, e.agentDir)
+		st, err := reconcile.ReadStatus(e.agentDir)
 		if err == nil && cond(st) {
 			last = st
 			return true

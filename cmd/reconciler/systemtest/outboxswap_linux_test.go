@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"gjc.dev/reconciler/pkg/bus"
-	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"gjc.dev/reconciler/pkg/reconcile"
 )
 
@@ -102,7 +101,7 @@ func (e *e2e) waitStatusWithin(d time.Duration, what string, cond func(*reconcil
 	defer cancel()
 	dir := filepath.Dir(reconcile.StatusPath(e.agentDir))
 	waitDirEvents(e.t, ctx, dir, func() bool {
-		st, err := reconcile.ReadStatus(fsstore.Files{}, e.agentDir)
+		st, err := reconcile.ReadStatus(e.agentDir)
 		return err == nil && cond(st)
 	}, "status.json "+what)
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/go-logr/logr"
 
 	"gjc.dev/reconciler/pkg/events"
-	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"gjc.dev/reconciler/pkg/reconcile"
 )
 
@@ -41,7 +40,7 @@ func TestOnceThatCannotSeeTheDaemonsLeavesTheLoopsStatus(t *testing.T) {
 	}
 	// The loop may write it again meanwhile (its own view moves on), but
 	// never with what a blind pass concluded.
-	after, err := reconcile.ReadStatus(fsstore.Files{}, e.agentDir)
+	after, err := reconcile.ReadStatus(e.agentDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +123,7 @@ func TestBlindPassPrunesNothing(t *testing.T) {
 	if r.code != exitNotDone || !strings.Contains(r.stdout, "slack: CannotExamine: ") {
 		t.Errorf("blind --once after slack left the spec: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 	}
-	managed, _, err := reconcile.ReadInventory(fsstore.Files{}, e.agentDir, logr.Discard())
+	managed, _, err := reconcile.ReadInventory(e.agentDir, logr.Discard())
 	if err != nil || !slices.Contains(managed, "slack") {
 		t.Errorf("inventory after a blind pass: %v, %v; slack must stay until it is proven gone", managed, err)
 	}
@@ -132,7 +131,7 @@ func TestBlindPassPrunesNothing(t *testing.T) {
 		t.Fatalf("slack's daemon (pid %d) is gone after a blind pass: %v", pid, err)
 	}
 	e.mustConverge()
-	if managed, _, _ := reconcile.ReadInventory(fsstore.Files{}, e.agentDir, logr.Discard()); slices.Contains(managed, "slack") {
+	if managed, _, _ := reconcile.ReadInventory(e.agentDir, logr.Discard()); slices.Contains(managed, "slack") {
 		t.Errorf("slack still in the inventory after a pass that could see it: %v", managed)
 	}
 }
@@ -166,7 +165,7 @@ func TestBlindPassLeavesATimedOutStopRunning(t *testing.T) {
 	if r.code != exitNotDone || !strings.Contains(r.stdout, "slack: CannotExamine: ") {
 		t.Errorf("blind --once beside a held daemon still running: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 	}
-	st, err := reconcile.ReadStatus(fsstore.Files{}, e.agentDir)
+	st, err := reconcile.ReadStatus(e.agentDir)
 	if err != nil {
 		t.Fatal(err)
 	}

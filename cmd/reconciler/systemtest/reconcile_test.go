@@ -162,7 +162,7 @@ func TestOnceStopPruneUnmanaged(t *testing.T) {
 	if st := e.state("slack"); st.StoppedAt == nil {
 		t.Errorf("removed object not pruned: %+v", st)
 	}
-	status, err := reconcile.ReadStatus(fsstore.Files{}, e.agentDir)
+	status, err := reconcile.ReadStatus(e.agentDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -488,7 +488,7 @@ func TestLoopIdleOnDeadUnreleasedOwner(t *testing.T) {
 	idle := time.After(2 * testHeartbeat * 3)
 	<-idle // a measurement window, not a wait for an event
 	loop.stop()
-	final, err := reconcile.ReadStatus(fsstore.Files{}, e.agentDir)
+	final, err := reconcile.ReadStatus(e.agentDir)
 	if err != nil {
 		t.Fatal(err)
 	}

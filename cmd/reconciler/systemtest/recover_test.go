@@ -11,7 +11,6 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"gjc.dev/reconciler/pkg/ownership"
-	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"gjc.dev/reconciler/pkg/reconcile"
 )
 
@@ -52,7 +51,7 @@ func TestLoopRecoversRemovedSDK(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), e2eDeadline)
 	defer cancel()
 	waitTreeEvents(t, ctx, e.agentDir, func() bool {
-		st, err := reconcile.ReadStatus(fsstore.Files{}, e.agentDir)
+		st, err := reconcile.ReadStatus(e.agentDir)
 		if err != nil {
 			return false
 		}

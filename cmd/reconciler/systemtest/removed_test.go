@@ -32,7 +32,7 @@ func TestRemovedBotLeavesTheStatus(t *testing.T) {
 	base := []string{"--agent-dir", e.agentDir}
 	gone := func(when string) {
 		t.Helper()
-		status, err := reconcile.ReadStatus(fsstore.Files{}, e.agentDir)
+		status, err := reconcile.ReadStatus(e.agentDir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -42,7 +42,7 @@ func TestRemovedBotLeavesTheStatus(t *testing.T) {
 		if _, ok := daemonStatus(status, "discord"); !ok {
 			t.Errorf("%s: status.json lost discord", when)
 		}
-		managed, _, err := reconcile.ReadInventory(fsstore.Files{}, e.agentDir, logr.Discard())
+		managed, _, err := reconcile.ReadInventory(e.agentDir, logr.Discard())
 		if err != nil || slices.Contains(managed, "slack") {
 			t.Errorf("%s: the inventory lists %q (%v), want no slack", when, managed, err)
 		}

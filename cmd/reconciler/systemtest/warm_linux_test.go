@@ -137,7 +137,7 @@ func checkNotAnOwner(t *testing.T, e *e2e, s standbyProc) {
 	} else if h != nil && h.PID == s.pid {
 		t.Errorf("the standby (pid %d) holds the name lock", s.pid)
 	}
-	if st, err := reconcile.ReadStatus(fsstore.Files{}, e.agentDir); err == nil {
+	if st, err := reconcile.ReadStatus(e.agentDir); err == nil {
 		for _, d := range st.Daemons {
 			if d.PID == s.pid || d.OwnerID == s.ownerID {
 				t.Errorf("status.json counts the standby: %+v", d)
