@@ -55,18 +55,14 @@ func newRigWith(t *testing.T, o etcdtest.Options) *rig {
 }
 
 // owner acquires "bot" as a daemon of this process does.
-func (r *rig) owner(t *testing.T) fleetbus.Owner {
+func (r *rig) owner(t *testing.T) *etcdstore.Claim {
 	t.Helper()
-	c, err := r.store.Acquire("bot", ownership.AcquireRequest{Kind: "discord", OwnerID: fmt.Sprintf("%d-%s", os.Getpid(), uuid.NewString()), Identity: "7040273bec62d43f", Generation: 1})
+	c, err := r.store.AcquireClaim("bot", ownership.AcquireRequest{Kind: "discord", OwnerID: fmt.Sprintf("%d-%s", os.Getpid(), uuid.NewString()), Identity: "7040273bec62d43f", Generation: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = c.(interface{ Close() error }).Close() })
-	o, ok := c.(fleetbus.Owner)
-	if !ok {
-		t.Fatalf("an etcd claim (%T) is not a fleetbus.Owner", c)
-	}
-	return o
+	t.Cleanup(func() { _ = c.Close() })
+	return c
 }
 
 func (r *rig) get(t *testing.T, key string) *clientv3.GetResponse {
@@ -283,7 +279,7 @@ func TestJournalIsFencedAndKeepsOrder(t *testing.T) {
 	if !errors.Is(err, ownership.ErrOwnershipLost) {
 		t.Fatalf("append after the lock went: %v, want ErrOwnershipLost", err)
 	}
-	_ = o1.(interface{ Close() error }).Close()
+	_ = o1.Close()
 
 	o2 := r.owner(t)
 	j2 := fleetbus.NewJournal(o2)

@@ -19,6 +19,17 @@ import (
 // no revoked one may still run. The record is published in the same
 // transaction, unhealthy until the first heartbeat.
 func (s *Store) Acquire(name string, req ownership.AcquireRequest) (ownership.Claim, error) {
+	c, err := s.AcquireClaim(name, req)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// AcquireClaim is Acquire returning the claim as its own type, which
+// also writes the fleet's bus (fleetbus.Owner: Client, Dir, Guarded): a
+// fleet daemon's wiring hands it to the relay's bus as such.
+func (s *Store) AcquireClaim(name string, req ownership.AcquireRequest) (*Claim, error) {
 	switch {
 	case !ownership.KnownKind(req.Kind):
 		return nil, fmt.Errorf("%w: kind %q", ownership.ErrInvalidRequest, req.Kind)
@@ -79,7 +90,7 @@ func (s *Store) Acquire(name string, req ownership.AcquireRequest) (ownership.Cl
 	if !resp.Succeeded {
 		return nil, heldBy(resp)
 	}
-	c := &claim{store: s, name: name, keys: k, lease: l, rev: resp.Header.Revision, state: st,
+	c := &Claim{store: s, name: name, keys: k, lease: l, rev: resp.Header.Revision, state: st,
 		lost: make(chan struct{}), control: make(chan struct{}, 1)}
 	c.watchControl()
 	go func() {
@@ -113,11 +124,11 @@ func heldBy(resp *clientv3.TxnResponse) error {
 	return &ownership.HeldError{Source: ownership.StateFile, Unproven: true}
 }
 
-// claim is a daemon's hold on a name. Every write it makes is a
-// transaction that first compares owner.lock's create revision with rev,
+// Claim is a daemon's hold on a name (an ownership.Claim). Every write it
+// makes is a transaction that first compares owner.lock's create revision with rev,
 // the one Acquire created: if anyone removed or replaced the lock since,
 // nothing is written and the claim is lost.
-type claim struct {
+type Claim struct {
 	store *Store
 	name  string
 	keys  keys
@@ -137,17 +148,17 @@ type claim struct {
 
 // ControlChanged is poked when a control request may have arrived: read
 // it then, not only on the next heartbeat.
-func (c *claim) ControlChanged() <-chan struct{} { return c.control }
+func (c *Claim) ControlChanged() <-chan struct{} { return c.control }
 
-func (c *claim) Lost() <-chan struct{} { return c.lost }
+func (c *Claim) Lost() <-chan struct{} { return c.lost }
 
-func (c *claim) State() ownership.State {
+func (c *Claim) State() ownership.State {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.state.Clone()
 }
 
-func (c *claim) lose(err error) {
+func (c *Claim) lose(err error) {
 	c.lostOnce.Do(func() {
 		c.mu.Lock()
 		c.lostErr = &ownership.OwnershipLostError{What: ownership.LockFile, Err: err}
@@ -156,7 +167,7 @@ func (c *claim) lose(err error) {
 	})
 }
 
-func (c *claim) lostError() error {
+func (c *Claim) lostError() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.lostErr
@@ -165,7 +176,7 @@ func (c *claim) lostError() error {
 // guarded runs ops only while owner.lock is still the one this claim
 // created and the lease is certainly alive, within the lease's remaining
 // time: a request still in flight at the deadline proves nothing.
-func (c *claim) guarded(parent context.Context, op string, ops ...clientv3.Op) error {
+func (c *Claim) guarded(parent context.Context, op string, ops ...clientv3.Op) error {
 	if err := c.lostError(); err != nil {
 		return err
 	}
@@ -196,9 +207,9 @@ func (c *claim) guarded(parent context.Context, op string, ops ...clientv3.Op) e
 
 // Fence proves the claim still owns the name, by a round trip: a stop
 // that revoked it is seen here before the next post, not a renewal later.
-func (c *claim) Fence() error { return c.guarded(c.store.ctx, "fencing "+c.name) }
+func (c *Claim) Fence() error { return c.guarded(c.store.ctx, "fencing "+c.name) }
 
-func (c *claim) Renew(hb ownership.Heartbeat) error {
+func (c *Claim) Renew(hb ownership.Heartbeat) error {
 	c.mu.Lock()
 	if c.released {
 		c.mu.Unlock()
@@ -224,7 +235,7 @@ func (c *claim) Renew(hb ownership.Heartbeat) error {
 
 // Release records the owner stopped. The lease stays until Close (the
 // process's exit): a released owner still running is not yet gone.
-func (c *claim) Release(t *ownership.Terminated) error {
+func (c *Claim) Release(t *ownership.Terminated) error {
 	c.mu.Lock()
 	next := c.state.Clone()
 	c.mu.Unlock()
@@ -244,7 +255,7 @@ func (c *claim) Release(t *ownership.Terminated) error {
 
 // Close ends the claim as the process's exit does: the lease is revoked,
 // owner.lock goes with it, and a successor may start at once.
-func (c *claim) Close() error {
+func (c *Claim) Close() error {
 	c.stopWatch()
 	ctx, cancel := context.WithTimeout(context.Background(), c.store.timeout)
 	defer cancel()
@@ -258,7 +269,7 @@ func (c *claim) Close() error {
 // can no longer be proven, as every request of an owner does: one
 // waiting out the store's timeout would hold the daemon past the moment
 // it must have closed its transport.
-func (c *claim) StopRequested() (bool, error) {
+func (c *Claim) StopRequested() (bool, error) {
 	ctx, cancel := c.store.reqCtx()
 	defer cancel()
 	ctx, cancelLease := context.WithDeadline(ctx, c.lease.deadline())
@@ -286,7 +297,7 @@ func (c *claim) StopRequested() (bool, error) {
 
 // watchControl pokes control on every change of control.json, and once
 // whenever the watch had to be made again (a change may have been missed).
-func (c *claim) watchControl() {
+func (c *Claim) watchControl() {
 	ctx, cancel := context.WithCancel(c.store.ctx)
 	c.stopWatch = cancel
 	go func() {
@@ -312,12 +323,12 @@ func poke(ch chan struct{}) {
 
 // Guarded commits ops only while the claim still owns the name: the
 // fence of every write the relay makes in a fleet (fleetbus.Owner).
-func (c *claim) Guarded(ctx context.Context, what string, ops ...clientv3.Op) error {
+func (c *Claim) Guarded(ctx context.Context, what string, ops ...clientv3.Op) error {
 	return c.guarded(ctx, what, ops...)
 }
 
 // Client is the etcd client the claim writes through.
-func (c *claim) Client() *clientv3.Client { return c.store.cli }
+func (c *Claim) Client() *clientv3.Client { return c.store.cli }
 
 // Dir is the name's key prefix, "<prefix>/<name>/".
-func (c *claim) Dir() string { return c.keys.dir }
+func (c *Claim) Dir() string { return c.keys.dir }
