@@ -70,14 +70,14 @@ func newDaemonCommand(g *globals) *cobra.Command {
 			if secrets.EtcdPassword != "" {
 				g.fleet.password = secrets.EtcdPassword
 			}
-			owners, err := g.fleet.open(agentDir, log)
+			owners, err := g.fleet.openOwners(agentDir, log)
 			if err != nil {
 				return &exitError{code: daemonproto.ExitUsage, err: err}
 			}
 			defer owners.Close()
 			code, err := chat.RunDaemon(ctx, chat.DaemonOptions{
 				AgentDir: agentDir, Owners: owners, OwnerID: ownerID, Config: cfg, Log: log, Heartbeat: heartbeat,
-				NewRelay: chat.NewRelay(provider, cfg, agentDir, log, chat.RelayOptions{Inbound: port, SharedBus: g.fleet.relayBus()}),
+				NewRelay: chat.NewRelay(provider, cfg, agentDir, log, chat.RelayOptions{Inbound: port}),
 			}, provider.Transport(cfg, log, port))
 			if err != nil {
 				log.Error(err, "daemon exiting", "code", code)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -128,17 +129,16 @@ func (s *fleetStore) Close() error {
 	return err
 }
 
-// backend is what the flags choose, for one reconciler or daemon.
-type backend interface {
-	ownership.Store
-	ownership.Acquirer
-}
-
 // open opens the chosen backend over agentDir; the caller closes it.
-func (o *fleetFlags) open(agentDir string, log logr.Logger) (backend, error) {
+func (o *fleetFlags) open(agentDir string, log logr.Logger) (ownership.Store, error) {
 	if o.backend != ownershipEtcd {
 		return fsstore.New(agentDir, fsstore.Options{Log: log}), nil
 	}
+	return o.openFleet(agentDir, log)
+}
+
+// openFleet opens the fleet's etcd store over agentDir.
+func (o *fleetFlags) openFleet(agentDir string, log logr.Logger) (*fleetStore, error) {
 	cli, err := o.dial()
 	if err != nil {
 		return nil, err
@@ -151,21 +151,47 @@ func (o *fleetFlags) open(agentDir string, log logr.Logger) (backend, error) {
 	return &fleetStore{Store: s, cli: cli}, nil
 }
 
-// relayBus is a daemon's chat.NewSharedBus: in a fleet the relay posts
-// from the fleet's bus and keeps its journal there, every write fenced by
-// the name's claim; on one machine nil, the name's local bus. This is the
-// one place a daemon's fleet wiring is made from the chosen backend.
-func (o *fleetFlags) relayBus() chat.NewSharedBus {
+// daemonOwners is the chosen backend as a daemon uses it: where it takes
+// its name from, closed when the daemon exits.
+type daemonOwners struct {
+	chat.Owners
+	io.Closer
+}
+
+// openOwners opens the chosen backend for a daemon over agentDir. This is
+// the one place a daemon's fleet wiring is made: in a fleet the relay
+// posts from the fleet's bus and keeps its journal there, every write
+// fenced by the name's claim; on one machine it uses the name's bus here.
+func (o *fleetFlags) openOwners(agentDir string, log logr.Logger) (daemonOwners, error) {
 	if o.backend != ownershipEtcd {
-		return nil
+		s := fsstore.New(agentDir, fsstore.Options{Log: log})
+		return daemonOwners{chat.LocalOwners(s), s}, nil
 	}
-	return func(claim ownership.Claim, local bus.Dirs, log logr.Logger) (chat.SharedBus, error) {
-		owner, ok := claim.(fleetbus.Owner)
-		if !ok {
-			return nil, fmt.Errorf("the claim (%T) cannot write the fleet's bus", claim)
-		}
-		return fleetbus.ForRelay(owner, local, log), nil
+	s, err := o.openFleet(agentDir, log)
+	if err != nil {
+		return daemonOwners{}, err
 	}
+	return daemonOwners{fleetOwners{store: s.Store, agentDir: agentDir, log: log}, s}, nil
+}
+
+// fleetOwners take names in a fleet's etcd, each with the fleet's bus of
+// its claim.
+type fleetOwners struct {
+	store    *etcdstore.Store
+	agentDir string
+	log      logr.Logger
+}
+
+func (f fleetOwners) Acquire(name string, req ownership.AcquireRequest) (ownership.Claim, chat.SharedBus, error) {
+	local, err := bus.Paths(f.agentDir, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := f.store.AcquireClaim(name, req)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, fleetbus.ForRelay(c, local, f.log.WithName("fleet-outbox")), nil
 }
 
 // daemonArgs are the flags a spawned daemon needs to hold its name where

@@ -18,19 +18,20 @@ const DefaultHeartbeat = 5 * time.Second
 // DaemonOptions are what a daemon needs besides its transport.
 type DaemonOptions struct {
 	AgentDir string
-	// Owners is where the daemon takes its name from (fsstore.New on one
-	// machine).
-	Owners    ownership.Acquirer
+	// Owners is where the daemon takes its name from, and with it the
+	// bus its relay uses (LocalOwners(fsstore.New(...)) on one machine).
+	Owners    Owners
 	OwnerID   string
 	Config    *spec.Config
 	Log       logr.Logger
 	Heartbeat time.Duration
 	// NewRelay, when set, makes the daemon's relay once the name is its
 	// own: a component started after the transport (stopped before it)
-	// that posts only while claim holds, and the source of the relay's
-	// health in every heartbeat (a change is published at once, at most
-	// one extra write a second). nil: no relay, and none published.
-	NewRelay func(claim ownership.Claim) (RelayComponent, error)
+	// that posts only while claim holds, from shared when Owners gave one
+	// with the claim, and the source of the relay's health in every
+	// heartbeat (a change is published at once, at most one extra write
+	// a second). nil: no relay, and none published.
+	NewRelay func(claim ownership.Claim, shared SharedBus) (RelayComponent, error)
 }
 
 // RelayComponent is a daemon's relay: a component that reports its
@@ -59,7 +60,7 @@ func RunDaemon(ctx context.Context, opts DaemonOptions, tr Transport) (int, erro
 	if opts.Heartbeat <= 0 {
 		opts.Heartbeat = DefaultHeartbeat
 	}
-	owner, code, err := acquire(opts)
+	owner, shared, code, err := acquire(opts)
 	if err != nil {
 		return code, err
 	}
@@ -74,7 +75,7 @@ func RunDaemon(ctx context.Context, opts DaemonOptions, tr Transport) (int, erro
 	d := &daemon{claim: owner, paths: ownership.PathsFor(opts.AgentDir, opts.Config.Name), cfg: opts.Config, log: opts.Log, heartbeat: opts.Heartbeat, health: transport}
 	components := []Component{transport}
 	if opts.NewRelay != nil {
-		r, err := opts.NewRelay(owner)
+		r, err := opts.NewRelay(owner, shared)
 		if err != nil {
 			// Nothing connected yet: give the name back as a plain failure.
 			if rerr := owner.Release(nil); rerr != nil {

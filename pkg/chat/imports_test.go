@@ -14,7 +14,7 @@ const module = "gjc.dev/reconciler/"
 
 // The runtime knows no provider and no fleet (DESIGN 2 and 5): the
 // providers are found through the registry, which imports them, and a
-// fleet's bus is handed in by the daemon's wiring (RelayOptions.SharedBus).
+// fleet's bus is handed in by the daemon's wiring (Owners).
 func TestRuntimeImportsNoProviderAndNoFleetBus(t *testing.T) {
 	forbidden := []string{"pkg/fleetbus", "pkg/chat/discord", "pkg/chat/slack", "pkg/chat/registry"}
 	root, err := filepath.Abs("../..")

@@ -31,17 +31,16 @@ type RelayOptions struct {
 	// InboundStep, when set, is called at each step of a landing
 	// (inbound.Options.Step).
 	InboundStep func(step, id string)
-	// SharedBus, when set, makes the bus the relay posts from and keeps
-	// its journal in (a fleet's); nil: the name's bus on this machine.
-	SharedBus NewSharedBus
 }
 
 // NewRelay returns DaemonOptions.NewRelay for cfg: the relay of its
 // provider p over the bus of its name under agentDir, with the spec's
 // content rules (redact, verbosity). Every request it makes is fenced by
-// the claim, so it posts only while the name is the daemon's.
-func NewRelay(p Provider, cfg *spec.Config, agentDir string, log logr.Logger, o RelayOptions) func(ownership.Claim) (RelayComponent, error) {
-	return func(claim ownership.Claim) (RelayComponent, error) {
+// the claim, so it posts only while the name is the daemon's. With a
+// shared bus (a fleet's, Owners) the relay posts from it and keeps its
+// journal there; without, it uses the name's bus on this machine.
+func NewRelay(p Provider, cfg *spec.Config, agentDir string, log logr.Logger, o RelayOptions) func(claim ownership.Claim, shared SharedBus) (RelayComponent, error) {
+	return func(claim ownership.Claim, shared SharedBus) (RelayComponent, error) {
 		poster, err := p.Poster(cfg, log.WithName("relay"))
 		if err != nil {
 			return nil, err
@@ -53,11 +52,7 @@ func NewRelay(p Provider, cfg *spec.Config, agentDir string, log logr.Logger, o 
 		home, _ := os.UserHomeDir()
 		rc := &relayComponent{changed: make(chan struct{}, 1), port: o.Inbound}
 		relayDirs, journal, finished := dirs, relay.JournalStore(nil), func(string) {}
-		if o.SharedBus != nil {
-			shared, err := o.SharedBus(claim, dirs, log.WithName("fleet-outbox"))
-			if err != nil {
-				return nil, fmt.Errorf("the relay's shared bus: %w", err)
-			}
+		if shared != nil {
 			relayDirs, journal, rc.shared = shared.Dirs(), shared.Journal(), shared
 			// The relay's worker calls finished inline, and the
 			// transport closes only once the relay has stopped: a

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/testr"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -70,12 +69,12 @@ func TestFleetRelayStopEndsAFinishWaitingOnTheCluster(t *testing.T) {
 	if err := bus.EnsureDirs(dirs); err != nil {
 		t.Fatal(err)
 	}
-	c, err := store.Acquire(cfg.Name, ownership.AcquireRequest{Kind: "discord", OwnerID: "owner-1", Identity: "7040273bec62d43f", Generation: 1})
+	c, err := store.AcquireClaim(cfg.Name, ownership.AcquireRequest{Kind: "discord", OwnerID: "owner-1", Identity: "7040273bec62d43f", Generation: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = c.(interface{ Close() error }).Close() })
-	claim := &unansweredFinish{Claim: c, owner: c.(fleetbus.Owner), entered: make(chan struct{}), returned: make(chan struct{})}
+	t.Cleanup(func() { _ = c.Close() })
+	claim := &unansweredFinish{Claim: c, owner: c, entered: make(chan struct{}), returned: make(chan struct{})}
 
 	data, err := bus.Encode(bus.Message{ID: "p1", Session: "s1", Text: "to post"})
 	if err != nil {
@@ -86,10 +85,8 @@ func TestFleetRelayStopEndsAFinishWaitingOnTheCluster(t *testing.T) {
 	}
 	var o chat.RelayOptions
 	o.MinBackoff, o.MaxBackoff = 5*time.Millisecond, 50*time.Millisecond
-	o.SharedBus = func(_ ownership.Claim, local bus.Dirs, log logr.Logger) (chat.SharedBus, error) {
-		return fleetbus.ForRelay(claim, local, log), nil
-	}
-	rc, err := chat.NewRelay(discord.New(discord.Options{Timeout: 2 * time.Second}), cfg, agentDir, testr.New(t), o)(claim)
+	shared := fleetbus.ForRelay(claim, dirs, testr.New(t).WithName("fleet-outbox"))
+	rc, err := chat.NewRelay(discord.New(discord.Options{Timeout: 2 * time.Second}), cfg, agentDir, testr.New(t), o)(claim, shared)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@ func (f *fakeRelay) RelayChanged() <-chan struct{} { return f.ch }
 func (f *fakeRelay) Settled() bool { return true }
 
 // component makes it a daemon's relay component that does nothing else.
-func (f *fakeRelay) component(ownership.Claim) (RelayComponent, error) {
+func (f *fakeRelay) component(ownership.Claim, SharedBus) (RelayComponent, error) {
 	return &fakeRelayComponent{fakeRelay: f, done: make(chan struct{})}, nil
 }
 

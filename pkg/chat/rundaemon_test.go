@@ -57,7 +57,7 @@ func TestRunDaemonExits3WithoutConnectingWhenTheNameIsHeld(t *testing.T) {
 	t.Cleanup(func() { _ = first.Release(nil) })
 
 	tr := &fakeTransport{running: make(chan struct{})}
-	code, err := RunDaemon(context.Background(), DaemonOptions{AgentDir: dir, Owners: fsstore.New(dir, fsstore.Options{}), OwnerID: "owner-second", Config: cfg, Log: testr.New(t)}, tr)
+	code, err := RunDaemon(context.Background(), DaemonOptions{AgentDir: dir, Owners: LocalOwners(fsstore.New(dir, fsstore.Options{})), OwnerID: "owner-second", Config: cfg, Log: testr.New(t)}, tr)
 	var held *ownership.HeldError
 	if code != daemonproto.ExitHeld || !errors.As(err, &held) {
 		t.Errorf("RunDaemon beside a live owner = %d, %v; want %d and a *HeldError", code, err, daemonproto.ExitHeld)
@@ -82,7 +82,7 @@ func TestRunDaemonClosesTheTransportBeforeTheRelease(t *testing.T) {
 		case <-time.After(testTimeout):
 		}
 	}()
-	code, err := RunDaemon(ctx, DaemonOptions{AgentDir: dir, Owners: fsstore.New(dir, fsstore.Options{}), OwnerID: "owner-1", Config: cfg, Log: testr.New(t), Heartbeat: time.Hour}, tr)
+	code, err := RunDaemon(ctx, DaemonOptions{AgentDir: dir, Owners: LocalOwners(fsstore.New(dir, fsstore.Options{})), OwnerID: "owner-1", Config: cfg, Log: testr.New(t), Heartbeat: time.Hour}, tr)
 	if code != daemonproto.ExitStopped || err != nil {
 		t.Fatalf("RunDaemon = %d, %v; want a stop", code, err)
 	}
@@ -169,14 +169,14 @@ func waitRecord(t *testing.T, paths ownership.Paths, ok func(*ownership.State) b
 // test ends. A daemon that lost its name exits without a release, and its
 // process drops the kernel-held name lock then; a test's process lives on,
 // and a later test's dir can get the same inode, hence the same lock.
-func releasedAtCleanup(t *testing.T, a ownership.Acquirer) ownership.Acquirer {
-	return acquirerFunc(func(name string, req ownership.AcquireRequest) (ownership.Claim, error) {
+func releasedAtCleanup(t *testing.T, a ownership.Acquirer) Owners {
+	return LocalOwners(acquirerFunc(func(name string, req ownership.AcquireRequest) (ownership.Claim, error) {
 		c, err := a.Acquire(name, req)
 		if err == nil {
 			t.Cleanup(func() { _ = c.Release(nil) })
 		}
 		return c, err
-	})
+	}))
 }
 
 type acquirerFunc func(name string, req ownership.AcquireRequest) (ownership.Claim, error)

@@ -3,10 +3,7 @@ package chat
 import (
 	"context"
 
-	"github.com/go-logr/logr"
-
 	"gjc.dev/reconciler/pkg/bus"
-	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/relay"
 )
 
@@ -14,7 +11,7 @@ import (
 // fleet's, DESIGN 10): the relay posts what every machine forwarded into
 // it and keeps its journal there, so a takeover elsewhere neither loses
 // nor repeats a message. The daemon's wiring makes it from the claim
-// (RelayOptions.SharedBus); the runtime knows nothing of where it lives.
+// (Owners); the runtime knows nothing of where it lives.
 type SharedBus interface {
 	// Dirs is the bus the relay reads instead of the local one.
 	Dirs() bus.Dirs
@@ -31,7 +28,3 @@ type SharedBus interface {
 	// finished by the time ctx ends is the next pass's.
 	Finish(ctx context.Context, id string)
 }
-
-// NewSharedBus makes a name's SharedBus once the name is claim's; local
-// is the name's bus on this machine.
-type NewSharedBus func(claim ownership.Claim, local bus.Dirs, log logr.Logger) (SharedBus, error)

@@ -61,7 +61,7 @@ func TestRunDaemonLosingItsNameWhileStartingClosesTheTransport(t *testing.T) {
 	cfg := daemonConfig()
 	lost := make(chan struct{})
 	owners := acquirerFunc(func(name string, req ownership.AcquireRequest) (ownership.Claim, error) {
-		c, err := releasedAtCleanup(t, fsstore.New(dir, fsstore.Options{})).Acquire(name, req)
+		c, _, err := releasedAtCleanup(t, fsstore.New(dir, fsstore.Options{})).Acquire(name, req)
 		if err != nil {
 			return nil, err
 		}
@@ -77,8 +77,8 @@ func TestRunDaemonLosingItsNameWhileStartingClosesTheTransport(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		code, err := RunDaemon(context.Background(), DaemonOptions{AgentDir: dir, Owners: owners, OwnerID: "owner-1", Config: cfg,
-			Log: testr.New(t), Heartbeat: time.Hour, NewRelay: func(ownership.Claim) (RelayComponent, error) { return rel, nil }}, tr)
+		code, err := RunDaemon(context.Background(), DaemonOptions{AgentDir: dir, Owners: LocalOwners(owners), OwnerID: "owner-1", Config: cfg,
+			Log: testr.New(t), Heartbeat: time.Hour, NewRelay: func(ownership.Claim, SharedBus) (RelayComponent, error) { return rel, nil }}, tr)
 		done <- result{code, err}
 	}()
 	for what, ch := range map[string]chan struct{}{"the transport to run": tr.running, "the relay to start": rel.starting} {

@@ -108,7 +108,7 @@ func runChild(s Subject) error {
 		o.Inbound = chat.NewInboundPort()
 	}
 	log := funcr.New(func(prefix, args string) { fmt.Fprintln(os.Stderr, prefix, args) }, funcr.Options{Verbosity: 1, LogTimestamp: true})
-	rc, err := chat.NewRelay(s.Provider(nonceWindow), s.config(url, user), dir, log, o)(fenceOnly{})
+	rc, err := chat.NewRelay(s.Provider(nonceWindow), s.config(url, user), dir, log, o)(fenceOnly{}, nil)
 	if err != nil {
 		return err
 	}

@@ -26,7 +26,7 @@ func startRelay(t *testing.T, s Subject, rig Fake, dir string, step ...func(step
 	}
 	o.MinBackoff, o.MaxBackoff = 10*time.Millisecond, 100*time.Millisecond
 	o.Settle = 3 * time.Second
-	rc, err := chat.NewRelay(s.Provider(0), s.config(rig.URL(), ""), dir, testr.New(t), o)(fenceOnly{})
+	rc, err := chat.NewRelay(s.Provider(0), s.config(rig.URL(), ""), dir, testr.New(t), o)(fenceOnly{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
