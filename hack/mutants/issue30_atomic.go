@@ -8,7 +8,7 @@ func init() {
 		{"atomicfile imports nothing of ours", "pkg/atomicfile/sync.go",
 			"import (\n\t\"fmt\"\n",
 			"import (\n\t_ \"gjc.dev/reconciler/pkg/spec\"\n\t\"fmt\"\n",
-			"./pkg/atomicfile", "TestImportsNothingOfOurs"},
+			"./internal/layout", "TestImportsFollowTheLayout"},
 		{"atomicfile: a write fsyncs its directory, so the rename is durable", "pkg/atomicfile/write.go",
 			"\tif err := SyncDir(filepath.Dir(path)); err != nil {\n\t\treturn fmt.Errorf(\"write %s: renamed into place, but %w\", path, err)\n",
 			"\tif dir := filepath.Dir(path); dir == \"\" {\n\t\treturn fmt.Errorf(\"write %s: renamed into place, but %w\", path, SyncDir(dir))\n",
