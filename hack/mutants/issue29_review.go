@@ -12,7 +12,7 @@ func init() {
 			"\t\tfor _, viewed := range []bool{true, false} {\n", "\t\tfor _, viewed := range []bool{true} {\n",
 			"./pkg/redact", "TestTokens"},
 		{"fleet: a stop where another machine leads holds nothing, even with nothing running", "pkg/reconcile/operate.go",
-			"\tif refusal == \"\" && !cls.Signalable {\n", "\tif false {\n",
+			"\t\tif !l.cls.Signalable {\n", "\t\tif false {\n",
 			"./cmd/reconciler/systemtest", "TestFleetStopWhereAnotherLeadsHoldsNothing"},
 		{"send: a message after a queued close of its session is refused", "pkg/localapi/sendsays.go",
 			"\tif id := queuedClose(dirs, m); id != \"\" {\n", "\tif id := queuedClose(dirs, m); false && id != \"\" {\n",

@@ -45,12 +45,22 @@ const (
 	stepLeave         // pruned before, nothing of it runs: out of the status
 	stepPruneDeferred // not declared, but a spec source is invalid: pruned later
 	stepPruned        // not declared, stopped and proven gone: out of the inventory and the status
+
+	// An operator's command's answers (decideCommand, decidecommand.go):
+	// the command carries them out and says its message; no status is
+	// reported.
+	stepDecline     // the command is refused: nothing sent, nothing held
+	stepHold        // stop: nothing here to signal: hold the name
+	stepHoldStop    // stop: hold the name, then the fenced stop (SIGKILL only if plan.escalate)
+	stepRestartStop // restart: the fenced stop, SIGKILL after the graceful timeout, then a pass
+	stepRestartPass // restart: nothing to stop: a pass now
 )
 
 var stepNames = [...]string{"", "wait-release", "wait-tracked", "probe", "note-exit", "stop", "replace", "spawn",
 	"await-child", "await-starting", "remove", "refuse", "await-tracked", "cannot-examine", "stand-by",
 	"stop-timed-out", "stopped", "held", "ahead", "keep", "reconnect", "not-ready", "back-off", "failed",
-	"unmanaged", "leave", "prune-deferred", "pruned"}
+	"unmanaged", "leave", "prune-deferred", "pruned",
+	"decline", "hold", "hold-stop", "restart-stop", "restart-pass"}
 
 func (s step) String() string {
 	if s > 0 && int(s) < len(stepNames) {
@@ -61,6 +71,9 @@ func (s step) String() string {
 
 // effect reports whether the attempt carries the step out and looks again.
 func (s step) effect() bool { return s < stepRefuse }
+
+// commandStep reports whether the step answers an operator's command.
+func (s step) commandStep() bool { return s >= stepDecline }
 
 // plan is decide's answer: a step and, for a report, the status it ends
 // with.
@@ -116,6 +129,9 @@ func stoppingOf(specStopped bool, hold *Hold) stopping {
 // safety: an owner that cannot be proved is never acted on, whatever is
 // desired; then what is desired.
 func decide(l look) plan {
+	if l.cmd.command != noCommand {
+		return decideCommand(l)
+	}
 	if !l.declared {
 		return decideUndeclared(l)
 	}

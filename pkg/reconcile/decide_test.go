@@ -46,6 +46,14 @@ func undeclared(rec ownership.Record, cls ownership.Classification) look {
 
 func with(l look, f func(*look)) look { f(&l); return l }
 
+// commanded is the name wanted running, looked at for an operator's
+// command c.
+func commanded(c command, rec ownership.Record, cls ownership.Classification) look {
+	l := wantRunning(rec, cls)
+	l.cmd.command = c
+	return l
+}
+
 // decideCase is one row: a look, and the plan's step and report.
 type decideCase struct {
 	name  string
@@ -199,6 +207,25 @@ func decideCases() []decideCase {
 			stepPruned, PhaseStopped, ReasonPruned, true, false},
 		{"the inventory could not be written", with(undeclared(absent, gone(ownership.ClassAbsent)), func(l *look) { l.probed, l.pruneErr = true, errors.New("disk full") }),
 			stepFailed, PhaseStopped, ReasonPruned, false, true},
+
+		// An operator's commands: refused (nothing sent, nothing held) or
+		// allowed, a stop holding the name.
+		{"stop: a newer owner is refused", commanded(commandStop, present, proved(ownership.ClassNewer, ownership.HealthHealthy)), stepDecline, "", "", false, false},
+		{"stop: an unproven owner is refused", commanded(commandStop, present, ownership.Classification{Class: ownership.ClassCompatible, AmbiguouslyLive: true}),
+			stepDecline, "", "", false, false},
+		{"stop: a proved owner is held, then stopped", commanded(commandStop, present, healthy), stepHoldStop, "", "", false, false},
+		{"stop: another machine leads it, nothing runs here", with(commanded(commandStop, absent, gone(ownership.ClassAbsent)), func(l *look) { l.cmd.ledElsewhere = "machine m2 leads it" }),
+			stepDecline, "", "", false, false},
+		{"stop: nothing runs: held", commanded(commandStop, absent, gone(ownership.ClassAbsent)), stepHold, "", "", true, false},
+		{"stop: the tracked owner runs without its record: held, not stopped", with(commanded(commandStop, absent, gone(ownership.ClassAbsent)), tracked(true)),
+			stepHold, "", "", false, false},
+		{"restart: not in the spec", with(commanded(commandRestart, present, healthy), func(l *look) { l.declared = false }), stepDecline, "", "", false, false},
+		{"restart: the spec says Stopped", with(commanded(commandRestart, present, healthy), func(l *look) { l.cmd.specStopped = true }), stepDecline, "", "", false, false},
+		{"restart: holds unreadable", with(commanded(commandRestart, present, healthy), func(l *look) { l.holdsErr = errors.New("bad") }), stepDecline, "", "", false, false},
+		{"restart: held", with(commanded(commandRestart, present, healthy), func(l *look) { l.hold = &Hold{} }), stepDecline, "", "", false, false},
+		{"restart: a newer owner is refused", commanded(commandRestart, present, proved(ownership.ClassNewer, ownership.HealthHealthy)), stepDecline, "", "", false, false},
+		{"restart: a proved owner is stopped, then a pass", commanded(commandRestart, present, healthy), stepRestartStop, "", "", false, false},
+		{"restart: nothing runs: a pass", commanded(commandRestart, absent, gone(ownership.ClassAbsent)), stepRestartPass, "", "", false, false},
 	}
 }
 
@@ -209,7 +236,10 @@ func TestDecideSteps(t *testing.T) {
 			t.Errorf("%s: decide = %v %q %q converged=%v degraded=%v; want %v %q %q converged=%v degraded=%v",
 				tc.name, p.step, p.phase, p.reason, p.converged, p.degraded, tc.step, tc.phase, tc.reason, tc.converged, tc.degraded)
 		}
-		if !p.step.effect() && p.step != stepLeave && p.phase == "" {
+		if p.step.commandStep() && (p.phase != "" || (p.step == stepDecline && p.message == "")) {
+			t.Errorf("%s: the command's answer %v = %+v: no phase; a message when declined", tc.name, p.step, p)
+		}
+		if !p.step.effect() && !p.step.commandStep() && p.step != stepLeave && p.phase == "" {
 			t.Errorf("%s: the report %v says no phase", tc.name, p.step)
 		}
 	}

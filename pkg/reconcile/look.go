@@ -59,6 +59,9 @@ type look struct {
 	ready    *readiness
 	pruned   bool
 	pruneErr error
+
+	// cmd is the operator's command the look is taken for; none in a pass.
+	cmd commandLook
 }
 
 // trackedLook is the owner this reconciler keeps a reference to for the

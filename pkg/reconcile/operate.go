@@ -50,32 +50,20 @@ func (r *Reconciler) Stop(ctx context.Context, name string, d *spec.Daemon, res 
 		held = true
 		return nil
 	}
-	rec, cls, refusal := r.operable(name, "stop", d)
-	led := ""
-	if refusal == "" && !cls.Signalable {
-		led = ledElsewhere(electionOf(r.store, name))
-	}
-	switch {
-	case refusal != "":
-		out.Message = refusal
-	case led != "":
-		// Nothing runs here, but the machine that leads it may start it
-		// any moment: a hold here would only keep it down once that
-		// machine is gone, which is not what was asked.
-		out.Message = fmt.Sprintf("%s not stopped: %s; run the stop there (nothing was sent, nothing is held)", name, led)
-	case !cls.Signalable:
+	l := r.lookFor(commandStop, name, d, res, o.Force)
+	p := decide(l)
+	switch p.step {
+	case stepDecline:
+		out.Message = p.message
+	case stepHold:
 		if err := hold(); err != nil {
 			out.Message = fmt.Sprintf("%s not stopped: %v", name, err)
 			return out
 		}
-		if h := r.trackedAlive(name); h != nil && (rec.State == nil || rec.State.OwnerID != h.OwnerID) {
-			// Alive without its record: nothing to fence a signal against.
-			out.Message = fmt.Sprintf("%s: %s daemon (pid %d) still runs though its record is gone; it exits at its next heartbeat, or end it yourself", ReasonOwnerWithoutRecord, name, h.PID)
-			break
-		}
-		out.OK, out.Message = true, fmt.Sprintf("no running %s daemon", name)
-	default:
-		how := ownership.StopOptions{Action: "stop", Graceful: o.Graceful, Kill: o.Kill, Escalate: o.Force, Sending: hold}
+		out.OK, out.Message = p.converged, p.message
+	case stepHoldStop:
+		rec := l.rec
+		how := ownership.StopOptions{Action: "stop", Graceful: o.Graceful, Kill: o.Kill, Escalate: p.escalate, Sending: hold}
 		err := r.stopOwner(ctx, name, wantOf(d), *rec.State, how, "reconciler stop")
 		if err == nil {
 			// Proved gone before anything was sent: held all the same.
@@ -123,30 +111,14 @@ func (r *Reconciler) saveAfter(res *spec.Result, s DaemonStatus) {
 // the graceful timeout), then a spawn and a bounded wait for healthy.
 func (r *Reconciler) Restart(ctx context.Context, name string, d *spec.Daemon, res *spec.Result) OperateResult {
 	out := r.operation(name, "restart", d, res)
-	if d == nil {
-		out.Message = notInSpec(name, "restart", res)
+	l := r.lookFor(commandRestart, name, d, res, false)
+	switch p := decide(l); p.step {
+	case stepDecline:
+		out.Message = p.message
 		return out
-	}
-	if d.Config.State == spec.StateStopped {
-		out.Message = fmt.Sprintf("the spec says %s is Stopped; set state: Running to start it", name)
-		return out
-	}
-	switch holds, err := readHolds(r.opts.AgentDir); {
-	case err != nil:
-		out.Message = fmt.Sprintf("%s not restarted: %v", name, err)
-		return out
-	case holds[name] != (Hold{}):
-		out.Message = fmt.Sprintf("%s is held stopped by reconciler stop; run reconciler start %s", name, name)
-		return out
-	}
-	rec, cls, refusal := r.operable(name, "restart", d)
-	if refusal != "" {
-		out.Message = refusal
-		return out
-	}
-	if cls.Signalable {
-		how := ownership.StopOptions{Action: "reload", Graceful: d.Config.GracefulTimeout, Kill: d.Config.KillTimeout, Escalate: true}
-		if err := r.stopOwner(ctx, name, wantOf(d), *rec.State, how, "reconciler restart"); err != nil {
+	case stepRestartStop:
+		how := ownership.StopOptions{Action: "reload", Graceful: d.Config.GracefulTimeout, Kill: d.Config.KillTimeout, Escalate: p.escalate}
+		if err := r.stopOwner(ctx, name, wantOf(d), *l.rec.State, how, "reconciler restart"); err != nil {
 			out.Message = fmt.Sprintf("%s daemon: %v; not starting a second one", name, err)
 			return out
 		}
@@ -184,23 +156,34 @@ func (r *Reconciler) view(name string, d *spec.Daemon, res *spec.Result) DaemonS
 	return live(s, name, d, r.store, holdOf(holds, name), timedOut)
 }
 
-// operable classifies a name's owner for an operator's command, with the
-// reference's refusals: a newer owner, or one that cannot be proven.
-func (r *Reconciler) operable(name, action string, d *spec.Daemon) (ownership.Record, ownership.Classification, string) {
+// lookFor is the look an operator's command c on name is judged on: the
+// record classified against the spec's object d (nil: none declares it,
+// and the record is judged against its own daemon, so a proved owner can
+// still be stopped); for a stop, the owner tracked for the name and, when
+// nothing here can be signalled, who leads it; for a restart, the holds.
+func (r *Reconciler) lookFor(c command, name string, d *spec.Daemon, res *spec.Result, force bool) look {
 	obs := r.store.Observe(name)
-	rec := obs.Record
-	desired := ownership.Desired{Kind: kindOf(rec), Identity: identityOf(rec), Generation: generationOf(rec)}
+	l := look{name: name, rec: obs.Record, cmd: commandLook{command: c, specErrors: len(res.Errors)}}
+	desired := ownership.Desired{Kind: kindOf(l.rec), Identity: identityOf(l.rec), Generation: generationOf(l.rec)}
 	if d != nil {
 		desired = desiredOf(d)
+		l.declared, l.cmd.specStopped = true, d.Config.State == spec.StateStopped
 	}
-	cls := obs.Classify(desired)
-	switch {
-	case cls.Class == ownership.ClassNewer:
-		return rec, cls, fmt.Sprintf("%s daemon is newer than this controller; upgrade this controller before %s", name, action)
-	case cls.Class == ownership.ClassMalformed, cls.Class == ownership.ClassForeign, cls.AmbiguouslyLive:
-		return rec, cls, fmt.Sprintf("%s daemon ownership changed; refusing to signal (%s)", name, cls.Message)
+	l.cls = obs.Classify(desired)
+	switch c {
+	case commandStop:
+		l.want = stoppingOf(false, &Hold{Force: force}) // the hold this stop writes
+		if h := r.trackedAlive(name); h != nil {
+			l.tracked = trackedLook{owner: h, alive: true}
+		}
+		if !l.cls.Signalable {
+			l.cmd.ledElsewhere = ledElsewhere(electionOf(r.store, name))
+		}
+	case commandRestart:
+		holds, err := readHolds(r.opts.AgentDir)
+		l.hold, l.holdsErr = holdOf(holds, name), err
 	}
-	return rec, cls, ""
+	return l
 }
 
 func wantOf(d *spec.Daemon) *ownership.Desired {
@@ -225,7 +208,7 @@ func (r *Reconciler) Start(ctx context.Context, name string, d *spec.Daemon, res
 	if d == nil {
 		// A hold outlives the name's object; letting go of it is all a
 		// start can do then (start --all does it for every held name).
-		out.Message = notInSpec(name, "start", res)
+		out.Message = notInSpec(name, "start", len(res.Errors))
 		if changed {
 			out.OK, out.Message = true, fmt.Sprintf("no longer held; %s is not in the spec, so nothing is started", name)
 		}
@@ -249,28 +232,4 @@ func (r *Reconciler) Start(ctx context.Context, name string, d *spec.Daemon, res
 		out.Message = fmt.Sprintf("%s: %s %s: %s", name, o.Status.Phase, o.Status.Reason, o.Status.Message)
 	}
 	return out
-}
-
-// notInSpec says that name has no object to act as; with the spec invalid
-// as read here (a shell without its fromEnv tokens, say), that may be why.
-func notInSpec(name, verb string, res *spec.Result) string {
-	msg := fmt.Sprintf("%s is not in the spec; nothing to %s it as", name, verb)
-	if !res.Valid() {
-		msg += fmt.Sprintf(" (the spec is invalid as read here: %d error(s); run reconciler validate)", len(res.Errors))
-	}
-	return msg
-}
-
-// ledElsewhere says why a stop here cannot stand for the name's owner
-// ("" when it can): another machine leads its election, or who leads it
-// cannot be read. A store without elections (one machine) has e nil.
-func ledElsewhere(e *Election) string {
-	switch {
-	case e == nil || (e.Error == "" && (e.Leader == "" || e.Leader == e.Self)):
-		return ""
-	case e.Error != "":
-		return "which machine leads it cannot be read: " + e.Error
-	default:
-		return fmt.Sprintf("machine %s leads it", e.Leader)
-	}
 }
