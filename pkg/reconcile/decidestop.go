@@ -46,9 +46,20 @@ func ensureGone(l look, msg string) plan {
 // an operator holds it, as systemctl stop would say.
 func stopped(l look, msg string) plan {
 	if l.hold != nil {
-		return plan{step: stepHeld, phase: PhaseHeld, reason: ReasonOperatorStopped, message: holdMessage(l.name, *l.hold), converged: true}
+		return held(l.name, *l.hold)
 	}
 	return plan{step: stepStopped, phase: PhaseStopped, reason: ReasonStopped, message: msg, converged: true}
+}
+
+// held is the report of a name an operator holds stopped (h) with nothing
+// of it running, in a pass and in a live look (holdLook).
+func held(name string, h Hold) plan {
+	return plan{step: stepHeld, phase: PhaseHeld, reason: ReasonOperatorStopped, message: holdMessage(name, h), converged: true}
+}
+
+// holdMessage is what a held name's status says.
+func holdMessage(name string, h Hold) string {
+	return fmt.Sprintf("held stopped by reconciler stop since %s; reconciler start %s starts it", h.Since.UTC().Format(time.RFC3339), name)
 }
 
 // stopTimedOut reports an owner that outlasted a stop without --force: it

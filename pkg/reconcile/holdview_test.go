@@ -22,6 +22,8 @@ func TestHoldLook(t *testing.T) {
 		{"held, as the pass said", DaemonStatus{Phase: PhaseHeld, Reason: ReasonOperatorStopped}, hold, PhaseHeld, ReasonOperatorStopped, true},
 		{"a start made without a loop lets go at once", DaemonStatus{Phase: PhaseHeld, Reason: ReasonOperatorStopped, Converged: true}, nil, PhaseStopped, "", false},
 		{"held but its owner still runs: not Held yet", DaemonStatus{Phase: PhaseRunning, PID: 42, Converged: true}, hold, PhaseRunning, "", true},
+		// Not decide's Held (it would stop the owner): see holdLook.
+		{"held, stopped before, a proved owner alive now: Held", DaemonStatus{Phase: PhaseStopped, PID: 42}, hold, PhaseHeld, ReasonOperatorStopped, true},
 		{"held and refused stays refused", DaemonStatus{Phase: PhaseRefused, Reason: "MalformedRecord"}, hold, PhaseRefused, "MalformedRecord", false},
 		{"not held, stopped: unchanged", DaemonStatus{Phase: PhaseStopped, Reason: "OwnerReleased"}, nil, PhaseStopped, "OwnerReleased", false},
 	} {
