@@ -1,7 +1,11 @@
 package chat
 
 import (
+	"context"
+
 	"github.com/go-logr/logr"
+
+	"gjc.dev/reconciler/pkg/doctor"
 
 	"gjc.dev/reconciler/pkg/inbound"
 	"gjc.dev/reconciler/pkg/relay"
@@ -25,6 +29,9 @@ type Provider interface {
 	Poster(cfg *spec.Config, log logr.Logger) (Poster, error)
 	// Markup is the service's text dialect, for what the relay adds.
 	Markup() relay.Markup
+	// Doctor checks cfg against the service, a line per check, without
+	// posting, editing or reacting: `reconciler doctor`.
+	Doctor(ctx context.Context, cfg *spec.Config) []doctor.Line
 }
 
 // Poster is a provider's side of the relay and of the inbound side.

@@ -39,6 +39,7 @@ func TestConformance(t *testing.T) {
 		NonceWindow:   true,
 		ThreadRequest: true,
 		ClosesThreads: true,
+		DoctorChecks:  []string{"token", "clock"},
 	})
 }
 
@@ -165,4 +166,14 @@ func (f transportFake) RejectTokens() { f.srv.SetTokenRejected("tok-d", true) }
 func (f transportFake) MaxLive(ctx context.Context) (int, error) {
 	snap, err := f.srv.WaitFor(ctx, func(s fakediscord.Snapshot) bool { return s.Tokens["tok-d"].Live == 0 })
 	return snap.Tokens["tok-d"].MaxLive, err
+}
+
+// Withhold: what the fake can take away from the bot, by doctor check.
+func (r fake) Withhold(check string) {
+	switch check {
+	case "token":
+		r.f.SetTokenRejected(suiteToken, true)
+	default:
+		panic("fakediscord cannot withhold " + check)
+	}
 }

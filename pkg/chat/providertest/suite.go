@@ -40,6 +40,9 @@ type Subject struct {
 	ThreadRequest bool
 	// ClosesThreads: closing a session archives and locks its thread.
 	ClosesThreads bool
+	// DoctorChecks are the checks the provider's Doctor reports, in
+	// order; each but "clock" can be withheld at the fake (Fake.Withhold).
+	DoctorChecks []string
 }
 
 // Fake is a provider's fake as the suite drives and reads it.
@@ -81,6 +84,11 @@ type Fake interface {
 	// WaitEyes waits until message id in place has n reactions of ours,
 	// asked for n times: a re-sent reaction would not show otherwise.
 	WaitEyes(ctx context.Context, place, id string, n int) error
+
+	// Withhold makes the fake answer as the service does when what a
+	// doctor check checks is missing: the token refused, a permission or
+	// a scope not granted.
+	Withhold(check string)
 }
 
 // Place is a session's place at the service: its root, its thread (the
@@ -134,4 +142,5 @@ func Run(t *testing.T, s Subject) {
 		t.Run("RelayThreadDeletedBeforeItsArchive", func(t *testing.T) { threadDeletedBeforeArchive(t, s) })
 	}
 	t.Run("RelayRandomKills", func(t *testing.T) { randomKills(t, s, top) })
+	t.Run("Doctor", func(t *testing.T) { doctorChecks(t, s) })
 }

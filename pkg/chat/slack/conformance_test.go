@@ -37,8 +37,9 @@ func TestConformance(t *testing.T) {
 			}
 			return cfg
 		},
-		Start:     startFake,
-		Transport: func(t *testing.T) providertest.TransportFake { return startTransportFake(t) },
+		Start:        startFake,
+		Transport:    func(t *testing.T) providertest.TransportFake { return startTransportFake(t) },
+		DoctorChecks: []string{"bot token", "clock"},
 	})
 }
 
@@ -189,5 +190,15 @@ func TestRejectedTokenIsNamed(t *testing.T) {
 				t.Errorf("refusal %q does not name the %s", te.Message, tc.want)
 			}
 		})
+	}
+}
+
+// Withhold: what the fake can take away from the bot, by doctor check.
+func (r fake) Withhold(check string) {
+	switch check {
+	case "bot token":
+		r.f.SetTokenRejected(suiteToken, true)
+	default:
+		panic("fakeslack cannot withhold " + check)
 	}
 }
