@@ -32,6 +32,19 @@ var examples = map[string]string{
   # Everything status.json holds, for scripts
   reconciler status -o json`,
 
+	"reconciler doctor": `  # Check this machine and every bot of the spec against its service; posts nothing
+  reconciler doctor
+
+  # One bot, the result as JSON for a script (exit 1 if a check failed)
+  reconciler doctor discord -o json`,
+
+	"reconciler fakes": `  # The fake Discord and Slack until Ctrl-C, with a spec and the variables for its tokens
+  reconciler fakes
+
+  # The same, with that spec written as ~/.gjc/fakes/daemons.yaml; then, in another shell:
+  # reconciler --agent-dir ~/.gjc/fakes doctor, and reconciler --agent-dir ~/.gjc/fakes
+  reconciler fakes --agent-dir ~/.gjc/fakes`,
+
 	"reconciler stop": `  # Stop the discord daemon and hold it stopped until start
   reconciler stop discord
 

@@ -79,7 +79,7 @@ func TestOutputFlagIsConsistent(t *testing.T) {
 		"reconciler status": "table|wide|json|yaml",
 		"reconciler stop":   "text|json", "reconciler start": "text|json", "reconciler restart": "text|json",
 		"reconciler gc": "text|json", "reconciler validate": "text|json", "reconciler version": "text|json",
-		"reconciler events": "text|json", "reconciler inbox": "text|json",
+		"reconciler events": "text|json", "reconciler inbox": "text|json", "reconciler doctor": "text|json",
 	}
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {

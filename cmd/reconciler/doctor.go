@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"os/user"
+	"runtime"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"gjc.dev/reconciler/pkg/chat/registry"
+	"gjc.dev/reconciler/pkg/doctor"
+	"gjc.dev/reconciler/pkg/localapi"
+	"gjc.dev/reconciler/pkg/service"
+	"gjc.dev/reconciler/pkg/spec"
+)
+
+// doctorReport is `doctor -o json`: the machine's checks, then each bot's.
+type doctorReport struct {
+	Machine []doctor.Line `json:"machine"`
+	Bots    []doctorBot   `json:"bots"`
+	Failed  int           `json:"failed"`
+}
+
+type doctorBot struct {
+	Name     string        `json:"name"`
+	Provider spec.Provider `json:"provider"`
+	Checks   []doctor.Line `json:"checks"`
+}
+
+func newDoctorCommand(g *globals) *cobra.Command {
+	var output, lingerDir string
+	cmd := &cobra.Command{
+		Use:   "doctor [NAME...]",
+		Short: "Check each bot against its service, and this machine, without posting anything",
+		Long: `Check what the bots need before they need it, and print a line per check:
+ok and what was found, or FAIL and what to do.
+
+This machine: the agent dir and the records under it are private to this
+user, the loop's socket, and on Linux whether the user's services outlive
+their logins (lingering).
+
+Each bot of the spec (or each NAME): its token; Discord: the application and
+its Message Content intent (when authorizedUserIds is set), the parent
+channel, and each permission the relay uses there, computed from the
+server's roles and the channel's overwrites; Slack: the workspace, each
+scope the relay uses, the channel (and that the bot is in it) and Socket
+Mode; and the clock against the service's.
+
+Nothing is posted, edited or reacted to. Exit 0 when every check passes, 1
+when one fails, 2 when the spec is invalid or a NAME is not in it.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGINT)
+			defer stop()
+			rep, err := runDoctor(ctx, g, args, lingerDir)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if output == "json" {
+				data, err := json.MarshalIndent(rep, "", "  ")
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(out, "%s\n", data)
+			} else {
+				doctor.Print(out, "this machine:", rep.Machine)
+				for _, b := range rep.Bots {
+					doctor.Print(out, fmt.Sprintf("%s (%s):", b.Name, b.Provider), b.Checks)
+				}
+			}
+			if rep.Failed > 0 {
+				return &exitError{code: exitNotDone, err: fmt.Errorf("doctor: %s", plural(rep.Failed, "check")+" failed")}
+			}
+			return nil
+		},
+	}
+	addOutputFlag(cmd, &output, textFormats)
+	// Where systemd keeps a file per lingering user: tests point it at a
+	// directory of their own.
+	cmd.Flags().StringVar(&lingerDir, "linger-dir", service.LingerDir, "")
+	_ = cmd.Flags().MarkHidden("linger-dir")
+	return cmd
+}
+
+// runDoctor runs every check; an invalid spec or an unknown NAME is a usage
+// error (exit 2), since there is nothing sound to check then.
+func runDoctor(ctx context.Context, g *globals, names []string, lingerDir string) (*doctorReport, error) {
+	agentDir, specPath, err := g.paths()
+	if err != nil {
+		return nil, err
+	}
+	res := spec.LoadOnce(specPath)
+	if !res.Valid() {
+		return nil, &exitError{code: exitInvalid, err: fmt.Errorf("the spec is invalid (%s); reconciler validate lists why", plural(len(res.Errors), "error"))}
+	}
+	daemons := res.Daemons
+	if len(names) > 0 {
+		daemons = nil
+		for _, n := range names {
+			d := res.Lookup(n)
+			if d == nil {
+				return nil, &exitError{code: exitInvalid, err: fmt.Errorf("unknown daemon %q: not in the spec %s", n, specPath)}
+			}
+			daemons = append(daemons, d)
+		}
+	}
+	rep := &doctorReport{Machine: machineChecks(ctx, agentDir, res.Names(), lingerDir), Bots: []doctorBot{}}
+	for _, d := range daemons {
+		p, err := registry.For(d.Config.Provider)
+		if err != nil {
+			return nil, err // the spec validated: every provider it names is registered
+		}
+		rep.Bots = append(rep.Bots, doctorBot{Name: d.Name(), Provider: d.Config.Provider, Checks: p.Doctor(ctx, &d.Config)})
+	}
+	rep.Failed = doctor.Failed(rep.Machine)
+	for _, b := range rep.Bots {
+		rep.Failed += doctor.Failed(b.Checks)
+	}
+	return rep, nil
+}
+
+// machineChecks are the checks of this machine: the agent dir, the loop's
+// socket and, under systemd, lingering.
+func machineChecks(ctx context.Context, agentDir string, names []string, lingerDir string) []doctor.Line {
+	lines := []doctor.Line{doctor.AgentDir(agentDir, names)}
+	c := localapi.NewClient(agentDir)
+	err := c.Answering(ctx)
+	// A path too long for a socket is no loop here and never can be one.
+	none := errors.Is(err, localapi.ErrNoLoop) && !errors.Is(err, localapi.ErrSocketPathTooLong)
+	lines = append(lines, doctor.Loop(c.Path(), err, none))
+	if runtime.GOOS == "linux" {
+		name := os.Getenv("USER")
+		if u, err := user.Current(); err == nil {
+			name = u.Username
+		}
+		on, err := service.Lingering(lingerDir, name)
+		lines = append(lines, doctor.Lingering(name, on, err))
+	}
+	return lines
+}

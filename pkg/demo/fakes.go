@@ -1,0 +1,115 @@
+package demo
+
+import (
+	"fmt"
+	"time"
+
+	"gjc.dev/reconciler/pkg/chat/fakediscord"
+	"gjc.dev/reconciler/pkg/chat/fakeslack"
+)
+
+// The fakes' tokens are made up; the fakes accept exactly these.
+const (
+	discordToken = "demo-discord-bot-token"
+	slackBot     = "xoxb-demo-bot-token"
+	slackApp     = "xapp-demo-app-token"
+
+	discordParent = "100000000000000010"
+	discordApp    = "100000000000000020"
+	slackChannel  = "C0DEMO0001"
+)
+
+// Fakes are the local fake Discord and Slack, on 127.0.0.1, each with one
+// bot that has every permission or scope the relay needs, a channel for
+// it, and an authorized user.
+type Fakes struct {
+	Discord *fakediscord.Server
+	Slack   *fakeslack.Server
+}
+
+// StartFakes starts both fakes; Close stops them.
+func StartFakes() (*Fakes, error) {
+	d, err := fakediscord.Start(fakediscord.Options{
+		Tokens: []string{discordToken}, Channels: []string{discordParent}, HeartbeatInterval: 5 * time.Second,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("starting the fake Discord: %w", err)
+	}
+	s, err := fakeslack.Start(fakeslack.Options{
+		BotTokens: []string{slackBot}, AppTokens: []string{slackApp}, Channels: []string{slackChannel}, PingInterval: 5 * time.Second,
+	})
+	if err != nil {
+		d.Close()
+		return nil, fmt.Errorf("starting the fake Slack: %w", err)
+	}
+	return &Fakes{Discord: d, Slack: s}, nil
+}
+
+// Close stops both fakes.
+func (f *Fakes) Close() {
+	f.Discord.Close()
+	f.Slack.Close()
+}
+
+// Token names one of the fakes' tokens, for a spec's secret references.
+type Token struct {
+	// Env is the variable a spec names with fromEnv; File the file name
+	// it names with fromFile; Value the token itself.
+	Env, File, Value string
+}
+
+// Tokens are the fakes' made-up tokens, in the spec's order (Discord's
+// bot token, Slack's bot token, Slack's app token); tests check that
+// none of them ever shows where a secret must not.
+func Tokens() []Token {
+	return []Token{
+		{"DEMO_DISCORD_TOKEN", "discord.token", discordToken},
+		{"DEMO_SLACK_BOT_TOKEN", "slack-bot.token", slackBot},
+		{"DEMO_SLACK_APP_TOKEN", "slack-app.token", slackApp},
+	}
+}
+
+// Spec is a spec of one bot on each fake, "discord" and "slack", verbose
+// (every message an agent sends is posted), each token named by ref.
+func (f *Fakes) Spec(ref func(Token) string) string {
+	t := Tokens()
+	return fmt.Sprintf(`apiVersion: reconciler.gjc.dev/v1alpha1
+kind: ChatDaemon
+metadata:
+  name: discord
+spec:
+  provider: discord
+  generation: 1
+  verbosity: verbose
+  discord:
+    botToken: %s
+    applicationId: %q
+    guildId: %q
+    parentChannelId: %q
+    authorizedUserIds: [%q]
+    apiURL: %s
+---
+apiVersion: reconciler.gjc.dev/v1alpha1
+kind: ChatDaemon
+metadata:
+  name: slack
+spec:
+  provider: slack
+  generation: 1
+  verbosity: verbose
+  slack:
+    botToken: %s
+    appToken: %s
+    workspaceId: %s
+    channelId: %s
+    authorizedUserIds: [%s]
+    apiURL: %s
+`, ref(t[0]), discordApp, f.Discord.GuildID(), discordParent, AuthorizedDiscordUser, f.Discord.URL(),
+		ref(t[1]), ref(t[2]), f.Slack.TeamID(), slackChannel, AuthorizedSlackUser, f.Slack.URL())
+}
+
+// FromEnv names a token by its variable.
+func FromEnv(t Token) string { return "{fromEnv: " + t.Env + "}" }
+
+// FromFile names a token by its file, beside the spec.
+func FromFile(t Token) string { return "{fromFile: " + t.File + "}" }
