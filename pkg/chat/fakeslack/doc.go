@@ -29,6 +29,14 @@
 //     cant_update_message, already_reacted, invalid_name, no_item_specified,
 //     bad_timestamp, invalid_cursor, unknown_method; HTTP 429 with
 //     Retry-After when a rate limit is injected or a method's limit is hit.
+//   - Scopes: every answer to an accepted token carries X-OAuth-Scopes (what
+//     the token holds: a bot token every scope the relay asks for, for
+//     public and private channels and DMs; an app-level token
+//     connections:write) and X-Accepted-OAuth-Scopes (what the method
+//     takes). SetScopeGranted withholds one; the methods that need it then
+//     answer missing_scope with needed (the conversations methods: the
+//     scope of the channel's kind, channels: for a C id, groups: for a G
+//     id, im: for a D id) and provided.
 //   - Socket Mode: hello on connect (num_connections, debug_info,
 //     connection_info), websocket pings at a fixed interval, events_api
 //     envelopes carrying message events to one open connection of every
@@ -64,7 +72,7 @@
 //     was when an ack arrived; 429s served; chat.postMessage requests
 //     received; WaitFor to block until a condition holds.
 //
-// Not emulated: OAuth, scopes (missing_scope) and token rotation, the RTM
+// Not emulated: OAuth and token rotation, the RTM
 // API, slash commands and interactivity payloads, blocks and attachments
 // beyond counting as content, metadata in events and in the answer to
 // chat.postMessage, chat.delete and message_deleted events, reactions.remove and reactions.get,

@@ -79,6 +79,8 @@ type Server struct {
 	// unknown channels answer channel_not_found; notIn ones not_in_channel.
 	unknown, notIn map[string]bool
 	archived       map[string]bool
+	// withheld are the scopes taken from the app (SetScopeGranted).
+	withheld map[string]bool
 	// limits are the per-method rate limits, with each method's recent calls.
 	limits     map[string]*methodLimit
 	roundRobin int

@@ -54,6 +54,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	resp, retryAfter := s.call(method, token, form)
+	s.setScopeHeaders(w.Header(), method, token)
 	if retryAfter > 0 {
 		secs := max(1, int(math.Ceil(retryAfter.Seconds())))
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
@@ -84,6 +85,9 @@ func (s *Server) call(method, token string, form url.Values) (resp map[string]an
 	if e := s.checkTokenLocked(token, kind); e != "" {
 		s.logf("%s: %s", method, e)
 		return fail(e), 0
+	}
+	if e := s.scopeErrLocked(method, token, form); e != nil {
+		return e, 0
 	}
 	if method == "chat.postMessage" {
 		if after, hit := s.core.TakeRateLimitLocked(); hit {

@@ -1,0 +1,113 @@
+package fakeslack
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// The OAuth scopes the fake grants, as an app installed with every scope the
+// relay asks for (docs/quickstart.md) holds them: a bot token has botScopes,
+// an app-level token appScopes. SetScopeGranted takes one away.
+var (
+	botScopes = []string{
+		"chat:write", "channels:read", "channels:history", "groups:read", "groups:history",
+		"im:read", "im:history", "mpim:read", "mpim:history", "reactions:write",
+	}
+	appScopes = []string{"connections:write"}
+)
+
+// SetScopeGranted takes a scope from the app, or gives it back. While it is
+// withheld, every answer's X-OAuth-Scopes leaves it out, and the methods that
+// need it answer missing_scope, naming it as needed (connections:write is the
+// app-level token's, so apps.connections.open is the method that needs it).
+func (s *Server) SetScopeGranted(scope string, granted bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.withheld == nil {
+		s.withheld = map[string]bool{}
+	}
+	if granted {
+		delete(s.withheld, scope)
+	} else {
+		s.withheld[scope] = true
+	}
+}
+
+// acceptedScopes are the scopes a method takes, as Slack's
+// X-Accepted-OAuth-Scopes lists them: any one of them may do, depending on
+// the kind of conversation.
+func acceptedScopes(method string) []string {
+	switch method {
+	case "chat.postMessage", "chat.update":
+		return []string{"chat:write"}
+	case "reactions.add":
+		return []string{"reactions:write"}
+	case "conversations.info":
+		return []string{"channels:read", "groups:read", "im:read", "mpim:read"}
+	case "conversations.history", "conversations.replies":
+		return []string{"channels:history", "groups:history", "im:history", "mpim:history"}
+	case "apps.connections.open":
+		return []string{"connections:write"}
+	}
+	return nil // auth.test needs none
+}
+
+// neededScope is the one scope a call needs: for the conversations methods
+// the one of the channel's kind, as Slack asks a public channel's reader for
+// channels:read and a private one's for groups:read. "" when none.
+func neededScope(method string, form url.Values) string {
+	accepted := acceptedScopes(method)
+	if len(accepted) <= 1 {
+		return strings.Join(accepted, "")
+	}
+	prefix := map[string]string{"channel": "channels:", "group": "groups:", "im": "im:"}[channelType(form.Get("channel"))]
+	for _, sc := range accepted {
+		if strings.HasPrefix(sc, prefix) {
+			return sc
+		}
+	}
+	return accepted[0]
+}
+
+// grantedLocked are a token's scopes, in a stable order.
+func (s *Server) grantedLocked(token string) []string {
+	all := botScopes
+	if strings.HasPrefix(token, "xapp-") {
+		all = appScopes
+	}
+	return slices.DeleteFunc(slices.Clone(all), func(sc string) bool { return s.withheld[sc] })
+}
+
+// scopeErrLocked is Slack's missing_scope answer when the token lacks the
+// scope the call needs, nil when it has it.
+func (s *Server) scopeErrLocked(method, token string, form url.Values) map[string]any {
+	need := neededScope(method, form)
+	granted := s.grantedLocked(token)
+	if need == "" || slices.Contains(granted, need) {
+		return nil
+	}
+	resp := fail("missing_scope")
+	resp["needed"], resp["provided"] = need, strings.Join(granted, ",")
+	return resp
+}
+
+// setScopeHeaders puts on an answer to an accepted token what Slack puts on
+// every one: the token's scopes (X-OAuth-Scopes) and those the method takes
+// (X-Accepted-OAuth-Scopes), each comma-separated.
+func (s *Server) setScopeHeaders(h http.Header, method, token string) {
+	kind, known := methods[method]
+	if !known {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.checkTokenLocked(token, kind) != "" {
+		return
+	}
+	h.Set("X-OAuth-Scopes", strings.Join(s.grantedLocked(token), ","))
+	if accepted := acceptedScopes(method); len(accepted) > 0 {
+		h.Set("X-Accepted-OAuth-Scopes", strings.Join(accepted, ","))
+	}
+}
