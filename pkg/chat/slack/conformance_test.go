@@ -21,6 +21,7 @@ const (
 	suiteToken   = "xoxb-crash-token"
 	suiteChannel = "C0CRASH01"
 	suiteUser    = "U0CRASHUSER"
+	suiteTeam    = "T0CRASH01"
 )
 
 // Slack against fakeslack: the providers' conformance suite.
@@ -31,7 +32,7 @@ func TestConformance(t *testing.T) {
 		},
 		Config: func(url, user string) *spec.Config {
 			cfg := &spec.Config{Provider: spec.ProviderSlack, Slack: &spec.SlackConfig{BotToken: spec.NewSecret(suiteToken),
-				AppToken: spec.NewSecret("xapp-crash"), WorkspaceID: "T0CRASH01", ChannelID: suiteChannel, APIURL: url}}
+				AppToken: spec.NewSecret("xapp-crash"), WorkspaceID: suiteTeam, ChannelID: suiteChannel, APIURL: url}}
 			if user != "" {
 				cfg.Slack.AuthorizedUserIDs = []string{user}
 			}
@@ -39,15 +40,19 @@ func TestConformance(t *testing.T) {
 		},
 		Start:        startFake,
 		Transport:    func(t *testing.T) providertest.TransportFake { return startTransportFake(t) },
-		DoctorChecks: []string{"bot token", "clock"},
+		DoctorChecks: doctorChecks,
 	})
 }
+
+// doctorChecks are Slack's doctor lines for a public channel, in order.
+var doctorChecks = []string{"bot token", "channel", "scope chat:write", "scope channels:read",
+	"scope channels:history", "scope reactions:write", "socket mode", "clock"}
 
 // fake is fakeslack as the suite drives it.
 type fake struct{ f *fakeslack.Server }
 
 func startFake(t *testing.T, _ time.Duration) providertest.Fake {
-	f, err := fakeslack.Start(fakeslack.Options{BotTokens: []string{suiteToken}, Channels: []string{suiteChannel}})
+	f, err := fakeslack.Start(fakeslack.Options{BotTokens: []string{suiteToken}, Channels: []string{suiteChannel}, TeamID: suiteTeam})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +203,15 @@ func (r fake) Withhold(check string) {
 	switch check {
 	case "bot token":
 		r.f.SetTokenRejected(suiteToken, true)
+	case "channel":
+		r.f.SetNotInChannel(suiteChannel, true)
+	case "socket mode":
+		r.f.SetScopeGranted("connections:write", false)
 	default:
+		if scope, ok := strings.CutPrefix(check, "scope "); ok {
+			r.f.SetScopeGranted(scope, false)
+			return
+		}
 		panic("fakeslack cannot withhold " + check)
 	}
 }
