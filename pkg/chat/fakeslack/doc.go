@@ -55,8 +55,9 @@
 //     request.
 //   - Faults a test flips at run time: drop every connection, stop (and
 //     resume) pings, reject a token (invalid_auth everywhere, its sockets
-//     cut), delay hello, rate-limit the next chat.postMessage calls, a
-//     per-method limit of n calls per window, a channel made unknown,
+//     cut), a scope withheld (SetScopeGranted), delay hello, rate-limit
+//     the next chat.postMessage calls, a per-method limit of n calls per
+//     window, a channel made unknown,
 //     archived, or the bots removed from it, accepted-then-failed posts
 //     (stored and announced, then answered HTTP 502 or with the connection
 //     reset), slow answers, and a post held before it is stored until
