@@ -5,7 +5,14 @@
 //
 // Emulated:
 //   - REST (API v9; the version segment is not checked): GET /gateway,
-//     GET /gateway/bot, GET /users/@me, GET /channels/{id},
+//     GET /gateway/bot, GET /users/@me, GET /applications/@me (id, name,
+//     flags: GATEWAY_MESSAGE_CONTENT_LIMITED unless SetMessageContentIntent
+//     turned it off), GET /guilds/{id} (owner a human; roles @everyone,
+//     whose ID is the guild's, and each bot's managed role granting
+//     BotPermissions, permissions as decimal strings), GET
+//     /guilds/{id}/channels, GET /guilds/{id}/members/{uid} (a bot with
+//     its role; 10004 and 10007 for an unknown guild or member),
+//     GET /channels/{id} (guild_id, type 0, permission_overwrites),
 //     POST and GET /channels/{id}/messages (history newest first, limit
 //     1-100, default 50; before gives the newest ones before an ID, after
 //     the ones right after it, still newest first, so a client pages
@@ -68,7 +75,11 @@
 //     POSTs held before anything is stored until released (nothing is
 //     stored if the client leaves meanwhile), a channel or thread made
 //     unknown (404, 10003; a channel's threads with it, as when the bot
-//     loses the channel).
+//     loses the channel), a permission taken from a bot (SetPermission: an
+//     overwrite on every text channel denies it to the bot's role; without
+//     View Channel GET /channels/{id} is 403 50001, without Manage Threads
+//     locking a thread is 403 50013, which SetManageThreads also switches),
+//     a token that belongs to another application (SetApplicationID).
 //   - Other users: InjectMessage (a human) and InjectBotMessage (another
 //     bot) store a message as if written in Discord; EditInjected edits one
 //     of those as its author would; DeleteMessage deletes any message as a
@@ -84,8 +95,10 @@
 // are always uncompressed JSON text, which discordgo accepts whatever its
 // IDENTIFY asks for), sharding, DMs and their intents, 4013 invalid
 // intents, presence, voice, members (dispatches carry no member object),
-// roles, permissions other than Manage Threads (every bot may read, post
-// and react everywhere), interactions, deletes, removing reactions and
+// roles beyond @everyone and the bots' own, permissions other than View
+// Channel and Manage Threads (a bot without Send Messages, Create Public
+// Threads, Send Messages in Threads, Add Reactions or Read Message History
+// may still post, open threads, react and read; doctor sees them missing), interactions, deletes, removing reactions and
 // listing reactors, custom emojis, attachments (a multipart body's
 // payload_json is read, its files are ignored), modifying a text channel,
 // the global rate limit, Discord's trimming of whitespace around content,

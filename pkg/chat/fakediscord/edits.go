@@ -122,7 +122,7 @@ func (s *Server) modifyThread(cid, token string, name *string, archived, locked 
 	case t == nil:
 		// Modifying a text channel is not emulated.
 		return http.StatusBadRequest, apiError(codeInvalidFormBody, "Invalid Form Body")
-	case locked != nil && s.faults.noManage[token]:
+	case locked != nil && !s.hasLocked(token, PermManageThreads):
 		s.logf("thread %s: locked refused, the bot lacks Manage Threads", t.ID)
 		return http.StatusForbidden, apiError(codeMissingPermissions, "Missing Permissions")
 	}

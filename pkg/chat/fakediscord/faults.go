@@ -7,12 +7,13 @@ type faults struct {
 	acks       bool            // answer heartbeats with op 11
 	rejected   map[string]bool // tokens treated as revoked
 	readyDelay time.Duration
-	unknown    map[string]bool // channel and thread IDs that answer 10003
-	noManage   map[string]bool // bot tokens without Manage Threads
-	replayAll  bool            // the next RESUME replays the whole backlog
-	noContent  map[string]bool // bot tokens whose app lacks MESSAGE_CONTENT
-	gate       chan struct{}   // non-nil: message POSTs wait until it is closed
-	routeN     int             // per-route limit: requests per routePer; 0 is off
+	unknown    map[string]bool   // channel and thread IDs that answer 10003
+	denied     map[string]int64  // bot tokens' permissions denied in every channel
+	appIDs     map[string]string // bot tokens that belong to another application
+	replayAll  bool              // the next RESUME replays the whole backlog
+	noContent  map[string]bool   // bot tokens whose app lacks MESSAGE_CONTENT
+	gate       chan struct{}     // non-nil: message POSTs wait until it is closed
+	routeN     int               // per-route limit: requests per routePer; 0 is off
 	routePer   time.Duration
 }
 

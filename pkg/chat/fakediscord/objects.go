@@ -1,7 +1,6 @@
 package fakediscord
 
 import (
-	"slices"
 	"time"
 )
 
@@ -138,7 +137,8 @@ func reactionsFor(rs []Reaction, me string) []apiReaction {
 }
 
 func (s *Server) textChannel(id string) map[string]any {
-	return map[string]any{"id": id, "type": channelTypeText, "guild_id": s.opts.GuildID, "name": "channel-" + id, "position": 0}
+	return map[string]any{"id": id, "type": channelTypeText, "guild_id": s.opts.GuildID, "name": "channel-" + id, "position": 0,
+		"permission_overwrites": s.overwritesLocked()}
 }
 
 func (s *Server) threadChannel(t Thread) map[string]any {
@@ -163,15 +163,7 @@ func (s *Server) threadChannel(t Thread) map[string]any {
 
 // guildLocked is the GUILD_CREATE body: the configured channels and the threads so far.
 func (s *Server) guildLocked() map[string]any {
-	ids := make([]string, 0, len(s.channels))
-	for id := range s.channels {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	channels := make([]map[string]any, 0, len(ids))
-	for _, id := range ids {
-		channels = append(channels, s.textChannel(id))
-	}
+	channels := s.textChannelsLocked()
 	threads := make([]map[string]any, 0, len(s.threads))
 	for _, t := range s.threads {
 		threads = append(threads, s.threadChannel(t))

@@ -46,11 +46,12 @@ func (s *Server) SetChannelUnknown(id string, unknown bool) {
 }
 
 // SetManageThreads gives a bot token Discord's Manage Threads permission
-// (every token has it at the start) or takes it away. Without it a thread
-// PATCH that sets locked is refused 403 Missing Permissions (50013) and
-// changes nothing; archiving the bot's own thread is still allowed.
+// (every token has it at the start) or takes it away: SetPermission with
+// PermManageThreads. Without it a thread PATCH that sets locked is refused
+// 403 Missing Permissions (50013) and changes nothing; archiving the bot's
+// own thread is still allowed.
 func (s *Server) SetManageThreads(token string, allowed bool) {
-	s.core.Toggle(s.faults.noManage, token, !allowed)
+	s.SetPermission(token, PermManageThreads, allowed)
 }
 
 // hold waits at the HoldPosts gate, if one is up. It reports false when the

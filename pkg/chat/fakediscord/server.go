@@ -82,7 +82,7 @@ func Start(opts Options) (*Server, error) {
 		conns:    map[*conn]struct{}{},
 		sessions: map[string]*session{},
 		stats:    map[string]*TokenStats{},
-		faults:   faults{acks: true, rejected: map[string]bool{}, unknown: map[string]bool{}, noManage: map[string]bool{}, noContent: map[string]bool{}},
+		faults:   faults{acks: true, rejected: map[string]bool{}, unknown: map[string]bool{}, denied: map[string]int64{}, appIDs: map[string]string{}, noContent: map[string]bool{}},
 		nonces:   map[string]nonceUse{},
 		windows:  map[string]*window{},
 	}

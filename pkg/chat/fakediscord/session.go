@@ -91,7 +91,7 @@ func (s *Server) readyLocked(c *conn) {
 		"session_id":         sess.id,
 		"resume_gateway_url": s.GatewayURL(),
 		"shard":              [2]int{0, 1},
-		"application":        map[string]any{"id": uid, "flags": s.appFlagsLocked(c.token)},
+		"application":        map[string]any{"id": s.applicationIDLocked(c.token), "flags": s.appFlagsLocked(c.token)},
 		"private_channels":   []any{},
 	})
 	if sess.wants("GUILD_CREATE") {
