@@ -28,7 +28,7 @@ func TestConformance(t *testing.T) {
 		},
 		Config: func(url, user string) *spec.Config {
 			cfg := &spec.Config{Provider: spec.ProviderDiscord, Discord: &spec.DiscordConfig{BotToken: spec.NewSecret(suiteToken),
-				ApplicationID: "app", GuildID: "g", ParentChannelID: suiteParent, APIURL: url}}
+				ApplicationID: fakediscord.ApplicationID(suiteToken), GuildID: fakediscord.DefaultGuildID, ParentChannelID: suiteParent, APIURL: url}}
 			if user != "" {
 				cfg.Discord.AuthorizedUserIDs = []string{user}
 			}
@@ -39,7 +39,10 @@ func TestConformance(t *testing.T) {
 		NonceWindow:   true,
 		ThreadRequest: true,
 		ClosesThreads: true,
-		DoctorChecks:  []string{"token", "clock"},
+		DoctorChecks: []string{"token", "application", "intents", "channel",
+			"permission View Channel", "permission Send Messages", "permission Create Public Threads",
+			"permission Send Messages in Threads", "permission Manage Threads", "permission Add Reactions",
+			"permission Read Message History", "clock"},
 	})
 }
 
@@ -170,10 +173,31 @@ func (f transportFake) MaxLive(ctx context.Context) (int, error) {
 
 // Withhold: what the fake can take away from the bot, by doctor check.
 func (r fake) Withhold(check string) {
+	if perm, ok := permissionBits[check]; ok {
+		r.f.SetPermission(suiteToken, perm, false)
+		return
+	}
 	switch check {
 	case "token":
 		r.f.SetTokenRejected(suiteToken, true)
+	case "application":
+		r.f.SetApplicationID(suiteToken, "111111111111111111") // the token of another application
+	case "intents":
+		r.f.SetMessageContentIntent(suiteToken, false)
+	case "channel":
+		r.f.SetChannelUnknown(suiteParent, true)
 	default:
 		panic("fakediscord cannot withhold " + check)
 	}
+}
+
+// permissionBits are the permission checks by the bit the fake takes away.
+var permissionBits = map[string]int64{
+	"permission View Channel":             fakediscord.PermViewChannel,
+	"permission Send Messages":            fakediscord.PermSendMessages,
+	"permission Create Public Threads":    fakediscord.PermCreatePublicThreads,
+	"permission Send Messages in Threads": fakediscord.PermSendMessagesInThreads,
+	"permission Manage Threads":           fakediscord.PermManageThreads,
+	"permission Add Reactions":            fakediscord.PermAddReactions,
+	"permission Read Message History":     fakediscord.PermReadMessageHistory,
 }

@@ -2,7 +2,6 @@ package discord
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -17,7 +16,10 @@ import (
 // doctorTimeout bounds each request doctor makes.
 const doctorTimeout = 10 * time.Second
 
-// Doctor checks cfg against Discord with GETs only (chat.Provider).
+// Doctor checks cfg against Discord with GETs only (chat.Provider): the
+// token, the application and its intents, the parent channel, the bot's
+// permissions there and the clock. Nothing can be asked with a refused
+// token, so then only the clock follows.
 func (provider) Doctor(ctx context.Context, cfg *spec.Config) []doctor.Line {
 	d := cfg.Discord
 	timed := &doctor.Timed{}
@@ -30,6 +32,8 @@ func (provider) Doctor(ctx context.Context, cfg *spec.Config) []doctor.Line {
 		return []doctor.Line{tokenLine(err, d.APIURL), timed.Clock("Discord")}
 	}
 	lines := []doctor.Line{doctor.Pass("token", fmt.Sprintf("bot %s (%s)", me.Username, me.ID))}
+	lines = append(lines, applicationLines(ctx, s, d)...)
+	lines = append(lines, channelLines(ctx, s, d, me.ID)...)
 	return append(lines, timed.Clock("Discord"))
 }
 
@@ -55,8 +59,7 @@ func doctorSession(d *spec.DiscordConfig, timed *doctor.Timed) (*discordgo.Sessi
 
 // tokenLine is the token check that failed with err.
 func tokenLine(err error, apiURL string) doctor.Line {
-	var re *discordgo.RESTError
-	if errors.As(err, &re) && re.Response != nil && re.Response.StatusCode == http.StatusUnauthorized {
+	if restStatus(err) == http.StatusUnauthorized {
 		return doctor.Fail("token", "Discord refused the bot token (401): reset it under Bot in the developer portal and put the new one where botToken points")
 	}
 	return doctor.Fail("token", fmt.Sprintf("could not ask Discord who the bot is: %v; check the network (and apiURL if set)", rewrite.DialledErr(err, apiURL)))

@@ -221,10 +221,8 @@ func (d *transport) connect(ctx context.Context, s *discordgo.Session, conns *co
 	var ce *websocket.CloseError
 	if errors.As(err, &ce) {
 		if ce.Code == 4014 && intents(d.cfg)&discordgo.IntentMessageContent != 0 {
-			return &chat.TerminalError{Reason: daemonproto.ReasonDisallowedIntents, Message: fmt.Sprintf(
-				"discord refused the privileged Message Content intent (close 4014), which replies from authorizedUserIds need: "+
-					"enable \"Message Content Intent\" under Bot > Privileged Gateway Intents for application %s in the Discord Developer Portal, "+
-					"or leave authorizedUserIds empty", d.cfg.ApplicationID)}
+			return &chat.TerminalError{Reason: daemonproto.ReasonDisallowedIntents, Message: "discord refused the privileged Message Content intent (close 4014), " +
+				"which replies from authorizedUserIds need: " + messageContentFix(d.cfg.ApplicationID)}
 		}
 		if reason, ok := terminalCodes[ce.Code]; ok {
 			return &chat.TerminalError{Reason: reason, Message: fmt.Sprintf("discord gateway closed with %d %s", ce.Code, ce.Text)}

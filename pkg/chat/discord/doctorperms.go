@@ -1,0 +1,135 @@
+package discord
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/bwmarrin/discordgo"
+
+	"gjc.dev/reconciler/pkg/doctor"
+)
+
+// requiredPermissions are what the relay does in the parent channel, in
+// the order doctor reports them: see it, post a session's root, open its
+// thread, post in it, archive and lock it when the session closes, put 👀
+// on a reply it took, and read history to find a post after a crash.
+var requiredPermissions = []struct {
+	name string
+	bit  int64
+}{
+	{"View Channel", discordgo.PermissionViewChannel},
+	{"Send Messages", discordgo.PermissionSendMessages},
+	{"Create Public Threads", discordgo.PermissionCreatePublicThreads},
+	{"Send Messages in Threads", discordgo.PermissionSendMessagesInThreads},
+	{"Manage Threads", discordgo.PermissionManageThreads},
+	{"Add Reactions", discordgo.PermissionAddReactions},
+	{"Read Message History", discordgo.PermissionReadMessageHistory},
+}
+
+// invitePermissions is the quickstart's permissions integer: the required
+// ones together.
+const invitePermissions = 326417583168
+
+// permissionLines is a line per required permission of the bot (a member
+// of guild g) in channel ch, computed by discordgo's own algorithm from
+// the guild's roles and the channel's overwrites. A permission the roles
+// grant but an overwrite takes away is blamed on the overwrite, so the
+// fix says where to grant it.
+func permissionLines(g *discordgo.Guild, ch *discordgo.Channel, m *discordgo.Member, botID string) ([]doctor.Line, error) {
+	final, err := channelPermissions(g, ch, m, botID)
+	if err != nil {
+		return nil, err
+	}
+	bare := *ch
+	bare.PermissionOverwrites = nil
+	base, err := channelPermissions(g, &bare, m, botID)
+	if err != nil {
+		return nil, err
+	}
+	lines := make([]doctor.Line, 0, len(requiredPermissions))
+	for _, p := range requiredPermissions {
+		check := "permission " + p.name
+		switch {
+		case final&p.bit != 0:
+			lines = append(lines, doctor.Pass(check, "granted in #"+ch.Name))
+		case base&p.bit == 0:
+			lines = append(lines, doctor.Fail(check, fmt.Sprintf(
+				"no role of the bot grants %s: give it to the bot's role (%s) under Server Settings > Roles, or invite the bot again with the permissions integer %d",
+				p.name, roleNames(g, m.Roles), invitePermissions)))
+		default:
+			lines = append(lines, doctor.Fail(check, fmt.Sprintf(
+				"channel #%s's permission overwrites deny %s to %s: allow it there under Edit Channel > Permissions",
+				ch.Name, p.name, denying(g, ch, m.Roles, botID, p.bit))))
+		}
+	}
+	return lines, nil
+}
+
+// channelPermissions runs discordgo's algorithm on a state of its own
+// holding copies of g, ch and m, so theirs are left as they were. For the
+// owner and an administrator Discord grants everything, overwrites or
+// not; discordgo's PermissionAll (v0.29.0) predates the thread
+// permissions, so they are granted here.
+func channelPermissions(g *discordgo.Guild, ch *discordgo.Channel, m *discordgo.Member, botID string) (int64, error) {
+	perms, err := discordgoPermissions(g, ch, m, botID)
+	if err == nil && perms&discordgo.PermissionAdministrator != 0 {
+		perms = ^int64(0)
+	}
+	return perms, err
+}
+
+// discordgoPermissions is State.UserChannelPermissions on g, ch and m.
+func discordgoPermissions(g *discordgo.Guild, ch *discordgo.Channel, m *discordgo.Member, botID string) (int64, error) {
+	st := discordgo.NewState()
+	guild := &discordgo.Guild{ID: g.ID, OwnerID: g.OwnerID, Roles: g.Roles}
+	channel := *ch
+	channel.GuildID = g.ID
+	member := *m
+	member.GuildID, member.User = g.ID, &discordgo.User{ID: botID}
+	for _, err := range []error{st.GuildAdd(guild), st.ChannelAdd(&channel), st.MemberAdd(&member)} {
+		if err != nil {
+			return 0, fmt.Errorf("computing the bot's permissions: %w", err)
+		}
+	}
+	return st.UserChannelPermissions(botID, ch.ID)
+}
+
+// roleNames names the member's roles, for where to grant a permission.
+func roleNames(g *discordgo.Guild, ids []string) string {
+	var names []string
+	for _, r := range g.Roles {
+		for _, id := range ids {
+			if r.ID == id {
+				names = append(names, r.Name)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return "it has none but @everyone"
+	}
+	return strings.Join(names, ", ")
+}
+
+// denying names whose overwrites in ch deny bit: @everyone, one of the
+// bot's roles, or the bot itself.
+func denying(g *discordgo.Guild, ch *discordgo.Channel, roles []string, botID string, bit int64) string {
+	var who []string
+	for _, o := range ch.PermissionOverwrites {
+		if o.Deny&bit == 0 {
+			continue
+		}
+		switch {
+		case o.Type == discordgo.PermissionOverwriteTypeMember && o.ID == botID:
+			who = append(who, "the bot itself")
+		case o.Type == discordgo.PermissionOverwriteTypeRole && o.ID == g.ID:
+			who = append(who, "@everyone")
+		case o.Type == discordgo.PermissionOverwriteTypeRole:
+			for _, id := range roles {
+				if id == o.ID {
+					who = append(who, "the role "+roleNames(g, []string{id}))
+				}
+			}
+		}
+	}
+	return strings.Join(who, " and ")
+}
