@@ -24,7 +24,7 @@ func init() {
 			"\tcase app.Flags&(flagGatewayMessageContent|flagGatewayMessageContentLimited) == 0:\n", "\tcase false:\n",
 			"./pkg/chat/discord", "TestDoctorSays|TestConformance/Doctor"},
 		{"fakediscord: a channel the bot may not view is 403", "pkg/chat/fakediscord/permissions.go",
-			"\t\thidden := exists && !s.hasLocked(token, PermViewChannel)\n", "\t\thidden := false\n",
+			"\t\thidden := exists && !s.hasLocked(token, PermViewChannel)\n", "\t\thidden := exists && false\n",
 			"./pkg/chat/fakediscord", "TestPermissionsThroughDiscordgo"},
 	}...)
 }
