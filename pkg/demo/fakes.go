@@ -15,7 +15,6 @@ const (
 	slackApp     = "xapp-demo-app-token"
 
 	discordParent = "100000000000000010"
-	discordApp    = "100000000000000020"
 	slackChannel  = "C0DEMO0001"
 )
 
@@ -104,7 +103,7 @@ spec:
     channelId: %s
     authorizedUserIds: [%s]
     apiURL: %s
-`, ref(t[0]), discordApp, f.Discord.GuildID(), discordParent, AuthorizedDiscordUser, f.Discord.URL(),
+`, ref(t[0]), fakediscord.ApplicationID(discordToken), f.Discord.GuildID(), discordParent, AuthorizedDiscordUser, f.Discord.URL(),
 		ref(t[1]), ref(t[2]), f.Slack.TeamID(), slackChannel, AuthorizedSlackUser, f.Slack.URL())
 }
 
