@@ -2,8 +2,8 @@ package main
 
 // The rules of issue 35's Discord doctor: every permission the relay uses
 // is checked; one an overwrite takes away is blamed on the overwrite; a
-// channel the bot may not view is still found, so View Channel fails and
-// not the channel; an administrator has every permission; Message Content
+// channel the bot may not view (403) fails View Channel, not the channel,
+// blamed on the roles when they lack it; an administrator has every permission; Message Content
 // is checked when replies need it; the fake refuses a hidden channel as
 // Discord does.
 func init() {
@@ -17,9 +17,12 @@ func init() {
 		{"doctor: an administrator has the thread permissions too", "pkg/chat/discord/doctorperms.go",
 			"\tif err == nil && perms&discordgo.PermissionAdministrator != 0 {\n", "\tif false {\n",
 			"./pkg/chat/discord", "TestPermissionLines"},
-		{"doctor: a channel the bot may not view is found in its server's list", "pkg/chat/discord/doctorchannel.go",
-			"\tif restStatus(err) == http.StatusForbidden && gErr == nil {\n", "\tif false {\n",
+		{"doctor: a channel the bot may not view fails View Channel, not the channel", "pkg/chat/discord/doctorchannel.go",
+			"\thidden := restStatus(err) == http.StatusForbidden && gErr == nil\n", "\thidden := false && gErr == nil\n",
 			"./pkg/chat/discord", "TestDoctorSays|TestConformance/Doctor"},
+		{"doctor: a hidden channel's View Channel is blamed on the roles when they lack it", "pkg/chat/discord/doctorperms.go",
+			"\tif base&discordgo.PermissionViewChannel == 0 {\n", "\tif base&discordgo.PermissionViewChannel == 0 && false {\n",
+			"./pkg/chat/discord", "TestHiddenChannelLine"},
 		{"doctor: Message Content must be on for authorizedUserIds", "pkg/chat/discord/doctorapp.go",
 			"\tcase app.Flags&(flagGatewayMessageContent|flagGatewayMessageContentLimited) == 0:\n", "\tcase false:\n",
 			"./pkg/chat/discord", "TestDoctorSays|TestConformance/Doctor"},

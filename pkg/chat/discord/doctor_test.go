@@ -11,8 +11,9 @@ import (
 )
 
 // What doctor says against the fake, check by check: what it found when
-// a check passes, and the fix when something is withheld. Checks after
-// the channel need the channel; nothing after a refused token is asked.
+// a check passes, and the fix when something is withheld. Permissions
+// need the channel (of a hidden one only View Channel is known); nothing
+// after a refused token is asked.
 func TestDoctorSays(t *testing.T) {
 	t.Parallel()
 	const user = "300000000000000001"
@@ -37,10 +38,12 @@ func TestDoctorSays(t *testing.T) {
 			check: "channel", says: "Discord has no channel " + parent + " (404): copy the parent channel's id again"},
 		{name: "another server's id", cfg: func(d *spec.DiscordConfig) { d.GuildID = "100000000000000009" }, checks: 5,
 			check: "channel", says: "is in server " + fakediscord.DefaultGuildID + ", not guildId 100000000000000009"},
-		{name: "View Channel denied", fake: func(f *fakediscord.Server) { f.SetPermission(token, fakediscord.PermViewChannel, false) },
-			check: "channel", ok: true, says: "#channel-" + parent},
-		{name: "View Channel's fix", fake: func(f *fakediscord.Server) { f.SetPermission(token, fakediscord.PermViewChannel, false) },
-			check: "permission View Channel", says: "overwrites deny View Channel to the role fakebot-"},
+		{name: "View Channel denied", fake: func(f *fakediscord.Server) { f.SetPermission(token, fakediscord.PermViewChannel, false) }, checks: 6,
+			check: "channel", ok: true, says: parent + " exists, but the bot may not view it (403)"},
+		{name: "View Channel's fix", fake: func(f *fakediscord.Server) { f.SetPermission(token, fakediscord.PermViewChannel, false) }, checks: 6,
+			check: "permission View Channel", says: "the bot's roles grant View Channel, but channel " + parent + "'s permission overwrites deny it"},
+		{name: "Add Reactions' fix", fake: func(f *fakediscord.Server) { f.SetPermission(token, fakediscord.PermAddReactions, false) },
+			check: "permission Add Reactions", says: "channel #channel-" + parent + "'s permission overwrites deny Add Reactions to the role fakebot-"},
 		{name: "a refused token", fake: func(f *fakediscord.Server) { f.SetTokenRejected(token, true) }, checks: 2,
 			check: "token", says: "Discord refused the bot token (401)"},
 	} {

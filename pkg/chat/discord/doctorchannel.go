@@ -15,20 +15,22 @@ import (
 
 // channelLines are the channel check (the parent channel exists, is in
 // guildId and can hold threads) and, when it passes, a line per required
-// permission of the bot there. A channel the bot cannot view answers 403,
-// so it is looked up in the guild's channel list, which Discord gives bots
-// whole: the channel passes and View Channel fails, which is the fix.
+// permission of the bot there. Discord answers 403 for a channel the bot
+// may not view, and no longer lists it among the server's channels, so
+// then the channel is known to exist and View Channel fails alone: the
+// other permissions depend on overwrites the bot is not shown.
 func channelLines(ctx context.Context, s *discordgo.Session, d *spec.DiscordConfig, botID string) []doctor.Line {
 	opt := discordgo.WithContext(ctx)
 	guild, gErr := s.Guild(d.GuildID, opt)
 	ch, err := s.Channel(d.ParentChannelID, opt)
-	if restStatus(err) == http.StatusForbidden && gErr == nil {
-		ch, err = listedChannel(s, d, opt)
-	}
-	if err != nil {
+	hidden := restStatus(err) == http.StatusForbidden && gErr == nil
+	if err != nil && !hidden {
 		return []doctor.Line{doctor.Fail("channel", channelFix(err, gErr, d))}
 	}
-	line, ok := channelLine(ch, d)
+	line, ok := doctor.Pass("channel", fmt.Sprintf("%s exists, but the bot may not view it (403): its server and type are checked once it may", d.ParentChannelID)), true
+	if !hidden {
+		line, ok = channelLine(ch, d)
+	}
 	if !ok {
 		return []doctor.Line{line}
 	}
@@ -41,29 +43,19 @@ func channelLines(ctx context.Context, s *discordgo.Session, d *spec.DiscordConf
 		return []doctor.Line{line, doctor.Fail("permissions", fmt.Sprintf(
 			"could not fetch the bot's roles in server %s: %v; run doctor again", d.GuildID, rewrite.DialledErr(err, d.APIURL)))}
 	}
-	perms, err := permissionLines(guild, ch, m, botID)
+	var perms []doctor.Line
+	if hidden {
+		var view doctor.Line
+		view, err = hiddenChannelLine(guild, d.ParentChannelID, m, botID)
+		perms = []doctor.Line{view}
+	} else {
+		perms, err = permissionLines(guild, ch, m, botID)
+	}
 	if err != nil {
 		return []doctor.Line{line, doctor.Fail("permissions", err.Error())}
 	}
 	return append([]doctor.Line{line}, perms...)
 }
-
-// listedChannel finds the parent channel in the guild's list.
-func listedChannel(s *discordgo.Session, d *spec.DiscordConfig, opt discordgo.RequestOption) (*discordgo.Channel, error) {
-	listed, err := s.GuildChannels(d.GuildID, opt)
-	if err != nil {
-		return nil, err
-	}
-	for _, ch := range listed {
-		if ch.ID == d.ParentChannelID {
-			return ch, nil
-		}
-	}
-	return nil, errNotListed
-}
-
-// errNotListed: the bot may not see the channel and its server does not list it.
-var errNotListed = errors.New("not in the server's channels")
 
 // channelLine judges a channel the bot could fetch.
 func channelLine(ch *discordgo.Channel, d *spec.DiscordConfig) (doctor.Line, bool) {
@@ -83,16 +75,12 @@ func channelLine(ch *discordgo.Channel, d *spec.DiscordConfig) (doctor.Line, boo
 // is how fetching its server went, which tells a wrong id from a bot
 // that is not in the server.
 func channelFix(err, gErr error, d *spec.DiscordConfig) string {
-	invite := fmt.Sprintf("invite the bot to server %s with the bot scope and the permissions integer %d (the quickstart's invite link)", d.GuildID, invitePermissions)
 	switch {
-	case errors.Is(err, errNotListed):
-		return fmt.Sprintf("the bot may not see channel %s and server %s has no channel by that id: copy the parent channel's id again into parentChannelId", d.ParentChannelID, d.GuildID)
 	case restStatus(err) == http.StatusNotFound:
 		return fmt.Sprintf("Discord has no channel %s (404): copy the parent channel's id again (Developer Mode, right-click the channel, Copy Channel ID) into parentChannelId", d.ParentChannelID)
-	case restStatus(err) == http.StatusForbidden && gErr != nil:
-		return fmt.Sprintf("the bot is not in server %s (403 for the channel, %v for the server): %s, or correct guildId", d.GuildID, rewrite.DialledErr(gErr, d.APIURL), invite)
 	case restStatus(err) == http.StatusForbidden:
-		return fmt.Sprintf("the bot may not see channel %s (403): %s, and allow it View Channel there", d.ParentChannelID, invite)
+		return fmt.Sprintf("the bot is not in server %s (403 for the channel, %v for the server): invite it with the bot scope and the permissions integer %d (the quickstart's invite link), or correct guildId",
+			d.GuildID, rewrite.DialledErr(gErr, d.APIURL), invitePermissions)
 	}
 	return fmt.Sprintf("could not fetch channel %s: %v; check the network (and apiURL if set)", d.ParentChannelID, rewrite.DialledErr(err, d.APIURL))
 }

@@ -53,9 +53,7 @@ func permissionLines(g *discordgo.Guild, ch *discordgo.Channel, m *discordgo.Mem
 		case final&p.bit != 0:
 			lines = append(lines, doctor.Pass(check, "granted in #"+ch.Name))
 		case base&p.bit == 0:
-			lines = append(lines, doctor.Fail(check, fmt.Sprintf(
-				"no role of the bot grants %s: give it to the bot's role (%s) under Server Settings > Roles, or invite the bot again with the permissions integer %d",
-				p.name, roleNames(g, m.Roles), invitePermissions)))
+			lines = append(lines, doctor.Fail(check, roleFix(g, m, p.name)))
 		default:
 			lines = append(lines, doctor.Fail(check, fmt.Sprintf(
 				"channel #%s's permission overwrites deny %s to %s: allow it there under Edit Channel > Permissions",
@@ -63,6 +61,29 @@ func permissionLines(g *discordgo.Guild, ch *discordgo.Channel, m *discordgo.Mem
 		}
 	}
 	return lines, nil
+}
+
+// hiddenChannelLine is the View Channel line for a channel the bot may
+// not view (403): its overwrites are not shown to the bot, so the roles
+// alone tell where View Channel is missing.
+func hiddenChannelLine(g *discordgo.Guild, channelID string, m *discordgo.Member, botID string) (doctor.Line, error) {
+	const name = "View Channel"
+	base, err := channelPermissions(g, &discordgo.Channel{ID: channelID, GuildID: g.ID}, m, botID)
+	if err != nil {
+		return doctor.Line{}, err
+	}
+	if base&discordgo.PermissionViewChannel == 0 {
+		return doctor.Fail("permission "+name, roleFix(g, m, name)), nil
+	}
+	return doctor.Fail("permission "+name, fmt.Sprintf(
+		"the bot's roles grant %s, but channel %s's permission overwrites deny it (or the channel is in another server than guildId): allow it for the bot's role (%s) under Edit Channel > Permissions",
+		name, channelID, roleNames(g, m.Roles))), nil
+}
+
+// roleFix is what to do about a permission no role of the bot grants.
+func roleFix(g *discordgo.Guild, m *discordgo.Member, name string) string {
+	return fmt.Sprintf("no role of the bot grants %s: give it to the bot's role (%s) under Server Settings > Roles, or invite the bot again with the permissions integer %d",
+		name, roleNames(g, m.Roles), invitePermissions)
 }
 
 // channelPermissions runs discordgo's algorithm on a state of its own

@@ -84,3 +84,22 @@ func TestInvitePermissions(t *testing.T) {
 		t.Errorf("the required permissions are %d, the invite integer %d", all, invitePermissions)
 	}
 }
+
+// A channel the bot may not view (403) shows it no overwrites: the roles
+// tell whether View Channel is missing there or by an overwrite.
+func TestHiddenChannelLine(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		role  int64
+		where string
+	}{
+		{"the role lacks it", invitePermissions &^ discordgo.PermissionViewChannel, "no role of the bot grants View Channel: give it to the bot's role (relay)"},
+		{"an overwrite denies it", invitePermissions, "the bot's roles grant View Channel, but channel 50's permission overwrites deny it"},
+	} {
+		g := &discordgo.Guild{ID: "10", Roles: []*discordgo.Role{{ID: "10", Name: "@everyone"}, {ID: "20", Name: "relay", Permissions: tc.role}}}
+		l, err := hiddenChannelLine(g, "50", &discordgo.Member{Roles: []string{"20"}}, "30")
+		if err != nil || l.OK || l.Check != "permission View Channel" || !strings.Contains(l.Says, tc.where) {
+			t.Errorf("%s: %+v, %v; want a failure saying %q", tc.name, l, err, tc.where)
+		}
+	}
+}

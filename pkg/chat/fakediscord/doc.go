@@ -10,8 +10,8 @@
 //     turned it off), GET /guilds/{id} (owner a human; roles @everyone,
 //     whose ID is the guild's, and each bot's managed role granting
 //     BotPermissions, permissions as decimal strings), GET
-//     /guilds/{id}/channels, GET /guilds/{id}/members/{uid} (a bot with
-//     its role; 10004 and 10007 for an unknown guild or member),
+//     /guilds/{id}/members/{uid} (a bot with its role; 10004 and 10007
+//     for an unknown guild or member),
 //     GET /channels/{id} (guild_id, type 0, permission_overwrites),
 //     POST and GET /channels/{id}/messages (history newest first, limit
 //     1-100, default 50; before gives the newest ones before an ID, after

@@ -1,7 +1,6 @@
 package fakediscord
 
 import (
-	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -122,31 +121,4 @@ func (s *Server) memberLocked(caller, uid string) (apiUser, []string, bool) {
 		}
 	}
 	return apiUser{}, nil, false
-}
-
-// getGuildChannels is GET /guilds/{gid}/channels: every text channel of
-// Options.Channels, those the bot cannot view included, as Discord lists
-// them to bots (threads are not listed). With Options.Channels empty,
-// where every ID exists, the list is empty, as GUILD_CREATE's is.
-func (s *Server) getGuildChannels(w http.ResponseWriter, r *http.Request, _ string) {
-	if r.PathValue("gid") != s.opts.GuildID {
-		writeError(w, http.StatusNotFound, codeUnknownGuild, "Unknown Guild")
-		return
-	}
-	s.mu.Lock()
-	channels := s.textChannelsLocked()
-	s.mu.Unlock()
-	fakeserver.WriteJSON(w, http.StatusOK, channels)
-}
-
-// textChannelsLocked are the text channels of Options.Channels that are
-// not unknown, by ID.
-func (s *Server) textChannelsLocked() []map[string]any {
-	channels := []map[string]any{}
-	for _, id := range slices.Sorted(maps.Keys(s.channels)) {
-		if !s.faults.unknown[id] {
-			channels = append(channels, s.textChannel(id))
-		}
-	}
-	return channels
 }

@@ -76,15 +76,15 @@ func TestPermissionsThroughDiscordgo(t *testing.T) {
 		if err != nil || m.User.ID != bot || len(m.Roles) != 1 || m.Roles[0] != fakediscord.BotRoleID(token) {
 			t.Fatalf("GuildMember = %+v, %v", m, err)
 		}
-		listed, err := s.GuildChannels(f.GuildID())
-		if err != nil || len(listed) != 1 || listed[0].ID != channel {
-			t.Fatalf("GuildChannels = %v, %v", listed, err)
+		ch, err := s.Channel(channel)
+		if err != nil {
+			t.Fatalf("Channel: %v", err)
 		}
 		st := discordgo.NewState()
 		if err := st.GuildAdd(g); err != nil {
 			t.Fatal(err)
 		}
-		if err := st.ChannelAdd(listed[0]); err != nil {
+		if err := st.ChannelAdd(ch); err != nil {
 			t.Fatal(err)
 		}
 		if err := st.MemberAdd(m); err != nil {
@@ -119,14 +119,15 @@ func TestPermissionsThroughDiscordgo(t *testing.T) {
 		t.Fatalf("given back: Channel = %+v, %v", ch, err)
 	}
 
-	// Without View Channel the channel answers 403 Missing Access; the
-	// guild's list still shows it, as Discord's does to bots.
+	// Without View Channel the channel answers 403 Missing Access; an
+	// unknown one is still 404.
 	f.SetPermission(token, fakediscord.PermViewChannel, false)
 	if _, err := s.Channel(channel); restStatus(err) != 403 || restCode(err) != 50001 {
 		t.Fatalf("Channel without View Channel: %v", err)
 	}
-	if p := perms(); p&fakediscord.PermViewChannel != 0 {
-		t.Fatalf("View Channel taken: permissions %b", p)
+	f.SetChannelUnknown(channel, true)
+	if _, err := s.Channel(channel); restStatus(err) != 404 || restCode(err) != 10003 {
+		t.Fatalf("an unknown channel without View Channel: %v", err)
 	}
 }
 

@@ -33,7 +33,6 @@ func (s *Server) routes() http.Handler {
 	m.HandleFunc("GET /api/{v}/users/@me", s.authed(s.getMe))
 	m.HandleFunc("GET /api/{v}/applications/@me", s.authed(s.getApplication))
 	m.HandleFunc("GET /api/{v}/guilds/{gid}", s.authed(s.getGuild))
-	m.HandleFunc("GET /api/{v}/guilds/{gid}/channels", s.authed(s.getGuildChannels))
 	m.HandleFunc("GET /api/{v}/guilds/{gid}/members/{uid}", s.authed(s.getGuildMember))
 	m.HandleFunc("GET /api/{v}/channels/{cid}", s.authed(s.routeLimited(s.viewing(s.getChannel))))
 	m.HandleFunc("PATCH /api/{v}/channels/{cid}", s.authed(s.routeLimited(s.patchChannel)))
