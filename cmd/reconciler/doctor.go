@@ -9,10 +9,12 @@ import (
 	"os/signal"
 	"os/user"
 	"runtime"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
+	"gjc.dev/reconciler/pkg/atomicfile"
 	"gjc.dev/reconciler/pkg/chat/registry"
 	"gjc.dev/reconciler/pkg/doctor"
 	"gjc.dev/reconciler/pkg/localapi"
@@ -57,9 +59,18 @@ when one fails, 2 when the spec is invalid or a NAME is not in it.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
-			rep, err := runDoctor(ctx, g, args, lingerDir)
+			unit := installedUnit(cmd, g)
+			// Lingering is systemd's: where it is not the init, there is
+			// nothing to turn on. The hidden --linger-dir stands in for a
+			// systemd machine in tests.
+			underSystemd := runtime.GOOS == "linux" && (somethingAt("/run/systemd/system") || cmd.Flags().Changed("linger-dir"))
+			rep, err := runDoctor(ctx, g, args, machine{lingerDir: lingerDir, underSystemd: underSystemd, unit: unit})
 			if err != nil {
 				return err
+			}
+			if ctx.Err() != nil {
+				// The checks cut short fail for that alone: no report.
+				return &exitError{code: exitNotDone, err: errors.New("doctor: interrupted; nothing was checked to the end")}
 			}
 			out := cmd.OutOrStdout()
 			if output == "json" {
@@ -90,14 +101,22 @@ when one fails, 2 when the spec is invalid or a NAME is not in it.`,
 
 // runDoctor runs every check; an invalid spec or an unknown NAME is a usage
 // error (exit 2), since there is nothing sound to check then.
-func runDoctor(ctx context.Context, g *globals, names []string, lingerDir string) (*doctorReport, error) {
+func runDoctor(ctx context.Context, g *globals, names []string, m machine) (*doctorReport, error) {
 	agentDir, specPath, err := g.paths()
 	if err != nil {
 		return nil, err
 	}
 	res := spec.LoadOnce(specPath)
 	if !res.Valid() {
-		return nil, &exitError{code: exitInvalid, err: fmt.Errorf("the spec is invalid (%s); reconciler validate lists why", plural(len(res.Errors), "error"))}
+		var lines []string
+		for i, e := range res.Errors {
+			if i == maxSpecErrors {
+				lines = append(lines, fmt.Sprintf("... and %d more (reconciler validate lists them all)", len(res.Errors)-i))
+				break
+			}
+			lines = append(lines, e.String())
+		}
+		return nil, &exitError{code: exitInvalid, err: fmt.Errorf("the spec is invalid, so no bot was checked:\n%s", strings.Join(lines, "\n"))}
 	}
 	daemons := res.Daemons
 	if len(names) > 0 {
@@ -110,7 +129,7 @@ func runDoctor(ctx context.Context, g *globals, names []string, lingerDir string
 			daemons = append(daemons, d)
 		}
 	}
-	rep := &doctorReport{Machine: machineChecks(ctx, agentDir, res.Names(), lingerDir), Bots: []doctorBot{}}
+	rep := &doctorReport{Machine: m.checks(ctx, agentDir, res.Names()), Bots: []doctorBot{}}
 	for _, d := range daemons {
 		p, err := registry.For(d.Config.Provider)
 		if err != nil {
@@ -125,22 +144,50 @@ func runDoctor(ctx context.Context, g *globals, names []string, lingerDir string
 	return rep, nil
 }
 
-// machineChecks are the checks of this machine: the agent dir, the loop's
+// machine is what doctor knows of this machine's service manager.
+type machine struct {
+	lingerDir    string
+	underSystemd bool
+	// unit is the service file `service install` wrote for this agent
+	// dir, "" when there is none.
+	unit string
+}
+
+// checks are the checks of this machine: the agent dir, the loop's
 // socket and, under systemd, lingering.
-func machineChecks(ctx context.Context, agentDir string, names []string, lingerDir string) []doctor.Line {
+func (m machine) checks(ctx context.Context, agentDir string, names []string) []doctor.Line {
 	lines := []doctor.Line{doctor.AgentDir(agentDir, names)}
 	c := localapi.NewClient(agentDir)
 	err := c.Answering(ctx)
 	// A path too long for a socket is no loop here and never can be one.
 	none := errors.Is(err, localapi.ErrNoLoop) && !errors.Is(err, localapi.ErrSocketPathTooLong)
-	lines = append(lines, doctor.Loop(c.Path(), err, none))
-	if runtime.GOOS == "linux" {
+	lines = append(lines, doctor.Loop(c.Path(), err, none, m.unit))
+	if m.underSystemd {
 		name := os.Getenv("USER")
 		if u, err := user.Current(); err == nil {
 			name = u.Username
 		}
-		on, err := service.Lingering(lingerDir, name)
+		on, err := service.Lingering(m.lingerDir, name)
 		lines = append(lines, doctor.Lingering(name, on, err))
 	}
 	return lines
 }
+
+// installedUnit is the service file `service install` wrote, when it is
+// there as install would write it now, for this binary and agent dir (a
+// user has one unit: one for another agent dir says nothing of this
+// one's loop); "" otherwise.
+func installedUnit(cmd *cobra.Command, g *globals) string {
+	mgr, _, err := serviceManager(cmd, g, false)
+	if err != nil {
+		return ""
+	}
+	data, err := atomicfile.ReadCapped(mgr.File, maxUnitFile)
+	if err != nil || string(data) != mgr.Content {
+		return ""
+	}
+	return mgr.File
+}
+
+// maxUnitFile caps the read of a unit file: ours is 2 KiB.
+const maxUnitFile = 64 << 10

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"gjc.dev/reconciler/pkg/demo"
+	"gjc.dev/reconciler/pkg/service"
 )
 
 func newFakesCommand(g *globals) *cobra.Command {
@@ -41,14 +43,22 @@ is refused and left as it is. What the fakes hold is gone when they stop.`,
 			fmt.Fprintf(out, "fakes: Discord at %s, Slack at %s\n", f.Discord.URL(), f.Slack.URL())
 			if g.agentDir != "" {
 				specPath, err := demo.WriteAgentDir(f, g.agentDir)
-				if err != nil {
+				if errors.Is(err, demo.ErrNotOurs) {
 					return &exitError{code: exitInvalid, err: err}
+				}
+				if err != nil {
+					return &exitError{code: exitNotDone, err: err}
 				}
 				printFakesAgentDir(out, g.agentDir, specPath)
 			} else {
 				printFakesSpec(out, f)
 			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+			sigs := []os.Signal{syscall.SIGINT, syscall.SIGTERM}
+			if !signal.Ignored(syscall.SIGHUP) {
+				// A closed terminal ends the fakes; under nohup they outlive it.
+				sigs = append(sigs, syscall.SIGHUP)
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), sigs...)
 			defer stop()
 			fmt.Fprintln(out, "fakes: running until Ctrl-C")
 			<-ctx.Done()
@@ -64,8 +74,8 @@ func printFakesAgentDir(out io.Writer, dir, specPath string) {
 		exe = "reconciler"
 	}
 	fmt.Fprintf(out, "fakes: wrote %s (tokens under %s/fake-tokens)\nfakes: in another shell, try:\n", specPath, dir)
-	for _, c := range []string{"doctor", "--once", "status", `send discord --session hello --event open --title "Hello"`, `send discord --session hello "my first post"`} {
-		fmt.Fprintf(out, "fakes:   %s --agent-dir %s %s\n", exe, dir, c)
+	for _, c := range [][]string{{"doctor"}, {"--once"}, {"status"}, {"send", "discord", "--session", "hello", "--event", "open", "--title", "Hello"}, {"send", "discord", "--session", "hello", "my first post"}} {
+		fmt.Fprintf(out, "fakes:   %s\n", service.ShellWords(append([]string{exe, "--agent-dir", dir}, c...)))
 	}
 }
 

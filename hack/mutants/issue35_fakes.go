@@ -15,7 +15,7 @@ func init() {
 			"\tif skew.Abs() > MaxSkew {\n", "\tif false {\n",
 			"./pkg/doctor", "TestCheckClock"},
 		{"doctor: a token Discord refuses fails its line", "pkg/chat/discord/doctor.go",
-			"\t\treturn []doctor.Line{tokenLine(err, d.APIURL), timed.Clock(\"Discord\")}\n", "\t\treturn []doctor.Line{doctor.Pass(\"token\", \"\"), timed.Clock(\"Discord\")}\n",
+			"\t\treturn append([]doctor.Line{tokenLine(err, d.APIURL)}, timed.Clock(\"Discord\")...)\n", "\t\treturn append([]doctor.Line{doctor.Pass(\"token\", \"\")}, timed.Clock(\"Discord\")...)\n",
 			"./pkg/chat/discord", "TestConformance/Doctor"},
 	}...)
 }

@@ -64,7 +64,7 @@ func TestWriteAgentDirLeavesWhatIsNotItsOwn(t *testing.T) {
 			if err := os.Mkdir(filepath.Join(dir, "fake-tokens"), 0o700); err != nil {
 				t.Fatal(err)
 			}
-			return write(t, filepath.Join(dir, "fake-tokens", "slack-bot.token"), "xoxb-real\n")
+			return write(t, filepath.Join(dir, "fake-tokens", "slack-app.token"), "xapp-real\n")
 		}, "was not written by reconciler fakes"},
 		{"a spec that is a link", func(t *testing.T, dir string) string {
 			target := write(t, filepath.Join(t.TempDir(), "elsewhere.yaml"), specMark)
@@ -91,6 +91,17 @@ func TestWriteAgentDirLeavesWhatIsNotItsOwn(t *testing.T) {
 			}
 			if after, _ := os.ReadFile(path); string(after) != string(before) {
 				t.Errorf("%s changed: %q", path, after)
+			}
+			for _, tok := range Tokens() {
+				p := filepath.Join(dir, "fake-tokens", tok.File)
+				if _, err := os.Lstat(p); err == nil && p != path {
+					t.Errorf("%s was written, though the run was refused", p)
+				}
+			}
+			if tc.name == "a spec of somebody's" {
+				if _, err := os.Lstat(filepath.Join(dir, "fake-tokens")); err == nil {
+					t.Error("fake-tokens was made, though the run was refused")
+				}
 			}
 		})
 	}

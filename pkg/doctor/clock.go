@@ -6,10 +6,12 @@ import (
 	"time"
 )
 
-// MaxSkew is the clock difference doctor accepts. After a crash the relay
-// looks a post up in the service's recent history by when it was
-// attempted, and the services' own timestamps are what it compares with:
-// a clock off by more than this may search the wrong span.
+// MaxSkew is the clock difference doctor accepts. Nothing breaks at once
+// beyond it (the relay's lookups after a crash allow this machine an hour
+// ahead of the service), but the times this machine writes (events,
+// the inbox's landing times, sent/) are read beside the service's, and a
+// clock this far off is not kept by network time, so it drifts on:
+// doctor says so while the difference is small.
 const MaxSkew = 30 * time.Second
 
 // CheckClock compares the Date header of an answer the service sent

@@ -23,7 +23,19 @@ func TestAgentDir(t *testing.T) {
 			if err := os.Remove(dir); err != nil {
 				t.Fatal(err)
 			}
-		}, false, "does not exist: make it (mkdir -m 700"},
+		}, true, "the loop makes it, private"},
+		{"a bot's outbox writable by others", func(t *testing.T, dir string) {
+			mkdirs(t, 0o700, dir, "sdk/bus/bot/outbox")
+			if err := os.Chmod(filepath.Join(dir, "sdk/bus/bot/outbox"), 0o777); err != nil {
+				t.Fatal(err)
+			}
+		}, false, "sdk/bus/bot/outbox is writable by group or others"},
+		{"an inbox session that is a link", func(t *testing.T, dir string) {
+			mkdirs(t, 0o700, dir, "sdk/bus/bot/inbox", "elsewhere")
+			if err := os.Symlink(filepath.Join(dir, "elsewhere"), filepath.Join(dir, "sdk/bus/bot/inbox/s1")); err != nil {
+				t.Fatal(err)
+			}
+		}, false, "inbox/s1 is a symbolic link"},
 		{"a bot's bus writable by others", func(t *testing.T, dir string) {
 			mkdirs(t, 0o700, dir, "sdk/bus")
 			mkdirs(t, 0o777, dir, "sdk/bus/bot")
@@ -73,14 +85,16 @@ func TestLoop(t *testing.T) {
 	for _, tc := range []struct {
 		err  error
 		none bool
+		unit string
 		ok   bool
 		says string
 	}{
-		{nil, false, true, "answers on /s"},
-		{errors.New("no loop answering"), true, true, "no loop runs"},
-		{errors.New("refused the socket /s: it is a symlink"), false, false, "symlink"},
+		{nil, false, "", true, "answers on /s"},
+		{errors.New("no loop answering"), true, "", true, "no loop runs"},
+		{errors.New("no loop answering"), true, "/u/reconciler.service", false, "the service is installed (/u/reconciler.service) but no loop answers"},
+		{errors.New("refused the socket /s: it is a symlink"), false, "", false, "symlink"},
 	} {
-		if l := Loop("/s", tc.err, tc.none); l.OK != tc.ok || !strings.Contains(l.Says, tc.says) {
+		if l := Loop("/s", tc.err, tc.none, tc.unit); l.OK != tc.ok || !strings.Contains(l.Says, tc.says) {
 			t.Errorf("Loop(%v) = %+v", tc.err, l)
 		}
 	}

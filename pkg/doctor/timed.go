@@ -37,9 +37,14 @@ func (t *Timed) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// Clock is CheckClock on the last answer that carried a Date.
-func (t *Timed) Clock(service string) Line {
+// Clock is CheckClock on the last answer that carried a Date; nothing
+// when no answer came, since a service that did not answer is already
+// a failed line and the clock is not known to be wrong.
+func (t *Timed) Clock(service string) []Line {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return CheckClock(service, t.date, t.sent, t.received)
+	if t.date == "" {
+		return nil
+	}
+	return []Line{CheckClock(service, t.date, t.sent, t.received)}
 }

@@ -64,9 +64,9 @@ func (h Host) printInstall(m Manager, replaced bool) {
 	fmt.Fprintf(h.Out, "would write %s:\n%s%s%s", m.File, dryRunFence, m.Content, dryRunFence)
 	fmt.Fprintln(h.Out, "would run, checking a copy first and stopping at the first failure:")
 	verify := m.Verify("")
-	fmt.Fprintf(h.Out, "  %s <a copy in a temp dir>/%s\n", shellWords(verify[:len(verify)-1]), filepath.Base(m.File))
+	fmt.Fprintf(h.Out, "  %s <a copy in a temp dir>/%s\n", ShellWords(verify[:len(verify)-1]), filepath.Base(m.File))
 	for _, c := range m.Start(replaced) {
-		fmt.Fprintf(h.Out, "  %s\n", shellWords(c.Argv))
+		fmt.Fprintf(h.Out, "  %s\n", ShellWords(c.Argv))
 	}
 }
 
@@ -107,18 +107,18 @@ func Uninstall(ctx context.Context, h Host, m Manager, dryRun bool) error {
 		fmt.Fprintf(h.Out, "not installed: %s does not exist\n", m.File)
 		if m.packagedExists() {
 			// The package's file is the package's to remove.
-			fmt.Fprintf(h.Out, "the package's %s stays; to stop using it: %s\n", m.Packaged, shellWords(m.Stop[0].Argv))
+			fmt.Fprintf(h.Out, "the package's %s stays; to stop using it: %s\n", m.Packaged, ShellWords(m.Stop[0].Argv))
 		}
 		return nil
 	}
 	if dryRun {
 		fmt.Fprintln(h.Out, "would run:")
 		for _, c := range m.Stop {
-			fmt.Fprintf(h.Out, "  %s\n", shellWords(c.Argv))
+			fmt.Fprintf(h.Out, "  %s\n", ShellWords(c.Argv))
 		}
-		fmt.Fprintf(h.Out, "  %s\n", shellWords([]string{"rm", m.File}))
+		fmt.Fprintf(h.Out, "  %s\n", ShellWords([]string{"rm", m.File}))
 		for _, c := range m.Forget {
-			fmt.Fprintf(h.Out, "  %s\n", shellWords(c.Argv))
+			fmt.Fprintf(h.Out, "  %s\n", ShellWords(c.Argv))
 		}
 		return nil
 	}
@@ -158,9 +158,9 @@ func (h Host) runAll(ctx context.Context, cmds []Cmd) error {
 	for _, c := range cmds {
 		out, err := h.Run.Run(ctx, c.Argv)
 		if err != nil && !c.MayFail {
-			return fmt.Errorf("%s: %w: %s%s", shellWords(c.Argv), err, strings.TrimSpace(out), NoUserManagerHint(out))
+			return fmt.Errorf("%s: %w: %s%s", ShellWords(c.Argv), err, strings.TrimSpace(out), NoUserManagerHint(out))
 		}
-		fmt.Fprintf(h.Out, "ran %s\n", shellWords(c.Argv))
+		fmt.Fprintf(h.Out, "ran %s\n", ShellWords(c.Argv))
 	}
 	return nil
 }

@@ -343,8 +343,8 @@ func TestShellWords(t *testing.T) {
 		{[]string{"rm", "/home/a b/it's"}, `rm '/home/a b/it'\''s'`},
 		{[]string{"echo", "$HOME", ""}, `echo '$HOME' ''`},
 	} {
-		if got := shellWords(tc.in); got != tc.want {
-			t.Errorf("shellWords(%q) = %s, want %s", tc.in, got, tc.want)
+		if got := ShellWords(tc.in); got != tc.want {
+			t.Errorf("ShellWords(%q) = %s, want %s", tc.in, got, tc.want)
 		}
 	}
 }

@@ -33,5 +33,5 @@ func lingerAdvice(user string, on bool) string {
 	if on {
 		return fmt.Sprintf("lingering: on for %s: the loop starts at boot and keeps running after you log out", user)
 	}
-	return fmt.Sprintf("lingering: off for %s: the loop and its bots stop when you log out, and start only at your next login; to keep them running:\n  sudo loginctl enable-linger %s", user, shellWords([]string{user}))
+	return fmt.Sprintf("lingering: off for %s: the loop and its bots stop when you log out, and start only at your next login; to keep them running:\n  sudo loginctl enable-linger %s", user, ShellWords([]string{user}))
 }

@@ -2,10 +2,10 @@ package service
 
 import "strings"
 
-// shellWords prints argv as a shell reads it back, for the commands
+// ShellWords prints argv as a shell reads it back, for the commands
 // --dry-run and the errors show: a word with anything but safe characters
 // is single-quoted.
-func shellWords(argv []string) string {
+func ShellWords(argv []string) string {
 	words := make([]string, len(argv))
 	for i, w := range argv {
 		if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:@+,") == "" {

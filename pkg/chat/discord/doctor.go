@@ -29,12 +29,12 @@ func (provider) Doctor(ctx context.Context, cfg *spec.Config) []doctor.Line {
 	}
 	me, err := s.User("@me", discordgo.WithContext(ctx))
 	if err != nil {
-		return []doctor.Line{tokenLine(err, d.APIURL), timed.Clock("Discord")}
+		return append([]doctor.Line{tokenLine(err, d.APIURL)}, timed.Clock("Discord")...)
 	}
 	lines := []doctor.Line{doctor.Pass("token", fmt.Sprintf("bot %s (%s)", me.Username, me.ID))}
 	lines = append(lines, applicationLines(ctx, s, d)...)
 	lines = append(lines, channelLines(ctx, s, d, me.ID)...)
-	return append(lines, timed.Clock("Discord"))
+	return append(lines, timed.Clock("Discord")...)
 }
 
 // doctorSession is a REST-only session through timed, with no retries:

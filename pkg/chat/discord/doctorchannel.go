@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
 
@@ -49,7 +50,7 @@ func channelLines(ctx context.Context, s *discordgo.Session, d *spec.DiscordConf
 		view, err = hiddenChannelLine(guild, d.ParentChannelID, m, botID)
 		perms = []doctor.Line{view}
 	} else {
-		perms, err = permissionLines(guild, ch, m, botID)
+		perms, err = permissionLines(guild, ch, m, botID, time.Now())
 	}
 	if err != nil {
 		return []doctor.Line{line, doctor.Fail("permissions", err.Error())}

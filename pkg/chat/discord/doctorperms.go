@@ -3,6 +3,7 @@ package discord
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
 
@@ -35,11 +36,18 @@ const invitePermissions = 326417583168
 // the guild's roles and the channel's overwrites. A permission the roles
 // grant but an overwrite takes away is blamed on the overwrite, so the
 // fix says where to grant it.
-func permissionLines(g *discordgo.Guild, ch *discordgo.Channel, m *discordgo.Member, botID string) ([]doctor.Line, error) {
+//
+// A bot timed out at now (a moderator's "Timeout") keeps only View Channel
+// and Read Message History whatever its roles say, unless it is the owner
+// or an administrator; discordgo's algorithm does not know timeouts.
+func permissionLines(g *discordgo.Guild, ch *discordgo.Channel, m *discordgo.Member, botID string, now time.Time) ([]doctor.Line, error) {
 	final, err := channelPermissions(g, ch, m, botID)
 	if err != nil {
 		return nil, err
 	}
+	timedOut := m.CommunicationDisabledUntil != nil && m.CommunicationDisabledUntil.After(now) &&
+		botID != g.OwnerID && final&discordgo.PermissionAdministrator == 0
+	const keptInTimeout = discordgo.PermissionViewChannel | discordgo.PermissionReadMessageHistory
 	bare := *ch
 	bare.PermissionOverwrites = nil
 	base, err := channelPermissions(g, &bare, m, botID)
@@ -50,6 +58,10 @@ func permissionLines(g *discordgo.Guild, ch *discordgo.Channel, m *discordgo.Mem
 	for _, p := range requiredPermissions {
 		check := "permission " + p.name
 		switch {
+		case timedOut && final&p.bit != 0 && p.bit&keptInTimeout == 0:
+			lines = append(lines, doctor.Fail(check, fmt.Sprintf(
+				"the bot is timed out in this server until %s, which takes %s away: remove the timeout (right-click the bot > Remove Timeout)",
+				m.CommunicationDisabledUntil.UTC().Format(time.RFC3339), p.name)))
 		case final&p.bit != 0:
 			lines = append(lines, doctor.Pass(check, "granted in #"+ch.Name))
 		case base&p.bit == 0:

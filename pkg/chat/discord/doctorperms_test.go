@@ -3,6 +3,7 @@ package discord
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
 )
@@ -53,7 +54,7 @@ func TestPermissionLines(t *testing.T) {
 	)
 	for _, c := range cases {
 		ch := &discordgo.Channel{ID: "50", GuildID: guildID, Name: "relay", Type: discordgo.ChannelTypeGuildText, PermissionOverwrites: c.overwrite}
-		lines, err := permissionLines(c.g, ch, &discordgo.Member{Roles: c.roles}, botID)
+		lines, err := permissionLines(c.g, ch, &discordgo.Member{Roles: c.roles}, botID, time.Now())
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -100,6 +101,48 @@ func TestHiddenChannelLine(t *testing.T) {
 		l, err := hiddenChannelLine(g, "50", &discordgo.Member{Roles: []string{"20"}}, "30")
 		if err != nil || l.OK || l.Check != "permission View Channel" || !strings.Contains(l.Says, tc.where) {
 			t.Errorf("%s: %+v, %v; want a failure saying %q", tc.name, l, err, tc.where)
+		}
+	}
+}
+
+// A timed-out bot keeps View Channel and Read Message History only; the
+// others fail, saying until when and what to do. A timeout past, or an
+// administrator's, takes nothing.
+func TestPermissionLinesOfATimedOutBot(t *testing.T) {
+	const guildID, roleID, botID = "10", "20", "30"
+	now := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
+	until := now.Add(time.Hour)
+	past := now.Add(-time.Hour)
+	g := func(role int64) *discordgo.Guild {
+		return &discordgo.Guild{ID: guildID, OwnerID: "99", Roles: []*discordgo.Role{{ID: guildID, Name: "@everyone"}, {ID: roleID, Name: "relay", Permissions: role}}}
+	}
+	ch := &discordgo.Channel{ID: "50", GuildID: guildID, Name: "relay", Type: discordgo.ChannelTypeGuildText}
+	for _, c := range []struct {
+		name  string
+		g     *discordgo.Guild
+		until *time.Time
+		fails int
+	}{
+		{"timed out", g(invitePermissions), &until, 5},
+		{"a timeout that ended", g(invitePermissions), &past, 0},
+		{"an administrator timed out", g(discordgo.PermissionAdministrator), &until, 0},
+	} {
+		lines, err := permissionLines(c.g, ch, &discordgo.Member{Roles: []string{roleID}, CommunicationDisabledUntil: c.until}, botID, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		failed := 0
+		for _, l := range lines {
+			if l.OK {
+				continue
+			}
+			failed++
+			if !strings.Contains(l.Says, "timed out in this server until 2026-12-06T13:00:00Z") || l.Check == "permission View Channel" || l.Check == "permission Read Message History" {
+				t.Errorf("%s: %+v", c.name, l)
+			}
+		}
+		if failed != c.fails {
+			t.Errorf("%s: %d lines failed, want %d: %+v", c.name, failed, c.fails, lines)
 		}
 	}
 }

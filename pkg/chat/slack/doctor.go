@@ -47,7 +47,7 @@ func (provider) Doctor(ctx context.Context, cfg *spec.Config) []doctor.Line {
 	}
 	_, _, err = api.StartSocketModeContext(ctx)
 	lines = append(lines, socketModeLine(scrub(err, secrets...)))
-	return append(lines, timed.Clock("Slack"))
+	return append(lines, timed.Clock("Slack")...)
 }
 
 // channelAndScopeLines are the channel's line, then a line per scope the
@@ -68,6 +68,10 @@ func channelAndScopeLines(id string, me *slackapi.AuthTestResponse, ch *slackapi
 func workspaceLine(me *slackapi.AuthTestResponse, workspaceID string) doctor.Line {
 	const check = "bot token"
 	found := fmt.Sprintf("bot %s (%s) in workspace %s (%s)", me.User, me.UserID, me.Team, me.TeamID)
+	if me.BotID == "" {
+		// A user token passes auth.test too, and would post as that person.
+		return doctor.Fail(check, fmt.Sprintf("the token is user %s's (%s), not a bot's: put the app's Bot User OAuth Token (xoxb-) where botToken points", me.User, me.UserID))
+	}
 	if workspaceID != "" && me.TeamID != workspaceID {
 		return doctor.Fail(check, fmt.Sprintf("the token is the %s, not in workspaceId %s: put the bot token of the app installed in %s where botToken points, or set workspaceId to %s", found, workspaceID, workspaceID, me.TeamID))
 	}

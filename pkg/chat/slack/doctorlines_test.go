@@ -92,7 +92,7 @@ func TestNoScopesHeader(t *testing.T) {
 
 // workspaceId, when set, must be the token's workspace.
 func TestWorkspaceLine(t *testing.T) {
-	me := &slackapi.AuthTestResponse{User: "relaybot", UserID: "U1", Team: "Ops", TeamID: "T1"}
+	me := &slackapi.AuthTestResponse{User: "relaybot", UserID: "U1", Team: "Ops", TeamID: "T1", BotID: "B1"}
 	if l := workspaceLine(me, "T1"); !l.OK {
 		t.Errorf("same workspace: %+v", l)
 	}
@@ -101,5 +101,10 @@ func TestWorkspaceLine(t *testing.T) {
 	}
 	if l := workspaceLine(me, "T2"); l.OK || !strings.Contains(l.Says, "set workspaceId to T1") {
 		t.Errorf("another workspace: %+v", l)
+	}
+	person := *me
+	person.BotID = ""
+	if l := workspaceLine(&person, "T1"); l.OK || !strings.Contains(l.Says, "not a bot's: put the app's Bot User OAuth Token (xoxb-)") {
+		t.Errorf("a user token: %+v", l)
 	}
 }
