@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"gjc.dev/reconciler/pkg/atomicfile"
+	"gjc.dev/reconciler/pkg/incarnation"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"gjc.dev/reconciler/pkg/platform"
@@ -194,7 +195,7 @@ func (s *scan) rotatedLog(path string) {
 }
 
 // gone proves a process gone (dead, or its PID reused), or says why not.
-func (s *scan) gone(pid int, incarnation string) (string, bool) {
+func (s *scan) gone(pid int, recorded string) (string, bool) {
 	alive, cur, err := s.o.Probe.Observe(pid)
 	switch {
 	case errors.Is(err, platform.ErrInvalidPID):
@@ -209,9 +210,9 @@ func (s *scan) gone(pid int, incarnation string) (string, bool) {
 		return fmt.Sprintf("%s: pid %d exists and is not ours to judge", KeepEPERM, pid), false
 	}
 	switch {
-	case !platform.ValidIncarnation(incarnation):
-		return fmt.Sprintf("%s: pid %d is alive and the recorded incarnation %q proves nothing", KeepUnverifiable, pid, incarnation), false
-	case cur != incarnation:
+	case !incarnation.Valid(recorded):
+		return fmt.Sprintf("%s: pid %d is alive and the recorded incarnation %q proves nothing", KeepUnverifiable, pid, recorded), false
+	case cur != recorded:
 		return "", true // the PID now names another process
 	}
 	return fmt.Sprintf("%s: pid %d", KeepAlive, pid), false

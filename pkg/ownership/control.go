@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"gjc.dev/reconciler/pkg/incarnation"
 	"gjc.dev/reconciler/pkg/ownership/internal/jswriter"
 )
 
@@ -69,7 +70,7 @@ func (c *ControlRequest) Validate() error {
 		return fmt.Errorf("%w: control ownerId must be non-empty UTF-8", ErrInvalidRequest)
 	case c.PID <= 0 || c.PID > maxSafeInteger:
 		return fmt.Errorf("%w: control pid %d", ErrInvalidRequest, c.PID)
-	case !ValidIncarnation(c.Incarnation):
+	case !incarnation.Valid(c.Incarnation):
 		return fmt.Errorf("%w: control incarnation %q has no authority", ErrInvalidRequest, c.Incarnation)
 	case c.CreatedAt < -maxSafeInteger || c.CreatedAt > maxSafeInteger:
 		return fmt.Errorf("%w: control createdAt %d", ErrInvalidRequest, c.CreatedAt)
@@ -106,7 +107,7 @@ func ParseControl(data []byte) (*ControlRequest, error) {
 	c.OwnerID = f.nonEmpty("ownerId")
 	c.PID = f.pid("pid")
 	if raw, ok := f.required("incarnation"); ok {
-		if s, _ := jsString(raw); ValidIncarnation(s) {
+		if s, _ := jsString(raw); incarnation.Valid(s) {
 			c.Incarnation = s
 		} else {
 			f.fail("incarnation", "%s is not a valid incarnation", shown(raw))

@@ -3,6 +3,8 @@ package ownership
 import (
 	"encoding/json"
 	"fmt"
+
+	"gjc.dev/reconciler/pkg/incarnation"
 )
 
 // legacyKeys is the exact key set of a pre-upgrade record (the reference's
@@ -18,7 +20,7 @@ var legacyKeys = []string{
 //
 //   - version is 1; kind is a known provider; pid is a safe integer > 0;
 //     ownerId and identity are non-empty strings; incarnation is valid
-//     (ValidIncarnation); startedAt and heartbeatAt are finite
+//     (incarnation.Valid); startedAt and heartbeatAt are finite
 //     numbers; transportHealthy is a boolean; stoppedAt is absent or a
 //     finite number; generation is absent (a legacy generation) or a safe
 //     integer >= 0. null is never "absent".
@@ -158,7 +160,7 @@ func (f *fields) incarnation(obj object) (string, bool) {
 			}
 		}
 		return s, true
-	case !ValidIncarnation(s):
+	case !incarnation.Valid(s):
 		f.fail("incarnation", "%s is not a valid incarnation", shown(raw))
 	}
 	return s, false

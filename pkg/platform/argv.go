@@ -3,6 +3,8 @@ package platform
 import (
 	"errors"
 	"fmt"
+
+	"gjc.dev/reconciler/pkg/incarnation"
 )
 
 // MaxArgvSize caps what is read of a process's argument vector. A daemon's
@@ -14,27 +16,27 @@ const MaxArgvSize = 64 << 10
 var ErrArgvTooLong = errors.New("command line too long")
 
 // ProcessArgv returns the argument vector of the process pid whose
-// incarnation is incarnation. The incarnation is proved both before and
+// incarnation is inc. The incarnation is proved both before and
 // after the read, so the vector is that process's and no other's: a PID's
 // holders never overlap in time. It fails with an error matching
 // ErrProcessGone once the process is gone, ErrIncarnationMismatch if pid
 // names another process, ErrArgvTooLong for a command line over
 // MaxArgvSize; any other error means the process could not be examined.
-func ProcessArgv(pid int, incarnation string) ([]string, error) {
+func ProcessArgv(pid int, inc string) ([]string, error) {
 	if err := checkPID(pid); err != nil {
 		return nil, fmt.Errorf("argv: %w", err)
 	}
-	if !ValidIncarnation(incarnation) {
-		return nil, fmt.Errorf("argv of pid %d: %w: %q", pid, ErrInvalidIncarnation, incarnation)
+	if !incarnation.Valid(inc) {
+		return nil, fmt.Errorf("argv of pid %d: %w: %q", pid, ErrInvalidIncarnation, inc)
 	}
-	if err := proveIncarnation(pid, incarnation); err != nil {
+	if err := proveIncarnation(pid, inc); err != nil {
 		return nil, fmt.Errorf("argv of pid %d: %w", pid, err)
 	}
 	argv, err := readArgv(pid)
 	if err != nil {
 		return nil, fmt.Errorf("argv of pid %d: %w", pid, err)
 	}
-	if err := proveIncarnation(pid, incarnation); err != nil {
+	if err := proveIncarnation(pid, inc); err != nil {
 		return nil, fmt.Errorf("argv of pid %d: %w", pid, err)
 	}
 	return argv, nil

@@ -1,6 +1,10 @@
 package platform
 
-import "fmt"
+import (
+	"fmt"
+
+	"gjc.dev/reconciler/pkg/incarnation"
+)
 
 // Incarnation returns the incarnation of the process pid: "linux:<ticks>",
 // its start time in clock ticks since boot (field 22 of /proc/<pid>/stat).
@@ -15,5 +19,5 @@ func Incarnation(pid int) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("incarnation: %w", err)
 	}
-	return linuxIncarnationPrefix + st.startTicks, nil
+	return incarnation.LinuxPrefix + st.startTicks, nil
 }

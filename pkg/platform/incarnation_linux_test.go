@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"gjc.dev/reconciler/pkg/incarnation"
 	"gjc.dev/reconciler/pkg/platform"
 )
 
@@ -46,7 +47,7 @@ func TestIncarnationOfAwkwardlyNamedProcess(t *testing.T) {
 	if got != want {
 		t.Fatalf("Incarnation = %s, want %s (stat %q)", got, want, stat)
 	}
-	if !platform.ValidIncarnation(got) {
+	if !incarnation.Valid(got) {
 		t.Fatalf("Incarnation %q is not valid", got)
 	}
 }

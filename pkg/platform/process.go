@@ -8,6 +8,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"gjc.dev/reconciler/pkg/incarnation"
 )
 
 // Process is a stable reference to one process, proved by its incarnation
@@ -28,25 +30,25 @@ type Process struct {
 }
 
 // OpenProcess returns a reference to the process pid whose incarnation is
-// incarnation. It fails with an error matching ErrIncarnationMismatch (a
+// inc. It fails with an error matching ErrIncarnationMismatch (a
 // *IncarnationMismatchError saying what was found) if pid now names another
 // process, ErrProcessGone if no process has pid or it has exited,
 // ErrInvalidPID or ErrInvalidIncarnation for arguments that prove nothing.
-func OpenProcess(pid int, incarnation string) (*Process, error) {
+func OpenProcess(pid int, inc string) (*Process, error) {
 	if err := checkPID(pid); err != nil {
 		return nil, fmt.Errorf("open process: %w", err)
 	}
-	if !ValidIncarnation(incarnation) {
-		return nil, fmt.Errorf("open process %d: %w: %q", pid, ErrInvalidIncarnation, incarnation)
+	if !incarnation.Valid(inc) {
+		return nil, fmt.Errorf("open process %d: %w: %q", pid, ErrInvalidIncarnation, inc)
 	}
-	sys, err := openProcessSys(pid, incarnation)
+	sys, err := openProcessSys(pid, inc)
 	if err != nil {
 		return nil, fmt.Errorf("open process %d: %w", pid, err)
 	}
 	closing, markClosing := context.WithCancel(context.Background())
 	return &Process{
 		pid:         pid,
-		incarnation: incarnation,
+		incarnation: inc,
 		sys:         sys,
 		closing:     closing,
 		markClosing: markClosing,

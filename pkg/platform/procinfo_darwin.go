@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"golang.org/x/sys/unix"
+
+	"gjc.dev/reconciler/pkg/incarnation"
 )
 
 // darwinSZOMB is SZOMB from <sys/proc.h>: exited, not yet reaped.
@@ -26,7 +28,7 @@ func kinfoProc(pid int) (*unix.KinfoProc, error) {
 
 func kinfoIncarnation(kp *unix.KinfoProc) string {
 	start := kp.Proc.P_starttime
-	return fmt.Sprintf("%s%d:%d", darwinIncarnationPrefix, start.Sec, start.Usec)
+	return fmt.Sprintf("%s%d:%d", incarnation.DarwinPrefix, start.Sec, start.Usec)
 }
 
 // isZombie reports whether pid has exited but not been reaped (SZOMB).

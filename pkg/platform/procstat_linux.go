@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"gjc.dev/reconciler/pkg/atomicfile"
+	"gjc.dev/reconciler/pkg/incarnation"
 )
 
 // procStat is what this package needs from /proc/<pid>/stat.
@@ -79,7 +80,7 @@ func parseProcStat(b []byte) (procStat, error) {
 			}
 			st.state = value[0]
 		case 22:
-			if _, ok := parseCanonicalUint(string(value)); !ok {
+			if _, ok := incarnation.CanonicalUint(string(value)); !ok {
 				return procStat{}, fmt.Errorf("field 22 (starttime): %q is not a decimal number", value)
 			}
 			st.startTicks = string(value)
@@ -125,10 +126,10 @@ func isZombie(pid int) (bool, error) {
 }
 
 // processFacts reads whether pid is a zombie and its incarnation in one look.
-func processFacts(pid int) (zombie bool, incarnation string, err error) {
+func processFacts(pid int) (zombie bool, inc string, err error) {
 	st, err := readProcStat(pid)
 	if err != nil {
 		return false, "", err
 	}
-	return st.state == 'Z', linuxIncarnationPrefix + st.startTicks, nil
+	return st.state == 'Z', incarnation.LinuxPrefix + st.startTicks, nil
 }

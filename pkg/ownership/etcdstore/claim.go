@@ -10,6 +10,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"gjc.dev/reconciler/pkg/incarnation"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/platform"
 )
@@ -40,7 +41,7 @@ func (s *Store) AcquireClaim(name string, req ownership.AcquireRequest) (*Claim,
 	}
 	pid := os.Getpid()
 	inc, err := platform.Incarnation(pid)
-	if err != nil || !platform.ValidIncarnation(inc) {
+	if err != nil || !incarnation.Valid(inc) {
 		return nil, fmt.Errorf("%w: %v", ownership.ErrNoIncarnation, err)
 	}
 	k := s.keys(name)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"gjc.dev/reconciler/pkg/incarnation"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/platform"
 )
@@ -28,7 +29,7 @@ func (w *World) processFacts(name string, s *ownership.State) ownership.ProcessF
 	f := ownership.ProcessFacts{
 		Alive: true, Current: p.incarnation,
 		Equal:   p.incarnation == s.Incarnation,
-		Differs: p.incarnation != s.Incarnation && platform.ValidIncarnation(s.Incarnation),
+		Differs: p.incarnation != s.Incarnation && incarnation.Valid(s.Incarnation),
 	}
 	if !f.Equal {
 		return f

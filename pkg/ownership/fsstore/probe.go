@@ -3,6 +3,7 @@ package fsstore
 import (
 	"errors"
 	"fmt"
+	"gjc.dev/reconciler/pkg/incarnation"
 	"gjc.dev/reconciler/pkg/ownership"
 	"time"
 
@@ -106,14 +107,14 @@ func probePID(probe Probe, pid int, recorded string) ownership.ProcessFacts {
 
 // liveFacts compares a live PID's current incarnation with the recorded one.
 func liveFacts(cur, recorded string) ownership.ProcessFacts {
-	if !platform.ValidIncarnation(cur) {
+	if !incarnation.Valid(cur) {
 		return ownership.ProcessFacts{Alive: true, Current: cur, Err: platform.ErrInvalidIncarnation}
 	}
 	return ownership.ProcessFacts{
 		Alive:   true,
 		Current: cur,
 		Equal:   cur == recorded,
-		Differs: cur != recorded && platform.ValidIncarnation(recorded),
+		Differs: cur != recorded && incarnation.Valid(recorded),
 	}
 }
 

@@ -3,6 +3,7 @@ package fsstore
 import (
 	"errors"
 	"fmt"
+	"gjc.dev/reconciler/pkg/incarnation"
 	"gjc.dev/reconciler/pkg/ownership"
 	"io/fs"
 	"os"
@@ -55,7 +56,7 @@ func selfOf(e env) (self, error) {
 	if err != nil {
 		return self{}, fmt.Errorf("%w: pid %d: %w", ownership.ErrNoIncarnation, pid, err)
 	}
-	if !platform.ValidIncarnation(inc) {
+	if !incarnation.Valid(inc) {
 		return self{}, fmt.Errorf("%w: pid %d: %q has no authority", ownership.ErrNoIncarnation, pid, inc)
 	}
 	return self{pid: pid, incarnation: inc}, nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"gjc.dev/reconciler/pkg/incarnation"
 	"gjc.dev/reconciler/pkg/ownership"
 	"slices"
 	"strconv"
@@ -88,7 +89,7 @@ func (o *Owner) verify() error {
 	switch {
 	case err != nil:
 		return &ownership.OwnershipLostError{What: "incarnation", Want: o.state.Incarnation, Err: err}
-	case !platform.ValidIncarnation(inc) || inc != o.state.Incarnation:
+	case !incarnation.Valid(inc) || inc != o.state.Incarnation:
 		return &ownership.OwnershipLostError{What: "incarnation", Want: o.state.Incarnation, Got: inc}
 	}
 	if err := platform.VerifyLease(o.paths.Lock, o.lease); err != nil {

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"gjc.dev/reconciler/pkg/platform"
+	"gjc.dev/reconciler/pkg/incarnation"
 )
 
 // This file transcribes the reference's record predicates (TypeScript,
@@ -19,7 +19,7 @@ import (
 // reference must accept too. JavaScript values are modelled as JSON.parse
 // makes them: numbers are float64 (nearest double, ±Inf on overflow),
 // objects map[string]any (a repeated key keeps the last value), arrays
-// []any, null nil. isProcessIncarnation is platform.ValidIncarnation, this
+// []any, null nil. isProcessIncarnation is incarnation.Valid, this
 // system's incarnation authority.
 
 // referenceKinds is the reference's ChatDaemonKind: the providers its
@@ -80,7 +80,7 @@ func refObject(v any) (map[string]any, bool) { m, ok := v.(map[string]any); retu
 // hasProcessIncarnationAuthority
 func refIncarnationAuthority(v any) bool {
 	s, ok := v.(string)
-	return ok && platform.ValidIncarnation(s)
+	return ok && incarnation.Valid(s)
 }
 
 // hasSafeChatDaemonOwnerShape
