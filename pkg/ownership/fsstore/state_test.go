@@ -1,138 +1,20 @@
 package fsstore
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-	"gjc.dev/reconciler/pkg/ownership"
-	rt "gjc.dev/reconciler/pkg/ownership/internal/recordtest"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
+
+	"gjc.dev/reconciler/pkg/ownership"
+	rt "gjc.dev/reconciler/pkg/ownership/internal/recordtest"
 )
 
-func TestStateMarshalBytes(t *testing.T) {
-	s := ownership.State{
-		Version: 1, Kind: "discord", PID: 4242, OwnerID: "4100-abc", Identity: "7040273bec62d43f",
-		Incarnation: "linux:98231", StartedAt: 1764450000000, HeartbeatAt: 1764450005000,
-		TransportHealthy: true, Generation: gen(7),
-	}
-	want := `{"version":1,"kind":"discord","pid":4242,"ownerId":"4100-abc","identity":"7040273bec62d43f",` +
-		`"incarnation":"linux:98231","startedAt":1764450000000,"heartbeatAt":1764450005000,"transportHealthy":true,"generation":7}` + "\n"
-	if got := string(s.Marshal()); got != want {
-		t.Fatalf("Marshal:\n got %s\nwant %s", got, want)
-	}
-	s.StoppedAt, s.TransportHealthy = gen(1764450009000), false
-	s.TransportError = "closed"
-	s.Terminated = &ownership.Terminated{Reason: "InvalidCredentials", Message: "close 4004"}
-	want = strings.TrimSuffix(want, "\n")
-	want = strings.Replace(want, `"transportHealthy":true,"generation":7}`,
-		`"transportHealthy":false,"generation":7,"stoppedAt":1764450009000,"transportError":"closed",`+
-			`"terminated":{"reason":"InvalidCredentials","message":"close 4004"}}`, 1) + "\n"
-	if got := string(s.Marshal()); got != want {
-		t.Fatalf("Marshal released:\n got %s\nwant %s", got, want)
-	}
-	s.Generation = nil
-	if got := string(s.Marshal()); strings.Contains(got, "generation") {
-		t.Fatalf("legacy generation written: %s", got)
-	}
-	lock := (&ownership.OwnerLock{PID: 4242, Incarnation: "linux:98231", CreatedAt: 1764450000000}).Marshal()
-	if want := `{"pid":4242,"incarnation":"linux:98231","createdAt":1764450000000}` + "\n"; string(lock) != want {
-		t.Fatalf("lock: %s", lock)
-	}
-}
-
-// JSON.stringify escapes only ", \, and control characters (\b \f \n \r \t
-// short, the rest \u00xx); encoding/json also escapes <, >, & and
-// U+2028/U+2029, which would make the bytes differ from the reference's.
-func TestMarshalEscapesLikeJSONStringify(t *testing.T) {
-	s := ownership.State{OwnerID: "a<b>&c\u2028\u2029\"\\\b\f\n\r\t\x01\x1f\x7fé😀", Identity: "bad\xffutf8"}
-	got := string(s.Marshal())
-	for _, want := range []string{
-		`"ownerId":"a<b>&c` + "\u2028\u2029" + `\"\\\b\f\n\r\t\u0001\u001f` + "\x7fé😀" + `"`,
-		`"identity":"bad` + "\ufffd" + `utf8"`,
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("Marshal = %s\nmissing %s", got, want)
-		}
-	}
-	var back map[string]any
-	if err := json.Unmarshal([]byte(got), &back); err != nil || back["ownerId"] != s.OwnerID {
-		t.Fatalf("does not read back: %v %q", err, back["ownerId"])
-	}
-}
-
-type shapeKey struct {
-	Name     string `json:"name"`
-	Type     string `json:"type"`
-	Rule     string `json:"rule"`
-	Required bool   `json:"required"`
-}
-
-type shapeFixture struct {
-	State struct {
-		Keys       []shapeKey `json:"keys"`
-		Extensions []shapeKey `json:"extensions"`
-	} `json:"state"`
-	Lock    struct{ Keys []shapeKey } `json:"lock"`
-	Control struct{ Keys []shapeKey } `json:"control"`
-}
-
-func loadShapes(t *testing.T) shapeFixture {
-	t.Helper()
-	data, err := os.ReadFile("testdata/reference_shapes.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f shapeFixture
-	if err := json.Unmarshal(data, &f); err != nil {
-		t.Fatal(err)
-	}
-	return f
-}
-
-// checkShape checks data's keys, their order and their JavaScript types
-// against the reference's keys followed by the allowed extensions.
-func checkShape(t *testing.T, data []byte, keys, extensions []shapeKey) {
-	t.Helper()
-	if !bytes.HasSuffix(data, []byte("}\n")) || bytes.Count(data, []byte("\n")) != 1 {
-		t.Fatalf("not one JSON.stringify line plus \\n: %q", data)
-	}
-	obj, err := members(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	all := append(append([]shapeKey(nil), keys...), extensions...)
-	i := 0
-	for _, m := range obj {
-		for i < len(all) && all[i].Name != m.key {
-			if all[i].Required {
-				t.Fatalf("%s: required key %q missing or out of order", data, all[i].Name)
-			}
-			i++
-		}
-		if i == len(all) {
-			t.Fatalf("%s: key %q is not in the reference shape, or out of order", data, m.key)
-		}
-		if got := jsType(m.raw); got != all[i].Type {
-			t.Fatalf("%s: %q is a %s, the reference has %s", data, m.key, got, all[i].Type)
-		}
-		i++
-	}
-	for ; i < len(all); i++ {
-		if all[i].Required {
-			t.Fatalf("%s: required key %q missing", data, all[i].Name)
-		}
-	}
-}
-
-// The done-when test: what this package writes is accepted, field for
-// field, by the reference's hasSafeChatDaemonStateShape, with the key set,
-// order and types of its ChatDaemonState.
-func TestRecordsMatchReferenceShapes(t *testing.T) {
-	shapes := loadShapes(t)
+// What this store writes through an owner's life is accepted by the
+// reference's predicates (ownership's TestRecordsMatchReferenceShapes holds
+// the records' key order and types).
+func TestStoredRecordsPassTheReference(t *testing.T) {
 	p := newPaths(t)
 	o, err := Acquire(p, ownership.AcquireRequest{Kind: "slack", OwnerID: NewOwnerID(), Identity: testIdentity, Generation: 7})
 	if err != nil {
@@ -165,13 +47,11 @@ func TestRecordsMatchReferenceShapes(t *testing.T) {
 	}
 	read()
 	for _, data := range records {
-		checkShape(t, data, shapes.State.Keys, shapes.State.Extensions)
 		v, ok := rt.JSParse(data)
 		if !ok || !rt.StateShape(v) {
 			t.Fatalf("hasSafeChatDaemonStateShape refuses %s", data)
 		}
 	}
-	checkShape(t, lock, shapes.Lock.Keys, nil)
 	if v, ok := rt.JSParse(lock); !ok || !rt.OwnerLock(v) {
 		t.Fatalf("isChatDaemonOwnerLock refuses %s", lock)
 	}
@@ -182,7 +62,9 @@ func TestRecordsMatchReferenceShapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkShape(t, control, shapes.Control.Keys, nil)
+	if _, err := ownership.ParseControl(control); err != nil {
+		t.Fatalf("control request %s: %v", control, err)
+	}
 }
 
 // With node installed, the reference's own predicates (transcribed
@@ -264,47 +146,3 @@ for (const line of lines) {
 }
 console.log("ok");
 `
-
-type member struct {
-	key string
-	raw json.RawMessage
-}
-
-// members splits a JSON object into its keys and raw values, in order.
-func members(data []byte) ([]member, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, fmt.Errorf("not a JSON object: %q", data)
-	}
-	var out []member
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, err
-		}
-		out = append(out, member{key: tok.(string), raw: raw})
-	}
-	return out, nil
-}
-
-// jsType is JavaScript's typeof of a raw JSON value, null and arrays told
-// apart from objects.
-func jsType(raw json.RawMessage) string {
-	switch raw[0] {
-	case '"':
-		return "string"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	}
-	return "number"
-}
