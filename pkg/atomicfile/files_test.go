@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"gjc.dev/reconciler/internal/filetest"
 	"gjc.dev/reconciler/pkg/atomicfile"
 	"golang.org/x/sys/unix"
 )
@@ -19,15 +20,15 @@ func TestWrite(t *testing.T) {
 		if err := atomicfile.Write(path, []byte(content)); err != nil {
 			t.Fatal(err)
 		}
-		if got := readFile(t, path); got != content {
+		if got := filetest.Read(t, path); got != content {
 			t.Fatalf("content = %q, want %q", got, content)
 		}
-		assertMode(t, path, 0o600)
-		assertOnlyNames(t, dir, "state.json")
+		filetest.AssertMode(t, path, 0o600)
+		filetest.AssertOnlyNames(t, dir, "state.json")
 	}
 	// A symbolic link at the name is replaced, not written through.
 	target := filepath.Join(dir, "target")
-	writeFile(t, target, "untouched")
+	filetest.Write(t, target, "untouched")
 	link := filepath.Join(dir, "link")
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
@@ -35,7 +36,7 @@ func TestWrite(t *testing.T) {
 	if err := atomicfile.Write(link, []byte("new")); err != nil {
 		t.Fatal(err)
 	}
-	if got := readFile(t, target); got != "untouched" {
+	if got := filetest.Read(t, target); got != "untouched" {
 		t.Fatalf("Write wrote through a symlink: target = %q", got)
 	}
 }
@@ -51,7 +52,7 @@ func TestWriteCleansUpOnError(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), path) {
 		t.Fatalf("Write over a directory = %v, want an error naming %s", err, path)
 	}
-	assertOnlyNames(t, dir, "busy")
+	filetest.AssertOnlyNames(t, dir, "busy")
 	if err := atomicfile.Write(filepath.Join(dir, "missing", "f"), nil); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("Write in a missing dir = %v, want ErrNotExist", err)
 	}
@@ -60,7 +61,7 @@ func TestWriteCleansUpOnError(t *testing.T) {
 func TestReadCapped(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "secret")
-	writeFile(t, path, "0123456789")
+	filetest.Write(t, path, "0123456789")
 	if b, err := atomicfile.ReadCapped(path, 10); err != nil || string(b) != "0123456789" {
 		t.Fatalf("ReadCapped at the cap = %q, %v", b, err)
 	}
@@ -85,7 +86,7 @@ func TestReadCapped(t *testing.T) {
 		t.Fatalf("ReadCapped(missing) = %v, want ErrNotExist", err)
 	}
 	empty := filepath.Join(dir, "empty")
-	writeFile(t, empty, "")
+	filetest.Write(t, empty, "")
 	if b, err := atomicfile.ReadCapped(empty, 0); err != nil || len(b) != 0 {
 		t.Fatalf("ReadCapped(empty, 0) = %q, %v", b, err)
 	}
@@ -100,7 +101,7 @@ func TestCheckPrivateDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	for p := nested; p != root; p = filepath.Dir(p) {
-		assertMode(t, p, fs.ModeDir|0o700)
+		filetest.AssertMode(t, p, fs.ModeDir|0o700)
 	}
 	if err := atomicfile.CheckPrivateDir(nested); err != nil {
 		t.Fatalf("second CheckPrivateDir = %v", err)
@@ -118,14 +119,14 @@ func TestCheckPrivateDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	file := filepath.Join(root, "file")
-	writeFile(t, file, "")
+	filetest.Write(t, file, "")
 	for _, p := range []string{open, link, file} {
 		err := atomicfile.CheckPrivateDir(p)
 		if !errors.Is(err, atomicfile.ErrNotPrivate) || !strings.Contains(err.Error(), p) {
 			t.Errorf("CheckPrivateDir(%s) = %v, want ErrNotPrivate naming it", filepath.Base(p), err)
 		}
 	}
-	assertMode(t, open, fs.ModeDir|0o770) // refused, not repaired
+	filetest.AssertMode(t, open, fs.ModeDir|0o770) // refused, not repaired
 
 	if os.Geteuid() == 0 {
 		foreign := filepath.Join(root, "foreign")
@@ -148,13 +149,13 @@ func TestCheckPrivateDirUnderStrictUmask(t *testing.T) {
 	if err := atomicfile.CheckPrivateDir(dir); err != nil {
 		t.Fatal(err)
 	}
-	assertMode(t, dir, fs.ModeDir|0o700)
-	assertMode(t, filepath.Dir(dir), fs.ModeDir|0o700)
+	filetest.AssertMode(t, dir, fs.ModeDir|0o700)
+	filetest.AssertMode(t, filepath.Dir(dir), fs.ModeDir|0o700)
 	path := filepath.Join(dir, "f")
 	if err := atomicfile.Write(path, []byte("x")); err != nil {
 		t.Fatal(err)
 	}
-	assertMode(t, path, 0o600)
+	filetest.AssertMode(t, path, 0o600)
 }
 
 func TestParseLeftover(t *testing.T) {
@@ -179,49 +180,5 @@ func TestParseLeftover(t *testing.T) {
 		if target != tc.target || kind != tc.kind || ok != tc.ok {
 			t.Errorf("ParseLeftover(%q) = %q, %v, %v; want %q, %v, %v", tc.name, target, kind, ok, tc.target, tc.kind, tc.ok)
 		}
-	}
-}
-
-func readFile(t testing.TB, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
-func writeFile(t testing.TB, path, content string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func assertMode(t testing.TB, path string, want fs.FileMode) {
-	t.Helper()
-	fi, err := os.Lstat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fi.Mode() != want {
-		t.Errorf("mode of %s = %v, want %v", path, fi.Mode(), want)
-	}
-}
-
-// assertOnlyNames fails if dir holds anything but names, such as a temp or
-// quarantine file left behind.
-func assertOnlyNames(t testing.TB, dir string, names ...string) {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, e := range entries {
-		got = append(got, e.Name())
-	}
-	if strings.Join(got, ",") != strings.Join(names, ",") {
-		t.Fatalf("%s holds %q, want %q", dir, got, names)
 	}
 }

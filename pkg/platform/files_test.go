@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"gjc.dev/reconciler/internal/filetest"
 	"gjc.dev/reconciler/pkg/platform"
 	"golang.org/x/sys/unix"
 )
@@ -21,8 +22,8 @@ func TestCreateExclusive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	assertMode(t, path, 0o600)
-	assertOnlyNames(t, dir, "owner.lock")
+	filetest.AssertMode(t, path, 0o600)
+	filetest.AssertOnlyNames(t, dir, "owner.lock")
 	captured, err := platform.CaptureLease(path)
 	if err != nil {
 		t.Fatal(err)
@@ -35,10 +36,10 @@ func TestCreateExclusive(t *testing.T) {
 	if !errors.Is(err, platform.ErrExist) || !errors.Is(err, fs.ErrExist) {
 		t.Fatalf("CreateExclusive on a taken name = %v, want ErrExist", err)
 	}
-	if got := readFile(t, path); got != string(data) {
+	if got := filetest.Read(t, path); got != string(data) {
 		t.Fatalf("the loser changed the file: %q", got)
 	}
-	assertOnlyNames(t, dir, "owner.lock")
+	filetest.AssertOnlyNames(t, dir, "owner.lock")
 
 	if _, err := platform.CreateExclusive(filepath.Join(dir, "big"), make([]byte, platform.MaxLeaseSize+1)); !errors.Is(err, platform.ErrTooLarge) {
 		t.Fatalf("CreateExclusive over the lease cap = %v, want ErrTooLarge", err)
@@ -58,7 +59,7 @@ func TestCreateExclusive(t *testing.T) {
 func TestCaptureLeaseRefusesUnsafeFiles(t *testing.T) {
 	dir := t.TempDir()
 	regular := filepath.Join(dir, "regular")
-	writeFile(t, regular, "x")
+	filetest.Write(t, regular, "x")
 
 	link := filepath.Join(dir, "link")
 	if err := os.Symlink(regular, link); err != nil {
@@ -73,7 +74,7 @@ func TestCaptureLeaseRefusesUnsafeFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	big := filepath.Join(dir, "big")
-	writeFile(t, big, strings.Repeat("x", platform.MaxLeaseSize+1))
+	filetest.Write(t, big, strings.Repeat("x", platform.MaxLeaseSize+1))
 	for _, tc := range []struct {
 		path string
 		want error
@@ -92,53 +93,9 @@ func TestCaptureLeaseRefusesUnsafeFiles(t *testing.T) {
 		}
 	}
 	exact := filepath.Join(dir, "exact")
-	writeFile(t, exact, strings.Repeat("y", platform.MaxLeaseSize))
+	filetest.Write(t, exact, strings.Repeat("y", platform.MaxLeaseSize))
 	if l, err := platform.CaptureLease(exact); err != nil || l.Size != platform.MaxLeaseSize {
 		t.Errorf("CaptureLease of exactly %d bytes = %v, %v", platform.MaxLeaseSize, l.Size, err)
-	}
-}
-
-func readFile(t testing.TB, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
-func writeFile(t testing.TB, path, content string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func assertMode(t testing.TB, path string, want fs.FileMode) {
-	t.Helper()
-	fi, err := os.Lstat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fi.Mode() != want {
-		t.Errorf("mode of %s = %v, want %v", path, fi.Mode(), want)
-	}
-}
-
-// assertOnlyNames fails if dir holds anything but names, such as a temp or
-// quarantine file left behind.
-func assertOnlyNames(t testing.TB, dir string, names ...string) {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, e := range entries {
-		got = append(got, e.Name())
-	}
-	if strings.Join(got, ",") != strings.Join(names, ",") {
-		t.Fatalf("%s holds %q, want %q", dir, got, names)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"gjc.dev/reconciler/internal/filetest"
 	"gjc.dev/reconciler/pkg/platform"
 )
 
@@ -16,14 +17,14 @@ func TestPublishExclusive(t *testing.T) {
 	if err := platform.PublishExclusive(path, big); err != nil {
 		t.Fatal(err)
 	}
-	assertMode(t, path, 0o600)
+	filetest.AssertMode(t, path, 0o600)
 	if err := platform.PublishExclusive(path, []byte("other")); !errors.Is(err, platform.ErrExist) {
 		t.Fatalf("want ErrExist on a taken name, got %v", err)
 	}
-	if got := readFile(t, path); len(got) != len(big) {
+	if got := filetest.Read(t, path); len(got) != len(big) {
 		t.Fatalf("the published file changed: %d bytes", len(got))
 	}
-	assertOnlyNames(t, dir, "m.json")
+	filetest.AssertOnlyNames(t, dir, "m.json")
 }
 
 func TestPublishExclusiveRaceHasOneWinner(t *testing.T) {
@@ -52,5 +53,5 @@ func TestPublishExclusiveRaceHasOneWinner(t *testing.T) {
 	if wins != 1 {
 		t.Fatalf("%d writers published, want exactly 1", wins)
 	}
-	assertOnlyNames(t, dir, "m.json")
+	filetest.AssertOnlyNames(t, dir, "m.json")
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"gjc.dev/reconciler/internal/filetest"
 	"gjc.dev/reconciler/pkg/platform"
 )
 
@@ -71,10 +72,10 @@ func TestCreateExclusiveRace(t *testing.T) {
 		if len(winners) != 1 {
 			t.Fatalf("round %d: winners %v, want exactly one", round, winners)
 		}
-		if got := readFile(t, path); got != winners[0] {
+		if got := filetest.Read(t, path); got != winners[0] {
 			t.Fatalf("round %d: file holds %q, winner was %s", round, got, winners[0])
 		}
-		assertOnlyNames(t, dir, "owner.lock")
+		filetest.AssertOnlyNames(t, dir, "owner.lock")
 		lease, err := platform.CaptureLease(path)
 		if err != nil {
 			t.Fatal(err)
@@ -99,7 +100,7 @@ func TestExactUnlinkRace(t *testing.T) {
 	outcomes := map[string]int{}
 	for round := range rounds {
 		gen := func(k int) string { return fmt.Sprintf("round-%04d-gen-%d", round, k) }
-		writeFile(t, path, gen(0))
+		filetest.Write(t, path, gen(0))
 		old, err := platform.CaptureLease(path)
 		if err != nil {
 			t.Fatal(err)
@@ -107,7 +108,7 @@ func TestExactUnlinkRace(t *testing.T) {
 		successors := make([]string, writes+1)
 		for k := 1; k <= writes; k++ {
 			successors[k] = filepath.Join(dir, fmt.Sprintf("successor-%d", k))
-			writeFile(t, successors[k], gen(k))
+			filetest.Write(t, successors[k], gen(k))
 		}
 		headStart := rand.IntN(4 * writes)
 		start := make(chan struct{})
@@ -142,7 +143,7 @@ func TestExactUnlinkRace(t *testing.T) {
 		}
 
 		// The writer's last version must be in place, whatever happened.
-		if got := readFile(t, path); got != gen(writes) {
+		if got := filetest.Read(t, path); got != gen(writes) {
 			t.Fatalf("round %d: %s holds %q, want the last successor %q (ExactUnlink: %v)", round, path, got, gen(writes), unlinkErr)
 		}
 		var quarantined *platform.QuarantinedError
@@ -151,7 +152,7 @@ func TestExactUnlinkRace(t *testing.T) {
 			outcomes["deleted the lease"]++
 		case errors.As(unlinkErr, &quarantined):
 			// A successor, superseded meanwhile, kept aside, not deleted.
-			got := readFile(t, quarantined.Quarantine)
+			got := filetest.Read(t, quarantined.Quarantine)
 			if !strings.HasPrefix(got, fmt.Sprintf("round-%04d-gen-", round)) || got == gen(0) {
 				t.Fatalf("round %d: quarantine holds %q, want a successor", round, got)
 			}
@@ -162,7 +163,7 @@ func TestExactUnlinkRace(t *testing.T) {
 		default:
 			t.Fatalf("round %d: ExactUnlink: %v", round, unlinkErr)
 		}
-		assertOnlyNames(t, dir, "owner.lock")
+		filetest.AssertOnlyNames(t, dir, "owner.lock")
 	}
 	t.Logf("outcomes over %d rounds: %v", rounds, outcomes)
 	for _, o := range []string{"deleted the lease", "put a successor back"} {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"gjc.dev/reconciler/internal/filetest"
 	"gjc.dev/reconciler/pkg/atomicfile"
 	"gjc.dev/reconciler/pkg/platform"
 )
@@ -24,7 +25,7 @@ func TestExactUnlinkDeletesTheLeasedFile(t *testing.T) {
 	if err := platform.ExactUnlink(path, lease); err != nil {
 		t.Fatal(err)
 	}
-	assertOnlyNames(t, dir)
+	filetest.AssertOnlyNames(t, dir)
 	if err := platform.ExactUnlink(path, lease); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("ExactUnlink of a missing file = %v, want ErrNotExist", err)
 	}
@@ -49,10 +50,10 @@ func TestExactUnlinkSparesASuccessor(t *testing.T) {
 	if !slices.Contains(mismatch.Fields(), "content") || mismatch.Path != path {
 		t.Errorf("mismatch fields %v, path %s; want content among them", mismatch.Fields(), mismatch.Path)
 	}
-	if got := readFile(t, path); got != "new owner" {
+	if got := filetest.Read(t, path); got != "new owner" {
 		t.Fatalf("successor = %q after ExactUnlink", got)
 	}
-	assertOnlyNames(t, dir, "owner.lock")
+	filetest.AssertOnlyNames(t, dir, "owner.lock")
 }
 
 func TestExactUnlinkComparesMtime(t *testing.T) {
@@ -72,7 +73,7 @@ func TestExactUnlinkComparesMtime(t *testing.T) {
 	if !errors.As(err, &mismatch) || !slices.Equal(mismatch.Fields(), []string{"mtime"}) {
 		t.Fatalf("ExactUnlink of a touched file = %v (fields %v), want an mtime mismatch", err, fieldsOf(mismatch))
 	}
-	assertOnlyNames(t, dir, "owner.lock")
+	filetest.AssertOnlyNames(t, dir, "owner.lock")
 }
 
 func TestExactUnlinkSparesWhatIsNotAFile(t *testing.T) {
@@ -95,7 +96,7 @@ func TestExactUnlinkSparesWhatIsNotAFile(t *testing.T) {
 	if target, err := os.Readlink(path); err != nil || target != "/etc/passwd" {
 		t.Fatalf("symlink after ExactUnlink: %q, %v", target, err)
 	}
-	assertOnlyNames(t, dir, "owner.lock")
+	filetest.AssertOnlyNames(t, dir, "owner.lock")
 }
 
 func fieldsOf(e *platform.LeaseMismatchError) []string {
