@@ -47,24 +47,17 @@ func TestConformance(t *testing.T) {
 }
 
 // fake is fakediscord as the suite drives it.
-type fake struct{ f *fakediscord.Server }
+type fake struct {
+	providertest.Served[fakediscord.Snapshot]
+	f *fakediscord.Server
+}
 
 // startFake starts the fake; nonceWindow, when set, is its window too,
 // so a re-post past it doubles, as on Discord.
 func startFake(t *testing.T, nonceWindow time.Duration) providertest.Fake {
 	f, err := fakediscord.Start(fakediscord.Options{Tokens: []string{suiteToken}, Channels: []string{suiteParent}, NonceWindow: nonceWindow})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(f.Close)
-	return fake{f}
-}
-
-func (r fake) URL() string { return r.f.URL() }
-
-func (r fake) WaitFor(ctx context.Context, cond func() bool) error {
-	_, err := r.f.WaitFor(ctx, func(fakediscord.Snapshot) bool { return cond() })
-	return err
+	providertest.Started(t, f, err)
+	return fake{providertest.Served[fakediscord.Snapshot]{Srv: f, Channel: suiteParent, UserID: suiteUser}, f}
 }
 
 func (r fake) HoldNext() (func(context.Context) error, func(context.Context) error) {
@@ -116,15 +109,7 @@ func (r fake) Places() []providertest.Place {
 
 func (r fake) Messages() int { return len(r.f.Snapshot().Messages) }
 
-// LoseChannel: Discord answers 10003 for the channel and its threads,
-// as when the bot loses the channel.
-func (r fake) LoseChannel(lost bool) { r.f.SetChannelUnknown(suiteParent, lost) }
-
 func (r fake) DeletePlace(p providertest.Place) { r.f.SetChannelUnknown(p.Thread, true) }
-
-func (r fake) RateLimitNext(n int, retryAfter time.Duration) { r.f.RateLimitNext(n, retryAfter) }
-
-func (r fake) User() string { return suiteUser }
 
 func (r fake) Reply(place, text string) (string, error) {
 	m, err := r.f.InjectMessage(place, suiteUser, text)
@@ -144,31 +129,22 @@ func (r fake) WaitEyes(ctx context.Context, place, id string, n int) error {
 }
 
 // transportFake is fakediscord as providertest.Transport drives it.
-type transportFake struct{ srv *fakediscord.Server }
+type transportFake struct {
+	providertest.ServedTransport[fakediscord.Snapshot]
+	srv *fakediscord.Server
+}
 
 func newTransportFake(t *testing.T) providertest.TransportFake {
 	t.Helper()
 	srv, err := fakediscord.Start(fakediscord.Options{Tokens: []string{"tok-d"}, Channels: []string{"chan-3"}, HeartbeatInterval: 200 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	return transportFake{srv}
+	providertest.Started(t, srv, err)
+	conns := func(s fakediscord.Snapshot) (int, int) { return s.Tokens["tok-d"].Live, s.Tokens["tok-d"].MaxLive }
+	return transportFake{providertest.ServedTransport[fakediscord.Snapshot]{Srv: srv, Token: "tok-d", Conns: conns}, srv}
 }
 
 func (f transportFake) Transport(t *testing.T) chat.Transport {
 	cfg := &spec.DiscordConfig{BotToken: spec.NewSecret("tok-d"), ApplicationID: "app", GuildID: f.srv.GuildID(), ParentChannelID: "chan-3", APIURL: f.srv.URL()}
 	return discord.NewTransport(cfg, discord.TransportOptions{Log: testr.New(t)})
-}
-
-func (f transportFake) DropConnections() { f.srv.DropConnections() }
-
-func (f transportFake) RejectTokens() { f.srv.SetTokenRejected("tok-d", true) }
-
-// MaxLive waits for the fake to notice the closed connection, on its own time.
-func (f transportFake) MaxLive(ctx context.Context) (int, error) {
-	snap, err := f.srv.WaitFor(ctx, func(s fakediscord.Snapshot) bool { return s.Tokens["tok-d"].Live == 0 })
-	return snap.Tokens["tok-d"].MaxLive, err
 }
 
 // Withhold: what the fake can take away from the bot, by doctor check.

@@ -49,22 +49,15 @@ var doctorChecks = []string{"bot token", "channel", "scope chat:write", "scope c
 	"scope channels:history", "scope reactions:write", "socket mode", "clock"}
 
 // fake is fakeslack as the suite drives it.
-type fake struct{ f *fakeslack.Server }
+type fake struct {
+	providertest.Served[fakeslack.Snapshot]
+	f *fakeslack.Server
+}
 
 func startFake(t *testing.T, _ time.Duration) providertest.Fake {
 	f, err := fakeslack.Start(fakeslack.Options{BotTokens: []string{suiteToken}, Channels: []string{suiteChannel}, TeamID: suiteTeam})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(f.Close)
-	return fake{f}
-}
-
-func (r fake) URL() string { return r.f.URL() }
-
-func (r fake) WaitFor(ctx context.Context, cond func() bool) error {
-	_, err := r.f.WaitFor(ctx, func(fakeslack.Snapshot) bool { return cond() })
-	return err
+	providertest.Started(t, f, err)
+	return fake{providertest.Served[fakeslack.Snapshot]{Srv: f, Channel: suiteChannel, UserID: suiteUser}, f}
 }
 
 func (r fake) HoldNext() (func(context.Context) error, func(context.Context) error) {
@@ -117,8 +110,6 @@ func (r fake) Places() []providertest.Place {
 
 func (r fake) Messages() int { return len(r.f.Snapshot().Messages) }
 
-func (r fake) LoseChannel(lost bool) { r.f.SetChannelUnknown(suiteChannel, lost) }
-
 // DeletePlace deletes the root and every reply, as an admin clearing a
 // thread does: only then is a Slack thread gone.
 func (r fake) DeletePlace(p providertest.Place) {
@@ -127,10 +118,6 @@ func (r fake) DeletePlace(p providertest.Place) {
 	}
 	r.f.DeleteMessage(suiteChannel, p.ID)
 }
-
-func (r fake) RateLimitNext(n int, retryAfter time.Duration) { r.f.RateLimitNext(n, retryAfter) }
-
-func (r fake) User() string { return suiteUser }
 
 func (r fake) Reply(place, text string) (string, error) {
 	m, err := r.f.InjectMessage(suiteChannel, suiteUser, text, place)
@@ -150,30 +137,22 @@ func (r fake) WaitEyes(ctx context.Context, place, id string, n int) error {
 }
 
 // transportFake is fakeslack as providertest.Transport drives it.
-type transportFake struct{ srv *fakeslack.Server }
+type transportFake struct {
+	providertest.ServedTransport[fakeslack.Snapshot]
+	srv *fakeslack.Server
+}
 
 func startTransportFake(t *testing.T) transportFake {
 	t.Helper()
 	srv, err := fakeslack.Start(fakeslack.Options{BotTokens: []string{"xoxb-1"}, AppTokens: []string{"xapp-1"}, Channels: []string{"C1"}, PingInterval: 200 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	return transportFake{srv}
+	providertest.Started(t, srv, err)
+	conns := func(s fakeslack.Snapshot) (int, int) { return s.Apps["xapp-1"].Live, s.Apps["xapp-1"].MaxLive }
+	return transportFake{providertest.ServedTransport[fakeslack.Snapshot]{Srv: srv, Token: "xapp-1", Conns: conns}, srv}
 }
 
 func (f transportFake) Transport(t *testing.T) chat.Transport {
 	cfg := &spec.SlackConfig{BotToken: spec.NewSecret("xoxb-1"), AppToken: spec.NewSecret("xapp-1"), WorkspaceID: f.srv.TeamID(), ChannelID: "C1", APIURL: f.srv.URL()}
 	return slack.NewTransport(cfg, slack.TransportOptions{Log: testr.New(t)})
-}
-
-func (f transportFake) DropConnections() { f.srv.DropConnections() }
-
-func (f transportFake) RejectTokens() { f.srv.SetTokenRejected("xapp-1", true) }
-
-func (f transportFake) MaxLive(ctx context.Context) (int, error) {
-	snap, err := f.srv.WaitFor(ctx, func(s fakeslack.Snapshot) bool { return s.Apps["xapp-1"].Live == 0 })
-	return snap.Apps["xapp-1"].MaxLive, err
 }
 
 // A refused token is terminal, and the refusal names which of the two
