@@ -33,7 +33,7 @@ func newDaemonCommand(g *globals) *cobra.Command {
 			if err := checkNameArg(name); err != nil {
 				return err
 			}
-			cfg, secrets, err := daemonproto.ReadConfig(os.Stdin, name, generation)
+			cfg, secrets, err := daemonproto.ReadConfig(os.Stdin, name, spec.Generation(generation))
 			if errors.Is(err, spec.ErrNoConfig) {
 				// A warm replacement the reconciler let go: it was never
 				// anything, so it leaves nothing (no file, no line, exit 0).

@@ -118,8 +118,8 @@ func printDescription(out io.Writer, d description, now time.Time) error {
 	p("Name:\t%s", s.Name)
 	p("Provider:\t%s", dash(s.Provider))
 	desired := dash(s.DesiredState)
-	if s.DesiredGeneration != nil {
-		desired += fmt.Sprintf(", generation %d", *s.DesiredGeneration)
+	if g, ok := s.DesiredGeneration.Get(); ok {
+		desired += ", generation " + g.String()
 	}
 	p("Desired:\t%s", desired)
 	phase := dash(string(s.Phase))
@@ -215,8 +215,8 @@ func printRecord(out io.Writer, rec ownership.Record, now time.Time) {
 	p("Owner ID:\t%s", safe(st.OwnerID))
 	p("PID:\t%d", st.PID)
 	gen := "none (a legacy record)"
-	if st.Generation != nil {
-		gen = fmt.Sprint(*st.Generation)
+	if g, ok := st.Generation.Get(); ok {
+		gen = g.String()
 	}
 	p("Generation:\t%s", gen)
 	p("Incarnation:\t%s", safe(st.Incarnation))

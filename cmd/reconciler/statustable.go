@@ -232,13 +232,15 @@ func dash(s string) string {
 }
 
 func generation(d reconcile.DaemonStatus) string {
+	running, hasRunning := d.Generation.Get()
+	desired, hasDesired := d.DesiredGeneration.Get()
 	switch {
-	case d.Generation != nil && d.DesiredGeneration != nil && *d.Generation != *d.DesiredGeneration:
-		return fmt.Sprintf("%d/%d", *d.Generation, *d.DesiredGeneration)
-	case d.Generation != nil:
-		return strconv.FormatInt(*d.Generation, 10)
-	case d.DesiredGeneration != nil:
-		return strconv.FormatInt(*d.DesiredGeneration, 10)
+	case hasRunning && hasDesired && running != desired:
+		return running.String() + "/" + desired.String()
+	case hasRunning:
+		return running.String()
+	case hasDesired:
+		return desired.String()
 	}
 	return "-"
 }

@@ -11,6 +11,7 @@ import (
 
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/reconcile"
+	"gjc.dev/reconciler/pkg/spec"
 )
 
 // -o wide adds OUTBOX, FAILED, FILTERED, LAST-POST and MESSAGE. With no relay
@@ -20,7 +21,6 @@ func TestWideRows(t *testing.T) {
 	started := metav1.NewTime(now.Add(-90 * time.Second))
 	posted := metav1.NewTime(now.Add(-3 * time.Minute))
 	long := strings.Repeat("word ", 40)
-	gen := int64(2)
 	for _, tc := range []struct {
 		what string
 		d    reconcile.DaemonStatus
@@ -35,7 +35,7 @@ func TestWideRows(t *testing.T) {
 		{"a blocked relay's message", reconcile.DaemonStatus{Name: "a", Phase: reconcile.PhaseRunning, PID: 7, Reason: "Ready", Message: "healthy",
 			Relay: &reconcile.RelayStatus{Pending: 12, Failed: 0, LastPostAt: &posted, Blocked: &ownership.RelayBlock{Reason: "RelayBlocked", Message: "403 Missing Access\x1b[2J"}}},
 			[]string{"12", "0", "0", "3m", "403 Missing Access [2J"}},
-		{"the Ready condition's message when the status has none", reconcile.DaemonStatus{Name: "a", Phase: reconcile.PhaseStarting, Generation: &gen,
+		{"the Ready condition's message when the status has none", reconcile.DaemonStatus{Name: "a", Phase: reconcile.PhaseStarting, Generation: spec.Generation(2).Opt(),
 			Conditions: []metav1.Condition{{Type: reconcile.ConditionReady, Status: metav1.ConditionFalse, Message: "waiting"}}},
 			[]string{"-", "-", "-", "-", "waiting"}},
 		{"a long message is cut", reconcile.DaemonStatus{Name: "a", Phase: reconcile.PhaseCrashLoopBackOff, Message: long},

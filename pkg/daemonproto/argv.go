@@ -1,8 +1,9 @@
 package daemonproto
 
 import (
-	"strconv"
 	"time"
+
+	"gjc.dev/reconciler/pkg/spec"
 )
 
 // Claim is who a daemon's command line says it is: the daemon of Name in
@@ -30,12 +31,12 @@ const (
 
 // Args returns the arguments (after the executable) that start the daemon
 // of c at generation, followed by extra flags (HeartbeatArgs).
-func Args(c Claim, generation int64, extra ...string) []string {
+func Args(c Claim, generation spec.Generation, extra ...string) []string {
 	args := []string{Command,
 		"--" + FlagAgentDir, c.AgentDir,
 		"--" + FlagName, c.Name,
 		"--" + FlagOwnerID, c.OwnerID,
-		"--" + FlagGeneration, strconv.FormatInt(generation, 10)}
+		"--" + FlagGeneration, generation.String()}
 	return append(args, extra...)
 }
 

@@ -55,7 +55,7 @@ var ErrConfigFromTerminal = errors.New("the config comes as JSON on stdin from t
 // generation its command line says: a daemon never publishes a record
 // that contradicts its argv. Its errors never quote the input, which
 // holds tokens.
-func ReadConfig(stdin *os.File, name string, generation int64) (*spec.Config, Secrets, error) {
+func ReadConfig(stdin *os.File, name string, generation spec.Generation) (*spec.Config, Secrets, error) {
 	if term.IsTerminal(int(stdin.Fd())) {
 		return nil, Secrets{}, ErrConfigFromTerminal
 	}

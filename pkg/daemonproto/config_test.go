@@ -58,7 +58,7 @@ func TestConfigStdinIsWhatReadConfigReads(t *testing.T) {
 func TestReadConfigRefusesAConfigOtherThanItsArgvSays(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
-		generation int64
+		generation spec.Generation
 	}{{"other", 3}, {"bot", 4}} {
 		_, _, err := ReadConfig(stdinOf(t, testConfig()), tc.name, tc.generation)
 		if err == nil {

@@ -3,14 +3,16 @@ package ownership
 import (
 	"fmt"
 	"unicode/utf8"
+
+	"gjc.dev/reconciler/pkg/spec"
 )
 
 // AcquireRequest is what a daemon claims ownership as.
 type AcquireRequest struct {
-	Kind       string // the provider; a known kind
-	OwnerID    string // unique per spawn: "<reconciler pid>-<uuid>"
-	Identity   string // the identity fingerprint of the config it runs
-	Generation int64  // >= 0
+	Kind       string          // the provider; a known kind
+	OwnerID    string          // unique per spawn: "<reconciler pid>-<uuid>"
+	Identity   string          // the identity fingerprint of the config it runs
+	Generation spec.Generation // Valid
 }
 
 // Validate refuses, with ErrInvalidRequest, a request whose record the
@@ -24,7 +26,7 @@ func (r AcquireRequest) Validate() error {
 		return fmt.Errorf("%w: ownerId must be non-empty UTF-8", ErrInvalidRequest)
 	case r.Identity == "" || !utf8.ValidString(r.Identity):
 		return fmt.Errorf("%w: identity must be non-empty UTF-8", ErrInvalidRequest)
-	case r.Generation < 0 || r.Generation > maxSafeInteger:
+	case !r.Generation.Valid():
 		return fmt.Errorf("%w: generation %d is not a safe integer >= 0", ErrInvalidRequest, r.Generation)
 	}
 	return nil

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"gjc.dev/reconciler/pkg/spec"
 )
 
 // HeartbeatTTL is how old a live owner's heartbeat may be before the owner
@@ -23,7 +25,7 @@ const bootSlack = time.Second
 type Desired struct {
 	Kind       string
 	Identity   string
-	Generation int64
+	Generation spec.Generation
 }
 
 // Class is the outcome of Classify (DESIGN section 4). The zero value is
@@ -137,18 +139,8 @@ func Classify(rec Record, d Desired, facts Facts) Classification {
 	case s.Identity != d.Identity:
 		c.Class, c.Reason = ClassDrifted, ReasonIdentityDrift
 		c.Message = fmt.Sprintf("%s runs identity %s, desired %s", who, s.Identity, d.Identity)
-	case s.Generation == nil:
-		c.Class, c.Reason = ClassReplaceable, ReasonGenerationBehind
-		c.Message = fmt.Sprintf("%s runs a legacy record without generation, desired %d", who, d.Generation)
-	case *s.Generation < d.Generation:
-		c.Class, c.Reason = ClassReplaceable, ReasonGenerationBehind
-		c.Message = fmt.Sprintf("%s runs generation %d, desired %d", who, *s.Generation, d.Generation)
-	case *s.Generation == d.Generation:
-		c.Class = ClassCompatible
-		c.Message = fmt.Sprintf("%s at generation %d", who, d.Generation)
 	default:
-		c.Class, c.Reason = ClassNewer, ReasonGenerationAhead
-		c.Message = fmt.Sprintf("%s runs generation %d, ahead of desired %d; never signalled or downgraded", who, *s.Generation, d.Generation)
+		c.Class, c.Reason, c.Message = byGeneration(who, s.Generation, d.Generation)
 	}
 	if !c.Signalable {
 		// Only an unprovable incarnation is left: the stopped and foreign
@@ -292,4 +284,20 @@ func malformedReason(err error) string {
 		return ReasonUnsafeDirectory
 	}
 	return ReasonMalformedOwnerRecord
+}
+
+// byGeneration judges a record of the desired kind and identity by its
+// generation: a legacy record (none) or an older one is replaceable, the
+// same compatible, a newer one never touched.
+func byGeneration(who string, recorded spec.OptGeneration, desired spec.Generation) (Class, string, string) {
+	g, ok := recorded.Get()
+	switch {
+	case !ok:
+		return ClassReplaceable, ReasonGenerationBehind, fmt.Sprintf("%s runs a legacy record without generation, desired %d", who, desired)
+	case g < desired:
+		return ClassReplaceable, ReasonGenerationBehind, fmt.Sprintf("%s runs generation %d, desired %d", who, g, desired)
+	case g == desired:
+		return ClassCompatible, "", fmt.Sprintf("%s at generation %d", who, desired)
+	}
+	return ClassNewer, ReasonGenerationAhead, fmt.Sprintf("%s runs generation %d, ahead of desired %d; never signalled or downgraded", who, g, desired)
 }

@@ -3,6 +3,8 @@ package ownership
 import (
 	"fmt"
 	"strconv"
+
+	"gjc.dev/reconciler/pkg/spec"
 )
 
 // DecidedChange returns the first field that identifies an owner in which
@@ -14,7 +16,7 @@ func DecidedChange(decided, cur State) *OwnerChangedError {
 		{"pid", strconv.Itoa(decided.PID), strconv.Itoa(cur.PID)},
 		{"identity", decided.Identity, cur.Identity},
 		{"incarnation", decided.Incarnation, cur.Incarnation},
-		{"generation", optGeneration(decided.Generation), optGeneration(cur.Generation)},
+		{"generation", recordedGeneration(decided.Generation), recordedGeneration(cur.Generation)},
 		{"kind", decided.Kind, cur.Kind},
 	} {
 		if d.want != d.got {
@@ -24,11 +26,11 @@ func DecidedChange(decided, cur State) *OwnerChangedError {
 	return nil
 }
 
-func optGeneration(g *int64) string {
-	if g == nil {
-		return "(none: legacy)"
+func recordedGeneration(g spec.OptGeneration) string {
+	if g, ok := g.Get(); ok {
+		return g.String()
 	}
-	return strconv.FormatInt(*g, 10)
+	return "(none: legacy)"
 }
 
 // MaySignal is the record's half of the checks before a signal, shared by
@@ -44,9 +46,9 @@ func MaySignal(decided, cur State, want *Desired, boot BootFacts) error {
 			return &NotSignalableError{PID: cur.PID, Code: ReasonForeignOwner,
 				Detail: fmt.Sprintf("a %s daemon, desired %s", cur.Kind, want.Kind)}
 		}
-		if cur.Generation != nil && *cur.Generation > want.Generation {
+		if g, ok := cur.Generation.Get(); ok && g > want.Generation {
 			return &NotSignalableError{PID: cur.PID, Code: ReasonGenerationAhead,
-				Detail: fmt.Sprintf("generation %d is ahead of desired %d; never downgraded", *cur.Generation, want.Generation)}
+				Detail: fmt.Sprintf("generation %d is ahead of desired %d; never downgraded", g, want.Generation)}
 		}
 	}
 	if !boot.Known(&cur) {

@@ -12,9 +12,8 @@ import (
 func TestClassifyJudgesFactsAsValues(t *testing.T) {
 	now := time.UnixMilli(1764450010000)
 	boot := BootFacts{Time: time.Unix(1764400000, 0), TimeKnown: true, ID: "boot-a"}
-	g := int64(7)
 	s := State{Version: 1, Kind: "discord", PID: 4242, OwnerID: "o-1", Identity: "id-1", Incarnation: "linux:98231",
-		StartedAt: now.UnixMilli() - 60_000, HeartbeatAt: now.UnixMilli() - 3_000, TransportHealthy: true, Generation: &g, BootID: "boot-a"}
+		StartedAt: now.UnixMilli() - 60_000, HeartbeatAt: now.UnixMilli() - 3_000, TransportHealthy: true, Generation: gen(7), BootID: "boot-a"}
 	rec := Record{Present: true, State: &s, Paths: PathsFor("/agent", "bot")}
 	desired := Desired{Kind: "discord", Identity: "id-1", Generation: 7}
 	live := ProcessFacts{Alive: true, Equal: true, Current: s.Incarnation}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	rt "gjc.dev/reconciler/pkg/ownership/internal/recordtest"
+	"gjc.dev/reconciler/pkg/spec"
 )
 
 // FuzzParseState: the record parser never panics; whatever it accepts
@@ -39,9 +40,9 @@ func FuzzParseState(f *testing.F) {
 			t.Fatalf("accepted what JSON.parse refuses: %q", data)
 		case legacy && !rt.ExactLegacy(v):
 			t.Fatalf("accepted as legacy what the reference does not recognise: %q", data)
-		case !legacy && st.Generation != nil && !rt.StateShape(v):
+		case !legacy && st.Generation != spec.NoGeneration && !rt.StateShape(v):
 			t.Fatalf("accepted what hasSafeChatDaemonStateShape refuses: %q", data)
-		case !legacy && st.Generation == nil && !rt.LegacyGeneration(v):
+		case !legacy && st.Generation == spec.NoGeneration && !rt.LegacyGeneration(v):
 			t.Fatalf("accepted a legacy generation the reference refuses: %q", data)
 		}
 		out := st.Marshal()

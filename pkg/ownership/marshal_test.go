@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"gjc.dev/reconciler/pkg/spec"
 )
 
 func TestStateMarshalBytes(t *testing.T) {
@@ -17,7 +19,7 @@ func TestStateMarshalBytes(t *testing.T) {
 	if got := string(s.Marshal()); got != want {
 		t.Fatalf("Marshal:\n got %s\nwant %s", got, want)
 	}
-	s.StoppedAt, s.TransportHealthy = gen(1764450009000), false
+	s.StoppedAt, s.TransportHealthy = ms(1764450009000), false
 	s.TransportError = "closed"
 	s.Terminated = &Terminated{Reason: "InvalidCredentials", Message: "close 4004"}
 	want = strings.TrimSuffix(want, "\n")
@@ -27,7 +29,7 @@ func TestStateMarshalBytes(t *testing.T) {
 	if got := string(s.Marshal()); got != want {
 		t.Fatalf("Marshal released:\n got %s\nwant %s", got, want)
 	}
-	s.Generation = nil
+	s.Generation = spec.NoGeneration
 	if got := string(s.Marshal()); strings.Contains(got, "generation") {
 		t.Fatalf("legacy generation written: %s", got)
 	}
@@ -57,4 +59,6 @@ func TestMarshalEscapesLikeJSONStringify(t *testing.T) {
 	}
 }
 
-func gen(g int64) *int64 { return &g }
+func gen(g spec.Generation) spec.OptGeneration { return g.Opt() }
+
+func ms(t int64) *int64 { return &t }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"gjc.dev/reconciler/pkg/incarnation"
+	"gjc.dev/reconciler/pkg/spec"
 )
 
 // legacyKeys is the exact key set of a pre-upgrade record (the reference's
@@ -219,18 +220,17 @@ func (f *fields) boolean(key string) bool {
 
 // generation is absent (a legacy owner, replaceable) or a safe integer
 // >= 0; null, negative, fractional or a string is malformed.
-func (f *fields) generation() *int64 {
+func (f *fields) generation() spec.OptGeneration {
 	raw, ok := f.obj.get("generation")
 	if !ok || f.err != nil {
-		return nil
+		return spec.NoGeneration
 	}
 	v, ok := jsNumber(raw)
 	if !ok || !isSafeInteger(v) || v < 0 {
 		f.fail("generation", "must be absent or a safe integer >= 0, got %s", shown(raw))
-		return nil
+		return spec.NoGeneration
 	}
-	g := int64(v) // -0 becomes 0
-	return &g
+	return spec.Generation(v).Opt() // -0 becomes 0
 }
 
 func (f *fields) optionalString(key string) string {

@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	rt "gjc.dev/reconciler/pkg/ownership/internal/recordtest"
+	"gjc.dev/reconciler/pkg/spec"
 )
 
 func TestParseStateMalformed(t *testing.T) {
@@ -47,19 +48,19 @@ func TestParseStateAccepts(t *testing.T) {
 		legacy bool
 		check  func(*State) bool
 	}{
-		{"reference record", r.Bytes(), false, func(s *State) bool { return s.PID == 4242 && *s.Generation == 7 && s.StoppedAt == nil }},
+		{"reference record", r.Bytes(), false, func(s *State) bool { return s.PID == 4242 && s.Generation == gen(7) && s.StoppedAt == nil }},
 		{"pid 4242.0 is the integer 4242", r.With("pid", "4242.0").Bytes(), false, func(s *State) bool { return s.PID == 4242 }},
 		{"pid 4.242e3", r.With("pid", "4.242e3").Bytes(), false, func(s *State) bool { return s.PID == 4242 }},
 		{"version 1.0", r.With("version", "1.0").Bytes(), false, func(s *State) bool { return s.Version == 1 }},
-		{"generation -0 is 0", r.With("generation", "-0").Bytes(), false, func(s *State) bool { return *s.Generation == 0 }},
-		{"generation 0", r.With("generation", "0").Bytes(), false, func(s *State) bool { return *s.Generation == 0 }},
-		{"generation max safe", r.With("generation", "9007199254740991").Bytes(), false, func(s *State) bool { return *s.Generation == maxSafeInteger }},
-		{"legacy generation (missing)", r.Without("generation").Bytes(), false, func(s *State) bool { return s.Generation == nil }},
+		{"generation -0 is 0", r.With("generation", "-0").Bytes(), false, func(s *State) bool { return s.Generation == gen(0) }},
+		{"generation 0", r.With("generation", "0").Bytes(), false, func(s *State) bool { return s.Generation == gen(0) }},
+		{"generation max safe", r.With("generation", "9007199254740991").Bytes(), false, func(s *State) bool { return s.Generation == gen(maxSafeInteger) }},
+		{"legacy generation (missing)", r.Without("generation").Bytes(), false, func(s *State) bool { return s.Generation == spec.NoGeneration }},
 		{"released", r.With("stoppedAt", "1764450009000").Bytes(), false, func(s *State) bool { return *s.StoppedAt == 1764450009000 }},
 		{"negative time", r.With("startedAt", "-5").Bytes(), false, func(s *State) bool { return s.StartedAt == -5 }},
 		{"time 1e12", r.With("startedAt", "1e12").Bytes(), false, func(s *State) bool { return s.StartedAt == 1e12 }},
 		{"unknown keys ignored", r.With("future", `{"x":[1,2]}`).With("note", `"hi"`).Bytes(), false, func(s *State) bool { return s.PID == 4242 }},
-		{"keys in another order", append(rt.Obj{{K: "generation", V: "7"}}, r.Without("generation")...).Bytes(), false, func(s *State) bool { return *s.Generation == 7 }},
+		{"keys in another order", append(rt.Obj{{K: "generation", V: "7"}}, r.Without("generation")...).Bytes(), false, func(s *State) bool { return s.Generation == gen(7) }},
 		{"pretty printed", []byte("{\n  \"version\": 1, \"kind\": \"slack\", \"pid\": 1, \"ownerId\": \"o\", \"identity\": \"i\",\n \"incarnation\": \"darwin:1764450000:123456\", \"startedAt\": 1, \"heartbeatAt\": 2, \"transportHealthy\": false, \"generation\": 3 }"), false,
 			func(s *State) bool { return s.Kind == "slack" && s.Incarnation == "darwin:1764450000:123456" }},
 		{"transportError and terminated", r.With("transportError", `"gateway closed"`).With("terminated", `{"reason":"InvalidCredentials","message":"4004","extra":1}`).Bytes(), false,
@@ -95,7 +96,7 @@ func TestParseStateAccepts(t *testing.T) {
 			func(s *State) bool { return len(s.Relay.Blocked.Message) == MaxDetail }},
 		{"no relay", r.Bytes(), false, func(s *State) bool { return s.Relay == nil }},
 		{"legacy unavailable record", legacy.Bytes(), true, func(s *State) bool {
-			return s.Incarnation == LegacyIncarnation && s.Generation == nil
+			return s.Incarnation == LegacyIncarnation && s.Generation == spec.NoGeneration
 		}},
 		{"legacy released", legacy.With("stoppedAt", "1764450009000").Bytes(), true, func(s *State) bool { return s.StoppedAt != nil }},
 	} {
@@ -110,8 +111,8 @@ func TestParseStateAccepts(t *testing.T) {
 			v, _ := rt.JSParse(tc.data)
 			switch {
 			case legacy && !rt.ExactLegacy(v),
-				!legacy && st.Generation != nil && !rt.StateShape(v),
-				!legacy && st.Generation == nil && !rt.LegacyGeneration(v):
+				!legacy && st.Generation != spec.NoGeneration && !rt.StateShape(v),
+				!legacy && st.Generation == spec.NoGeneration && !rt.LegacyGeneration(v):
 				t.Fatalf("the reference refuses what we accept: %s", tc.data)
 			}
 			// What we accept re-marshals to a record we accept as the same.

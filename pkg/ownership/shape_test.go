@@ -28,7 +28,7 @@ func TestRecordsMatchReferenceShapes(t *testing.T) {
 	states = append(states, st)
 	st.HeartbeatAt, st.TransportHealthy, st.TransportError = st.HeartbeatAt+5000, true, ""
 	states = append(states, st)
-	st.StoppedAt, st.TransportHealthy = gen(st.HeartbeatAt+1000), false
+	st.StoppedAt, st.TransportHealthy = ms(st.HeartbeatAt+1000), false
 	st.Terminated = &Terminated{Reason: "InvalidCredentials", Message: "invalid_auth"}
 	states = append(states, st)
 	for _, s := range states {

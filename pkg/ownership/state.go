@@ -2,6 +2,7 @@ package ownership
 
 import (
 	"gjc.dev/reconciler/pkg/ownership/internal/jswriter"
+	"gjc.dev/reconciler/pkg/spec"
 	"slices"
 )
 
@@ -34,19 +35,19 @@ type Terminated struct {
 // embed a State in their own JSON (status); the record file itself is
 // written by Marshal.
 type State struct {
-	Version          int         `json:"version"`
-	Kind             string      `json:"kind"` // the provider (reference name); the directory holds the name
-	PID              int         `json:"pid"`
-	OwnerID          string      `json:"ownerId"`
-	Identity         string      `json:"identity"`
-	Incarnation      string      `json:"incarnation"`
-	StartedAt        int64       `json:"startedAt"`   // unix ms
-	HeartbeatAt      int64       `json:"heartbeatAt"` // unix ms
-	TransportHealthy bool        `json:"transportHealthy"`
-	Generation       *int64      `json:"generation,omitempty"` // nil: a legacy record written before generations
-	StoppedAt        *int64      `json:"stoppedAt,omitempty"`  // unix ms; set once released
-	TransportError   string      `json:"transportError,omitempty"`
-	Terminated       *Terminated `json:"terminated,omitempty"`
+	Version          int                `json:"version"`
+	Kind             string             `json:"kind"` // the provider (reference name); the directory holds the name
+	PID              int                `json:"pid"`
+	OwnerID          string             `json:"ownerId"`
+	Identity         string             `json:"identity"`
+	Incarnation      string             `json:"incarnation"`
+	StartedAt        int64              `json:"startedAt"`   // unix ms
+	HeartbeatAt      int64              `json:"heartbeatAt"` // unix ms
+	TransportHealthy bool               `json:"transportHealthy"`
+	Generation       spec.OptGeneration `json:"generation,omitzero"` // none: a legacy record written before generations
+	StoppedAt        *int64             `json:"stoppedAt,omitempty"` // unix ms; set once released
+	TransportError   string             `json:"transportError,omitempty"`
+	Terminated       *Terminated        `json:"terminated,omitempty"`
 	// BootID names the boot the owner started in (platform.BootID). It
 	// proves a record from a previous boot even when the wall clock was
 	// stepped since; records without it fall back to comparing startedAt
@@ -77,8 +78,8 @@ func (s *State) Marshal() []byte {
 	w.Key("startedAt").Int(s.StartedAt)
 	w.Key("heartbeatAt").Int(s.HeartbeatAt)
 	w.Key("transportHealthy").Bool(s.TransportHealthy)
-	if s.Generation != nil {
-		w.Key("generation").Int(*s.Generation)
+	if g, ok := s.Generation.Get(); ok {
+		w.Key("generation").Int(int64(g))
 	}
 	if s.StoppedAt != nil {
 		w.Key("stoppedAt").Int(*s.StoppedAt)
@@ -108,10 +109,6 @@ func (s *State) Marshal() []byte {
 // Clone returns a deep copy, so a caller cannot change an Owner's State
 // through its pointers.
 func (s State) Clone() State {
-	if s.Generation != nil {
-		g := *s.Generation
-		s.Generation = &g
-	}
 	if s.StoppedAt != nil {
 		t := *s.StoppedAt
 		s.StoppedAt = &t

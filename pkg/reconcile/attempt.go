@@ -91,7 +91,7 @@ func (a *attempt) look() look {
 	if a.d == nil {
 		obs := a.r.store.Observe(a.name)
 		l.rec = obs.Record
-		l.cls = obs.Classify(ownership.Desired{Kind: kindOf(l.rec), Identity: identityOf(l.rec), Generation: generationOf(l.rec)})
+		l.cls = obs.Classify(ownDesired(l.rec))
 		a.r.inv.refresh() // another process may have spawned it since
 		l.inInventory, l.removed, l.specValid = a.r.inv.has(a.name), a.r.inv.wasRemoved(a.name), a.res.Valid()
 		l.graceful = spec.DefaultGracefulTimeout
@@ -164,23 +164,13 @@ func (a *attempt) observe(rec ownership.Record) {
 	}
 }
 
-func kindOf(rec ownership.Record) string {
+// ownDesired is what a record no spec declares is judged against: its own
+// daemon (its kind, identity and generation, a legacy record's none as 0),
+// so a proved owner can still be stopped.
+func ownDesired(rec ownership.Record) ownership.Desired {
 	if rec.State == nil {
-		return ""
+		return ownership.Desired{}
 	}
-	return rec.State.Kind
-}
-
-func identityOf(rec ownership.Record) string {
-	if rec.State == nil {
-		return ""
-	}
-	return rec.State.Identity
-}
-
-func generationOf(rec ownership.Record) int64 {
-	if rec.State == nil || rec.State.Generation == nil {
-		return 0
-	}
-	return *rec.State.Generation
+	g, _ := rec.State.Generation.Get()
+	return ownership.Desired{Kind: rec.State.Kind, Identity: rec.State.Identity, Generation: g}
 }

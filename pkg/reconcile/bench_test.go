@@ -44,10 +44,9 @@ func BenchmarkSteadyPass(b *testing.B) {
 		if err := os.MkdirAll(paths.Dir, 0o700); err != nil {
 			b.Fatal(err)
 		}
-		gen := int64(3)
 		// Heartbeats a minute ahead stay fresh for the whole benchmark.
 		st := ownership.State{Version: 1, Kind: "discord", PID: cmd.Process.Pid, OwnerID: fmt.Sprintf("o-%d", i), Identity: d.Identity,
-			Incarnation: inc, StartedAt: now, HeartbeatAt: now + 60_000, TransportHealthy: true, Generation: &gen}
+			Incarnation: inc, StartedAt: now, HeartbeatAt: now + 60_000, TransportHealthy: true, Generation: spec.Generation(3).Opt()}
 		if err := os.WriteFile(paths.State, st.Marshal(), 0o600); err != nil {
 			b.Fatal(err)
 		}

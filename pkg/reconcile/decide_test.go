@@ -8,6 +8,7 @@ import (
 
 	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/spec"
 )
 
 // Looks for the table: a proved owner of each health, and no owner.
@@ -70,8 +71,8 @@ type decideCase struct {
 // none is missing.
 func decideCases() []decideCase {
 	healthy := proved(ownership.ClassCompatible, ownership.HealthHealthy)
-	finalRec := func(identity string, g int64, reason string) ownership.Record {
-		return ownership.Record{Present: true, State: &ownership.State{OwnerID: "o-new", Identity: identity, Generation: &g, StoppedAt: new(int64),
+	finalRec := func(identity string, g spec.Generation, reason string) ownership.Record {
+		return ownership.Record{Present: true, State: &ownership.State{OwnerID: "o-new", Identity: identity, Generation: g.Opt(), StoppedAt: new(int64),
 			Terminated: &ownership.Terminated{Reason: reason, Message: "invalid token"}}}
 	}
 	blocked := &ownership.State{OwnerID: "o-running", PID: 42, Relay: &ownership.RelayState{Blocked: &ownership.RelayBlock{Reason: "ChannelUnavailable", Message: "no access"}}}
@@ -410,9 +411,8 @@ func TestStoppingOf(t *testing.T) {
 // startGate over the last record's end x the crash loop x a tracked owner
 // whose record vanished.
 func TestStartGate(t *testing.T) {
-	gen := func(g int64) *int64 { return &g }
-	refused := func(identity string, g int64, reason string) ownership.Record {
-		return ownership.Record{Present: true, State: &ownership.State{Identity: identity, Generation: gen(g),
+	refused := func(identity string, g spec.Generation, reason string) ownership.Record {
+		return ownership.Record{Present: true, State: &ownership.State{Identity: identity, Generation: g.Opt(),
 			Terminated: &ownership.Terminated{Reason: reason, Message: "invalid token"}}}
 	}
 	cases := []struct {

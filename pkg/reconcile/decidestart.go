@@ -90,7 +90,7 @@ func startGate(l look) plan {
 	case l.expecting != "":
 		return plan{step: stepNoteExit}
 	}
-	if s := l.rec.State; terminal(s) && s.Identity == l.identity && s.Generation != nil && *s.Generation == l.generation {
+	if s := l.rec.State; terminal(s) && s.Identity == l.identity && s.Generation == l.generation.Opt() {
 		return refusal(l, s.Terminated.Reason, finalRefusal(s))
 	}
 	if l.crash.wait > 0 {

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/spec"
 )
 
 // look is one observation of a name: everything decide judges, and
@@ -26,7 +27,7 @@ type look struct {
 	holdsErr error
 	// identity and generation are the desired daemon's (the start gate).
 	identity   string
-	generation int64
+	generation spec.Generation
 	graceful   time.Duration
 
 	// Of a name no source declares: whether this reconciler manages it

@@ -164,7 +164,7 @@ func (r *Reconciler) view(name string, d *spec.Daemon, res *spec.Result) DaemonS
 func (r *Reconciler) lookFor(c command, name string, d *spec.Daemon, res *spec.Result, force bool) look {
 	obs := r.store.Observe(name)
 	l := look{name: name, rec: obs.Record, cmd: commandLook{command: c, specErrors: len(res.Errors)}}
-	desired := ownership.Desired{Kind: kindOf(l.rec), Identity: identityOf(l.rec), Generation: generationOf(l.rec)}
+	desired := ownDesired(l.rec)
 	if d != nil {
 		desired = desiredOf(d)
 		l.declared, l.cmd.specStopped = true, d.Config.State == spec.StateStopped

@@ -211,9 +211,9 @@ func TestPassNeverPrunesBadInventoryNames(t *testing.T) {
 	if err := fsstore.EnsureDir(paths); err != nil {
 		t.Fatal(err)
 	}
-	now, gen := time.Now().UnixMilli(), int64(1)
+	now, gen := time.Now().UnixMilli(), spec.Generation(1)
 	st := ownership.State{Version: 1, Kind: "discord", PID: pid, OwnerID: "o-1", Identity: "0123456789abcdef",
-		Incarnation: inc, StartedAt: now, HeartbeatAt: now + 60_000, TransportHealthy: true, Generation: &gen}
+		Incarnation: inc, StartedAt: now, HeartbeatAt: now + 60_000, TransportHealthy: true, Generation: gen.Opt()}
 	if err := os.WriteFile(paths.State, st.Marshal(), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -260,8 +260,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, name string, d *spec.Daemon,
 	if d != nil {
 		a.status.Provider = string(d.Config.Provider)
 		a.status.DesiredState = string(d.Config.State)
-		g := d.Config.Generation
-		a.status.DesiredGeneration = &g
+		a.status.DesiredGeneration = d.Config.Generation.Opt()
 	}
 	a.run()
 	st.remember(r.store, a.owner)

@@ -59,20 +59,20 @@ type Status struct {
 
 // DaemonStatus is one name's observed state.
 type DaemonStatus struct {
-	Name              string `json:"name"`
-	Provider          string `json:"provider,omitempty"`
-	DesiredState      string `json:"desiredState,omitempty"`
-	DesiredGeneration *int64 `json:"desiredGeneration,omitempty"`
-	Phase             Phase  `json:"phase"`
-	PID               int    `json:"pid,omitempty"`
-	OwnerID           string `json:"ownerId,omitempty"`
+	Name              string             `json:"name"`
+	Provider          string             `json:"provider,omitempty"`
+	DesiredState      string             `json:"desiredState,omitempty"`
+	DesiredGeneration spec.OptGeneration `json:"desiredGeneration,omitzero"`
+	Phase             Phase              `json:"phase"`
+	PID               int                `json:"pid,omitempty"`
+	OwnerID           string             `json:"ownerId,omitempty"`
 	// Machine is the machine the owner runs on, in a fleet; "" on one
 	// machine.
 	Machine string `json:"machine,omitempty"`
 	// Election is, in a fleet, which machine leads the name (places its
 	// daemon) as a live look saw it; nil on one machine.
 	Election   *Election          `json:"election,omitempty"`
-	Generation *int64             `json:"generation,omitempty"`
+	Generation spec.OptGeneration `json:"generation,omitzero"`
 	StartedAt  *metav1.Time       `json:"startedAt,omitempty"`
 	Restarts   int                `json:"restarts"`
 	Converged  bool               `json:"converged"`

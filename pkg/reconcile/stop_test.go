@@ -19,6 +19,7 @@ import (
 	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/platform"
+	"gjc.dev/reconciler/pkg/spec"
 )
 
 // helperEnv makes the test binary a stand-in daemon: started with a
@@ -91,10 +92,10 @@ func startStandInAs(t *testing.T, p ownership.Paths, ownerID, mode string) owner
 const standInIdentity = "0123456789abcdef"
 
 // standInRecord is a healthy slack record of pid at generation gen.
-func standInRecord(pid int, inc, ownerID string, gen int64) ownership.State {
+func standInRecord(pid int, inc, ownerID string, gen spec.Generation) ownership.State {
 	now := time.Now().UnixMilli()
 	return ownership.State{Version: 1, Kind: "slack", PID: pid, OwnerID: ownerID, Identity: standInIdentity,
-		Incarnation: inc, StartedAt: now, HeartbeatAt: now, TransportHealthy: true, Generation: &gen}
+		Incarnation: inc, StartedAt: now, HeartbeatAt: now, TransportHealthy: true, Generation: gen.Opt()}
 }
 
 // The owner changed between the decision and the stop: nothing is sent,

@@ -44,7 +44,7 @@ func View(store ownership.Store, agentDir string, res *spec.Result, only []strin
 			// pass leaves it out.
 			obs := store.Observe(n)
 			rec := obs.Record
-			if offTable(true, obs.Classify(ownership.Desired{Kind: kindOf(rec), Identity: identityOf(rec), Generation: generationOf(rec)}), false) {
+			if offTable(true, obs.Classify(ownDesired(rec)), false) {
 				continue
 			}
 		}
@@ -66,12 +66,11 @@ func live(s DaemonStatus, name string, d *spec.Daemon, store ownership.Store, ho
 	s.Name = name
 	if d != nil {
 		s.Provider, s.DesiredState = string(d.Config.Provider), string(d.Config.State)
-		g := d.Config.Generation
-		s.DesiredGeneration = &g
+		s.DesiredGeneration = d.Config.Generation.Opt()
 	}
 	obs := store.Observe(name)
 	rec := obs.Record
-	desired := ownership.Desired{Kind: kindOf(rec), Identity: identityOf(rec), Generation: generationOf(rec)}
+	desired := ownDesired(rec)
 	l := look{name: name, rec: rec, declared: true, hold: hold, want: stopKill, termTimedOut: termTimedOut}
 	switch {
 	case d != nil:

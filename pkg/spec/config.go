@@ -15,7 +15,7 @@ import (
 type Config struct {
 	Name            string
 	Provider        Provider
-	Generation      int64
+	Generation      Generation
 	State           DesiredState
 	ReadyTimeout    time.Duration
 	GracefulTimeout time.Duration

@@ -18,7 +18,7 @@ const (
 func Default(d *ChatDaemon) {
 	s := &d.Spec
 	if s.Generation == nil {
-		var zero int64
+		var zero Generation
 		s.Generation = &zero
 	}
 	if s.State == "" {

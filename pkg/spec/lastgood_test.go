@@ -164,7 +164,7 @@ func breakFile(t *testing.T, p string) {
 func TestLoaderRestoresLastGood(t *testing.T) {
 	type want struct {
 		names      []string // desired after the first load
-		discordGen int64
+		discordGen Generation
 		disk       []string // files kept from lastgood.json (base names)
 		nothing    []string // broken files with nothing kept (base names)
 		problem    string   // in LastGoodProblem

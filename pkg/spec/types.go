@@ -53,7 +53,7 @@ type ChatDaemonSpec struct {
 	Provider Provider `json:"provider"`
 	// Generation is raised by the operator to roll the daemon; a running owner
 	// at a lower generation is replaced.
-	Generation      *int64           `json:"generation,omitempty"`
+	Generation      *Generation      `json:"generation,omitempty"`
 	State           DesiredState     `json:"state,omitempty"`
 	ReadyTimeout    *metav1.Duration `json:"readyTimeout,omitempty"`
 	GracefulTimeout *metav1.Duration `json:"gracefulTimeout,omitempty"`

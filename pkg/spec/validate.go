@@ -61,8 +61,8 @@ func validateSpec(s *ChatDaemonSpec, p *field.Path) field.ErrorList {
 	default:
 		errs = append(errs, field.NotSupported(p.Child("provider"), s.Provider, []Provider{ProviderDiscord, ProviderSlack}))
 	}
-	if g := s.Generation; g != nil && (*g < 0 || *g > MaxSafeInteger) {
-		errs = append(errs, field.Invalid(p.Child("generation"), *g, fmt.Sprintf("must be >= 0 and <= %d", int64(MaxSafeInteger))))
+	if g := s.Generation; g != nil && !g.Valid() {
+		errs = append(errs, field.Invalid(p.Child("generation"), int64(*g), fmt.Sprintf("must be >= 0 and <= %d", int64(MaxSafeInteger))))
 	}
 	switch s.State {
 	case StateRunning, StateStopped:

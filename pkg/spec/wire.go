@@ -17,7 +17,7 @@ const maxWireConfig = 64 << 10
 type wireConfig struct {
 	Name            string         `json:"name"`
 	Provider        Provider       `json:"provider"`
-	Generation      int64          `json:"generation"`
+	Generation      Generation     `json:"generation"`
 	ReadyTimeout    time.Duration  `json:"readyTimeout"`
 	GracefulTimeout time.Duration  `json:"gracefulTimeout"`
 	KillTimeout     time.Duration  `json:"killTimeout"`

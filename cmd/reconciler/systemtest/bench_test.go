@@ -13,6 +13,7 @@ import (
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"gjc.dev/reconciler/pkg/reconcile"
+	"gjc.dev/reconciler/pkg/spec"
 )
 
 // These benchmarks run the real (non-race) binary against the fakes; run
@@ -88,7 +89,7 @@ func BenchmarkSpecEditToHealthy(b *testing.B) {
 				e.writeSpec(object{name: "bot", provider: string(provider), generation: gen})
 				want := gen
 				waitRecord(b, paths, "ready", func(r ownership.Record) bool {
-					return healthy(r) && r.State.Generation != nil && *r.State.Generation == want
+					return healthy(r) && r.State.Generation == spec.Generation(want).Opt()
 				})
 				samples = append(samples, time.Since(start))
 			}

@@ -21,6 +21,7 @@ import (
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/ownership/etcdstore"
 	"gjc.dev/reconciler/pkg/platform"
+	"gjc.dev/reconciler/pkg/spec"
 )
 
 // inject applies one fault. Faults that last (a SIGSTOP, an outage) end
@@ -377,7 +378,7 @@ func (c *chaos) canaryRecord(b *chaosBot, machine string) ([]byte, error) {
 	kind := b.provider
 	s := ownership.State{Version: ownership.RecordVersion, Kind: kind, PID: pid, OwnerID: fmt.Sprintf("%d-forged", pid),
 		Identity: "0123456789abcdef", Incarnation: inc, StartedAt: now, HeartbeatAt: now, TransportHealthy: true,
-		Generation: &gen, BootID: boot, Machine: machine}
+		Generation: spec.Generation(gen).Opt(), BootID: boot, Machine: machine}
 	return json.Marshal(s)
 }
 

@@ -13,6 +13,7 @@ import (
 	"gjc.dev/reconciler/pkg/bus"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/reconcile"
+	"gjc.dev/reconciler/pkg/spec"
 )
 
 // startCanary starts the canary: this test binary again, recording every
@@ -212,7 +213,7 @@ func (c *chaos) notConverged() string {
 			if !ok || d.Phase != reconcile.PhaseRunning {
 				return fmt.Sprintf("%s on %s: %s %s %q", b.name, m.id, d.Phase, d.Reason, d.Message)
 			}
-			if d.Generation == nil || *d.Generation != b.generation {
+			if d.Generation != spec.Generation(b.generation).Opt() {
 				return fmt.Sprintf("%s on %s: at generation %v, the spec's is %d", b.name, m.id, d.Generation, b.generation)
 			}
 			if (d.Machine == "" || d.Machine == m.id) && (!d.Converged || d.Reason != reconcile.ReasonReady) {

@@ -60,7 +60,7 @@ func startFakesWith(t testing.TB, slackOpts fakeslack.Options) *fakes {
 	return &fakes{discord: d, slack: s}
 }
 
-func (f *fakes) config(provider spec.Provider, name string, generation int64) *spec.Config {
+func (f *fakes) config(provider spec.Provider, name string, generation spec.Generation) *spec.Config {
 	c := &spec.Config{Name: name, Provider: provider, Generation: generation, State: spec.StateRunning, Verbosity: spec.VerbosityLean,
 		ReadyTimeout: spec.DefaultReadyTimeout, GracefulTimeout: spec.DefaultGracefulTimeout, KillTimeout: spec.DefaultKillTimeout}
 	if provider == spec.ProviderDiscord {
@@ -201,7 +201,7 @@ func TestDaemonBecomesHealthyAndStopsOnSIGTERM(t *testing.T) {
 			p := startDaemon(t, dir, cfg, "owner-1")
 			rec := waitRecord(t, paths, "healthy", healthy)
 			t.Logf("%s healthy %v after start", provider, time.Since(start))
-			if s := rec.State; s.OwnerID != "owner-1" || s.Identity != cfg.Identity() || *s.Generation != 4 || s.Kind != string(provider) || s.PID != p.cmd.Process.Pid {
+			if s := rec.State; s.OwnerID != "owner-1" || s.Identity != cfg.Identity() || s.Generation != spec.Generation(4).Opt() || s.Kind != string(provider) || s.PID != p.cmd.Process.Pid {
 				t.Errorf("record %+v does not describe this daemon", s)
 			}
 			assertNoToken(t, dir, p.cmd.Process.Pid)

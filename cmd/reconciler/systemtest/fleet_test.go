@@ -22,6 +22,7 @@ import (
 	"gjc.dev/reconciler/pkg/ownership/etcdstore/etcdtest"
 	"gjc.dev/reconciler/pkg/platform"
 	"gjc.dev/reconciler/pkg/reconcile"
+	"gjc.dev/reconciler/pkg/spec"
 )
 
 // fleetTTL is the fleet tests' lease TTL: short, so a failover is quick.
@@ -381,7 +382,7 @@ func TestFleetRollsOutANewGeneration(t *testing.T) {
 		m.e.writeSpec(object{name: "bot", provider: "discord", generation: 2})
 	}
 	fl.waitRecords("generation 2 running", []string{"bot"}, func(st *ownership.State) bool {
-		return st.Generation != nil && *st.Generation == 2 && st.TransportHealthy && st.StoppedAt == nil
+		return st.Generation == spec.Generation(2).Opt() && st.TransportHealthy && st.StoppedAt == nil
 	})
 	waitDiscord(t, fl.f, "the new generation's session", func(s fakediscord.TokenStats) bool {
 		return s.Live == 1 && s.Identifies > before.Identifies
@@ -389,7 +390,7 @@ func TestFleetRollsOutANewGeneration(t *testing.T) {
 	for _, m := range fl.machines {
 		m.e.waitStatus("generation 2 seen from "+m.id, func(st *reconcile.Status) bool {
 			d, ok := daemonStatus(st, "bot")
-			return ok && d.Generation != nil && *d.Generation == 2 && d.Phase == reconcile.PhaseRunning
+			return ok && d.Generation == spec.Generation(2).Opt() && d.Phase == reconcile.PhaseRunning
 		})
 	}
 	if h := fl.holder("bot"); h == nil || h.OwnerID == first.OwnerID {

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	"gjc.dev/reconciler/pkg/reconcile"
+	"gjc.dev/reconciler/pkg/spec"
 )
 
 // breakSpec makes the first object of the spec fail validation twice over,
@@ -48,7 +49,7 @@ func (e *e2e) untouched(before map[string]string) {
 	e.t.Helper()
 	for n, owner := range before {
 		s := e.state(n)
-		if s.OwnerID != owner || s.StoppedAt != nil || s.Generation == nil || *s.Generation != 1 {
+		if s.OwnerID != owner || s.StoppedAt != nil || s.Generation != spec.Generation(1).Opt() {
 			e.t.Errorf("%s: owner %s stopped %v generation %v; want %s still running at 1", n, s.OwnerID, s.StoppedAt != nil, s.Generation, owner)
 		}
 	}

@@ -78,10 +78,9 @@ func TestRecordNamingAnotherProcessIsNeverSignalled(t *testing.T) {
 		if err := fsstore.EnsureDir(p); err != nil {
 			t.Fatal(err)
 		}
-		g := int64(0)
 		now := time.Now().UnixMilli()
 		s := ownership.State{Version: 1, Kind: "slack", PID: pid, OwnerID: "planted-" + name, Identity: "0000000000000000",
-			Incarnation: inc, StartedAt: now - 1000, HeartbeatAt: now, TransportHealthy: true, Generation: &g}
+			Incarnation: inc, StartedAt: now - 1000, HeartbeatAt: now, TransportHealthy: true, Generation: spec.Generation(0).Opt()}
 		if err := os.WriteFile(p.State, s.Marshal(), 0o600); err != nil {
 			t.Fatal(err)
 		}

@@ -70,7 +70,7 @@ func TestOnceReplacesOnGenerationAndIdentity(t *testing.T) {
 	e.mustConverge()
 	cur := e.state("discord")
 	lastAlive := <-oldExit
-	if cur.OwnerID == old.OwnerID || *cur.Generation != 2 {
+	if cur.OwnerID == old.OwnerID || cur.Generation != spec.Generation(2).Opt() {
 		t.Fatalf("not replaced: %+v", cur)
 	}
 	// startedAt is truncated to the millisecond.

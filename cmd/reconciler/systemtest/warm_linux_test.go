@@ -23,6 +23,7 @@ import (
 	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"gjc.dev/reconciler/pkg/platform"
 	"gjc.dev/reconciler/pkg/reconcile"
+	"gjc.dev/reconciler/pkg/spec"
 )
 
 // standbyProc is a warm replacement as /proc shows it.
@@ -254,7 +255,7 @@ func TestWarmReplacementDiscardedOnGenerationChange(t *testing.T) {
 
 	e.writeSpec(object{name: "slack", provider: "slack", generation: 2})
 	rec := waitRecord(t, paths, "healthy at generation 2", func(r ownership.Record) bool {
-		return healthy(r) && r.State.Generation != nil && *r.State.Generation == 2
+		return healthy(r) && r.State.Generation == spec.Generation(2).Opt()
 	})
 	if rec.State.PID == sb.pid {
 		t.Fatalf("the generation-1 standby (pid %d) became the generation-2 owner", sb.pid)

@@ -63,12 +63,11 @@ func (s *Store) AcquireClaim(name string, req ownership.AcquireRequest) (*Claim,
 	if err != nil {
 		return nil, unreachable("acquiring "+name, err)
 	}
-	g := req.Generation
 	now := time.Now().UnixMilli()
 	st := ownership.State{
 		Version: ownership.RecordVersion, Kind: req.Kind, PID: pid, OwnerID: req.OwnerID,
 		Identity: req.Identity, Incarnation: inc, StartedAt: now, HeartbeatAt: now,
-		Generation: &g, Machine: s.machine,
+		Generation: req.Generation.Opt(), Machine: s.machine,
 	}
 	h := holder{OwnerID: req.OwnerID, PID: pid, Incarnation: inc, Machine: s.machine, Lease: int64(l.id)}
 	resp, err := s.cli.Txn(ctx).If(

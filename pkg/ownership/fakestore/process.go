@@ -53,12 +53,11 @@ func (w *World) StartOwner(name string, want ownership.Desired, o OwnerOptions) 
 	p := w.spawn(&ownership.DaemonClaim{AgentDir: AgentDir, Name: name, OwnerID: o.OwnerID})
 	p.stubborn, p.holds = o.Stubborn, name
 	now := w.now.UnixMilli()
-	g := want.Generation
 	sl := w.slot(name)
 	sl.record = &ownership.State{
 		Version: ownership.RecordVersion, Kind: want.Kind, PID: p.pid, OwnerID: o.OwnerID, Identity: want.Identity,
 		Incarnation: p.incarnation, StartedAt: now, HeartbeatAt: now, TransportHealthy: true,
-		Generation: &g, BootID: w.boot.ID,
+		Generation: want.Generation.Opt(), BootID: w.boot.ID,
 	}
 	sl.malformed, sl.prepared = false, true
 	w.changed(name)

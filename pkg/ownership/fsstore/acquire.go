@@ -115,11 +115,10 @@ func acquireLocked(p ownership.Paths, req ownership.AcquireRequest, probe Probe,
 		return nil, fmt.Errorf("acquire %s: %w", p.Name(), err)
 	}
 	now := e.now().UnixMilli()
-	gen := req.Generation
 	st := ownership.State{
 		Version: ownership.RecordVersion, Kind: req.Kind, PID: me.pid, OwnerID: req.OwnerID,
 		Identity: req.Identity, Incarnation: me.incarnation,
-		StartedAt: now, HeartbeatAt: now, TransportHealthy: false, Generation: &gen,
+		StartedAt: now, HeartbeatAt: now, TransportHealthy: false, Generation: req.Generation.Opt(),
 		BootID: currentBootID(probe),
 	}
 	data := st.Marshal()

@@ -28,7 +28,7 @@ func TestAcquirePublishes(t *testing.T) {
 	t.Cleanup(func() { _ = o.Release(nil) }) // drops its name lock, whatever the test did to it
 	st := o.State()
 	if st.PID != os.Getpid() || st.Incarnation != incarnationOf(t, os.Getpid()) || st.OwnerID != testOwnerID ||
-		st.Kind != "discord" || st.Identity != testIdentity || *st.Generation != 7 || st.TransportHealthy ||
+		st.Kind != "discord" || st.Identity != testIdentity || st.Generation != gen(7) || st.TransportHealthy ||
 		st.StartedAt < before || st.HeartbeatAt != st.StartedAt || st.StoppedAt != nil {
 		t.Fatalf("published %+v", st)
 	}
@@ -142,7 +142,7 @@ func TestAcquireRecoversDeadOwner(t *testing.T) {
 		dead := deadPID(t)
 		s := stateOf(dead, "linux:12345")
 		if released {
-			s.StoppedAt = gen(time.Now().UnixMilli())
+			s.StoppedAt = ms(time.Now().UnixMilli())
 		}
 		writeState(t, p, s)
 		old := writeLock(t, p.Lock, dead, "linux:12345")

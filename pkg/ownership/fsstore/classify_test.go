@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"gjc.dev/reconciler/pkg/platform"
+	"gjc.dev/reconciler/pkg/spec"
 )
 
 func TestClassify(t *testing.T) {
@@ -30,7 +31,7 @@ func TestClassify(t *testing.T) {
 	}
 	legacy := func() ownership.Record {
 		s := base()
-		s.Incarnation, s.Generation = ownership.LegacyIncarnation, nil
+		s.Incarnation, s.Generation = ownership.LegacyIncarnation, spec.NoGeneration
 		return ownership.Record{Present: true, State: s, Legacy: true, Paths: tablePaths}
 	}
 	type want struct {
@@ -56,9 +57,9 @@ func TestClassify(t *testing.T) {
 		{"legacy, pid live", legacy(), nil, desired, want{ownership.ClassMalformed, ownership.HealthNone, false, true, ownership.ReasonMalformedOwnerRecord}},
 		{"legacy, liveness unknown", legacy(), func(p *fakeProbe) { p.aliveErr = map[int]error{pid: errors.New("EIO")} }, desired,
 			want{ownership.ClassMalformed, ownership.HealthNone, false, true, ownership.ReasonMalformedOwnerRecord}},
-		{"released, exited", with(func(s *ownership.State) { s.StoppedAt = gen(now.UnixMilli()) }), func(p *fakeProbe) { p.alive[pid] = false }, desired,
+		{"released, exited", with(func(s *ownership.State) { s.StoppedAt = ms(now.UnixMilli()) }), func(p *fakeProbe) { p.alive[pid] = false }, desired,
 			want{ownership.ClassStopped, ownership.HealthNone, false, false, ownership.ReasonOwnerReleased}},
-		{"released, still exiting", with(func(s *ownership.State) { s.StoppedAt = gen(now.UnixMilli()) }), nil, desired,
+		{"released, still exiting", with(func(s *ownership.State) { s.StoppedAt = ms(now.UnixMilli()) }), nil, desired,
 			want{ownership.ClassStopped, ownership.HealthNone, false, true, ownership.ReasonOwnerExiting}},
 		{"pid dead", with(func(*ownership.State) {}), func(p *fakeProbe) { p.alive[pid] = false }, desired, want{ownership.ClassStopped, ownership.HealthNone, false, false, ownership.ReasonOwnerExited}},
 		{"pid above the kernel maximum", with(func(*ownership.State) {}), func(p *fakeProbe) { p.aliveErr = map[int]error{pid: platform.ErrInvalidPID} }, desired,
@@ -116,14 +117,14 @@ func TestClassify(t *testing.T) {
 		d := ownership.Desired{Kind: kind, Identity: testIdentity, Generation: 7}
 		for _, g := range []struct {
 			name   string
-			gen    *int64
+			gen    spec.OptGeneration
 			class  ownership.Class
 			reason string
 		}{
 			{"lower", gen(6), ownership.ClassReplaceable, ownership.ReasonGenerationBehind},
 			{"zero", gen(0), ownership.ClassReplaceable, ownership.ReasonGenerationBehind},
 			{"equal", gen(7), ownership.ClassCompatible, ownership.ReasonOwnerHealthy},
-			{"missing (legacy)", nil, ownership.ClassReplaceable, ownership.ReasonGenerationBehind},
+			{"missing (legacy)", spec.NoGeneration, ownership.ClassReplaceable, ownership.ReasonGenerationBehind},
 			{"newer", gen(8), ownership.ClassNewer, ownership.ReasonGenerationAhead},
 		} {
 			rec := with(func(s *ownership.State) { s.Kind = kind; s.Generation = g.gen })

@@ -12,6 +12,7 @@ import (
 	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/ownership/fsstore"
+	"gjc.dev/reconciler/pkg/spec"
 )
 
 // The test binary doubles as the processes the conformance suite needs: run
@@ -149,7 +150,7 @@ func runOwner() int {
 	}
 	o, err := fsstore.Acquire(p, ownership.AcquireRequest{
 		Kind: os.Getenv(kindEnv), OwnerID: flags[daemonproto.FlagOwnerID],
-		Identity: os.Getenv(identityEnv), Generation: gen,
+		Identity: os.Getenv(identityEnv), Generation: spec.Generation(gen),
 	})
 	if err != nil {
 		fmt.Println("err", strings.ReplaceAll(err.Error(), "\n", " "))

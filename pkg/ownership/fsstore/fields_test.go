@@ -23,7 +23,7 @@ var stateChanges = map[string]func(*ownership.State){
 	"heartbeatAt":      func(s *ownership.State) { s.HeartbeatAt++ },
 	"transportHealthy": func(s *ownership.State) { s.TransportHealthy = !s.TransportHealthy },
 	"generation":       func(s *ownership.State) { s.Generation = gen(8) },
-	"stoppedAt":        func(s *ownership.State) { s.StoppedAt = gen(s.HeartbeatAt) },
+	"stoppedAt":        func(s *ownership.State) { s.StoppedAt = ms(s.HeartbeatAt) },
 	"transportError":   func(s *ownership.State) { s.TransportError = "gateway closed" },
 	"terminated": func(s *ownership.State) {
 		s.Terminated = &ownership.Terminated{Reason: "InvalidCredentials", Message: "close 4004"}

@@ -21,6 +21,7 @@ import (
 
 	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/platform"
+	"gjc.dev/reconciler/pkg/spec"
 )
 
 // The test binary doubles as the helper processes the tests need: run with
@@ -367,7 +368,9 @@ const (
 	testOwnerID  = "4100-6f1c1c52-7a0e-4d0e-9b7e-1d2f3a4b5c6d"
 )
 
-func gen(g int64) *int64 { return &g }
+func gen(g spec.Generation) spec.OptGeneration { return g.Opt() }
+
+func ms(t int64) *int64 { return &t }
 
 // stateOf returns a valid running record for pid/incarnation.
 func stateOf(pid int, incarnation string) ownership.State {

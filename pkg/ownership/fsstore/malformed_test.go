@@ -195,7 +195,7 @@ func TestLegacyUnavailableRecord(t *testing.T) {
 		if l, err := ownership.ParseOwnerLock(lock); err != nil || l.PID != os.Getpid() {
 			t.Fatalf("lock is %s", lock)
 		}
-		if rec := ReadState(p); rec.Legacy || rec.State.OwnerID != "successor" || *rec.State.Generation != 7 {
+		if rec := ReadState(p); rec.Legacy || rec.State.OwnerID != "successor" || rec.State.Generation != gen(7) {
 			t.Fatalf("record after acquire: %+v", rec.State)
 		}
 		assertNoLeftovers(t, p)

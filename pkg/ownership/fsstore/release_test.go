@@ -65,7 +65,7 @@ func TestRenewLosesOwnership(t *testing.T) {
 		{"incarnation rewritten", ownership.StateFile, "incarnation", func(t *testing.T, o *Owner) {
 			rewrite(t, o, func(s *ownership.State) { s.Incarnation = otherIncarnation })
 		}},
-		{"released by someone", ownership.StateFile, "stoppedAt", func(t *testing.T, o *Owner) { rewrite(t, o, func(s *ownership.State) { s.StoppedAt = gen(1) }) }},
+		{"released by someone", ownership.StateFile, "stoppedAt", func(t *testing.T, o *Owner) { rewrite(t, o, func(s *ownership.State) { s.StoppedAt = ms(1) }) }},
 		{"generation rewritten", ownership.StateFile, "generation", func(t *testing.T, o *Owner) { rewrite(t, o, func(s *ownership.State) { s.Generation = gen(8) }) }},
 		{"record gone", ownership.StateFile, "", func(t *testing.T, o *Owner) { mustRemove(t, o.paths.State) }},
 		{"record malformed", ownership.StateFile, "", func(t *testing.T, o *Owner) { writeFile(t, o.paths.State, []byte("{}")) }},

@@ -163,7 +163,7 @@ func diffStates(want, got ownership.State) []fieldDiff {
 	add("stoppedAt", optInt(want.StoppedAt), optInt(got.StoppedAt))
 	add("kind", want.Kind, got.Kind)
 	add("identity", want.Identity, got.Identity)
-	add("generation", optInt(want.Generation), optInt(got.Generation))
+	add("generation", want.Generation.String(), got.Generation.String())
 	add("startedAt", strconv.FormatInt(want.StartedAt, 10), strconv.FormatInt(got.StartedAt, 10))
 	add("heartbeatAt", strconv.FormatInt(want.HeartbeatAt, 10), strconv.FormatInt(got.HeartbeatAt, 10))
 	add("transportHealthy", strconv.FormatBool(want.TransportHealthy), strconv.FormatBool(got.TransportHealthy))

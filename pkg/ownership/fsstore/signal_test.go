@@ -10,6 +10,7 @@ import (
 
 	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/platform"
+	"gjc.dev/reconciler/pkg/spec"
 )
 
 // A live PID whose incarnation differs from the record's is a reused PID:
@@ -63,7 +64,7 @@ func TestSignalOwnerRefusesChangedOwner(t *testing.T) {
 		{"identity", func(s *ownership.State) { s.Identity = "df9a87a1207d9253" }},
 		{"incarnation", func(s *ownership.State) { s.Incarnation = otherIncarnation }},
 		{"generation", func(s *ownership.State) { s.Generation = gen(8) }},
-		{"generation", func(s *ownership.State) { s.Generation = nil }},
+		{"generation", func(s *ownership.State) { s.Generation = spec.NoGeneration }},
 		{"kind", func(s *ownership.State) { s.Kind = "slack" }},
 		{ownership.StateFile, nil},
 	} {
@@ -98,13 +99,13 @@ func TestSignalOwnerGenerationMatrix(t *testing.T) {
 		want := ownership.Desired{Kind: kind, Identity: testIdentity, Generation: 7}
 		for _, tc := range []struct {
 			name   string
-			gen    *int64
+			gen    spec.OptGeneration
 			class  ownership.Class
 			signal bool
 		}{
 			{"lower", gen(6), ownership.ClassReplaceable, true},
 			{"equal", gen(7), ownership.ClassCompatible, true},
-			{"missing", nil, ownership.ClassReplaceable, true},
+			{"missing", spec.NoGeneration, ownership.ClassReplaceable, true},
 			{"newer", gen(8), ownership.ClassNewer, false},
 		} {
 			t.Run(kind+" "+tc.name, func(t *testing.T) {
@@ -250,7 +251,7 @@ func TestSignalOwnerReachesReleasedOwner(t *testing.T) {
 	p := newPaths(t)
 	decided := stateOf(c.pid(), c.incarnation)
 	released := decided.Clone()
-	released.StoppedAt, released.TransportHealthy = gen(time.Now().UnixMilli()), false
+	released.StoppedAt, released.TransportHealthy = ms(time.Now().UnixMilli()), false
 	writeState(t, p, released)
 	if err := SignalOwner(p, &desired, decided, syscall.SIGUSR2, SystemProbe()); err != nil {
 		t.Fatal(err)

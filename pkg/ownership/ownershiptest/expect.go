@@ -161,11 +161,10 @@ func waitExited(t *testing.T, p Process, why string) {
 // would write.
 func recordOf(s ownership.Store, pid int, incarnation, ownerID string, want ownership.Desired) ownership.State {
 	now := s.Now().UnixMilli()
-	g := want.Generation
 	return ownership.State{
 		Version: ownership.RecordVersion, Kind: want.Kind, PID: pid, OwnerID: ownerID, Identity: want.Identity,
 		Incarnation: incarnation, StartedAt: now - 1000, HeartbeatAt: now, TransportHealthy: true,
-		Generation: &g, BootID: s.Boot().ID,
+		Generation: want.Generation.Opt(), BootID: s.Boot().ID,
 	}
 }
 
