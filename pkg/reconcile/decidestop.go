@@ -52,7 +52,7 @@ func stopped(l look, msg string) plan {
 }
 
 // held is the report of a name an operator holds stopped (h) with nothing
-// of it running, in a pass and in a live look (holdLook).
+// of it running, in a pass and in a live look (holdLook shows it).
 func held(name string, h Hold) plan {
 	return plan{step: stepHeld, phase: PhaseHeld, reason: ReasonOperatorStopped, message: holdMessage(name, h), converged: true}
 }

@@ -86,7 +86,14 @@ func live(s DaemonStatus, name string, d *spec.Daemon, store ownership.Store, ho
 	if h := s.TrackedOwner; h != nil {
 		l.tracked = trackedLook{owner: &ownership.State{PID: h.PID, OwnerID: h.OwnerID}, checked: true, runs: trackedRuns(store, h)}
 	}
-	return holdLook(liveStatus(s, rec, l.cls, glance(l)), hold)
+	return looked(s, l)
+}
+
+// looked is the live look at l: saved status s corrected by decide's plan
+// for l with its effects off (glance), the operator's hold included.
+func looked(s DaemonStatus, l look) DaemonStatus {
+	p := glance(l)
+	return holdLook(liveStatus(s, l.rec, l.cls, p), l.hold, p)
 }
 
 // glance is decide with its effects off, for the live look: it waits for
