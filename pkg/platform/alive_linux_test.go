@@ -15,12 +15,12 @@ import (
 
 func TestAlive(t *testing.T) {
 	h := startHelper(t, "", "block")
-	pid := h.cmd.Process.Pid
+	pid := h.Cmd.Process.Pid
 	if alive, err := platform.Alive(pid); err != nil || !alive {
 		t.Fatalf("Alive(running child) = %v, %v", alive, err)
 	}
-	h.in.Close()
-	if err := h.cmd.Wait(); err != nil {
+	h.In.Close()
+	if err := h.Cmd.Wait(); err != nil {
 		t.Fatal(err)
 	}
 	if alive, err := platform.Alive(pid); err != nil || alive {
@@ -62,8 +62,8 @@ func TestAliveEPERMIsAlive(t *testing.T) {
 	target := startHelper(t, exe, "block", withCredential(65534, 65534))
 	checker := startHelper(t, exe, "alive",
 		withCredential(65533, 65533),
-		withEnv(helperPIDEnv+"="+strconv.Itoa(target.cmd.Process.Pid)))
-	got := checker.recv(t)
+		withEnv(helperPIDEnv+"="+strconv.Itoa(target.Cmd.Process.Pid)))
+	got := checker.Recv(t)
 	if want := "alive=true err=<nil> kill=operation not permitted"; got != want {
 		t.Fatalf("helper as uid 65533 on a uid 65534 process: %q, want %q", got, want)
 	}

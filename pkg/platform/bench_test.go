@@ -13,7 +13,7 @@ import (
 )
 
 func BenchmarkIncarnation(b *testing.B) {
-	pid := startHelper(b, "", "block").cmd.Process.Pid
+	pid := startHelper(b, "", "block").Cmd.Process.Pid
 	for b.Loop() {
 		if _, err := platform.Incarnation(pid); err != nil {
 			b.Fatal(err)
@@ -22,7 +22,7 @@ func BenchmarkIncarnation(b *testing.B) {
 }
 
 func BenchmarkAlive(b *testing.B) {
-	pid := startHelper(b, "", "block").cmd.Process.Pid
+	pid := startHelper(b, "", "block").Cmd.Process.Pid
 	for b.Loop() {
 		if alive, err := platform.Alive(pid); err != nil || !alive {
 			b.Fatal(alive, err)

@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
+	"gjc.dev/reconciler/internal/helperproc"
 	"gjc.dev/reconciler/pkg/platform"
 	"golang.org/x/sys/unix"
 )
@@ -26,7 +26,7 @@ const (
 
 // ioTimeout bounds every wait on a helper, so a stuck helper fails the test
 // instead of hanging it.
-const ioTimeout = 20 * time.Second
+const ioTimeout = helperproc.Timeout
 
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(helperEnv); mode != "" {
@@ -87,14 +87,8 @@ func runHelper(mode string) int {
 	return 2
 }
 
-// helper is a running helper process with line-oriented pipes whose reads
-// are bounded by ioTimeout.
-type helper struct {
-	cmd *exec.Cmd
-	in  *os.File
-	out *os.File
-	r   *bufio.Reader
-}
+// helper is a running helper process.
+type helper = helperproc.Proc
 
 type helperOpt func(*exec.Cmd)
 
@@ -106,62 +100,14 @@ func withEnv(kv ...string) helperOpt {
 // stopped, by closing its stdin, when the test ends.
 func startHelper(t testing.TB, exe, mode string, opts ...helperOpt) *helper {
 	t.Helper()
-	if exe == "" {
-		exe = testBinary(t)
+	cmd := helperproc.Self(t, helperEnv, mode)
+	if exe != "" {
+		cmd.Path, cmd.Args[0] = exe, exe
 	}
-	cmd := exec.Command(exe)
-	// Under -race a process sleeps a second at exit by default: not ours.
-	cmd.Env = append(os.Environ(), helperEnv+"="+mode, "GORACE="+os.Getenv("GORACE")+" atexit_sleep_ms=0")
 	for _, o := range opts {
 		o(cmd)
 	}
-	return startCmd(t, cmd)
-}
-
-// startCmd starts cmd with pipes for stdin and stdout and reaps it at the
-// end of the test.
-func startCmd(t testing.TB, cmd *exec.Cmd) *helper {
-	t.Helper()
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", cmd.Path, err)
-	}
-	inR.Close()
-	outW.Close()
-	h := &helper{cmd: cmd, in: inW, out: outR, r: bufio.NewReader(outR)}
-	t.Cleanup(func() {
-		h.in.Close()
-		_ = h.cmd.Process.Kill() // idempotent if it already exited
-		_ = h.cmd.Wait()
-		h.out.Close()
-	})
-	return h
-}
-
-func (h *helper) send(t testing.TB, line string) {
-	t.Helper()
-	_ = h.in.SetWriteDeadline(time.Now().Add(ioTimeout))
-	if _, err := io.WriteString(h.in, line+"\n"); err != nil {
-		t.Fatalf("helper %d: write: %v", h.cmd.Process.Pid, err)
-	}
-}
-
-func (h *helper) recv(t testing.TB) string {
-	t.Helper()
-	_ = h.out.SetReadDeadline(time.Now().Add(ioTimeout))
-	line, err := h.r.ReadString('\n')
-	if err != nil {
-		t.Fatalf("helper %d: read: %v", h.cmd.Process.Pid, err)
-	}
-	return strings.TrimSuffix(line, "\n")
+	return helperproc.Start(t, cmd)
 }
 
 func testBinary(t testing.TB) string {
@@ -179,14 +125,14 @@ type spawner struct{ sh *helper }
 
 func newSpawner(t testing.TB) *spawner {
 	t.Helper()
-	return &spawner{sh: startCmd(t, exec.Command("/bin/sh", "-s"))}
+	return &spawner{sh: helperproc.Start(t, exec.Command("/bin/sh", "-s"))}
 }
 
 // spawn starts a grandchild `sleep` and returns its PID.
 func (s *spawner) spawn(t testing.TB) int {
 	t.Helper()
-	s.sh.send(t, "sleep 120 </dev/null >/dev/null 2>&1 & echo $!")
-	pid, err := strconv.Atoi(s.sh.recv(t))
+	s.sh.Send(t, "sleep 120 </dev/null >/dev/null 2>&1 & echo $!")
+	pid, err := strconv.Atoi(s.sh.Recv(t))
 	if err != nil {
 		t.Fatalf("spawner: %v", err)
 	}
@@ -196,7 +142,7 @@ func (s *spawner) spawn(t testing.TB) int {
 // reap has sh collect the exited grandchild, so no zombie keeps its PID.
 func (s *spawner) reap(t testing.TB, pid int) {
 	t.Helper()
-	s.sh.send(t, "wait "+strconv.Itoa(pid)+" 2>/dev/null")
+	s.sh.Send(t, "wait "+strconv.Itoa(pid)+" 2>/dev/null")
 }
 
 func openPID(t testing.TB, pid int) *platform.Process {

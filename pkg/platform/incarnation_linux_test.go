@@ -22,7 +22,7 @@ func TestIncarnationOfAwkwardlyNamedProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := startHelper(t, link, "block")
-	pid := h.cmd.Process.Pid
+	pid := h.Cmd.Process.Pid
 	comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +62,7 @@ func TestIncarnationDistinguishesProcesses(t *testing.T) {
 		t.Fatalf("Incarnation(self) changed: %s then %s, %v", self, again, err)
 	}
 	h := startHelper(t, "", "block")
-	child, err := platform.Incarnation(h.cmd.Process.Pid)
+	child, err := platform.Incarnation(h.Cmd.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,24 +20,24 @@ func testKey(t *testing.T) string {
 func TestNameLockHeldUntilHolderDies(t *testing.T) {
 	key := testKey(t)
 	h := startHelper(t, "", "namelock")
-	h.send(t, key)
-	if got := h.recv(t); got != "held" {
+	h.Send(t, key)
+	if got := h.Recv(t); got != "held" {
 		t.Fatalf("helper: %q", got)
 	}
 	holder, held, err := platform.NameLockHolder(key)
-	if err != nil || !held || holder.PID != h.cmd.Process.Pid || holder.UID != os.Getuid() {
-		t.Fatalf("NameLockHolder = %+v, %t, %v; want pid %d, uid %d", holder, held, err, h.cmd.Process.Pid, os.Getuid())
+	if err != nil || !held || holder.PID != h.Cmd.Process.Pid || holder.UID != os.Getuid() {
+		t.Fatalf("NameLockHolder = %+v, %t, %v; want pid %d, uid %d", holder, held, err, h.Cmd.Process.Pid, os.Getuid())
 	}
 	_, err = platform.TakeNameLock(key)
 	var heldErr *platform.NameHeldError
-	if !errors.As(err, &heldErr) || heldErr.Holder.PID != h.cmd.Process.Pid {
-		t.Fatalf("TakeNameLock beside a holder = %v, want a NameHeldError naming %d", err, h.cmd.Process.Pid)
+	if !errors.As(err, &heldErr) || heldErr.Holder.PID != h.Cmd.Process.Pid {
+		t.Fatalf("TakeNameLock beside a holder = %v, want a NameHeldError naming %d", err, h.Cmd.Process.Pid)
 	}
 
-	if err := h.cmd.Process.Kill(); err != nil {
+	if err := h.Cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	_ = h.cmd.Wait()
+	_ = h.Cmd.Wait()
 	if _, held, err := platform.NameLockHolder(key); held || err != nil {
 		t.Fatalf("after the holder died: held=%t err=%v", held, err)
 	}

@@ -12,7 +12,7 @@ import (
 // zombie dead, a reaped process dead, an impossible PID rejected.
 func TestObserve(t *testing.T) {
 	h := startHelper(t, "", "block")
-	pid := h.cmd.Process.Pid
+	pid := h.Cmd.Process.Pid
 	want, err := platform.Incarnation(pid)
 	if err != nil {
 		t.Fatal(err)
@@ -21,7 +21,7 @@ func TestObserve(t *testing.T) {
 		t.Fatalf("Observe(running) = %v, %q, %v; want true, %q", alive, inc, err, want)
 	}
 	// Killed but not reaped: a zombie, which Alive calls dead.
-	if err := h.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+	if err := h.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	proc, err := platform.OpenProcess(pid, want)
@@ -35,7 +35,7 @@ func TestObserve(t *testing.T) {
 	if alive, _, err := platform.Observe(pid); err != nil || alive {
 		t.Errorf("Observe(zombie) = %v, %v; want dead", alive, err)
 	}
-	_ = h.cmd.Wait()
+	_ = h.Cmd.Wait()
 	if alive, _, err := platform.Observe(pid); err != nil || alive {
 		t.Errorf("Observe(reaped) = %v, %v; want dead", alive, err)
 	}

@@ -18,7 +18,7 @@ import (
 
 func TestOpenProcessRefusesReusedPID(t *testing.T) {
 	h := startHelper(t, "", "block")
-	pid := h.cmd.Process.Pid
+	pid := h.Cmd.Process.Pid
 	real, err := platform.Incarnation(pid)
 	if err != nil {
 		t.Fatal(err)
@@ -63,13 +63,13 @@ func TestOpenProcessRejectsBadArguments(t *testing.T) {
 
 func TestOpenProcessGone(t *testing.T) {
 	h := startHelper(t, "", "block")
-	pid := h.cmd.Process.Pid
+	pid := h.Cmd.Process.Pid
 	inc, err := platform.Incarnation(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.in.Close()
-	if err := h.cmd.Wait(); err != nil {
+	h.In.Close()
+	if err := h.Cmd.Wait(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := platform.OpenProcess(pid, inc); !errors.Is(err, platform.ErrProcessGone) {
@@ -81,7 +81,7 @@ func TestOpenProcessGone(t *testing.T) {
 // and to Signal, although kill(pid, 0) still succeeds.
 func TestZombieIsDead(t *testing.T) {
 	h := startHelper(t, "", "block")
-	pid := h.cmd.Process.Pid
+	pid := h.Cmd.Process.Pid
 	p := openPID(t, pid)
 	defer p.Close()
 	if alive, err := platform.Alive(pid); err != nil || !alive {
@@ -106,7 +106,7 @@ func TestZombieIsDead(t *testing.T) {
 	if err := p.Signal(syscall.SIGTERM); !errors.Is(err, platform.ErrProcessGone) {
 		t.Errorf("Signal(zombie) = %v, want ErrProcessGone", err)
 	}
-	_ = h.cmd.Wait()
+	_ = h.Cmd.Wait()
 	// Reaped: pidfd_send_signal itself now says ESRCH.
 	if err := p.Signal(syscall.SIGTERM); !errors.Is(err, platform.ErrProcessGone) {
 		t.Errorf("Signal(reaped) = %v, want ErrProcessGone", err)

@@ -44,7 +44,7 @@ func TestCreateExclusiveRace(t *testing.T) {
 			})
 		}
 		for _, c := range creators {
-			c.send(t, path)
+			c.Send(t, path)
 		}
 		close(start)
 		wg.Wait()
@@ -60,7 +60,7 @@ func TestCreateExclusiveRace(t *testing.T) {
 			}
 		}
 		for i, c := range creators {
-			switch answer := c.recv(t); answer {
+			switch answer := c.Recv(t); answer {
 			case "win":
 				winners = append(winners, fmt.Sprintf("process-%d", i))
 				processWins++

@@ -192,11 +192,11 @@ func TestAcquireRespectsLiveLock(t *testing.T) {
 			// alone keeps a successor out.
 			writeState(t, p, stateOf(deadPID(t), "linux:5"))
 		}
-		writeLock(t, p.Lock, c.pid(), c.incarnation)
+		writeLock(t, p.Lock, c.PID(), c.incarnation)
 		before := snap(t, p.Dir)
 		_, err := Acquire(p, request)
 		var held *ownership.HeldError
-		if !errors.As(err, &held) || held.PID != c.pid() || held.Source != ownership.LockFile {
+		if !errors.As(err, &held) || held.PID != c.PID() || held.Source != ownership.LockFile {
 			t.Fatalf("Acquire = %v", err)
 		}
 		assertSame(t, before, p.Dir, "Acquire against a live lock")
@@ -208,17 +208,17 @@ func TestAcquireRespectsLiveLock(t *testing.T) {
 func TestAcquireNamesLockHolder(t *testing.T) {
 	agentDir := t.TempDir()
 	h := startAcquirer(t, agentDir, "bot", "winner-1")
-	h.send(t, "acquire")
-	if got := h.recv(t); got != "won" {
+	h.Send(t, "acquire")
+	if got := h.Recv(t); got != "won" {
 		t.Fatalf("helper: %s", got)
 	}
 	p := ownership.PathsFor(agentDir, "bot")
 	_, err := Acquire(p, request)
 	var held *ownership.HeldError
-	if !errors.As(err, &held) || held.PID != h.pid() || held.OwnerID != "winner-1" {
+	if !errors.As(err, &held) || held.PID != h.PID() || held.OwnerID != "winner-1" {
 		t.Fatalf("Acquire = %v", err)
 	}
-	if !strings.Contains(err.Error(), fmt.Sprintf("owned by pid %d (owner winner-1)", h.pid())) {
+	if !strings.Contains(err.Error(), fmt.Sprintf("owned by pid %d (owner winner-1)", h.PID())) {
 		t.Fatalf("message %q", err)
 	}
 }
@@ -237,21 +237,21 @@ func TestAcquirePausedPublisherCannotOverwrite(t *testing.T) {
 		if err := os.Remove(p.Lock); err != nil {
 			t.Error(err)
 		}
-		h.send(t, "acquire files")
-		if got := h.recv(t); got != "won" {
+		h.Send(t, "acquire files")
+		if got := h.Recv(t); got != "won" {
 			t.Errorf("contender: %s", got)
 		}
 		contender = mustRead(t, p.State)
 	}
 	_, err := acquire(p, request, SystemProbe(), e)
 	var held *ownership.HeldError
-	if !errors.As(err, &held) || held.PID != h.pid() || held.OwnerID != "contender" {
+	if !errors.As(err, &held) || held.PID != h.PID() || held.OwnerID != "contender" {
 		t.Fatalf("paused publisher: %v", err)
 	}
 	if got := mustRead(t, p.State); !bytes.Equal(got, contender) {
 		t.Fatalf("contender's record overwritten:\n%s\n%s", contender, got)
 	}
-	if l, err := ownership.ParseOwnerLock(mustRead(t, p.Lock)); err != nil || l.PID != h.pid() {
+	if l, err := ownership.ParseOwnerLock(mustRead(t, p.Lock)); err != nil || l.PID != h.PID() {
 		t.Fatalf("contender's lock: %+v %v", l, err)
 	}
 	assertNoLeftovers(t, p)
@@ -268,11 +268,11 @@ func TestAcquirePausedPublisherLostLock(t *testing.T) {
 		if err := os.Remove(p.Lock); err != nil {
 			t.Error(err)
 		}
-		theirs = writeLock(t, p.Lock, c.pid(), c.incarnation)
+		theirs = writeLock(t, p.Lock, c.PID(), c.incarnation)
 	}
 	_, err := acquire(p, request, SystemProbe(), e)
 	var held *ownership.HeldError
-	if !errors.As(err, &held) || held.PID != c.pid() {
+	if !errors.As(err, &held) || held.PID != c.PID() {
 		t.Fatalf("acquire = %v", err)
 	}
 	if _, err := os.Stat(p.State); !errors.Is(err, fs.ErrNotExist) {
@@ -292,7 +292,7 @@ func TestAcquireRecoversCrashedReclaimerWithReusedPID(t *testing.T) {
 	dead := deadPID(t)
 	writeState(t, p, stateOf(dead, "linux:5"))
 	writeLock(t, p.Lock, dead, "linux:5")
-	writeLock(t, p.Reclaim, c.pid(), otherIncarnation) // reused PID
+	writeLock(t, p.Reclaim, c.PID(), otherIncarnation) // reused PID
 	o, err := Acquire(p, request)
 	if err != nil {
 		t.Fatal(err)
@@ -313,13 +313,13 @@ func TestAcquireDoesNotStealLiveReclaimLock(t *testing.T) {
 	dead := deadPID(t)
 	writeState(t, p, stateOf(dead, "linux:5"))
 	writeLock(t, p.Lock, dead, "linux:5")
-	writeLock(t, p.Reclaim, c.pid(), c.incarnation)
+	writeLock(t, p.Reclaim, c.PID(), c.incarnation)
 	before := snap(t, p.Dir)
 	e := defaultEnv()
 	e.reclaimWait = 20 * time.Millisecond // it waits for the live reclaimer in vain
 	_, err := acquire(p, request, SystemProbe(), e)
 	var busy *ownership.ReclaimBusyError
-	if !errors.As(err, &busy) || busy.PID != c.pid() || ownership.Reason(err) != ownership.ReasonReclaimBusy {
+	if !errors.As(err, &busy) || busy.PID != c.PID() || ownership.Reason(err) != ownership.ReasonReclaimBusy {
 		t.Fatalf("Acquire = %v", err)
 	}
 	assertSame(t, before, p.Dir, "Acquire against a live reclaimer")
@@ -349,7 +349,7 @@ func TestDelayedReclaimerCannotDeleteSuccessor(t *testing.T) {
 			if err := os.Remove(p.Lock); err != nil {
 				t.Error(err)
 			}
-			lease, err := platform.CreateExclusive(p.Lock, (&ownership.OwnerLock{PID: c.pid(), Incarnation: c.incarnation, CreatedAt: 1}).Marshal())
+			lease, err := platform.CreateExclusive(p.Lock, (&ownership.OwnerLock{PID: c.PID(), Incarnation: c.incarnation, CreatedAt: 1}).Marshal())
 			if err != nil {
 				t.Error(err)
 			}
@@ -382,7 +382,7 @@ func TestDelayedReclaimerCannotDeleteSuccessor(t *testing.T) {
 			if err := os.Remove(p.Reclaim); err != nil {
 				t.Error(err)
 			}
-			successor = writeLock(t, p.Reclaim, c.pid(), c.incarnation)
+			successor = writeLock(t, p.Reclaim, c.PID(), c.incarnation)
 		}
 		me, err := selfOf(e)
 		if err != nil {
@@ -405,7 +405,7 @@ func TestDelayedReclaimerCannotDeleteSuccessor(t *testing.T) {
 			if err := os.Remove(p.Reclaim); err != nil {
 				t.Error(err)
 			}
-			successor = writeLock(t, p.Reclaim, c.pid(), c.incarnation)
+			successor = writeLock(t, p.Reclaim, c.PID(), c.incarnation)
 		}
 		me, err := selfOf(e)
 		if err != nil {
@@ -439,14 +439,14 @@ func TestReclaimRechecksUnderReclaimLock(t *testing.T) {
 		if err := os.Remove(p.Lock); err != nil {
 			t.Error(err)
 		}
-		live = writeLock(t, p.Lock, c.pid(), c.incarnation)
+		live = writeLock(t, p.Lock, c.PID(), c.incarnation)
 	}
 	me, err := selfOf(e)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var held *ownership.HeldError
-	if err := reclaim(p, SystemProbe(), me, e); !errors.As(err, &held) || held.PID != c.pid() {
+	if err := reclaim(p, SystemProbe(), me, e); !errors.As(err, &held) || held.PID != c.PID() {
 		t.Fatalf("reclaim = %v", err)
 	}
 	if !bytes.Equal(mustRead(t, p.Lock), live) {

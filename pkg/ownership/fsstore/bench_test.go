@@ -13,7 +13,7 @@ import (
 func BenchmarkClassifyHealthy(b *testing.B) {
 	c := startCanary(b)
 	p := newPaths(b)
-	s := stateOf(c.pid(), c.incarnation)
+	s := stateOf(c.PID(), c.incarnation)
 	writeState(b, p, s)
 	probe := SystemProbe()
 	b.ReportAllocs()

@@ -10,13 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"gjc.dev/reconciler/internal/helperproc"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/platform"
 )
 
 // ioTimeout bounds every exchange with a helper, so a stuck one fails the
 // case instead of hanging it.
-const ioTimeout = 20 * time.Second
+const ioTimeout = helperproc.Timeout
 
 // proc is a running helper (conformancehelper_linux_test.go) with
 // line-oriented pipes, reaped in the background so that its exit can be
@@ -33,13 +34,8 @@ type proc struct {
 // once it said "ready". It is killed and reaped when the case ends.
 func startProc(t *testing.T, mode string, env []string, args ...string) *proc {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(exe, args...)
-	// Under -race a process sleeps a second at exit by default: not ours.
-	cmd.Env = append(os.Environ(), append(env, helperEnv+"="+mode, "GORACE="+os.Getenv("GORACE")+" atexit_sleep_ms=0")...)
+	cmd := helperproc.Self(t, helperEnv, mode, args...)
+	cmd.Env = append(cmd.Env, env...)
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)

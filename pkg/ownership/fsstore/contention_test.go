@@ -40,12 +40,12 @@ func testAcquireContention(t *testing.T, command string) {
 	}
 	for round := range rounds {
 		for _, h := range helpers {
-			h.send(t, command)
+			h.Send(t, command)
 		}
 		winner := -1
 		replies := make([]string, contenders)
 		for i, h := range helpers {
-			replies[i] = h.recv(t)
+			replies[i] = h.Recv(t)
 			if replies[i] == "won" {
 				if winner >= 0 {
 					t.Fatalf("round %d: two owners, helpers %d and %d", round, winner, i)
@@ -62,24 +62,24 @@ func testAcquireContention(t *testing.T, command string) {
 				continue
 			}
 			f := strings.Fields(r)
-			if len(f) != 3 || f[0] != "held" || f[1] != strconv.Itoa(w.pid()) ||
+			if len(f) != 3 || f[0] != "held" || f[1] != strconv.Itoa(w.PID()) ||
 				(f[2] != "-" && f[2] != owners[winner]) {
-				t.Fatalf("round %d: loser %d said %q; the owner is pid %d", round, i, r, w.pid())
+				t.Fatalf("round %d: loser %d said %q; the owner is pid %d", round, i, r, w.PID())
 			}
 		}
 		st := ReadState(p).State
-		if st == nil || st.PID != w.pid() || st.OwnerID != owners[winner] {
-			t.Fatalf("round %d: record %+v, winner pid %d", round, st, w.pid())
+		if st == nil || st.PID != w.PID() || st.OwnerID != owners[winner] {
+			t.Fatalf("round %d: record %+v, winner pid %d", round, st, w.PID())
 		}
 		if round%2 == 0 {
-			w.send(t, "release")
-			if got := w.recv(t); got != "released" {
+			w.Send(t, "release")
+			if got := w.Recv(t); got != "released" {
 				t.Fatalf("round %d: release: %s", round, got)
 			}
 		} else {
-			_ = w.cmd.Process.Signal(syscall.SIGKILL)
+			_ = w.Cmd.Process.Signal(syscall.SIGKILL)
 		}
-		w.stop() // exited and reaped: its PID is dead
+		w.Stop() // exited and reaped: its PID is dead
 		start(winner, round+1)
 	}
 	assertNoLeftovers(t, p)

@@ -4,8 +4,8 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"gjc.dev/reconciler/internal/helperproc"
 	"gjc.dev/reconciler/pkg/ownership"
-	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -30,7 +30,7 @@ const helperEnv = "OWNERSHIP_TEST_HELPER"
 
 // ioTimeout bounds every wait on a helper, so a stuck helper fails the test
 // instead of hanging it.
-const ioTimeout = 20 * time.Second
+const ioTimeout = helperproc.Timeout
 
 // markerSignal is a real-time signal the canary sends itself to flush its
 // report: Linux delivers pending signals lowest number first, so every
@@ -200,76 +200,14 @@ func orDash(s string) string {
 
 func errLine(err error) string { return ownership.OneLine(err.Error()) }
 
-// helper is a running helper process with line-oriented pipes whose reads
-// are bounded by ioTimeout.
-type helper struct {
-	cmd *exec.Cmd
-	in  *os.File
-	out *os.File
-	r   *bufio.Reader
-}
+// helper is a running helper process.
+type helper = helperproc.Proc
 
 // startHelper starts the test binary in mode; it is stopped when the test
 // ends, by closing its stdin, and reaped.
 func startHelper(t testing.TB, mode string, args ...string) *helper {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(exe, args...)
-	// Under -race a process sleeps a second at exit by default: not ours.
-	cmd.Env = append(os.Environ(), helperEnv+"="+mode, "GORACE="+os.Getenv("GORACE")+" atexit_sleep_ms=0")
-	return startCmd(t, cmd)
-}
-
-func startCmd(t testing.TB, cmd *exec.Cmd) *helper {
-	t.Helper()
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", cmd.Path, err)
-	}
-	inR.Close()
-	outW.Close()
-	h := &helper{cmd: cmd, in: inW, out: outR, r: bufio.NewReader(outR)}
-	t.Cleanup(h.stop)
-	return h
-}
-
-// stop ends the helper and reaps it; it may be called more than once.
-func (h *helper) stop() {
-	h.in.Close()
-	_ = h.cmd.Process.Kill()
-	_ = h.cmd.Wait()
-	h.out.Close()
-}
-
-func (h *helper) pid() int { return h.cmd.Process.Pid }
-
-func (h *helper) send(t testing.TB, line string) {
-	t.Helper()
-	_ = h.in.SetWriteDeadline(time.Now().Add(ioTimeout))
-	if _, err := io.WriteString(h.in, line+"\n"); err != nil {
-		t.Fatalf("helper %d: write: %v", h.pid(), err)
-	}
-}
-
-func (h *helper) recv(t testing.TB) string {
-	t.Helper()
-	_ = h.out.SetReadDeadline(time.Now().Add(ioTimeout))
-	line, err := h.r.ReadString('\n')
-	if err != nil {
-		t.Fatalf("helper %d: read: %v", h.pid(), err)
-	}
-	return strings.TrimSuffix(line, "\n")
+	return helperproc.Start(t, helperproc.Self(t, helperEnv, mode, args...))
 }
 
 // canary is a live process that records any signal sent to it.
@@ -290,10 +228,10 @@ func startCanary(t testing.TB) *canary {
 func startCanaryAs(t testing.TB, claim ownership.DaemonClaim) *canary {
 	t.Helper()
 	h := startHelper(t, "canary", daemonproto.Args(claim, 7)...)
-	if got := h.recv(t); got != "ready" {
+	if got := h.Recv(t); got != "ready" {
 		t.Fatalf("canary: %q", got)
 	}
-	c := &canary{helper: h, incarnation: incarnationOf(t, h.pid())}
+	c := &canary{helper: h, incarnation: incarnationOf(t, h.PID())}
 	// A signal that arrived too late for the question it was meant for
 	// still shows here.
 	t.Cleanup(func() {
@@ -320,10 +258,10 @@ func (c *canary) expect(t testing.TB, sig syscall.Signal) string {
 
 func (c *canary) ask(t testing.TB, q string) string {
 	t.Helper()
-	c.send(t, q)
-	got := c.recv(t)
-	if alive, err := platform.Alive(c.pid()); err != nil || !alive {
-		t.Fatalf("canary %d is not alive (%v)", c.pid(), err)
+	c.Send(t, q)
+	got := c.Recv(t)
+	if alive, err := platform.Alive(c.PID()); err != nil || !alive {
+		t.Fatalf("canary %d is not alive (%v)", c.PID(), err)
 	}
 	return got
 }
@@ -332,7 +270,7 @@ func (c *canary) ask(t testing.TB, q string) string {
 func (c *canary) assertUntouched(t testing.TB) {
 	t.Helper()
 	if got := c.signals(t); got != "none" {
-		t.Fatalf("canary %d received signals %s", c.pid(), got)
+		t.Fatalf("canary %d received signals %s", c.PID(), got)
 	}
 }
 

@@ -19,13 +19,13 @@ import (
 // or signals anything.
 func TestMalformedRecordsTouchNothing(t *testing.T) {
 	c := startCanary(t)
-	decided := stateOf(c.pid(), c.incarnation)
-	cases := rt.MalformedRecords(c.pid(), c.incarnation)
+	decided := stateOf(c.PID(), c.incarnation)
+	cases := rt.MalformedRecords(c.PID(), c.incarnation)
 	for _, tc := range cases {
 		t.Run(tc.Name, func(t *testing.T) {
 			p := newPaths(t)
 			writeFile(t, p.State, tc.Data)
-			writeLock(t, p.Lock, c.pid(), c.incarnation)
+			writeLock(t, p.Lock, c.PID(), c.incarnation)
 			assertRefusedUntouched(t, p, c, decided)
 		})
 	}
@@ -89,7 +89,7 @@ func TestMalformedRecordsTouchNothing(t *testing.T) {
 	for _, tc := range special {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newPaths(t)
-			writeLock(t, p.Lock, c.pid(), c.incarnation)
+			writeLock(t, p.Lock, c.PID(), c.incarnation)
 			tc.setup(t, p)
 			assertRefusedUntouched(t, p, c, decided)
 		})
@@ -101,7 +101,7 @@ func TestMalformedRecordsTouchNothing(t *testing.T) {
 // nothing acts through it.
 func TestSymlinkedLevelRefusesActions(t *testing.T) {
 	c := startCanary(t)
-	decided := stateOf(c.pid(), c.incarnation)
+	decided := stateOf(c.PID(), c.incarnation)
 	p := newPaths(t)
 	real := t.TempDir()
 	daemons := filepath.Dir(p.Dir)
@@ -112,7 +112,7 @@ func TestSymlinkedLevelRefusesActions(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFile(t, p.State, decided.Marshal())
-	writeLock(t, p.Lock, c.pid(), c.incarnation)
+	writeLock(t, p.Lock, c.PID(), c.incarnation)
 	before, beforeReal := snap(t, filepath.Dir(daemons)), snap(t, real)
 	if _, err := Acquire(p, request); !errors.Is(err, platform.ErrNotPrivate) {
 		t.Fatalf("Acquire = %v", err)
@@ -204,8 +204,8 @@ func TestLegacyUnavailableRecord(t *testing.T) {
 	t.Run("live pid is refused", func(t *testing.T) {
 		c := startCanary(t)
 		p := newPaths(t)
-		writeFile(t, p.State, legacy(c.pid()))
-		writeLock(t, p.Lock, c.pid(), ownership.LegacyIncarnation)
+		writeFile(t, p.State, legacy(c.PID()))
+		writeLock(t, p.Lock, c.PID(), ownership.LegacyIncarnation)
 		agentDir := filepath.Dir(filepath.Dir(filepath.Dir(p.Dir)))
 		before := snap(t, agentDir)
 		rec := ReadState(p)

@@ -25,7 +25,7 @@ func TestSpawnObstacle(t *testing.T) {
 	t.Run("a lock copied from another name's live daemon", func(t *testing.T) {
 		p := newPaths(t)
 		other := startCanaryAs(t, ownership.ClaimOf(ownership.PathsFor(p.AgentDir(), "d1"), testOwnerID))
-		writeLock(t, p.Lock, other.pid(), other.incarnation)
+		writeLock(t, p.Lock, other.PID(), other.incarnation)
 		if err := SpawnObstacle(p, SystemProbe()); err != nil {
 			t.Fatal(err)
 		}
@@ -33,15 +33,15 @@ func TestSpawnObstacle(t *testing.T) {
 	t.Run("this name's live daemon, its record gone", func(t *testing.T) {
 		c := startCanary(t)
 		p := newPaths(t)
-		writeLock(t, p.Lock, c.pid(), c.incarnation)
+		writeLock(t, p.Lock, c.PID(), c.incarnation)
 		var held *ownership.HeldError
-		if err := SpawnObstacle(p, SystemProbe()); !errors.As(err, &held) || held.PID != c.pid() {
-			t.Fatalf("SpawnObstacle = %v, want HeldError naming %d", err, c.pid())
+		if err := SpawnObstacle(p, SystemProbe()); !errors.As(err, &held) || held.PID != c.PID() {
+			t.Fatalf("SpawnObstacle = %v, want HeldError naming %d", err, c.PID())
 		}
 	})
 	t.Run("a reclaim lock without owner.lock: Acquire never looks at it", func(t *testing.T) {
 		c := startCanary(t)
-		for _, reclaim := range [][]byte{[]byte("garbage"), (&ownership.OwnerLock{PID: c.pid(), Incarnation: c.incarnation, CreatedAt: 1}).Marshal()} {
+		for _, reclaim := range [][]byte{[]byte("garbage"), (&ownership.OwnerLock{PID: c.PID(), Incarnation: c.incarnation, CreatedAt: 1}).Marshal()} {
 			p := newPaths(t)
 			writeFile(t, p.Reclaim, reclaim)
 			if err := SpawnObstacle(p, SystemProbe()); err != nil {
@@ -60,7 +60,7 @@ func TestSpawnObstacle(t *testing.T) {
 		c := startCanary(t)
 		p := newPaths(t)
 		writeLock(t, p.Lock, deadPID(t), "linux:1")
-		writeLock(t, p.Reclaim, c.pid(), c.incarnation)
+		writeLock(t, p.Reclaim, c.PID(), c.incarnation)
 		if err := SpawnObstacle(p, SystemProbe()); !errors.Is(err, ownership.ErrReclaimBusy) || ownership.Reason(err) != ownership.ReasonReclaimBusy {
 			t.Fatalf("SpawnObstacle = %v, want ReclaimInProgress", err)
 		}

@@ -138,7 +138,7 @@ func TestReleaseOnlyByExactLiveOwner(t *testing.T) {
 		{"record gone", func(t *testing.T, o *Owner) { mustRemove(t, o.paths.State) }},
 		{"ownerId differs", func(t *testing.T, o *Owner) { rewrite(t, o, func(s *ownership.State) { s.OwnerID = "successor" }) }},
 		{"pid differs", func(t *testing.T, o *Owner) {
-			rewrite(t, o, func(s *ownership.State) { s.PID, s.Incarnation = c.pid(), c.incarnation })
+			rewrite(t, o, func(s *ownership.State) { s.PID, s.Incarnation = c.PID(), c.incarnation })
 		}},
 		{"incarnation differs", func(t *testing.T, o *Owner) {
 			rewrite(t, o, func(s *ownership.State) { s.Incarnation = otherIncarnation })
@@ -153,12 +153,12 @@ func TestReleaseOnlyByExactLiveOwner(t *testing.T) {
 		}},
 		{"owner's pid reused", func(t *testing.T, o *Owner) {
 			// The owner names the canary's PID with another incarnation.
-			o.state.PID = c.pid()
+			o.state.PID = c.PID()
 			o.env.incarnation = platform.Incarnation
 		}},
 		{"lock is a successor's", func(t *testing.T, o *Owner) {
 			mustRemove(t, o.paths.Lock)
-			writeLock(t, o.paths.Lock, c.pid(), c.incarnation)
+			writeLock(t, o.paths.Lock, c.PID(), c.incarnation)
 		}},
 	}
 	for _, tc := range negative {

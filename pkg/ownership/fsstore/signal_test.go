@@ -19,9 +19,9 @@ import (
 func TestReusedPIDIsStoppedAndNeverSignalled(t *testing.T) {
 	c := startCanary(t)
 	p := newPaths(t)
-	decided := stateOf(c.pid(), otherIncarnation)
+	decided := stateOf(c.PID(), otherIncarnation)
 	writeState(t, p, decided)
-	writeLock(t, p.Lock, c.pid(), otherIncarnation)
+	writeLock(t, p.Lock, c.PID(), otherIncarnation)
 
 	cl := classifyNow(ReadState(p), desired, SystemProbe())
 	if cl.Class != ownership.ClassStopped || cl.Reason != ownership.ReasonPIDReused || cl.Signalable || cl.AmbiguouslyLive {
@@ -54,13 +54,13 @@ func TestReusedPIDIsStoppedAndNeverSignalled(t *testing.T) {
 func TestSignalOwnerRefusesChangedOwner(t *testing.T) {
 	c := startCanary(t)
 	other := startCanary(t)
-	decided := stateOf(c.pid(), c.incarnation)
+	decided := stateOf(c.PID(), c.incarnation)
 	for _, tc := range []struct {
 		field  string
 		change func(*ownership.State)
 	}{
 		{"ownerId", func(s *ownership.State) { s.OwnerID = "4100-successor" }},
-		{"pid", func(s *ownership.State) { s.PID, s.Incarnation = other.pid(), other.incarnation }},
+		{"pid", func(s *ownership.State) { s.PID, s.Incarnation = other.PID(), other.incarnation }},
 		{"identity", func(s *ownership.State) { s.Identity = "df9a87a1207d9253" }},
 		{"incarnation", func(s *ownership.State) { s.Incarnation = otherIncarnation }},
 		{"generation", func(s *ownership.State) { s.Generation = gen(8) }},
@@ -109,7 +109,7 @@ func TestSignalOwnerGenerationMatrix(t *testing.T) {
 			{"newer", gen(8), ownership.ClassNewer, false},
 		} {
 			t.Run(kind+" "+tc.name, func(t *testing.T) {
-				s := stateOf(c.pid(), c.incarnation)
+				s := stateOf(c.PID(), c.incarnation)
 				s.Kind, s.Generation = kind, tc.gen
 				writeState(t, p, s)
 				cl := classifyNow(ReadState(p), want, SystemProbe())
@@ -135,7 +135,7 @@ func TestSignalOwnerGenerationMatrix(t *testing.T) {
 	}
 	t.Run("foreign", func(t *testing.T) {
 		p := newPaths(t)
-		s := stateOf(c.pid(), c.incarnation)
+		s := stateOf(c.PID(), c.incarnation)
 		s.Kind = "slack"
 		writeState(t, p, s)
 		err := SignalOwner(p, &desired, s, syscall.SIGTERM, SystemProbe())
@@ -148,7 +148,7 @@ func TestSignalOwnerGenerationMatrix(t *testing.T) {
 
 func TestSignalOwnerRefusals(t *testing.T) {
 	c := startCanary(t)
-	decided := stateOf(c.pid(), c.incarnation)
+	decided := stateOf(c.PID(), c.incarnation)
 	t.Run("previous boot", func(t *testing.T) {
 		p := newPaths(t)
 		s := decided.Clone()
@@ -175,7 +175,7 @@ func TestSignalOwnerRefusals(t *testing.T) {
 	t.Run("incarnation unprovable", func(t *testing.T) {
 		p := newPaths(t)
 		writeState(t, p, decided)
-		probe := &fakeProbe{alive: map[int]bool{c.pid(): true}, incErr: map[int]error{c.pid(): errors.New("EACCES")}}
+		probe := &fakeProbe{alive: map[int]bool{c.PID(): true}, incErr: map[int]error{c.PID(): errors.New("EACCES")}}
 		err := SignalOwner(p, &desired, decided, syscall.SIGTERM, probe)
 		if !errors.Is(err, ownership.ErrNotSignalable) || ownership.Reason(err) != ownership.ReasonOwnerUnverifiable {
 			t.Fatalf("SignalOwner = %v", err)
@@ -184,7 +184,7 @@ func TestSignalOwnerRefusals(t *testing.T) {
 	t.Run("probe says reused, pidfd never opened", func(t *testing.T) {
 		p := newPaths(t)
 		writeState(t, p, decided)
-		probe := &fakeProbe{alive: map[int]bool{c.pid(): true}, inc: map[int]string{c.pid(): "linux:2"}}
+		probe := &fakeProbe{alive: map[int]bool{c.PID(): true}, inc: map[int]string{c.PID(): "linux:2"}}
 		if err := SignalOwner(p, &desired, decided, syscall.SIGTERM, probe); !errors.Is(err, platform.ErrProcessGone) {
 			t.Fatalf("SignalOwner = %v", err)
 		}
@@ -196,7 +196,7 @@ func TestSignalOwnerRefusals(t *testing.T) {
 		s := decided.Clone()
 		s.Incarnation = otherIncarnation
 		writeState(t, p, s)
-		probe := &fakeProbe{alive: map[int]bool{c.pid(): true}, inc: map[int]string{c.pid(): otherIncarnation}, claim: ownership.ClaimOf(p, testOwnerID)}
+		probe := &fakeProbe{alive: map[int]bool{c.PID(): true}, inc: map[int]string{c.PID(): otherIncarnation}, claim: ownership.ClaimOf(p, testOwnerID)}
 		err := SignalOwner(p, &desired, s, syscall.SIGTERM, probe)
 		if !errors.Is(err, platform.ErrProcessGone) || !errors.Is(err, platform.ErrIncarnationMismatch) {
 			t.Fatalf("SignalOwner = %v", err)
@@ -210,12 +210,12 @@ func TestSignalOwnerRefusals(t *testing.T) {
 // opened or only when signalling through it.
 func TestSignalOwnerGone(t *testing.T) {
 	h := startHelper(t, "canary", daemonproto.Args(ownership.ClaimOf(testPaths(t), testOwnerID), 7)...)
-	if h.recv(t) != "ready" {
+	if h.Recv(t) != "ready" {
 		t.Fatal("canary not ready")
 	}
-	inc := incarnationOf(t, h.pid())
+	inc := incarnationOf(t, h.PID())
 	p := newPaths(t)
-	decided := stateOf(h.pid(), inc)
+	decided := stateOf(h.PID(), inc)
 	writeState(t, p, decided)
 
 	proc, err := OpenOwner(p, &desired, decided, SystemProbe())
@@ -236,7 +236,7 @@ func TestSignalOwnerGone(t *testing.T) {
 	if !errors.Is(err, platform.ErrProcessGone) || ownership.Reason(err) != ownership.ReasonOwnerExited {
 		t.Fatalf("SignalOwner to a zombie = %v", err)
 	}
-	h.stop() // reaped: the PID is free
+	h.Stop() // reaped: the PID is free
 	err = SignalOwner(p, &desired, decided, syscall.SIGTERM, SystemProbe())
 	if !errors.Is(err, platform.ErrProcessGone) {
 		t.Fatalf("SignalOwner to a reaped process = %v", err)
@@ -249,7 +249,7 @@ func TestSignalOwnerGone(t *testing.T) {
 func TestSignalOwnerReachesReleasedOwner(t *testing.T) {
 	c := startCanary(t)
 	p := newPaths(t)
-	decided := stateOf(c.pid(), c.incarnation)
+	decided := stateOf(c.PID(), c.incarnation)
 	released := decided.Clone()
 	released.StoppedAt, released.TransportHealthy = ms(time.Now().UnixMilli()), false
 	writeState(t, p, released)
@@ -264,7 +264,7 @@ func TestSignalOwnerReachesReleasedOwner(t *testing.T) {
 func TestOpenOwnerNoDesired(t *testing.T) {
 	c := startCanary(t)
 	p := newPaths(t)
-	s := stateOf(c.pid(), c.incarnation)
+	s := stateOf(c.PID(), c.incarnation)
 	s.Generation = gen(99)
 	writeState(t, p, s)
 	proc, err := OpenOwner(p, nil, s, SystemProbe())
@@ -272,7 +272,7 @@ func TestOpenOwnerNoDesired(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer proc.Close()
-	if proc.PID() != c.pid() || proc.Incarnation() != c.incarnation {
+	if proc.PID() != c.PID() || proc.Incarnation() != c.incarnation {
 		t.Fatalf("opened %d %s", proc.PID(), proc.Incarnation())
 	}
 	c.assertUntouched(t)

@@ -104,9 +104,9 @@ func TestCopiedDaemonDirIsNotItsOwner(t *testing.T) {
 	if err := EnsureDir(d1); err != nil {
 		t.Fatal(err)
 	}
-	s := stateOf(c.pid(), c.incarnation)
+	s := stateOf(c.PID(), c.incarnation)
 	writeState(t, d1, s)
-	writeLock(t, d1.Lock, c.pid(), c.incarnation)
+	writeLock(t, d1.Lock, c.PID(), c.incarnation)
 	if out, err := exec.Command("cp", "-a", d1.Dir, d3.Dir).CombinedOutput(); err != nil {
 		t.Fatalf("cp -a: %v: %s", err, out)
 	}
@@ -146,14 +146,14 @@ func TestCopiedDaemonDirIsNotItsOwner(t *testing.T) {
 func TestRecordNamingAnyProcessIsNeverSignalled(t *testing.T) {
 	t.Run("a process of the user", func(t *testing.T) {
 		h := startHelper(t, "canary") // no daemon's command line
-		if got := h.recv(t); got != "ready" {
+		if got := h.Recv(t); got != "ready" {
 			t.Fatalf("canary: %q", got)
 		}
-		c := &canary{helper: h, incarnation: incarnationOf(t, h.pid())}
+		c := &canary{helper: h, incarnation: incarnationOf(t, h.PID())}
 		p := newPaths(t)
-		s := stateOf(c.pid(), c.incarnation)
+		s := stateOf(c.PID(), c.incarnation)
 		writeState(t, p, s)
-		writeLock(t, p.Lock, c.pid(), c.incarnation)
+		writeLock(t, p.Lock, c.PID(), c.incarnation)
 		if cl := classifyNow(ReadState(p), desired, SystemProbe()); cl.Reason != ownership.ReasonNotThisDaemon || cl.Signalable {
 			t.Fatalf("Classify = %+v", cl)
 		}
@@ -216,28 +216,28 @@ func TestNameLockSurvivesRemovedState(t *testing.T) {
 	agentDir := t.TempDir()
 	p := ownership.PathsFor(agentDir, "bot")
 	h := startAcquirer(t, agentDir, "bot", "first")
-	h.send(t, "acquire")
-	if got := h.recv(t); got != "won" {
+	h.Send(t, "acquire")
+	if got := h.Recv(t); got != "won" {
 		t.Fatalf("acquirer: %s", got)
 	}
 	if err := os.RemoveAll(filepath.Join(agentDir, "sdk")); err != nil {
 		t.Fatal(err)
 	}
 	holder, err := NameLockHolder(p)
-	if err != nil || holder == nil || holder.PID != h.pid() || holder.OtherUser {
-		t.Fatalf("NameLockHolder = %v, %v; want pid %d", holder, err, h.pid())
+	if err != nil || holder == nil || holder.PID != h.PID() || holder.OtherUser {
+		t.Fatalf("NameLockHolder = %v, %v; want pid %d", holder, err, h.PID())
 	}
 	_, err = Acquire(p, ownership.AcquireRequest{Kind: "discord", OwnerID: "second", Identity: testIdentity, Generation: 7})
 	var heldErr *ownership.HeldError
-	if !errors.As(err, &heldErr) || heldErr.PID != h.pid() || heldErr.Source != ownership.NameLockFile || ownership.Reason(err) != ownership.ReasonOwnerHeld {
+	if !errors.As(err, &heldErr) || heldErr.PID != h.PID() || heldErr.Source != ownership.NameLockFile || ownership.Reason(err) != ownership.ReasonOwnerHeld {
 		t.Fatalf("Acquire beside a live owner whose files are gone = %v", err)
 	}
 	if _, err := os.Lstat(filepath.Join(agentDir, "sdk")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("a refused Acquire created files: %v", err)
 	}
 	// Its holder killed, the name is free at once.
-	_ = h.cmd.Process.Kill()
-	_ = h.cmd.Wait()
+	_ = h.Cmd.Process.Kill()
+	_ = h.Cmd.Wait()
 	if holder, err := NameLockHolder(p); holder != nil || err != nil {
 		t.Fatalf("after kill -9: %v, %v", holder, err)
 	}
@@ -271,23 +271,23 @@ func TestReferenceDaemonStaysFenced(t *testing.T) {
 	agentDir := t.TempDir()
 	p := ownership.PathsFor(agentDir, "discord")
 	h := startHelper(t, "canary", "daemon", "discord-internal", "--owner-id", testOwnerID, "--agent-dir", agentDir)
-	if got := h.recv(t); got != "ready" {
+	if got := h.Recv(t); got != "ready" {
 		t.Fatalf("canary: %q", got)
 	}
-	c := &canary{helper: h, incarnation: incarnationOf(t, h.pid())}
+	c := &canary{helper: h, incarnation: incarnationOf(t, h.PID())}
 	if err := EnsureDir(p); err != nil {
 		t.Fatal(err)
 	}
-	writeState(t, p, stateOf(c.pid(), c.incarnation))
-	writeLock(t, p.Lock, c.pid(), c.incarnation)
+	writeState(t, p, stateOf(c.PID(), c.incarnation))
+	writeLock(t, p.Lock, c.PID(), c.incarnation)
 	if cl := classifyNow(ReadState(p), desired, SystemProbe()); cl.Class != ownership.ClassCompatible || !cl.Signalable {
 		t.Fatalf("Classify of the reference's live daemon = %+v", cl)
 	}
 	before := snap(t, p.Dir)
 	_, err := Acquire(p, ownership.AcquireRequest{Kind: "discord", OwnerID: "successor", Identity: testIdentity, Generation: 7})
 	var held *ownership.HeldError
-	if !errors.As(err, &held) || held.PID != c.pid() {
-		t.Fatalf("Acquire beside the reference's live daemon = %v, want HeldError naming %d", err, c.pid())
+	if !errors.As(err, &held) || held.PID != c.PID() {
+		t.Fatalf("Acquire beside the reference's live daemon = %v, want HeldError naming %d", err, c.PID())
 	}
 	assertSame(t, before, p.Dir, "a refused Acquire")
 	c.assertUntouched(t)
@@ -363,18 +363,18 @@ func TestNameLockFollowsTheAgentDir(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			first, change := tc.setup(t, t.TempDir())
 			h := startAcquirer(t, first, "bot", "first")
-			h.send(t, "acquire")
-			if got := h.recv(t); got != "won" {
+			h.Send(t, "acquire")
+			if got := h.Recv(t); got != "won" {
 				t.Fatalf("acquirer: %s", got)
 			}
 			second := ownership.PathsFor(change(), "bot")
-			if holder, err := NameLockHolder(second); err != nil || holder == nil || holder.PID != h.pid() {
-				t.Fatalf("NameLockHolder(%s) = %v, %v; want pid %d", second.Dir, holder, err, h.pid())
+			if holder, err := NameLockHolder(second); err != nil || holder == nil || holder.PID != h.PID() {
+				t.Fatalf("NameLockHolder(%s) = %v, %v; want pid %d", second.Dir, holder, err, h.PID())
 			}
 			_, err := acquire(second, ownership.AcquireRequest{Kind: "discord", OwnerID: "second", Identity: testIdentity, Generation: 7}, SystemProbe(), defaultEnv())
 			var held *ownership.HeldError
-			if !errors.As(err, &held) || held.PID != h.pid() || held.Source != ownership.NameLockFile {
-				t.Fatalf("Acquire beside the live daemon = %v, want the name lock held by %d", err, h.pid())
+			if !errors.As(err, &held) || held.PID != h.PID() || held.Source != ownership.NameLockFile {
+				t.Fatalf("Acquire beside the live daemon = %v, want the name lock held by %d", err, h.PID())
 			}
 		})
 	}
