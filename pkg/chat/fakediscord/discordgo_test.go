@@ -2,6 +2,8 @@ package fakediscord_test
 
 import (
 	"errors"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -255,6 +257,9 @@ func TestReadyDelayAndRateLimit(t *testing.T) {
 	if snap.RateLimited != 1 || len(snap.Messages) != 1 || snap.Messages[0].ID != m.ID {
 		t.Fatalf("after 429: limited %d, messages %+v", snap.RateLimited, snap.Messages)
 	}
+	if rs := posts(f.Requests()); len(rs) != 2 || rs[0].Status != http.StatusTooManyRequests || rs[1].Status != http.StatusOK {
+		t.Fatalf("the log's message POSTs %+v, want the 429 then the post", rs)
+	}
 	if _, err := s.ChannelMessageSend(channel, ""); restCode(err) != 50006 {
 		t.Fatalf("empty message: %v", err)
 	}
@@ -282,4 +287,15 @@ func restStatus(err error) int {
 		return re.Response.StatusCode
 	}
 	return -1
+}
+
+// posts are the message POSTs of a request log.
+func posts(rs []fakediscord.Request) []fakediscord.Request {
+	var out []fakediscord.Request
+	for _, r := range rs {
+		if r.Method == http.MethodPost && strings.HasSuffix(r.Path, "/messages") {
+			out = append(out, r)
+		}
+	}
+	return out
 }

@@ -46,9 +46,7 @@ func (s *Server) routeLimited(h handler) handler {
 			s.windows[key] = win
 		}
 		over := win.count >= n
-		if over {
-			s.core.CountRateLimitLocked()
-		} else {
+		if !over {
 			win.count++
 		}
 		remaining, reset := n-win.count, win.start.Add(per)

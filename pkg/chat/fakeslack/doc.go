@@ -71,7 +71,8 @@
 //     subtype, the time of each delivery, when it was first acked and
 //     whether it was given up; Options.OnAck to look at the world as it
 //     was when an ack arrived; 429s served; chat.postMessage requests
-//     received; WaitFor to block until a condition holds.
+//     received; the request log (Requests); WaitFor to block until a
+//     condition holds.
 //
 // Not emulated: OAuth and token rotation, the RTM
 // API, slash commands and interactivity payloads, blocks and attachments

@@ -34,7 +34,6 @@ func (s *Server) methodLimitLocked(method string, now time.Time) time.Duration {
 		l.calls = l.calls[1:]
 	}
 	if len(l.calls) >= l.n {
-		s.core.CountRateLimitLocked()
 		return max(l.calls[0].Add(l.per).Sub(now), time.Nanosecond)
 	}
 	l.calls = append(l.calls, now)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"testing"
 	"time"
 
@@ -234,6 +235,15 @@ func TestMethodLimit(t *testing.T) {
 	mustPost(t, api, "other methods are not limited", "")
 	if n := f.Snapshot().RateLimited; n != 2 {
 		t.Fatalf("429s %d, want 2", n)
+	}
+	var statuses []int
+	for _, r := range f.Requests() {
+		if r.Path == "/api/conversations.history" {
+			statuses = append(statuses, r.Status)
+		}
+	}
+	if want := []int{200, 200, 429, 429}; !slices.Equal(statuses, want) {
+		t.Fatalf("the log's conversations.history answers %v, want %v", statuses, want)
 	}
 	f.SetMethodLimit("conversations.history", 0, 0)
 	if err := hist(); err != nil {

@@ -166,3 +166,10 @@ func (s *Server) snapshotLocked() Snapshot {
 }
 
 func (s *Server) notifyLocked() { s.core.NotifyLocked() }
+
+// Request is one request the fake answered: method, path, status, arrival.
+type Request = fakeserver.Request
+
+// Requests returns the log of the requests answered, oldest first (the
+// newest 10,000): what a test reads to see what a client asked and got.
+func (s *Server) Requests() []Request { return s.core.Requests() }

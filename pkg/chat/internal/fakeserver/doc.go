@@ -4,7 +4,10 @@
 //
 //   - Server: the HTTP listener on 127.0.0.1, every request and socket
 //     counted so that Close returns only when nothing of the fake runs any
-//     more, the log, and the change Signal that WaitFor blocks on.
+//     more, the log lines, and the change Signal that WaitFor blocks on.
+//   - Requests: the request log (method, path, status, arrival) every
+//     request enters as its status is decided; the 429s answered are
+//     counted there, whichever fault or limit answered them.
 //   - Faults: the switches every service has and a test flips at run time:
 //     an outage of the socket endpoint, injected 429s, accepted-then-failed
 //     answers (FailMode) and slow answers.

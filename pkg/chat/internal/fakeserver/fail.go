@@ -22,6 +22,9 @@ func (s *Server) Fail(w http.ResponseWriter, mode FailMode) {
 		sw.before()
 	}
 	if mode == FailCut {
+		if lw := loggedOf(w); lw != nil {
+			lw.answer(0)
+		}
 		c, _, err := http.NewResponseController(w).Hijack()
 		if err == nil {
 			if tc, ok := c.(*net.TCPConn); ok {

@@ -59,13 +59,12 @@ func (f *Faults) SetSlow(d time.Duration) {
 	f.slow = d
 }
 
-// TakeRateLimitLocked consumes one injected 429, if any is left, and counts it.
+// TakeRateLimitLocked consumes one injected 429, if any is left.
 func (s *Server) TakeRateLimitLocked() (retryAfter time.Duration, hit bool) {
 	if s.faults.limitN <= 0 {
 		return 0, false
 	}
 	s.faults.limitN--
-	s.CountRateLimitLocked()
 	return s.faults.limitAfter, true
 }
 

@@ -36,7 +36,8 @@ type Server struct {
 	closed      bool
 	changed     signal
 	faults      Faults
-	rateLimited int
+	requests    []Request // the log, bounded
+	rateLimited int       // 429s answered, counted by the log
 }
 
 // Listen takes an ephemeral port of cfg.Host; Serve starts answering on it.
@@ -98,7 +99,7 @@ func (s *Server) Close(closing func() []*Socket) bool {
 }
 
 // track counts each request in s.wg, because http.Server.Close neither waits
-// for handlers nor knows about hijacked websocket connections.
+// for handlers nor knows about hijacked websocket connections, and logs it.
 func (s *Server) track(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
@@ -110,7 +111,9 @@ func (s *Server) track(h http.Handler) http.Handler {
 		s.wg.Add(1)
 		s.mu.Unlock()
 		defer s.wg.Done()
-		h.ServeHTTP(w, r)
+		lw := &logged{ResponseWriter: w, s: s, req: Request{Method: r.Method, Path: r.URL.Path, At: time.Now()}}
+		defer lw.answer(http.StatusOK) // what net/http sends for a handler that wrote nothing
+		h.ServeHTTP(lw, r)
 	})
 }
 
@@ -121,11 +124,5 @@ func (s *Server) Logf(format string, args ...any) {
 	}
 }
 
-// RateLimitedLocked is how many 429s were served.
+// RateLimitedLocked is how many 429s were answered, injected or not.
 func (s *Server) RateLimitedLocked() int { return s.rateLimited }
-
-// CountRateLimitLocked counts a 429 the fake serves.
-func (s *Server) CountRateLimitLocked() {
-	s.rateLimited++
-	s.NotifyLocked()
-}

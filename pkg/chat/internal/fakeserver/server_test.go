@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -126,6 +127,16 @@ func TestFaultsAnswerAsTheyAreTaken(t *testing.T) {
 		t.Fatalf("fourth post: %d, %v; want the faults spent", status, err)
 	}
 	f.waitPosts(t, 3)
+	var got []int
+	for _, r := range f.core.Requests() {
+		if r.Method != http.MethodPost || r.Path != "/api/post" || r.At.IsZero() {
+			t.Errorf("logged %+v, want the posts", r)
+		}
+		got = append(got, r.Status)
+	}
+	if want := []int{http.StatusTooManyRequests, http.StatusBadGateway, 0, http.StatusOK}; !slices.Equal(got, want) {
+		t.Errorf("logged statuses %v, want %v", got, want)
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if n := f.core.RateLimitedLocked(); n != 1 {
@@ -167,6 +178,9 @@ func TestSocketSendsThenCloses(t *testing.T) {
 		t.Fatalf("then %v, want close 4000", err)
 	}
 
+	if got := f.core.Requests(); len(got) != 1 || got[0].Status != http.StatusSwitchingProtocols {
+		t.Errorf("logged %+v, want the websocket's 101", got)
+	}
 	f.core.Faults().SetUnavailable(true)
 	if _, resp, err := websocket.DefaultDialer.Dial(url, nil); err == nil || resp == nil || resp.StatusCode != http.StatusServiceUnavailable {
 		t.Fatalf("during the outage: %v, want 503", err)
