@@ -88,7 +88,8 @@
 //     IDENTIFY and RESUME counts, the last IDENTIFY's intents, heartbeats
 //     and 4004 closes; every message (with its nonce, allowed_mentions,
 //     flags, earlier contents, edit time and reactions) and thread
-//     (archived, locked); 429s served, message POSTs, held POSTs; the
+//     (archived, locked); the nonces stored, and those stored twice
+//     (Relayed, Duplicates); 429s served, message POSTs, held POSTs; the
 //     request log (Requests); WaitFor to block until a condition holds.
 //
 // Not emulated: zlib or zstd transport compression and ETF encoding (frames

@@ -221,6 +221,7 @@ func (s *Server) addMessageLocked(m Message) Message {
 		m.ParentID = t.ParentID
 	}
 	s.messages = append(s.messages, m)
+	s.oracle.StoredLocked(m.Nonce)
 	s.broadcastMessageLocked("MESSAGE_CREATE", m)
 	s.notifyLocked()
 	return m

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -85,6 +86,9 @@ func TestNonceWithEnforceNonce(t *testing.T) {
 	}
 	if n := len(short.Snapshot().Messages); n != 2 || string(old) == string(late) {
 		t.Errorf("a nonce past its window: %d messages, want 2", n)
+	}
+	if sn := short.Snapshot(); sn.Relayed != 1 || !slices.Equal(sn.Duplicates, []string{"n-2"}) {
+		t.Errorf("the oracle: %d relayed, duplicates %q; want 1 and the nonce past its window", sn.Relayed, sn.Duplicates)
 	}
 
 	// ChannelMessageSendComplex's answer decodes and what it sent is recorded.

@@ -201,9 +201,7 @@ func (s *Server) attachLocked(c *conn, sess *session) {
 	s.sweepLocked(c)
 	c.sess = sess
 	sess.conn = c
-	st := s.statsLocked(c.token)
-	st.Live++
-	st.MaxLive = max(st.MaxLive, st.Live)
+	s.statsLocked(c.token).Up()
 }
 
 // detachLocked takes c's session off the air; the session stays resumable.

@@ -12,8 +12,9 @@ import (
 
 // TokenStats counts what one bot token did on the gateway.
 type TokenStats struct {
-	Live       int // sessions identified or resumed and not closed
-	MaxLive    int // the most sessions ever live at once
+	// Live counts the sessions identified or resumed and not closed, now
+	// (Live) and at most (MaxLive).
+	fakeserver.Sessions
 	Identifies int // IDENTIFY payloads received, accepted or not
 	Resumes    int // RESUMEs that succeeded (a failed one leads to an IDENTIFY)
 	Heartbeats int // heartbeats received on identified connections
@@ -78,6 +79,10 @@ type Snapshot struct {
 	RateLimited int                   // 429 answers served, injected or from route limits
 	Posts       int                   // message POSTs received, whatever their answer
 	Held        int                   // POSTs waiting at the HoldPosts gate now
+	// Relayed counts the nonces (the relay's message IDs) of the messages
+	// stored; Duplicates are those stored more than once.
+	Relayed    int
+	Duplicates []string
 }
 
 // In returns the messages of one channel or thread, oldest first.
@@ -124,6 +129,8 @@ func (s *Server) snapshotLocked() Snapshot {
 		RateLimited: s.core.RateLimitedLocked(),
 		Posts:       s.posts,
 		Held:        s.held,
+		Relayed:     s.oracle.RelayedLocked(),
+		Duplicates:  s.oracle.DuplicatesLocked(),
 	}
 	for i := range snap.Messages {
 		snap.Messages[i].Edits = slices.Clone(snap.Messages[i].Edits)

@@ -65,7 +65,8 @@
 //     parent with replies left as a tombstone whose thread goes on, any
 //     other message removed, so a reply to it answers thread_not_found).
 //   - Observation: per app token open sockets, the most ever open at once,
-//     sockets opened; every message with its metadata, unfurl flags, edits
+//     sockets opened; the metadata keys stored, and those stored twice
+//     (Relayed, Duplicates); every message with its metadata, unfurl flags, edits
 //     and reactions (Snapshot.Channel and Snapshot.Thread give a channel's
 //     roots and a thread's replies in order); every envelope with its
 //     subtype, the time of each delivery, when it was first acked and

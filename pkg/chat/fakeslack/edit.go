@@ -43,6 +43,15 @@ func (s *Server) updateLocked(token string, form url.Values) map[string]any {
 	return map[string]any{"ok": true, "channel": channel, "ts": ts, "text": text, "message": s.apiMessageLocked(*m, false)}
 }
 
+// key is the relay's message ID a message's metadata carries, "" if none.
+func (md *Metadata) key() string {
+	if md == nil {
+		return ""
+	}
+	k, _ := md.EventPayload["key"].(string)
+	return k
+}
+
 // parseMetadata reads chat.postMessage's metadata parameter; nil when
 // absent, else Slack's error for a malformed one.
 func parseMetadata(raw string) (*Metadata, string) {

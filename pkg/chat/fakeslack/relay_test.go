@@ -28,6 +28,19 @@ func mustPost(t *testing.T, api *slack.Client, text, thread string, opts ...slac
 	return ts
 }
 
+func TestOracleCountsRelayKeys(t *testing.T) {
+	t.Parallel()
+	f := start(t, fakeslack.Options{Channels: []string{channel}})
+	api := newAPI(f, botTok, appTok)
+	for _, k := range []string{"a", "b", "a", "a"} {
+		mustPost(t, api, "part "+k, "", meta(k))
+	}
+	mustPost(t, api, "not the relay's", "")
+	if sn := f.Snapshot(); sn.Relayed != 2 || !slices.Equal(sn.Duplicates, []string{"a"}) {
+		t.Fatalf("%d relayed, duplicates %q; want 2 and a", sn.Relayed, sn.Duplicates)
+	}
+}
+
 func TestMetadataUnfurlsAndPaging(t *testing.T) {
 	t.Parallel()
 	f := start(t, fakeslack.Options{Channels: []string{channel}})

@@ -48,8 +48,7 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 	s.conns[c] = struct{}{}
 	st := s.appLocked(token)
 	st.Connections++
-	st.Live++
-	st.MaxLive = max(st.MaxLive, st.Live)
+	st.Up()
 	s.core.LaterLocked(c.Socket, s.faults.helloDelay, func() { s.helloLocked(c) })
 	s.notifyLocked()
 	s.mu.Unlock()

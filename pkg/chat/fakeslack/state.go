@@ -11,9 +11,8 @@ import (
 
 // AppStats counts one app token's Socket Mode connections.
 type AppStats struct {
-	Live        int // sockets open now
-	MaxLive     int // the most sockets ever open at once
-	Connections int // sockets opened in all
+	fakeserver.Sessions     // sockets open now, and the most ever open at once
+	Connections         int // sockets opened in all
 }
 
 // Message is one message as the fake stores it.
@@ -99,6 +98,10 @@ type Snapshot struct {
 	// PostMessages counts chat.postMessage requests received, answered
 	// or not (a client that re-sent a post shows here).
 	PostMessages int
+	// Relayed counts the metadata keys (the relay's message IDs) of the
+	// messages stored; Duplicates are those stored more than once.
+	Relayed    int
+	Duplicates []string
 }
 
 // Channel returns a channel's top-level messages, oldest first.
@@ -145,6 +148,8 @@ func (s *Server) snapshotLocked() Snapshot {
 		Envelopes:    make([]Envelope, len(s.envelopes)),
 		RateLimited:  s.core.RateLimitedLocked(),
 		PostMessages: s.postMessages,
+		Relayed:      s.oracle.RelayedLocked(),
+		Duplicates:   s.oracle.DuplicatesLocked(),
 	}
 	for i, m := range s.messages {
 		m.Edits = slices.Clone(m.Edits)

@@ -11,6 +11,9 @@
 //   - Faults: the switches every service has and a test flips at run time:
 //     an outage of the socket endpoint, injected 429s, accepted-then-failed
 //     answers (FailMode) and slow answers.
+//   - Oracle and Sessions: the promises the fakes judge, in one shape:
+//     every relay message (by its ID on the wire) stored once, and never
+//     two sessions of one token live at once.
 //   - Socket: one client websocket with its own writer goroutine, a bounded
 //     queue (nothing is written to the network under the fake's lock),
 //     close frames, pings, and Gone, which sees a client's close before
