@@ -6,27 +6,22 @@ import (
 	"net/http"
 	"time"
 	"unicode/utf8"
-
-	"gjc.dev/reconciler/pkg/chat/internal/fakeserver"
 )
 
 // patchMessage edits a message: only its author may, as on Discord.
-func (s *Server) patchMessage(w http.ResponseWriter, r *http.Request, token string) {
+func (s *Server) patchMessage(r *http.Request, token string) (int, any) {
 	var body struct {
 		Content         *string         `json:"content"`
 		AllowedMentions json.RawMessage `json:"allowed_mentions"`
 		Flags           *int            `json:"flags"`
 	}
 	if _, err := readBody(r, &body); err != nil {
-		writeError(w, http.StatusBadRequest, codeInvalidJSON, "The request body contains invalid JSON.")
-		return
+		return invalidJSON()
 	}
 	if body.Content != nil && utf8.RuneCountInString(*body.Content) > maxContentRunes {
-		writeError(w, http.StatusBadRequest, codeInvalidFormBody, "Invalid Form Body")
-		return
+		return invalidForm()
 	}
-	status, resp := s.editMessage(r.PathValue("cid"), r.PathValue("mid"), token, body.Content, body.AllowedMentions, body.Flags)
-	fakeserver.WriteJSON(w, status, resp)
+	return s.editMessage(r.PathValue("cid"), r.PathValue("mid"), token, body.Content, body.AllowedMentions, body.Flags)
 }
 
 func (s *Server) editMessage(cid, mid, token string, content *string, mentions json.RawMessage, flags *int) (int, any) {
@@ -92,7 +87,7 @@ func (s *Server) editedLocked(m *Message) {
 }
 
 // patchChannel modifies a thread: archived, locked, name, auto-archive.
-func (s *Server) patchChannel(w http.ResponseWriter, r *http.Request, token string) {
+func (s *Server) patchChannel(r *http.Request, token string) (int, any) {
 	var body struct {
 		Name        *string `json:"name"`
 		Archived    *bool   `json:"archived"`
@@ -100,16 +95,13 @@ func (s *Server) patchChannel(w http.ResponseWriter, r *http.Request, token stri
 		AutoArchive *int    `json:"auto_archive_duration"`
 	}
 	if _, err := readBody(r, &body); err != nil {
-		writeError(w, http.StatusBadRequest, codeInvalidJSON, "The request body contains invalid JSON.")
-		return
+		return invalidJSON()
 	}
 	if (body.Name != nil && (*body.Name == "" || utf8.RuneCountInString(*body.Name) > maxThreadName)) ||
 		(body.AutoArchive != nil && (*body.AutoArchive == 0 || !validAutoArchive(*body.AutoArchive))) {
-		writeError(w, http.StatusBadRequest, codeInvalidFormBody, "Invalid Form Body")
-		return
+		return invalidForm()
 	}
-	status, resp := s.modifyThread(r.PathValue("cid"), token, body.Name, body.Archived, body.Locked, body.AutoArchive)
-	fakeserver.WriteJSON(w, status, resp)
+	return s.modifyThread(r.PathValue("cid"), token, body.Name, body.Archived, body.Locked, body.AutoArchive)
 }
 
 func (s *Server) modifyThread(cid, token string, name *string, archived, locked *bool, autoArchive *int) (int, any) {
@@ -121,7 +113,7 @@ func (s *Server) modifyThread(cid, token string, name *string, archived, locked 
 		return http.StatusNotFound, apiError(codeUnknownChannel, "Unknown Channel")
 	case t == nil:
 		// Modifying a text channel is not emulated.
-		return http.StatusBadRequest, apiError(codeInvalidFormBody, "Invalid Form Body")
+		return invalidForm()
 	case locked != nil && !s.hasLocked(token, PermManageThreads):
 		s.logf("thread %s: locked refused, the bot lacks Manage Threads", t.ID)
 		return http.StatusForbidden, apiError(codeMissingPermissions, "Missing Permissions")

@@ -1,6 +1,10 @@
 package fakediscord
 
-import "time"
+import (
+	"time"
+
+	"gjc.dev/reconciler/pkg/chat/internal/fakeserver"
+)
 
 // faults are the switches a test flips; guarded by Server.mu.
 type faults struct {
@@ -21,29 +25,21 @@ type faults struct {
 // network failure would, and returns how many it cut. Their sessions stay
 // resumable, so discordgo comes back with RESUME.
 func (s *Server) DropConnections() int {
-	s.mu.Lock()
-	conns := make([]*conn, 0, len(s.conns))
-	for c := range s.conns {
-		s.detachLocked(c)
-		c.closing = true
-		conns = append(conns, c)
-	}
-	s.notifyLocked()
-	s.mu.Unlock()
-	for _, c := range conns {
-		c.Abort()
-	}
-	s.logf("dropped %d gateway connections", len(conns))
-	return len(conns)
+	n := s.core.Cut(func() (cut []*fakeserver.Socket) {
+		for c := range s.conns {
+			s.detachLocked(c)
+			c.closing = true
+			cut = append(cut, c.Socket)
+		}
+		return cut
+	})
+	s.logf("dropped %d gateway connections", n)
+	return n
 }
 
 // SetHeartbeatAcks turns heartbeat ACKs off (the connection looks hung to the
 // client, which reconnects after five intervals) or back on.
-func (s *Server) SetHeartbeatAcks(on bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults.acks = on
-}
+func (s *Server) SetHeartbeatAcks(on bool) { fakeserver.Set(s.core, &s.faults.acks, on) }
 
 // SetTokenRejected revokes a token or restores it. While revoked, its live
 // sessions are closed with 4004, IDENTIFY and RESUME are answered with 4004
@@ -65,18 +61,10 @@ func (s *Server) SetTokenRejected(token string, rejected bool) {
 }
 
 // SetReadyDelay makes the gateway wait this long between IDENTIFY and READY.
-func (s *Server) SetReadyDelay(d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults.readyDelay = d
-}
+func (s *Server) SetReadyDelay(d time.Duration) { fakeserver.Set(s.core, &s.faults.readyDelay, d) }
 
 // ReplayAllOnNextResume makes the next RESUME replay every dispatch still
 // in its session's backlog, not only those after the client's sequence,
 // so the client sees events it already had: Discord's delivery is at
 // least once, and a client must take a replayed event as a duplicate.
-func (s *Server) ReplayAllOnNextResume() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults.replayAll = true
-}
+func (s *Server) ReplayAllOnNextResume() { fakeserver.Set(s.core, &s.faults.replayAll, true) }

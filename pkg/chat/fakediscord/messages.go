@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
-
-	"gjc.dev/reconciler/pkg/chat/internal/fakeserver"
 )
 
 // maxContentRunes is Discord's limit on a message's content.
@@ -41,7 +39,7 @@ func (b *messageBody) check(files bool) (code int, msg string) {
 	return 0, ""
 }
 
-func (s *Server) postMessage(w http.ResponseWriter, r *http.Request, token string) {
+func (s *Server) postMessage(r *http.Request, token string) (int, any) {
 	s.mu.Lock()
 	s.posts++
 	s.notifyLocked()
@@ -49,43 +47,34 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request, token strin
 	var body messageBody
 	files, err := readBody(r, &body)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, codeInvalidJSON, "The request body contains invalid JSON.")
-		return
+		return invalidJSON()
 	}
 	nonce, ok := parseNonce(body.Nonce)
 	if !ok {
-		writeError(w, http.StatusBadRequest, codeInvalidFormBody, "Invalid Form Body")
-		return
+		return invalidForm()
 	}
 	if code, msg := body.check(files); code != 0 {
-		writeError(w, http.StatusBadRequest, code, msg)
-		return
+		return http.StatusBadRequest, apiError(code, msg)
 	}
 	if !s.hold(r) {
-		return // the client left while held: nothing stored, nobody to answer
+		return 0, nil // the client left while held: nothing stored, nobody to answer
 	}
 	cid, author := r.PathValue("cid"), BotUserID(token)
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	t, ok := s.channelLocked(cid)
 	if !ok {
-		s.mu.Unlock()
-		writeError(w, http.StatusNotFound, codeUnknownChannel, "Unknown Channel")
-		return
+		return http.StatusNotFound, apiError(codeUnknownChannel, "Unknown Channel")
 	}
 	if nonce != "" && body.EnforceNonce {
 		if m, hit := s.nonceHitLocked(author, nonce); hit {
 			s.logf("nonce seen again: message %s returned, nothing stored", m.ID)
-			resp := s.apiMessageCreatedLocked(m, s.restViewerLocked(token))
-			s.mu.Unlock()
-			fakeserver.WriteJSON(w, http.StatusOK, resp)
-			return
+			return http.StatusOK, s.apiMessageCreatedLocked(m, s.restViewerLocked(token))
 		}
 	}
 	if t != nil && t.Archived {
 		if t.Locked {
-			s.mu.Unlock()
-			writeError(w, http.StatusBadRequest, codeArchivedThread, "Thread is archived")
-			return
+			return http.StatusBadRequest, apiError(codeArchivedThread, "Thread is archived")
 		}
 		t.Archived = false // a message in an archived thread unarchives it
 		s.broadcastLocked("THREAD_UPDATE", s.threadChannel(*t))
@@ -93,30 +82,25 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request, token strin
 	m := s.addMessageLocked(Message{ChannelID: cid, AuthorID: author, Author: botUsername(token), Bot: true,
 		Content: body.Content, Nonce: nonce, AllowedMentions: body.AllowedMentions, Flags: body.Flags})
 	s.rememberNonceLocked(m)
-	mode, fail := s.core.TakeAcceptFailLocked()
-	resp := s.apiMessageCreatedLocked(m, s.restViewerLocked(token))
-	s.mu.Unlock()
 	s.logf("message %s posted in %s", m.ID, cid)
-	if fail {
+	if mode, fail := s.core.TakeAcceptFailLocked(); fail {
 		s.logf("message %s stored; failing its answer", m.ID)
-		s.core.Fail(w, mode)
-		return
+		return 0, mode
 	}
-	fakeserver.WriteJSON(w, http.StatusOK, resp)
+	return http.StatusOK, s.apiMessageCreatedLocked(m, s.restViewerLocked(token))
 }
 
 // listMessages answers newest first, as Discord does. With after it
 // returns the limit messages right after that ID (still newest first, so a
 // client paging forward takes the first one as its next after); otherwise
 // the limit newest ones before before, or at all.
-func (s *Server) listMessages(w http.ResponseWriter, r *http.Request, token string) {
+func (s *Server) listMessages(r *http.Request, token string) (int, any) {
 	q := r.URL.Query()
 	limit := 50
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 100 {
-			writeError(w, http.StatusBadRequest, codeInvalidFormBody, "Invalid Form Body")
-			return
+			return invalidForm()
 		}
 		limit = n
 	}
@@ -124,10 +108,9 @@ func (s *Server) listMessages(w http.ResponseWriter, r *http.Request, token stri
 	cid := r.PathValue("cid")
 
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if _, ok := s.channelLocked(cid); !ok {
-		s.mu.Unlock()
-		writeError(w, http.StatusNotFound, codeUnknownChannel, "Unknown Channel")
-		return
+		return http.StatusNotFound, apiError(codeUnknownChannel, "Unknown Channel")
 	}
 	var match []Message // oldest first
 	for _, m := range s.messages {
@@ -147,23 +130,18 @@ func (s *Server) listMessages(w http.ResponseWriter, r *http.Request, token stri
 	for i := len(match) - 1; i >= 0; i-- {
 		out = append(out, s.apiMessageLocked(match[i], v))
 	}
-	s.mu.Unlock()
-	fakeserver.WriteJSON(w, http.StatusOK, out)
+	return http.StatusOK, out
 }
 
 // getMessage answers one message, as the caller may see it.
-func (s *Server) getMessage(w http.ResponseWriter, r *http.Request, token string) {
-	cid, mid := r.PathValue("cid"), r.PathValue("mid")
+func (s *Server) getMessage(r *http.Request, token string) (int, any) {
 	s.mu.Lock()
-	_, m, status, errBody := s.messageInLocked(cid, mid)
+	defer s.mu.Unlock()
+	_, m, status, errBody := s.messageInLocked(r.PathValue("cid"), r.PathValue("mid"))
 	if m == nil {
-		s.mu.Unlock()
-		fakeserver.WriteJSON(w, status, errBody)
-		return
+		return status, errBody
 	}
-	out := s.apiMessageLocked(*m, s.restViewerLocked(token))
-	s.mu.Unlock()
-	fakeserver.WriteJSON(w, http.StatusOK, out)
+	return http.StatusOK, s.apiMessageLocked(*m, s.restViewerLocked(token))
 }
 
 // messageInLocked finds message mid in channel or thread cid, and the

@@ -4,8 +4,6 @@ import (
 	"net/http"
 	"strings"
 	"unicode/utf8"
-
-	"gjc.dev/reconciler/pkg/chat/internal/fakeserver"
 )
 
 // codeUnknownEmoji is Discord's error for an emoji it does not know.
@@ -18,17 +16,8 @@ const maxEmojiRunes = 16
 // addReaction is PUT .../messages/{mid}/reactions/{emoji}/@me: the bot
 // reacts. Adding a reaction it already added changes nothing and is 204
 // again, as on Discord.
-func (s *Server) addReaction(w http.ResponseWriter, r *http.Request, token string) {
-	cid, mid, emoji := r.PathValue("cid"), r.PathValue("mid"), r.PathValue("emoji")
-	status, body := s.react(cid, mid, emoji, BotUserID(token))
-	if status == http.StatusNoContent {
-		w.WriteHeader(status)
-		return
-	}
-	fakeserver.WriteJSON(w, status, body)
-}
-
-func (s *Server) react(cid, mid, emoji, userID string) (int, any) {
+func (s *Server) addReaction(r *http.Request, token string) (int, any) {
+	cid, mid, emoji, userID := r.PathValue("cid"), r.PathValue("mid"), r.PathValue("emoji"), BotUserID(token)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t, m, status, body := s.messageInLocked(cid, mid)

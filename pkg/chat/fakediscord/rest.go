@@ -29,20 +29,20 @@ func (s *Server) routes() http.Handler {
 	m.HandleFunc("GET /gateway", s.serveGateway)
 	m.HandleFunc("GET /gateway/", s.serveGateway) // discordgo appends a slash before the query
 	m.HandleFunc("GET /api/{v}/gateway", s.getGateway)
-	m.HandleFunc("GET /api/{v}/gateway/bot", s.authed(s.getGatewayBot))
-	m.HandleFunc("GET /api/{v}/users/@me", s.authed(s.getMe))
+	m.HandleFunc("GET /api/{v}/gateway/bot", s.authed(s.answer(s.getGatewayBot)))
+	m.HandleFunc("GET /api/{v}/users/@me", s.authed(s.answer(getMe)))
 	m.HandleFunc("GET /api/{v}/applications/@me", s.authed(s.getApplication))
 	m.HandleFunc("GET /api/{v}/guilds/{gid}", s.authed(s.getGuild))
 	m.HandleFunc("GET /api/{v}/guilds/{gid}/members/{uid}", s.authed(s.getGuildMember))
-	m.HandleFunc("GET /api/{v}/channels/{cid}", s.authed(s.routeLimited(s.viewing(s.getChannel))))
-	m.HandleFunc("PATCH /api/{v}/channels/{cid}", s.authed(s.routeLimited(s.patchChannel)))
-	m.HandleFunc("GET /api/{v}/channels/{cid}/messages", s.authed(s.routeLimited(s.listMessages)))
-	m.HandleFunc("POST /api/{v}/channels/{cid}/messages", s.authed(s.routeLimited(s.limited(s.postMessage))))
-	m.HandleFunc("GET /api/{v}/channels/{cid}/messages/{mid}", s.authed(s.routeLimited(s.getMessage)))
-	m.HandleFunc("PATCH /api/{v}/channels/{cid}/messages/{mid}", s.authed(s.routeLimited(s.patchMessage)))
-	m.HandleFunc("PUT /api/{v}/channels/{cid}/messages/{mid}/reactions/{emoji}/@me", s.authed(s.routeLimited(s.addReaction)))
-	m.HandleFunc("POST /api/{v}/channels/{cid}/threads", s.authed(s.routeLimited(s.limited(s.startThread))))
-	m.HandleFunc("POST /api/{v}/channels/{cid}/messages/{mid}/threads", s.authed(s.routeLimited(s.limited(s.startMessageThread))))
+	m.HandleFunc("GET /api/{v}/channels/{cid}", s.authed(s.routeLimited(s.viewing(s.answer(s.getChannel)))))
+	m.HandleFunc("PATCH /api/{v}/channels/{cid}", s.authed(s.routeLimited(s.answer(s.patchChannel))))
+	m.HandleFunc("GET /api/{v}/channels/{cid}/messages", s.authed(s.routeLimited(s.answer(s.listMessages))))
+	m.HandleFunc("POST /api/{v}/channels/{cid}/messages", s.authed(s.routeLimited(s.limited(s.answer(s.postMessage)))))
+	m.HandleFunc("GET /api/{v}/channels/{cid}/messages/{mid}", s.authed(s.routeLimited(s.answer(s.getMessage))))
+	m.HandleFunc("PATCH /api/{v}/channels/{cid}/messages/{mid}", s.authed(s.routeLimited(s.answer(s.patchMessage))))
+	m.HandleFunc("PUT /api/{v}/channels/{cid}/messages/{mid}/reactions/{emoji}/@me", s.authed(s.routeLimited(s.answer(s.addReaction))))
+	m.HandleFunc("POST /api/{v}/channels/{cid}/threads", s.authed(s.routeLimited(s.limited(s.answer(s.startThread)))))
+	m.HandleFunc("POST /api/{v}/channels/{cid}/messages/{mid}/threads", s.authed(s.routeLimited(s.limited(s.answer(s.startMessageThread)))))
 	m.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
 		writeError(w, http.StatusNotFound, 0, "404: Not Found")
 	})
@@ -50,6 +50,25 @@ func (s *Server) routes() http.Handler {
 }
 
 type handler func(w http.ResponseWriter, r *http.Request, token string)
+
+// answer writes what h returns once h has released the lock: JSON, no
+// body for 204, a FailMode's failure (AcceptThenFail), or nothing at all
+// for 0 (the client left while held: nobody is there to answer).
+func (s *Server) answer(h func(r *http.Request, token string) (status int, body any)) handler {
+	return func(w http.ResponseWriter, r *http.Request, token string) {
+		status, body := h(r, token)
+		mode, failed := body.(FailMode)
+		switch {
+		case failed:
+			s.core.Fail(w, mode)
+		case status == 0:
+		case status == http.StatusNoContent:
+			w.WriteHeader(status)
+		default:
+			fakeserver.WriteJSON(w, status, body)
+		}
+	}
+}
 
 // authed checks "Authorization: Bot <token>" as Discord does for bots.
 func (s *Server) authed(h handler) http.HandlerFunc {
@@ -87,37 +106,29 @@ func (s *Server) getGateway(w http.ResponseWriter, _ *http.Request) {
 	fakeserver.WriteJSON(w, http.StatusOK, map[string]string{"url": s.GatewayURL()})
 }
 
-func (s *Server) getGatewayBot(w http.ResponseWriter, _ *http.Request, _ string) {
-	fakeserver.WriteJSON(w, http.StatusOK, map[string]any{
+func (s *Server) getGatewayBot(*http.Request, string) (int, any) {
+	return http.StatusOK, map[string]any{
 		"url":    s.GatewayURL(),
 		"shards": 1,
 		"session_start_limit": map[string]int{
 			"total": 1000, "remaining": 1000, "reset_after": 86400000, "max_concurrency": 1,
 		},
-	})
+	}
 }
 
-func (s *Server) getMe(w http.ResponseWriter, _ *http.Request, token string) {
-	fakeserver.WriteJSON(w, http.StatusOK, botUser(token))
-}
+func getMe(_ *http.Request, token string) (int, any) { return http.StatusOK, botUser(token) }
 
-func (s *Server) getChannel(w http.ResponseWriter, r *http.Request, _ string) {
+func (s *Server) getChannel(r *http.Request, _ string) (int, any) {
 	id := r.PathValue("cid")
 	s.mu.Lock()
-	t, ok := s.channelLocked(id)
-	var body map[string]any
-	switch {
+	defer s.mu.Unlock()
+	switch t, ok := s.channelLocked(id); {
 	case t != nil:
-		body = s.threadChannel(*t)
+		return http.StatusOK, s.threadChannel(*t)
 	case ok:
-		body = s.textChannel(id)
+		return http.StatusOK, s.textChannel(id)
 	}
-	s.mu.Unlock()
-	if body == nil {
-		writeError(w, http.StatusNotFound, codeUnknownChannel, "Unknown Channel")
-		return
-	}
-	fakeserver.WriteJSON(w, http.StatusOK, body)
+	return http.StatusNotFound, apiError(codeUnknownChannel, "Unknown Channel")
 }
 
 // readBody decodes a JSON body, or the payload_json part of a multipart one
@@ -137,6 +148,16 @@ func readBody(r *http.Request, v any) (files bool, err error) {
 		return files, json.Unmarshal([]byte(pj), v)
 	}
 	return false, fakeserver.ReadJSON(r, v)
+}
+
+// invalidJSON is Discord's 400 for a body that does not decode.
+func invalidJSON() (int, any) {
+	return http.StatusBadRequest, apiError(codeInvalidJSON, "The request body contains invalid JSON.")
+}
+
+// invalidForm is Discord's 400 for a field out of its bounds.
+func invalidForm() (int, any) {
+	return http.StatusBadRequest, apiError(codeInvalidFormBody, "Invalid Form Body")
 }
 
 func writeError(w http.ResponseWriter, status, code int, msg string) {

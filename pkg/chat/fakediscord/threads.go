@@ -3,13 +3,11 @@ package fakediscord
 import (
 	"net/http"
 	"unicode/utf8"
-
-	"gjc.dev/reconciler/pkg/chat/internal/fakeserver"
 )
 
 // startThread creates a thread without a starter message, or with one when
 // the body carries "message", as a forum post does.
-func (s *Server) startThread(w http.ResponseWriter, r *http.Request, token string) {
+func (s *Server) startThread(r *http.Request, token string) (int, any) {
 	var body struct {
 		Name    string       `json:"name"`
 		Type    int          `json:"type"`
@@ -17,17 +15,14 @@ func (s *Server) startThread(w http.ResponseWriter, r *http.Request, token strin
 	}
 	files, err := readBody(r, &body)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, codeInvalidJSON, "The request body contains invalid JSON.")
-		return
+		return invalidJSON()
 	}
 	if body.Name == "" {
-		writeError(w, http.StatusBadRequest, codeInvalidFormBody, "Invalid Form Body")
-		return
+		return invalidForm()
 	}
 	if body.Message != nil {
 		if code, msg := body.Message.check(files); code != 0 {
-			writeError(w, http.StatusBadRequest, code, msg)
-			return
+			return http.StatusBadRequest, apiError(code, msg)
 		}
 	}
 	typ := body.Type
@@ -40,15 +35,14 @@ func (s *Server) startThread(w http.ResponseWriter, r *http.Request, token strin
 		typ = channelTypePrivateThread
 	}
 	if !s.hold(r) {
-		return // the client left while held: nothing made
+		return 0, nil // the client left while held: nothing made
 	}
 	cid := r.PathValue("cid")
 
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if code, msg, status := s.threadParentLocked(cid); code != 0 {
-		s.mu.Unlock()
-		writeError(w, status, code, msg)
-		return
+		return status, apiError(code, msg)
 	}
 	t := Thread{ID: s.nextIDLocked(), ParentID: cid, Name: body.Name, Type: typ, OwnerID: BotUserID(token)}
 	s.addThreadLocked(t)
@@ -58,32 +52,26 @@ func (s *Server) startThread(w http.ResponseWriter, r *http.Request, token strin
 		s.addMessageLocked(Message{ID: t.ID, ChannelID: t.ID, AuthorID: BotUserID(token), Author: botUsername(token), Bot: true,
 			Content: body.Message.Content, AllowedMentions: body.Message.AllowedMentions, Flags: body.Message.Flags})
 	}
-	resp := s.threadChannel(t)
-	s.mu.Unlock()
 	s.logf("thread %s created in %s", t.ID, cid)
-	fakeserver.WriteJSON(w, http.StatusCreated, resp)
+	return http.StatusCreated, s.threadChannel(t)
 }
 
 // startMessageThread creates a public thread that shares the message's ID.
-func (s *Server) startMessageThread(w http.ResponseWriter, r *http.Request, token string) {
+func (s *Server) startMessageThread(r *http.Request, token string) (int, any) {
 	var body struct {
 		Name        string `json:"name"`
 		AutoArchive int    `json:"auto_archive_duration"`
 	}
 	if _, err := readBody(r, &body); err != nil {
-		writeError(w, http.StatusBadRequest, codeInvalidJSON, "The request body contains invalid JSON.")
-		return
+		return invalidJSON()
 	}
 	if body.Name == "" || utf8.RuneCountInString(body.Name) > maxThreadName || !validAutoArchive(body.AutoArchive) {
-		writeError(w, http.StatusBadRequest, codeInvalidFormBody, "Invalid Form Body")
-		return
+		return invalidForm()
 	}
 	if !s.hold(r) {
-		return // the client left while held: nothing made
+		return 0, nil // the client left while held: nothing made
 	}
-	cid, mid := r.PathValue("cid"), r.PathValue("mid")
-	status, resp := s.messageThread(cid, mid, body.Name, body.AutoArchive, token)
-	fakeserver.WriteJSON(w, status, resp)
+	return s.messageThread(r.PathValue("cid"), r.PathValue("mid"), body.Name, body.AutoArchive, token)
 }
 
 // messageThread does the work of startMessageThread under the lock and

@@ -1,6 +1,11 @@
 package fakeslack
 
-import "time"
+import (
+	"maps"
+	"time"
+
+	"gjc.dev/reconciler/pkg/chat/internal/fakeserver"
+)
 
 // faults are the switches a test flips; guarded by Server.mu (pings aside).
 type faults struct {
@@ -13,19 +18,21 @@ type faults struct {
 // DropConnections cuts every socket without a close frame, as a network
 // failure would, and returns how many it cut.
 func (s *Server) DropConnections() int {
-	s.mu.Lock()
-	conns := make([]*conn, 0, len(s.conns))
+	n := s.core.Cut(func() []*fakeserver.Socket { return s.cutLocked("") })
+	s.logf("dropped %d sockets", n)
+	return n
+}
+
+// cutLocked counts gone every socket of an app token (of all when token
+// is empty) and returns them to cut.
+func (s *Server) cutLocked(token string) (cut []*fakeserver.Socket) {
 	for c := range s.conns {
-		s.goneLocked(c)
-		conns = append(conns, c)
+		if token == "" || c.appToken == token {
+			s.goneLocked(c)
+			cut = append(cut, c.Socket)
+		}
 	}
-	s.notifyLocked()
-	s.mu.Unlock()
-	for _, c := range conns {
-		c.Abort()
-	}
-	s.logf("dropped %d sockets", len(conns))
-	return len(conns)
+	return cut
 }
 
 // SetPings stops websocket pings (socketmode then reconnects after its
@@ -36,38 +43,19 @@ func (s *Server) SetPings(on bool) { s.pings.Store(on) }
 // every Web API call with it answers invalid_auth and its sockets are cut, so
 // socketmode's reconnect ends in apps.connections.open failing.
 func (s *Server) SetTokenRejected(token string, rejected bool) {
-	s.mu.Lock()
 	if !rejected {
-		delete(s.faults.rejected, token)
-		s.mu.Unlock()
+		s.core.Toggle(s.faults.rejected, token, false)
 		return
 	}
-	s.faults.rejected[token] = true
-	var cut []*conn
-	for c := range s.conns {
-		if c.appToken == token {
-			s.goneLocked(c)
-			cut = append(cut, c)
-		}
-	}
-	for ticket, tok := range s.tickets {
-		if tok == token {
-			delete(s.tickets, ticket)
-		}
-	}
-	s.notifyLocked()
-	s.mu.Unlock()
-	for _, c := range cut {
-		c.Abort()
-	}
+	s.core.Cut(func() []*fakeserver.Socket {
+		s.faults.rejected[token] = true
+		maps.DeleteFunc(s.tickets, func(_, tok string) bool { return tok == token })
+		return s.cutLocked(token)
+	})
 }
 
 // SetHelloDelay makes each new socket wait this long before hello.
-func (s *Server) SetHelloDelay(d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults.helloDelay = d
-}
+func (s *Server) SetHelloDelay(d time.Duration) { fakeserver.Set(s.core, &s.faults.helloDelay, d) }
 
 // SendDisconnect sends a disconnect (refresh_requested) to every socket that
 // has had its hello, as Slack does before it recycles a connection, and
@@ -91,11 +79,7 @@ func (s *Server) SendDisconnect() int {
 // LoseAcks drops the next n ack frames as if they never arrived, so their
 // envelopes are retried after the ack timeout, as Slack retries an event
 // whose ack was lost on the way: the client sees the same envelope again.
-func (s *Server) LoseAcks(n int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults.lostAcks = n
-}
+func (s *Server) LoseAcks(n int) { fakeserver.Set(s.core, &s.faults.lostAcks, n) }
 
 // takeLostAckLocked says whether the ack frame just read is to be lost.
 func (s *Server) takeLostAckLocked() bool {

@@ -53,11 +53,7 @@ func (f *Faults) AcceptThenFail(n int, mode FailMode) {
 
 // SetSlow delays every answer of the API (not the socket's) by d, after the
 // request was handled: a post is stored, then answered late. 0 ends it.
-func (f *Faults) SetSlow(d time.Duration) {
-	f.s.mu.Lock()
-	defer f.s.mu.Unlock()
-	f.slow = d
-}
+func (f *Faults) SetSlow(d time.Duration) { Set(f.s, &f.slow, d) }
 
 // TakeRateLimitLocked consumes one injected 429, if any is left.
 func (s *Server) TakeRateLimitLocked() (retryAfter time.Duration, hit bool) {
@@ -75,6 +71,13 @@ func (s *Server) TakeAcceptFailLocked() (FailMode, bool) {
 	}
 	s.faults.failN--
 	return s.faults.failMode, true
+}
+
+// Set sets a switch of a fake under its lock.
+func Set[T any](s *Server, p *T, v T) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	*p = v
 }
 
 // Toggle puts key in set, or takes it out, under the fake's lock: the

@@ -127,6 +127,20 @@ func (s *Socket) write(ping Pinger) {
 	}
 }
 
+// Cut takes, under the lock, the sockets to cut (take has counted them
+// gone), wakes the waiters and cuts them without a close frame, as a
+// network failure would; it returns how many.
+func (s *Server) Cut(take func() []*Socket) int {
+	s.mu.Lock()
+	cut := take()
+	s.NotifyLocked()
+	s.mu.Unlock()
+	for _, c := range cut {
+		c.Abort()
+	}
+	return len(cut)
+}
+
 // Abort cuts the socket without a close frame; later calls do nothing.
 func (s *Socket) Abort() {
 	s.once.Do(func() {
