@@ -28,7 +28,6 @@ func (s *Server) DropConnections() int {
 	n := s.core.Cut(func() (cut []*fakeserver.Socket) {
 		for c := range s.conns {
 			s.detachLocked(c)
-			c.closing = true
 			cut = append(cut, c.Socket)
 		}
 		return cut

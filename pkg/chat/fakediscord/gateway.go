@@ -75,7 +75,6 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 
 	s.mu.Lock()
 	s.detachLocked(c)
-	c.closing = true
 	delete(s.conns, c)
 	s.notifyLocked()
 	s.mu.Unlock()
@@ -149,7 +148,6 @@ func (s *Server) closeLocked(c *conn, code int, text string) {
 		return
 	}
 	s.detachLocked(c)
-	c.closing = true
 	s.notifyLocked()
 	s.logf("closing gateway connection with %d %s", code, text)
 	c.SendClose(code, text)
@@ -175,7 +173,6 @@ func (s *Server) sendRawLocked(c *conn, b []byte) {
 		// A client this far behind is as good as gone; Discord drops it too.
 		s.logf("gateway client too slow, cutting it")
 		s.detachLocked(c)
-		c.closing = true
 		c.Abort()
 	}
 }

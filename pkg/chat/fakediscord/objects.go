@@ -1,6 +1,7 @@
 package fakediscord
 
 import (
+	"maps"
 	"slices"
 	"time"
 )
@@ -164,13 +165,8 @@ func (s *Server) threadChannel(t Thread) map[string]any {
 
 // guildLocked is the GUILD_CREATE body: the configured channels and the threads so far.
 func (s *Server) guildLocked() map[string]any {
-	ids := make([]string, 0, len(s.channels))
-	for id := range s.channels {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	channels := make([]map[string]any, 0, len(ids))
-	for _, id := range ids {
+	channels := make([]map[string]any, 0, len(s.channels))
+	for _, id := range slices.Sorted(maps.Keys(s.channels)) {
 		channels = append(channels, s.textChannel(id))
 	}
 	threads := make([]map[string]any, 0, len(s.threads))

@@ -152,7 +152,6 @@ func (s *Server) resume(c *conn, raw json.RawMessage) {
 	if old := sess.conn; old != nil {
 		// The client has moved on; the old socket is a zombie.
 		s.detachLocked(old)
-		old.closing = true
 		old.Abort()
 	}
 	s.attachLocked(c, sess)
@@ -204,8 +203,10 @@ func (s *Server) attachLocked(c *conn, sess *session) {
 	s.statsLocked(c.token).Up()
 }
 
-// detachLocked takes c's session off the air; the session stays resumable.
+// detachLocked takes c's session off the air (the session stays
+// resumable) and sends nothing more on c: c is closing or gone.
 func (s *Server) detachLocked(c *conn) {
+	c.closing = true
 	if c.sess == nil {
 		return
 	}
@@ -230,16 +231,10 @@ func (s *Server) pruneSessionsLocked() {
 func (s *Server) dispatchLocked(sess *session, event string, d any) {
 	raw, ok := d.(json.RawMessage)
 	if !ok {
-		var err error
-		if raw, err = json.Marshal(d); err != nil {
-			panic("fakediscord: marshal: " + err.Error()) // our own types; cannot happen
-		}
+		raw = fakeserver.MustMarshal(d)
 	}
 	sess.seq++
-	b, err := json.Marshal(dispatchPayload{Op: opDispatch, D: raw, S: sess.seq, T: event})
-	if err != nil {
-		panic("fakediscord: marshal: " + err.Error())
-	}
+	b := fakeserver.MustMarshal(dispatchPayload{Op: opDispatch, D: raw, S: sess.seq, T: event})
 	sess.backlog = append(sess.backlog, dispatch{seq: sess.seq, data: b})
 	if n := len(sess.backlog); n > backlogMax {
 		sess.backlog = slices.Delete(sess.backlog, 0, n-backlogMax)
@@ -252,10 +247,7 @@ func (s *Server) dispatchLocked(sess *session, event string, d any) {
 // broadcastLocked dispatches an event to every session (there is one
 // guild) that identified with the intent it needs.
 func (s *Server) broadcastLocked(event string, d any) {
-	raw, err := json.Marshal(d)
-	if err != nil {
-		panic("fakediscord: marshal: " + err.Error())
-	}
+	raw := fakeserver.MustMarshal(d)
 	for _, sess := range s.sessions {
 		if sess.wants(event) {
 			s.dispatchLocked(sess, event, json.RawMessage(raw))
@@ -291,7 +283,6 @@ func (s *Server) sweepLocked(except *conn) {
 			o.swept = o.sess
 			s.detachLocked(o)
 			o.sweptAt = o.swept.awaySince
-			o.closing = true
 			s.notifyLocked()
 		}
 	}

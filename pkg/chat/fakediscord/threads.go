@@ -82,11 +82,7 @@ func (s *Server) messageThread(cid, mid, name string, autoArchive int, token str
 	if code, msg, status := s.threadParentLocked(cid); code != 0 {
 		return status, apiError(code, msg)
 	}
-	found := false
-	for _, m := range s.messages {
-		found = found || (m.ID == mid && m.ChannelID == cid)
-	}
-	if !found {
+	if s.messageLocked(cid, mid) == nil {
 		return http.StatusNotFound, apiError(codeUnknownMessage, "Unknown Message")
 	}
 	if t, _ := s.channelLocked(mid); t != nil {

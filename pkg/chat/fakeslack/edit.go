@@ -14,16 +14,10 @@ func (s *Server) updateLocked(token string, form url.Values) map[string]any {
 	if e := s.writeErrLocked(channel); e != "" {
 		return fail(e)
 	}
-	i := -1
-	for j, m := range s.messages {
-		if m.Channel == channel && m.TS == ts {
-			i = j
-		}
-	}
-	if ts == "" || i < 0 {
+	m := s.messageLocked(channel, ts)
+	if ts == "" || m == nil {
 		return fail("message_not_found")
 	}
-	m := &s.messages[i]
 	if m.User != BotUserID(token) {
 		return fail("cant_update_message")
 	}
