@@ -16,7 +16,7 @@ type faults struct {
 	appIDs     map[string]string // bot tokens that belong to another application
 	replayAll  bool              // the next RESUME replays the whole backlog
 	noContent  map[string]bool   // bot tokens whose app lacks MESSAGE_CONTENT
-	gate       chan struct{}     // non-nil: message POSTs wait until it is closed
+	gate       *fakeserver.Hold  // non-nil: creating POSTs wait at it
 	routeN     int               // per-route limit: requests per routePer; 0 is off
 	routePer   time.Duration
 }

@@ -24,7 +24,7 @@ func (s *Server) HoldPosts() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.faults.gate == nil {
-		s.faults.gate = make(chan struct{})
+		s.faults.gate = fakeserver.NewHold()
 	}
 }
 
@@ -33,7 +33,7 @@ func (s *Server) Release() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.faults.gate != nil {
-		close(s.faults.gate)
+		s.faults.gate.Release()
 		s.faults.gate = nil
 	}
 }
@@ -67,13 +67,7 @@ func (s *Server) hold(r *http.Request) bool {
 	s.notifyLocked()
 	s.mu.Unlock()
 	s.logf("holding %s %s", r.Method, r.URL.Path)
-	ok := false
-	select {
-	case <-gate:
-		ok = r.Context().Err() == nil
-	case <-r.Context().Done():
-	case <-s.core.Done():
-	}
+	ok := s.core.WaitAt(r.Context(), gate)
 	s.mu.Lock()
 	s.held--
 	s.notifyLocked()

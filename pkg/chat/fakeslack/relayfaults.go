@@ -1,6 +1,10 @@
 package fakeslack
 
-import "gjc.dev/reconciler/pkg/chat/internal/fakeserver"
+import (
+	"context"
+
+	"gjc.dev/reconciler/pkg/chat/internal/fakeserver"
+)
 
 // FailMode is how an accepted chat.postMessage is then answered.
 type FailMode = fakeserver.FailMode
@@ -12,30 +16,17 @@ const (
 	FailCut = fakeserver.FailCut
 )
 
-// Hold is a chat.postMessage held before it is stored.
-type Hold struct {
-	arrived, released chan struct{}
-}
-
-// Arrived is closed once the held request reached the fake.
-func (h *Hold) Arrived() <-chan struct{} { return h.arrived }
-
-// Release lets the held request go on: it is stored and answered, whether
-// or not its client is still there (a service does not know). Release is
-// idempotent.
-func (h *Hold) Release() {
-	select {
-	case <-h.released:
-	default:
-		close(h.released)
-	}
-}
+// Hold is a chat.postMessage held before it is stored: Arrived is closed
+// once it reached the fake, and Release lets it go on.
+type Hold = fakeserver.Hold
 
 // HoldNextPost holds the next chat.postMessage before anything is stored
-// until Release (or Close, which drops it unstored). One hold at a time:
-// a new one replaces a hold no request has taken yet.
+// until Release (or Close, which drops it unstored); once released it is
+// stored and answered, whether or not its client is still there (a
+// service does not know). One hold at a time: a new one replaces a hold
+// no request has taken yet.
 func (s *Server) HoldNextPost() *Hold {
-	h := &Hold{arrived: make(chan struct{}), released: make(chan struct{})}
+	h := fakeserver.NewHold()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.faults.hold = h
@@ -53,11 +44,5 @@ func (s *Server) waitHold() bool {
 		return true
 	}
 	s.logf("chat.postMessage held")
-	close(h.arrived)
-	select {
-	case <-h.released:
-		return true
-	case <-s.core.Done():
-		return false
-	}
+	return s.core.WaitAt(context.Background(), h) // the client's leaving changes nothing
 }

@@ -64,9 +64,6 @@ func (s *Server) Serve(h http.Handler) {
 // URL is the base address, like http://127.0.0.1:PORT.
 func (s *Server) URL() string { return "http://" + s.ln.Addr().String() }
 
-// Done is closed by Close: a request waiting on a fault gives up on it.
-func (s *Server) Done() <-chan struct{} { return s.done }
-
 // ClosedLocked says whether Close has begun: a timer that fires late must
 // change nothing.
 func (s *Server) ClosedLocked() bool { return s.closed }

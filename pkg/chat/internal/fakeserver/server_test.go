@@ -233,3 +233,23 @@ func TestAccepts(t *testing.T) {
 		}
 	}
 }
+
+func TestHoldWaitsForReleaseClientOrClose(t *testing.T) {
+	f := start(t)
+	h := NewHold()
+	gone, leave := context.WithCancel(context.Background())
+	leave()
+	if f.core.WaitAt(gone, h) {
+		t.Error("a request whose client left went on")
+	}
+	<-h.Arrived()
+	h.Release()
+	h.Release() // twice is fine
+	if !f.core.WaitAt(context.Background(), h) {
+		t.Error("a released request was dropped")
+	}
+	f.close()
+	if f.core.WaitAt(context.Background(), NewHold()) {
+		t.Error("a request held at Close went on")
+	}
+}
