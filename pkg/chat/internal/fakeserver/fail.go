@@ -20,10 +20,11 @@ const (
 func (s *Server) Fail(w http.ResponseWriter, mode FailMode) {
 	if sw, ok := w.(*slowWriter); ok {
 		sw.before()
+		w = sw.ResponseWriter // the log's writer, which slowed wraps
 	}
 	if mode == FailCut {
-		if lw := loggedOf(w); lw != nil {
-			lw.answer(0)
+		if lw, ok := w.(*logged); ok {
+			lw.answer(0) // no status line goes out
 		}
 		c, _, err := http.NewResponseController(w).Hijack()
 		if err == nil {

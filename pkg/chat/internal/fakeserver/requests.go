@@ -71,17 +71,3 @@ func (w *logged) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 
 // Unwrap lets http.NewResponseController reach the connection.
 func (w *logged) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// loggedOf finds the log entry of a handler's writer, nil if none.
-func loggedOf(w http.ResponseWriter) *logged {
-	for {
-		switch v := w.(type) {
-		case *logged:
-			return v
-		case interface{ Unwrap() http.ResponseWriter }:
-			w = v.Unwrap()
-		default:
-			return nil
-		}
-	}
-}
