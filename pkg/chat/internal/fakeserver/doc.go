@@ -10,14 +10,16 @@
 //     counted there, whichever fault or limit answered them.
 //   - Faults: the switches every service has and a test flips at run time:
 //     an outage of the socket endpoint, injected 429s, accepted-then-failed
-//     answers (FailMode) and slow answers.
+//     answers (FailMode) and slow answers; a Hold keeps posts waiting
+//     before they are stored, Set and Toggle flip a fake's own switches.
 //   - Oracle and Sessions: the promises the fakes judge, in one shape:
 //     every relay message (by its ID on the wire) stored once, and never
 //     two sessions of one token live at once.
 //   - Socket: one client websocket with its own writer goroutine, a bounded
 //     queue (nothing is written to the network under the fake's lock),
-//     close frames, pings, and Gone, which sees a client's close before
-//     the reader does so that live counts are exact at every look.
+//     close frames, pings, Cut (a network failure, for an outage or a
+//     revoked token), and Gone, which sees a client's close before the
+//     reader does so that live counts are exact at every look.
 //   - Sequence, Hash, RandomHex, ReadJSON, WriteJSON: the small helpers of
 //     strictly increasing IDs, stable per-token IDs and JSON answers.
 //
