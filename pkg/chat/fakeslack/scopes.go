@@ -23,16 +23,7 @@ var (
 // need it answer missing_scope, naming it as needed (connections:write is the
 // app-level token's, so apps.connections.open is the method that needs it).
 func (s *Server) SetScopeGranted(scope string, granted bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.withheld == nil {
-		s.withheld = map[string]bool{}
-	}
-	if granted {
-		delete(s.withheld, scope)
-	} else {
-		s.withheld[scope] = true
-	}
+	s.core.Toggle(s.withheld, scope, !granted)
 }
 
 // acceptedScopes are the scopes a method takes, as Slack's

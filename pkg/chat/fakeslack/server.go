@@ -113,6 +113,7 @@ func Start(opts Options) (*Server, error) {
 		unknown:  map[string]bool{},
 		notIn:    map[string]bool{},
 		archived: map[string]bool{},
+		withheld: map[string]bool{},
 		limits:   map[string]*methodLimit{},
 	}
 	s.pings.Store(true)
