@@ -47,7 +47,7 @@ func (s *Server) channelErrLocked(channel string) string {
 }
 
 // infoLocked answers conversations.info.
-func (s *Server) infoLocked(form url.Values) map[string]any {
+func (s *Server) infoLocked(_ string, form url.Values) map[string]any {
 	id := form.Get("channel")
 	if !s.channelLocked(id) {
 		return fail("channel_not_found")

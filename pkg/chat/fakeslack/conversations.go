@@ -10,7 +10,7 @@ import (
 
 // historyLocked lists a channel's top-level messages, newest first, a page
 // at a time: next_cursor, when has_more, continues with older messages.
-func (s *Server) historyLocked(form url.Values) map[string]any {
+func (s *Server) historyLocked(_ string, form url.Values) map[string]any {
 	channel := form.Get("channel")
 	if e := s.channelErrLocked(channel); e != "" {
 		return fail(e)
@@ -43,7 +43,7 @@ func (s *Server) historyLocked(form url.Values) map[string]any {
 // repliesLocked lists a thread: its parent (first on every page, not
 // counted in limit, so every page makes progress), then the replies oldest
 // first, a page at a time.
-func (s *Server) repliesLocked(form url.Values) map[string]any {
+func (s *Server) repliesLocked(_ string, form url.Values) map[string]any {
 	channel := form.Get("channel")
 	if e := s.channelErrLocked(channel); e != "" {
 		return fail(e)

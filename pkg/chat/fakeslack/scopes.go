@@ -88,13 +88,13 @@ func (s *Server) scopeErrLocked(method, token string, form url.Values) map[strin
 // every one: the token's scopes (X-OAuth-Scopes) and those the method takes
 // (X-Accepted-OAuth-Scopes), each comma-separated.
 func (s *Server) setScopeHeaders(h http.Header, method, token string) {
-	kind, known := methods[method]
+	m, known := methods[method]
 	if !known {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.checkTokenLocked(token, kind) != "" {
+	if s.checkTokenLocked(token, m.kind) != "" {
 		return
 	}
 	h.Set("X-OAuth-Scopes", strings.Join(s.grantedLocked(token), ","))

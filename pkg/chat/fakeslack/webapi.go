@@ -17,16 +17,22 @@ import (
 // maxTextLen is Slack's limit on a message's text, in characters.
 const maxTextLen = 40000
 
-// methods maps the Web API methods the fake knows to the token kind each takes.
-var methods = map[string]int{
-	"auth.test":             anyToken,
-	"apps.connections.open": appToken,
-	"chat.postMessage":      botToken,
-	"chat.update":           botToken,
-	"conversations.history": botToken,
-	"conversations.replies": botToken,
-	"conversations.info":    botToken,
-	"reactions.add":         botToken,
+// method is a Web API method the fake knows: the token kind it takes and
+// its answer, made under the lock.
+type method struct {
+	kind int
+	run  func(s *Server, token string, form url.Values) map[string]any
+}
+
+var methods = map[string]method{
+	"auth.test":             {anyToken, (*Server).authTestLocked},
+	"apps.connections.open": {appToken, (*Server).openConnectionLocked},
+	"chat.postMessage":      {botToken, (*Server).postMessageLocked},
+	"chat.update":           {botToken, (*Server).updateLocked},
+	"conversations.history": {botToken, (*Server).historyLocked},
+	"conversations.replies": {botToken, (*Server).repliesLocked},
+	"conversations.info":    {botToken, (*Server).infoLocked},
+	"reactions.add":         {botToken, (*Server).reactLocked},
 }
 
 // serveAPI answers a Web API method. Slack answers errors with HTTP 200 and
@@ -76,13 +82,13 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 
 // call runs a method under the lock; a positive retryAfter means HTTP 429.
 func (s *Server) call(method, token string, form url.Values) (resp map[string]any, retryAfter time.Duration) {
-	kind, known := methods[method]
+	m, known := methods[method]
 	if !known {
 		return fail("unknown_method"), 0
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if e := s.checkTokenLocked(token, kind); e != "" {
+	if e := s.checkTokenLocked(token, m.kind); e != "" {
 		s.logf("%s: %s", method, e)
 		return fail(e), 0
 	}
@@ -97,27 +103,10 @@ func (s *Server) call(method, token string, form url.Values) (resp map[string]an
 	if after := s.methodLimitLocked(method, time.Now()); after > 0 {
 		return fail("ratelimited"), after
 	}
-	switch method {
-	case "auth.test":
-		return s.authTestLocked(token), 0
-	case "apps.connections.open":
-		return s.openConnectionLocked(token), 0
-	case "chat.postMessage":
-		return s.postMessageLocked(token, form), 0
-	case "chat.update":
-		return s.updateLocked(token, form), 0
-	case "conversations.history":
-		return s.historyLocked(form), 0
-	case "conversations.info":
-		return s.infoLocked(form), 0
-	case "reactions.add":
-		return s.reactLocked(token, form), 0
-	default:
-		return s.repliesLocked(form), 0
-	}
+	return m.run(s, token, form), 0
 }
 
-func (s *Server) authTestLocked(token string) map[string]any {
+func (s *Server) authTestLocked(token string, _ url.Values) map[string]any {
 	return map[string]any{
 		"ok": true, "url": "https://fakeslack.invalid/", "team": "Fake Team", "team_id": s.opts.TeamID,
 		"user": "fakebot", "user_id": BotUserID(token), "bot_id": BotID(token), "is_enterprise_install": false,
@@ -125,7 +114,7 @@ func (s *Server) authTestLocked(token string) map[string]any {
 }
 
 // openConnectionLocked hands out a single-use socket URL, as Slack's tickets are.
-func (s *Server) openConnectionLocked(token string) map[string]any {
+func (s *Server) openConnectionLocked(token string, _ url.Values) map[string]any {
 	s.appLocked(token) // from now on the app receives events, queued until it connects
 	ticket := fakeserver.RandomHex(16)
 	s.tickets[ticket] = token
