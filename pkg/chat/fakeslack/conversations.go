@@ -2,6 +2,7 @@ package fakeslack
 
 import (
 	"encoding/base64"
+	"iter"
 	"net/url"
 	"slices"
 	"strconv"
@@ -16,28 +17,13 @@ func (s *Server) historyLocked(_ string, form url.Values) map[string]any {
 		return fail(e)
 	}
 	in := window(form)
-	from, ok := cursorTS(form.Get("cursor"))
-	if !ok {
-		return fail("invalid_cursor")
+	resp := s.pageLocked(form, slices.Backward(s.messages), limit(form, 100), func(m Message, from int64) bool {
+		return m.Channel == channel && m.ThreadTS == "" && in(m.TS) && (from < 0 || micros(m.TS) <= from)
+	})
+	if resp["ok"] == true {
+		resp["pin_count"] = 0
 	}
-	withMeta := flag(form, "include_all_metadata")
-	var out []map[string]any
-	next := ""
-	for i := len(s.messages) - 1; i >= 0; i-- {
-		m := s.messages[i]
-		if m.Channel != channel || m.ThreadTS != "" || !in(m.TS) || (from >= 0 && micros(m.TS) > from) {
-			continue
-		}
-		if len(out) == limit(form, 100) {
-			next = cursorFor(m.TS)
-			break
-		}
-		out = append(out, s.apiMessageLocked(m, withMeta))
-	}
-	return map[string]any{
-		"ok": true, "messages": nonNil(out), "has_more": next != "", "pin_count": 0,
-		"response_metadata": map[string]string{"next_cursor": next},
-	}
+	return resp
 }
 
 // repliesLocked lists a thread: its parent (first on every page, not
@@ -53,6 +39,16 @@ func (s *Server) repliesLocked(_ string, form url.Values) map[string]any {
 		return fail("thread_not_found")
 	}
 	in := window(form)
+	return s.pageLocked(form, slices.All(s.messages), limit(form, 1000)+1, func(m Message, from int64) bool {
+		return m.Channel == channel && (m.TS == parent ||
+			m.ThreadTS == parent && in(m.TS) && (from < 0 || micros(m.TS) >= from))
+	})
+}
+
+// pageLocked answers one page of a listing: the first n of msgs (in the
+// listing's order) that on says are on this page or a later one, given the
+// cursor's ts (-1 for none); the next one left out starts the next page.
+func (s *Server) pageLocked(form url.Values, msgs iter.Seq2[int, Message], n int, on func(m Message, from int64) bool) map[string]any {
 	from, ok := cursorTS(form.Get("cursor"))
 	if !ok {
 		return fail("invalid_cursor")
@@ -60,14 +56,11 @@ func (s *Server) repliesLocked(_ string, form url.Values) map[string]any {
 	withMeta := flag(form, "include_all_metadata")
 	var out []map[string]any
 	next := ""
-	for _, m := range s.messages {
-		if m.Channel != channel || (m.TS != parent && m.ThreadTS != parent) {
+	for _, m := range msgs {
+		if !on(m, from) {
 			continue
 		}
-		if m.TS != parent && (!in(m.TS) || (from >= 0 && micros(m.TS) < from)) {
-			continue
-		}
-		if m.TS != parent && len(out) == limit(form, 1000)+1 {
+		if len(out) == n {
 			next = cursorFor(m.TS)
 			break
 		}
