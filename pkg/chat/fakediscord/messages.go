@@ -199,7 +199,7 @@ func (s *Server) addMessageLocked(m Message) Message {
 		m.ParentID = t.ParentID
 	}
 	s.messages = append(s.messages, m)
-	s.oracle.StoredLocked(m.Nonce)
+	s.core.StoredLocked(m.Nonce) // the relay's ID for a message
 	s.broadcastMessageLocked("MESSAGE_CREATE", m)
 	s.notifyLocked()
 	return m

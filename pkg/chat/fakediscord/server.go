@@ -62,7 +62,6 @@ type Server struct {
 	posts    int
 	held     int
 	nonces   map[string]nonceUse // by author ID and nonce
-	oracle   fakeserver.Oracle   // by nonce
 	windows  map[string]*window  // per-route rate limit windows
 }
 

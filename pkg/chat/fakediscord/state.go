@@ -73,16 +73,14 @@ type Thread struct {
 
 // Snapshot is a copy of the fake's observable state.
 type Snapshot struct {
-	Tokens      map[string]TokenStats // by bot token (without "Bot ")
-	Messages    []Message             // in the order they were created
-	Threads     []Thread              // likewise
-	RateLimited int                   // 429 answers served, injected or from route limits
-	Posts       int                   // message POSTs received, whatever their answer
-	Held        int                   // POSTs waiting at the HoldPosts gate now
-	// Relayed counts the nonces (the relay's message IDs) of the messages
-	// stored; Duplicates are those stored more than once.
-	Relayed    int
-	Duplicates []string
+	Tokens   map[string]TokenStats // by bot token (without "Bot ")
+	Messages []Message             // in the order they were created
+	Threads  []Thread              // likewise
+	Posts    int                   // message POSTs received, whatever their answer
+	Held     int                   // POSTs waiting at the HoldPosts gate now
+	// Observed has the 429s answered (injected or from route limits) and
+	// the nonces stored (Relayed), those stored twice (Duplicates).
+	fakeserver.Observed
 }
 
 // In returns the messages of one channel or thread, oldest first.
@@ -123,14 +121,12 @@ func (s *Server) WaitFor(ctx context.Context, cond func(Snapshot) bool) (Snapsho
 func (s *Server) snapshotLocked() Snapshot {
 	s.sweepLocked(nil)
 	snap := Snapshot{
-		Tokens:      make(map[string]TokenStats, len(s.stats)),
-		Messages:    slices.Clone(s.messages),
-		Threads:     slices.Clone(s.threads),
-		RateLimited: s.core.RateLimitedLocked(),
-		Posts:       s.posts,
-		Held:        s.held,
-		Relayed:     s.oracle.RelayedLocked(),
-		Duplicates:  s.oracle.DuplicatesLocked(),
+		Tokens:   make(map[string]TokenStats, len(s.stats)),
+		Messages: slices.Clone(s.messages),
+		Threads:  slices.Clone(s.threads),
+		Posts:    s.posts,
+		Held:     s.held,
+		Observed: s.core.ObservedLocked(),
 	}
 	for i := range snap.Messages {
 		snap.Messages[i].Edits = slices.Clone(snap.Messages[i].Edits)

@@ -68,7 +68,7 @@ func (s *Server) messageLocked(channel, ts string) *Message {
 func (s *Server) addMessageLocked(m Message) Message {
 	m.TS = s.nextTSLocked()
 	s.messages = append(s.messages, m)
-	s.oracle.StoredLocked(m.Metadata.key())
+	s.core.StoredLocked(m.Metadata.key())
 	s.fanOutLocked(m.Channel, m.TS, m.SubType, s.messageEventLocked(m))
 	s.notifyLocked()
 	return m

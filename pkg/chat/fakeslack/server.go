@@ -85,7 +85,6 @@ type Server struct {
 	limits     map[string]*methodLimit
 	roundRobin int
 	connSeq    int
-	oracle     fakeserver.Oracle // by metadata key
 }
 
 // Start listens on an ephemeral port of opts.Host (127.0.0.1) and serves until Close.

@@ -91,17 +91,15 @@ func (e *envelope) copy() Envelope {
 
 // Snapshot is a copy of the fake's observable state.
 type Snapshot struct {
-	Apps        map[string]AppStats // by app token
-	Messages    []Message           // in the order they were created
-	Envelopes   []Envelope          // likewise
-	RateLimited int                 // 429 answers served, injected and by method limits
+	Apps      map[string]AppStats // by app token
+	Messages  []Message           // in the order they were created
+	Envelopes []Envelope          // likewise
 	// PostMessages counts chat.postMessage requests received, answered
 	// or not (a client that re-sent a post shows here).
 	PostMessages int
-	// Relayed counts the metadata keys (the relay's message IDs) of the
-	// messages stored; Duplicates are those stored more than once.
-	Relayed    int
-	Duplicates []string
+	// Observed has the 429s answered (injected and by method limits) and
+	// the metadata keys stored (Relayed), those stored twice (Duplicates).
+	fakeserver.Observed
 }
 
 // Channel returns a channel's top-level messages, oldest first.
@@ -146,10 +144,8 @@ func (s *Server) snapshotLocked() Snapshot {
 		Apps:         make(map[string]AppStats, len(s.apps)),
 		Messages:     make([]Message, len(s.messages)),
 		Envelopes:    make([]Envelope, len(s.envelopes)),
-		RateLimited:  s.core.RateLimitedLocked(),
 		PostMessages: s.postMessages,
-		Relayed:      s.oracle.RelayedLocked(),
-		Duplicates:   s.oracle.DuplicatesLocked(),
+		Observed:     s.core.ObservedLocked(),
 	}
 	for i, m := range s.messages {
 		m.Edits = slices.Clone(m.Edits)

@@ -2,34 +2,40 @@ package fakeserver
 
 import "slices"
 
-// Oracle keeps the promises the fakes are there to judge, in one shape for
-// every service: each of the relay's messages stored once, and never two
-// sessions of one token live at once. Guarded by the fake's lock.
-type Oracle struct {
-	stored map[string]int // by relay id: how many times a post with it was stored
-	dups   []string       // the ids stored more than once, as the second came
+// Observed is what the skeleton judges for every fake, as each fake's
+// Snapshot carries it: the promises the fakes are there to check in one
+// shape, whatever the service.
+type Observed struct {
+	RateLimited int // 429s answered, whichever fault or limit answered them
+	// Relayed counts the relay's message IDs stored (Discord's nonce, the
+	// key in Slack's metadata); Duplicates are those stored more than once:
+	// each of the relay's messages is to be posted exactly once.
+	Relayed    int
+	Duplicates []string
 }
 
-// StoredLocked counts a post stored under the relay's id for it (Discord's
-// nonce, the key in Slack's metadata); a post without one is not the relay's.
-// A delete does not uncount it: stored twice is posted twice.
-func (o *Oracle) StoredLocked(id string) {
+// oracle counts the posts stored by the relay's ID for them.
+type oracle struct {
+	stored map[string]int // by relay ID: how many times a post with it was stored
+	dups   []string       // the IDs stored more than once, as the second came
+}
+
+// StoredLocked counts a post stored under the relay's ID for it; a post
+// without one is not the relay's. A delete does not uncount it: stored
+// twice is posted twice.
+func (s *Server) StoredLocked(id string) {
 	if id == "" {
 		return
 	}
-	if o.stored == nil {
-		o.stored = map[string]int{}
-	}
-	if o.stored[id]++; o.stored[id] == 2 {
-		o.dups = append(o.dups, id)
+	if s.oracle.stored[id]++; s.oracle.stored[id] == 2 {
+		s.oracle.dups = append(s.oracle.dups, id)
 	}
 }
 
-// RelayedLocked is how many relay ids were stored, once or more.
-func (o *Oracle) RelayedLocked() int { return len(o.stored) }
-
-// DuplicatesLocked are the relay ids stored more than once.
-func (o *Oracle) DuplicatesLocked() []string { return slices.Clone(o.dups) }
+// ObservedLocked is what the skeleton observed so far.
+func (s *Server) ObservedLocked() Observed {
+	return Observed{RateLimited: s.rateLimited, Relayed: len(s.oracle.stored), Duplicates: slices.Clone(s.oracle.dups)}
+}
 
 // Sessions counts one token's live sessions: a session is live from its
 // greeting until its socket is gone, and MaxLive above 1 breaks the

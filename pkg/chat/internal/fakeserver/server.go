@@ -38,6 +38,7 @@ type Server struct {
 	faults      Faults
 	requests    []Request // the log, bounded
 	rateLimited int       // 429s answered, counted by the log
+	oracle      oracle
 }
 
 // Listen takes an ephemeral port of cfg.Host; Serve starts answering on it.
@@ -50,7 +51,7 @@ func Listen(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: listen: %w", cfg.Name, err)
 	}
-	s := &Server{cfg: cfg, mu: cfg.Mu, ln: ln, done: make(chan struct{})}
+	s := &Server{cfg: cfg, mu: cfg.Mu, ln: ln, done: make(chan struct{}), oracle: oracle{stored: map[string]int{}}}
 	s.faults = Faults{s: s}
 	return s, nil
 }
@@ -120,6 +121,3 @@ func (s *Server) Logf(format string, args ...any) {
 		s.cfg.Logf(s.cfg.Name+": "+format, args...)
 	}
 }
-
-// RateLimitedLocked is how many 429s were answered, injected or not.
-func (s *Server) RateLimitedLocked() int { return s.rateLimited }

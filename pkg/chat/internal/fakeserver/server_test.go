@@ -139,7 +139,7 @@ func TestFaultsAnswerAsTheyAreTaken(t *testing.T) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if n := f.core.RateLimitedLocked(); n != 1 {
+	if n := f.core.ObservedLocked().RateLimited; n != 1 {
 		t.Errorf("rate limited %d, want 1", n)
 	}
 }
