@@ -1,10 +1,6 @@
 package fakediscord
 
-import (
-	"net/http"
-
-	"gjc.dev/reconciler/pkg/chat/internal/fakeserver"
-)
+import "net/http"
 
 // SetApplicationID makes a bot token belong to another application, as a
 // token copied from the wrong application in the developer portal does;
@@ -35,9 +31,10 @@ func (s *Server) applicationIDLocked(token string) string {
 // getApplication is GET /applications/@me: the bot's application, whose
 // flags say whether the Message Content intent is on (as READY's do, and
 // as the gateway's 4014 agrees: SetMessageContentIntent).
-func (s *Server) getApplication(w http.ResponseWriter, _ *http.Request, token string) {
+func (s *Server) getApplication(_ *http.Request, token string) (int, any) {
 	s.mu.Lock()
-	body := map[string]any{
+	defer s.mu.Unlock()
+	return http.StatusOK, map[string]any{
 		"id":                     s.applicationIDLocked(token),
 		"name":                   botUsername(token),
 		"icon":                   nil,
@@ -50,6 +47,4 @@ func (s *Server) getApplication(w http.ResponseWriter, _ *http.Request, token st
 		"bot":                    botUser(token),
 		"flags":                  s.appFlagsLocked(token),
 	}
-	s.mu.Unlock()
-	fakeserver.WriteJSON(w, http.StatusOK, body)
 }

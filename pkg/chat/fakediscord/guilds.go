@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"time"
-
-	"gjc.dev/reconciler/pkg/chat/internal/fakeserver"
 )
 
 // Discord's JSON error codes for a guild or member the bot cannot find.
@@ -24,15 +22,13 @@ var joinedAt = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // getGuild is GET /guilds/{gid}: the guild with its roles, @everyone's ID
 // being the guild's. A guild the bot is not in answers 404 Unknown Guild.
-func (s *Server) getGuild(w http.ResponseWriter, r *http.Request, token string) {
+func (s *Server) getGuild(r *http.Request, token string) (int, any) {
 	if r.PathValue("gid") != s.opts.GuildID {
-		writeError(w, http.StatusNotFound, codeUnknownGuild, "Unknown Guild")
-		return
+		return http.StatusNotFound, apiError(codeUnknownGuild, "Unknown Guild")
 	}
 	s.mu.Lock()
-	roles := s.rolesLocked(token)
-	s.mu.Unlock()
-	fakeserver.WriteJSON(w, http.StatusOK, map[string]any{
+	defer s.mu.Unlock()
+	return http.StatusOK, map[string]any{
 		"id":                 s.opts.GuildID,
 		"name":               "Fake Guild",
 		"icon":               nil,
@@ -40,7 +36,7 @@ func (s *Server) getGuild(w http.ResponseWriter, r *http.Request, token string) 
 		"afk_channel_id":     nil,
 		"afk_timeout":        300,
 		"verification_level": 0,
-		"roles":              roles,
+		"roles":              s.rolesLocked(token),
 		"emojis":             []any{},
 		"features":           []string{},
 		"mfa_level":          0,
@@ -48,7 +44,7 @@ func (s *Server) getGuild(w http.ResponseWriter, r *http.Request, token string) 
 		"premium_tier":       0,
 		"preferred_locale":   "en-US",
 		"nsfw_level":         0,
-	})
+	}
 }
 
 // rolesLocked are the guild's roles as the caller sees them: @everyone and
@@ -82,25 +78,22 @@ func role(id, name string, position int, perms int64, tags map[string]any) map[s
 // getGuildMember is GET /guilds/{gid}/members/{uid}: a bot's member has its
 // managed role, anyone else none. Members carry no guild_id here, as on
 // Discord.
-func (s *Server) getGuildMember(w http.ResponseWriter, r *http.Request, token string) {
-	uid := r.PathValue("uid")
+func (s *Server) getGuildMember(r *http.Request, token string) (int, any) {
 	if r.PathValue("gid") != s.opts.GuildID {
-		writeError(w, http.StatusNotFound, codeUnknownGuild, "Unknown Guild")
-		return
+		return http.StatusNotFound, apiError(codeUnknownGuild, "Unknown Guild")
 	}
 	s.mu.Lock()
-	user, roles, ok := s.memberLocked(token, uid)
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	user, roles, ok := s.memberLocked(token, r.PathValue("uid"))
 	if !ok {
-		writeError(w, http.StatusNotFound, codeUnknownMember, "Unknown Member")
-		return
+		return http.StatusNotFound, apiError(codeUnknownMember, "Unknown Member")
 	}
-	fakeserver.WriteJSON(w, http.StatusOK, map[string]any{
+	return http.StatusOK, map[string]any{
 		"user": user, "nick": nil, "avatar": nil, "roles": roles,
 		"joined_at": joinedAt.Format(time.RFC3339Nano), "premium_since": nil,
 		"deaf": false, "mute": false, "flags": 0, "pending": false,
 		"communication_disabled_until": nil,
-	})
+	}
 }
 
 // memberLocked finds a member: the caller's bot, a listed token's, one
