@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -74,11 +73,9 @@ when one fails, 2 when the spec is invalid or a NAME is not in it.`,
 			}
 			out := cmd.OutOrStdout()
 			if output == "json" {
-				data, err := json.MarshalIndent(rep, "", "  ")
-				if err != nil {
+				if err := printJSON(out, rep); err != nil {
 					return err
 				}
-				fmt.Fprintf(out, "%s\n", data)
 			} else {
 				doctor.Print(out, "this machine:", rep.Machine)
 				for _, b := range rep.Bots {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os/signal"
 	"syscall"
@@ -43,11 +42,9 @@ func newGCCommand(g *globals) *cobra.Command {
 			}
 			out := cmd.OutOrStdout()
 			if output == "json" {
-				data, err := json.MarshalIndent(rep, "", "  ")
-				if err != nil {
+				if err := printJSON(out, rep); err != nil {
 					return err
 				}
-				fmt.Fprintf(out, "%s\n", data)
 			} else {
 				for _, it := range rep.Items {
 					fmt.Fprintf(out, "%-12s %-14s %s: %s\n", it.Action, it.Kind, it.Path, it.Reason)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os/signal"
 	"strings"
@@ -125,11 +124,9 @@ func operate(cmd *cobra.Command, g *globals, f *operateFlags, sel reconcile.Sele
 		if len(sel.Names) == 1 && len(resp.Results) == 1 {
 			v = resp.Results[0]
 		}
-		data, err := json.MarshalIndent(v, "", "  ")
-		if err != nil {
+		if err := printJSON(out, v); err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "%s\n", data)
 	} else {
 		if len(resp.Results) == 0 {
 			fmt.Fprintf(out, "no daemon to %s\n", cmd.Name())

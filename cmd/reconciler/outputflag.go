@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -38,4 +40,15 @@ func (o *outputValue) Set(s string) error {
 func addOutputFlag(cmd *cobra.Command, p *string, formats []string) {
 	*p = formats[0]
 	cmd.Flags().VarP(&outputValue{value: p, formats: formats}, "output", "o", "output format")
+}
+
+// printJSON writes v as -o json prints every result: indented, one
+// trailing newline.
+func printJSON(w io.Writer, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", data)
+	return err
 }

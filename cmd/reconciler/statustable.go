@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -159,12 +158,7 @@ func statusNotes(st *reconcile.Status) []string {
 func printStatus(w io.Writer, st *reconcile.Status, output string) error {
 	switch output {
 	case "json":
-		data, err := json.MarshalIndent(st, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(w, "%s\n", data)
-		return err
+		return printJSON(w, st)
 	case "yaml":
 		data, err := yaml.Marshal(st)
 		if err != nil {

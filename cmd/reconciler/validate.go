@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -46,11 +45,9 @@ func newValidateCommand(g *globals) *cobra.Command {
 				for _, w := range res.Warnings {
 					rep.Warnings = append(rep.Warnings, w.String())
 				}
-				data, err := json.MarshalIndent(rep, "", "  ")
-				if err != nil {
+				if err := printJSON(out, rep); err != nil {
 					return err
 				}
-				fmt.Fprintf(out, "%s\n", data)
 			} else {
 				for _, w := range res.Warnings {
 					fmt.Fprintln(out, "warning:", w)

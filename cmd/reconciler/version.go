@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"runtime/debug"
 
@@ -16,11 +15,9 @@ func newVersionCommand() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if output == "json" {
-				data, err := json.MarshalIndent(readBuildVersion(), "", "  ")
-				if err != nil {
+				if err := printJSON(cmd.OutOrStdout(), readBuildVersion()); err != nil {
 					return err
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "%s\n", data)
 				return nil
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), versionString())
