@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -202,6 +203,9 @@ func printDescription(out io.Writer, d description, now time.Time) error {
 func printRecord(out io.Writer, rec ownership.Record, now time.Time) {
 	safe := linefile.Printable
 	switch {
+	case errors.Is(rec.Malformed, ownership.ErrStoreUnreachable):
+		fmt.Fprintf(out, "  unread: %s\n", safe(rec.Malformed.Error()))
+		return
 	case rec.Malformed != nil:
 		fmt.Fprintf(out, "  malformed, not trusted: %s\n", safe(rec.Malformed.Error()))
 		return

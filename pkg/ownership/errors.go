@@ -57,8 +57,6 @@ func (e *MalformedError) Is(target error) bool { return target == ErrMalformed }
 func (e *MalformedError) Unwrap() error        { return e.Err }
 func (e *MalformedError) Reason() string {
 	switch {
-	case errors.Is(e.Err, ErrStoreUnreachable):
-		return ReasonStoreUnreachable
 	case errors.Is(e.Err, ErrUnsafeDirectory):
 		return ReasonUnsafeDirectory
 	case hasBase(e.Path, LockFile), hasBase(e.Path, ReclaimFile):

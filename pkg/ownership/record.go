@@ -18,7 +18,9 @@ type Record struct {
 	Legacy bool
 	// Malformed says why the record cannot be trusted: a missing or
 	// mistyped field, a symbolic link, an oversize or unreadable file, a
-	// daemon directory that is not private. State is nil then.
+	// daemon directory that is not private; or why it could not be read
+	// at all (a store that did not answer: an *UnreachableError, never a
+	// *MalformedError, since no bytes were judged). State is nil then.
 	Malformed error
 	// Raw is the bytes read, for byte-identical comparisons.
 	Raw []byte

@@ -50,7 +50,7 @@ func (s *Store) AcquireClaim(name string, req ownership.AcquireRequest) (*Claim,
 	// The record as it is now: a malformed one is left exactly as it is.
 	cur, err := s.cli.Get(ctx, k.state)
 	if err != nil {
-		return nil, unreachable("reading "+name+"'s record", err)
+		return nil, s.unreachable(ctx, "reading "+name+"'s record", err)
 	}
 	stateRev := int64(0)
 	if len(cur.Kvs) == 1 {
@@ -61,7 +61,7 @@ func (s *Store) AcquireClaim(name string, req ownership.AcquireRequest) (*Claim,
 	}
 	l, err := grantLease(ctx, s.cli, s.ttl)
 	if err != nil {
-		return nil, unreachable("acquiring "+name, err)
+		return nil, s.unreachable(ctx, "acquiring "+name, err)
 	}
 	now := time.Now().UnixMilli()
 	st := ownership.State{
@@ -85,7 +85,7 @@ func (s *Store) AcquireClaim(name string, req ownership.AcquireRequest) (*Claim,
 		_ = l.close(ctx)
 	}
 	if err != nil {
-		return nil, unreachable("acquiring "+name, err)
+		return nil, s.unreachable(ctx, "acquiring "+name, err)
 	}
 	if !resp.Succeeded {
 		return nil, heldBy(resp)
@@ -196,7 +196,7 @@ func (c *Claim) guarded(parent context.Context, op string, ops ...clientv3.Op) e
 			c.lose(verr)
 			return c.lostError()
 		}
-		return unreachable(op, err)
+		return c.store.unreachable(ctx, op, err)
 	}
 	if !resp.Succeeded {
 		c.lose(errors.New("owner.lock was removed or replaced"))
@@ -280,7 +280,7 @@ func (c *Claim) StopRequested() (bool, error) {
 			c.lose(verr)
 			return false, c.lostError()
 		}
-		return false, unreachable("reading "+c.name+"'s control request", err)
+		return false, c.store.unreachable(ctx, "reading "+c.name+"'s control request", err)
 	}
 	if len(resp.Kvs) == 0 {
 		return false, nil

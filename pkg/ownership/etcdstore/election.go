@@ -41,13 +41,13 @@ func (s *Store) campaign(name string) error {
 		// session would grant it under its own context, which has none.
 		l, err := s.cli.Grant(ctx, int64(s.ttl/time.Second))
 		if err != nil {
-			return unreachable("standing for election", err)
+			return s.unreachable(ctx, "standing for election", err)
 		}
 		// WithTTL too: the session's Close waits up to its TTL to revoke,
 		// 60 s unless told, which a store closing while cut off would spend.
 		sess, err := concurrency.NewSession(s.cli, concurrency.WithLease(l.ID), concurrency.WithTTL(int(s.ttl/time.Second)), concurrency.WithContext(s.ctx))
 		if err != nil {
-			return unreachable("standing for election", err)
+			return s.unreachable(ctx, "standing for election", err)
 		}
 		s.session = sess
 	}
@@ -57,7 +57,7 @@ func (s *Store) campaign(name string) error {
 		Then(clientv3.OpPut(key, s.machine, clientv3.WithLease(s.session.Lease()))).
 		Commit()
 	if err != nil {
-		return unreachable("standing for election of "+name, err)
+		return s.unreachable(ctx, "standing for election of "+name, err)
 	}
 	s.campaigns[name] = true
 	return nil
@@ -86,7 +86,7 @@ func (s *Store) Leader(name string) (string, error) {
 	defer cancel()
 	resp, err := s.cli.Get(ctx, s.keys(name).election+"/", clientv3.WithFirstCreate()...)
 	if err != nil {
-		return "", unreachable("reading who leads "+name, err)
+		return "", s.unreachable(ctx, "reading who leads "+name, err)
 	}
 	if len(resp.Kvs) == 0 {
 		return "", nil

@@ -283,9 +283,29 @@ func TestUnreachableClusterTouchesNothing(t *testing.T) {
 	claim := acquire(t, f.store(t, f.c.Client(t), "m1"), "bot")
 	decided := s.Observe("bot").Record.State
 	p.Cut()
+	asked := time.Now()
 	c := s.Observe("bot").Classify(want)
 	if c.Class != ownership.ClassMalformed || c.Reason != ownership.ReasonStoreUnreachable || !c.AmbiguouslyLive {
 		t.Errorf("Observe through a cut: %s/%s ambiguous %t (%s); want malformed, %s, ambiguously live", c.Class, c.Reason, c.AmbiguouslyLive, c.Message, ownership.ReasonStoreUnreachable)
+	}
+	// The message is true: etcd did not answer within the bound, at
+	// these endpoints; no record was read, so none is "malformed".
+	if took := time.Since(asked); took > 2*time.Second {
+		t.Errorf("Observe through a cut took %s, over twice the 1s request timeout", took)
+	}
+	wantMsg := "reading bot: ownership store unreachable: etcd did not answer within 1s (endpoints " + p.Endpoint() + "); touching nothing"
+	if c.Message != wantMsg {
+		t.Errorf("Observe through a cut says %q, want %q", c.Message, wantMsg)
+	}
+	// Asked again at once, the store remembers the silence instead of
+	// waiting it out again: a look at many names costs one bound.
+	asked = time.Now()
+	again := s.Observe("bot").Classify(want)
+	if took := time.Since(asked); took > 500*time.Millisecond || again.Reason != ownership.ReasonStoreUnreachable || again.Message != wantMsg {
+		t.Errorf("Observe again through the cut: %s after %s (%s); want %s at once, saying %q", again.Reason, took, again.Message, ownership.ReasonStoreUnreachable, wantMsg)
+	}
+	if _, err := s.Leader("bot"); err == nil || !errors.Is(err, ownership.ErrStoreUnreachable) || strings.Contains(err.Error(), "malformed") {
+		t.Errorf("Leader through the cut = %v, want the store unreachable", err)
 	}
 	if err := s.SpawnBlocked("bot"); err == nil {
 		t.Error("SpawnBlocked through a cut = nil: a second owner could start")

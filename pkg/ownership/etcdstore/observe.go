@@ -24,7 +24,7 @@ func (s *Store) look(ctx context.Context, name string) (look, error) {
 	// one per machine, ignored here).
 	resp, err := s.cli.Get(ctx, k.dir, clientv3.WithPrefix())
 	if err != nil {
-		return look{}, unreachable("reading "+name, err)
+		return look{}, s.unreachable(ctx, "reading "+name, err)
 	}
 	l := look{rev: resp.Header.Revision}
 	for _, kv := range resp.Kvs {
@@ -68,9 +68,8 @@ func (s *Store) Observe(name string) ownership.Observation {
 	l, err := s.look(ctx, name)
 	if err != nil {
 		// Nothing is known: the record is there as far as anyone may
-		// assume, and cannot be trusted.
-		return ownership.Observation{Record: ownership.Record{Present: true, Paths: paths,
-			Malformed: &ownership.MalformedError{Path: s.keys(name).state, Err: err}}, Facts: facts}
+		// assume, and cannot be trusted. Not malformed: it was never read.
+		return ownership.Observation{Record: ownership.Record{Present: true, Paths: paths, Malformed: err}, Facts: facts}
 	}
 	if l.state == nil {
 		return ownership.Observation{Record: ownership.Record{Paths: paths}, Facts: facts}
@@ -116,7 +115,7 @@ func (s *Store) processFacts(ctx context.Context, name string, l look, st *owner
 	resp, err := s.cli.Get(ctx, ownerIndex(s.prefix, st.OwnerID))
 	switch {
 	case err != nil:
-		return ownership.ProcessFacts{Alive: true, Err: unreachable("reading owner "+st.OwnerID, err)}, false
+		return ownership.ProcessFacts{Alive: true, Err: s.unreachable(ctx, "reading owner "+st.OwnerID, err)}, false
 	case len(resp.Kvs) == 0:
 		return ownership.ProcessFacts{}, false
 	case string(resp.Kvs[0].Value) != name:

@@ -22,7 +22,7 @@ func (s *Store) Reference(st ownership.State) (ownership.OwnerRef, error) {
 	defer cancel()
 	resp, err := s.cli.Get(ctx, ownerIndex(s.prefix, st.OwnerID))
 	if err != nil {
-		return nil, unreachable("reading owner "+st.OwnerID, err)
+		return nil, s.unreachable(ctx, "reading owner "+st.OwnerID, err)
 	}
 	if len(resp.Kvs) == 0 {
 		return nil, fmt.Errorf("owner %s (pid %d): %w", st.OwnerID, st.PID, ownership.ErrOwnerExited)
@@ -42,7 +42,7 @@ func (r *ref) running(ctx context.Context) (bool, int64, error) {
 	revoked := r.s.keys(r.name).revoked
 	resp, err := r.s.cli.Txn(ctx).Then(clientv3.OpGet(idx), clientv3.OpGet(revoked)).Commit()
 	if err != nil {
-		return false, 0, unreachable("reading owner "+r.ownerID, err)
+		return false, 0, r.s.unreachable(ctx, "reading owner "+r.ownerID, err)
 	}
 	if len(resp.Responses[0].GetResponseRange().Kvs) > 0 {
 		return true, resp.Header.Revision, nil

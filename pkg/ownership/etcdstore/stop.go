@@ -61,7 +61,7 @@ func (s *Store) Stop(ctx context.Context, name string, want *ownership.Desired, 
 	cancel()
 	switch {
 	case err != nil:
-		return refuse(unreachable("writing the control request", err))
+		return refuse(s.unreachable(rctx, "writing the control request", err))
 	case !resp.Succeeded:
 		// The owner let go between the read and the write: judge again.
 		return s.Stop(ctx, name, want, decided, how)
@@ -153,7 +153,7 @@ func (s *Store) revoke(ctx context.Context, k keys, kv *mvccpb.KeyValue, h holde
 	defer cancel()
 	fence, err := s.cli.Grant(rctx, int64(s.ttl/time.Second))
 	if err != nil {
-		return 0, unreachable("granting the revoked lock's lease", err)
+		return 0, s.unreachable(rctx, "granting the revoked lock's lease", err)
 	}
 	resp, err := s.cli.Txn(rctx).
 		If(clientv3.Compare(clientv3.CreateRevision(k.owner), "=", kv.CreateRevision)).
@@ -161,7 +161,7 @@ func (s *Store) revoke(ctx context.Context, k keys, kv *mvccpb.KeyValue, h holde
 			clientv3.OpDelete(k.owner), clientv3.OpDelete(ownerIndex(s.prefix, h.OwnerID))).
 		Commit()
 	if err != nil {
-		return 0, unreachable("revoking", err)
+		return 0, s.unreachable(rctx, "revoking", err)
 	}
 	if !resp.Succeeded {
 		_, _ = s.cli.Revoke(rctx, fence.ID)
@@ -174,7 +174,7 @@ func (s *Store) revoke(ctx context.Context, k keys, kv *mvccpb.KeyValue, h holde
 		s.log.Info("revoking the owner's lease failed; it ends on its own TTL", "ownerId", h.OwnerID, "err", err.Error())
 	}
 	if _, err := s.cli.KeepAliveOnce(rctx, fence.ID); err != nil {
-		return 0, unreachable("renewing the revoked lock", err)
+		return 0, s.unreachable(rctx, "renewing the revoked lock", err)
 	}
 	return resp.Header.Revision, nil
 }
@@ -220,7 +220,7 @@ func (s *Store) waitDeleted(ctx context.Context, key string, createRev, rev int6
 	defer cancel()
 	for resp := range s.cli.Watch(clientv3.WithRequireLeader(wctx), key, clientv3.WithRev(rev+1), clientv3.WithPrevKV()) {
 		if err := resp.Err(); err != nil {
-			return unreachable("watching "+key, err)
+			return s.unreachable(wctx, "watching "+key, err)
 		}
 		for _, ev := range resp.Events {
 			if ev.Type == clientv3.EventTypeDelete || ev.Kv.CreateRevision != createRev {
@@ -231,5 +231,5 @@ func (s *Store) waitDeleted(ctx context.Context, key string, createRev, rev int6
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	return unreachable("watching "+key, errors.New("watch ended"))
+	return &ownership.UnreachableError{Op: "watching " + key, Err: errors.New("the watch ended")}
 }

@@ -50,6 +50,9 @@ type Store struct {
 	mu        sync.Mutex
 	session   *concurrency.Session // the candidacies' lease; nil until the first
 	campaigns map[string]bool      // names this store is a candidate for, in session
+
+	quiet    silence                // the cluster's last silence (silence.go)
+	watchers map[chan struct{}]bool // what the probe pokes (probe.go); nil until the first watch
 }
 
 var (
@@ -133,16 +136,4 @@ func (s *Store) Close() error {
 	}
 	s.cancel()
 	return err
-}
-
-// unreachable marks a failed request as the cluster's silence.
-func unreachable(op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return &ownership.UnreachableError{Op: op, Err: err}
-}
-
-func (s *Store) reqCtx() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(s.ctx, s.timeout)
 }

@@ -12,7 +12,8 @@ import (
 // control request and its candidacies (a leader gone is a change to act
 // on). The watch is in place when Watch returns; one that breaks (a
 // partition, a compaction) pokes and is made again, so no change is lost
-// unseen.
+// unseen. It pokes too when the cluster stops or starts answering
+// (probe.go): a cut changes nothing a watch could see.
 func (s *Store) Watch(name string) (<-chan struct{}, func(), error) {
 	ctx, cancel := context.WithCancel(s.ctx)
 	out := make(chan struct{}, 1)
@@ -21,7 +22,9 @@ func (s *Store) Watch(name string) (<-chan struct{}, func(), error) {
 		cancel()
 		return nil, nil, err
 	}
+	unwatch := s.watched(out)
 	go func() {
+		defer unwatch()
 		for {
 			if wch != nil {
 				for range wch {
@@ -57,10 +60,10 @@ func (s *Store) watchCreated(ctx context.Context, prefix string) (clientv3.Watch
 			if ok && resp.Err() != nil {
 				err = resp.Err()
 			}
-			return nil, unreachable("watching "+prefix, err)
+			return nil, s.unreachable(ctx, "watching "+prefix, err)
 		}
 		return wch, nil
 	case <-wait.Done():
-		return nil, unreachable("watching "+prefix, wait.Err())
+		return nil, s.unreachable(wait, "watching "+prefix, wait.Err())
 	}
 }

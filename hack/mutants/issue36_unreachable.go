@@ -1,0 +1,19 @@
+package main
+
+// The rules of issue 36's first part: only a request the cluster left
+// unanswered is its silence, a silence found is remembered for a moment
+// (so a look at many names costs one request's bound), and a request the
+// memo ended is not noted again (or the memo would outlive the silence).
+func init() {
+	mutants = append(mutants, []mutant{
+		{"etcdstore: an answer that refuses is not silence", "pkg/ownership/etcdstore/silence.go",
+			"\tcase codes.Unavailable, codes.DeadlineExceeded, codes.Canceled:\n", "\tcase codes.Unavailable, codes.DeadlineExceeded, codes.Canceled, codes.InvalidArgument, codes.PermissionDenied, codes.OutOfRange:\n",
+			"./pkg/ownership/etcdstore", "TestSilentTellsSilenceFromAnAnswer"},
+		{"etcdstore: a silence is remembered for the memo only", "pkg/ownership/etcdstore/silence.go",
+			"\tif q.err == nil || now.Sub(q.at) >= silenceMemo || now.Before(q.at) {\n", "\tif q.err == nil || now.Before(q.at) {\n",
+			"./pkg/ownership/etcdstore", "TestSilenceIsRememberedForTheMemoOnly"},
+		{"etcdstore: a silence found is remembered", "pkg/ownership/etcdstore/silence.go",
+			"\ts.quiet.note(time.Now(), err)\n", "\t_ = err\n",
+			"./pkg/ownership/etcdstore", "TestUnreachableClusterTouchesNothing"},
+	}...)
+}
