@@ -87,6 +87,7 @@ func (a *attempt) report(p plan) {
 // look is one observation of the name, with what the reconciler
 // remembers of it.
 func (a *attempt) look() look {
+	a.releaseReaped()
 	l := look{name: a.name, now: a.r.now()}
 	if a.d == nil {
 		obs := a.r.store.Observe(a.name)

@@ -26,6 +26,7 @@ type child struct {
 	done     chan struct{}
 	exit     daemonproto.Exit // how it ended; set before done is closed
 	exitedAt time.Time
+	released bool // the store was told of its exit (reaped.go)
 }
 
 func (c *child) exited() bool {

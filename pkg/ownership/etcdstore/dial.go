@@ -15,6 +15,8 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 )
 
 // DialOptions are how to reach the operator's cluster, as etcdctl takes
@@ -26,6 +28,16 @@ type DialOptions struct {
 	Cert, Key string // a client certificate and its key
 	User      string
 	Password  string
+}
+
+// reconnect is how the client tries the cluster again after losing it.
+// gRPC's default backs off to two minutes between tries: after a 20 s
+// outage its next try could come 10 s after the cluster is back, and every
+// lease on this machine would wait for it. Here a try is at most a second
+// apart, each given 5 s to connect (the request timeout's bound).
+var reconnect = grpc.ConnectParams{
+	Backoff:           backoff.Config{BaseDelay: 250 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: time.Second},
+	MinConnectTimeout: 5 * time.Second,
 }
 
 // maxPEM bounds a certificate or key file: real ones are a few KiB.
@@ -51,7 +63,8 @@ func Dial(o DialOptions) (*clientv3.Client, error) {
 		Username: o.User, Password: o.Password,
 		// Its logs would go to stderr in its own format; what matters is
 		// reported by the store's errors.
-		Logger: zap.NewNop(),
+		Logger:      zap.NewNop(),
+		DialOptions: []grpc.DialOption{grpc.WithConnectParams(reconnect)},
 	}
 	if o.User == "" && o.Password != "" {
 		return nil, errors.New("an etcd password was given without --etcd-user")

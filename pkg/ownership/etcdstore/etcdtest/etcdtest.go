@@ -6,6 +6,7 @@ package etcdtest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -235,6 +236,30 @@ func (c *Cluster) RestartMember(i int) error {
 		return nil
 	}
 	return m.start(embed.ClusterStateFlagExisting)
+}
+
+// StopAll stops every member: the whole cluster's outage.
+func (c *Cluster) StopAll() { c.stop() }
+
+// RestartAll starts every stopped member again on its data dir, all at
+// once (a member serves only once a quorum is back), and returns when
+// they serve.
+func (c *Cluster) RestartAll() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	errs := make(chan error, len(c.members))
+	n := 0
+	for _, m := range c.members {
+		if m.etcd == nil {
+			n++
+			go func() { errs <- m.start(embed.ClusterStateFlagExisting) }()
+		}
+	}
+	var err error
+	for range n {
+		err = errors.Join(err, <-errs)
+	}
+	return err
 }
 
 // Running reports whether member i serves now.

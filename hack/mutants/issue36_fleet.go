@@ -17,3 +17,17 @@ func init() {
 			"./pkg/ownership/etcdstore", "TestUnreachableClusterTouchesNothing"},
 	}...)
 }
+
+// The rules of issue 36's second part: a daemon its parent reaped is
+// released in the store before the next look judges it, and only that
+// exact owner's lock is released.
+func init() {
+	mutants = append(mutants, []mutant{
+		{"reconcile: a reaped spawn is released before the look", "pkg/reconcile/attempt.go",
+			"\ta.releaseReaped()\n", "",
+			"./pkg/reconcile", "TestReapedChildIsReleasedBeforeTheLook"},
+		{"etcdstore: only the reaped owner's lock is released", "pkg/ownership/etcdstore/reaped.go",
+			"return h.OwnerID == ownerID && h.PID == pid && h.Machine == s.machine", "return h.OwnerID == ownerID",
+			"./pkg/ownership/etcdstore", "TestReleaseReapedEndsOnlyThatOwnersHold"},
+	}...)
+}
