@@ -43,3 +43,11 @@ go test -race -timeout 15m ./...
 # and the long run draw theirs from the clock (hack/chaos with no --seed).
 step "chaos: 200 faults over 3 minutes, seed ${CHAOS_SEED:-356646121} (hack/chaos; the promises judged by the fakes and a canary)"
 hack/chaos --faults 200 --duration 3m --seed "${CHAOS_SEED:-356646121}"
+
+# The fleet's own faults (a machine lost, a machine cut off from the
+# cluster in a network namespace, a member of the cluster lost) on three
+# machines sharing an embedded three-member etcd: a short run, with a seed
+# of its own. It needs root and iproute2's ip (.ci/run installs it), and
+# says it is skipped without them.
+step "chaos, fleet: 40 faults over 75 s on etcd, seed ${CHAOS_ETCD_SEED:-604171318} (hack/chaos --ownership etcd)"
+hack/chaos --ownership etcd --faults 40 --duration 75s --seed "${CHAOS_ETCD_SEED:-604171318}"
