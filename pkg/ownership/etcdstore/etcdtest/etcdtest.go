@@ -1,7 +1,8 @@
 // Package etcdtest runs etcd inside a test process, on 127.0.0.1 (or an
 // address the test chose, such as its own network namespace's), so the
 // fleet's tests need nothing installed: one member, or three for the loss
-// of a member.
+// of a member. With $RECONCILER_TEST_ETCD naming a real etcd binary (such
+// as Debian's etcd-server), every cluster runs on that binary instead.
 package etcdtest
 
 import (
@@ -10,6 +11,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -68,7 +70,8 @@ type member struct {
 	client     url.URL
 	peer       url.URL
 	dir        string
-	etcd       *embed.Etcd
+	etcd       server // nil while stopped
+	binary     string // a real etcd binary to run (BinaryEnv); "" embeds the server
 	initial    string
 	clusterTok string
 	maxRequest uint
@@ -95,6 +98,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 			client: url.URL{Scheme: scheme, Host: freeAddr(t, host)},
 			peer:   url.URL{Scheme: "http", Host: freeAddr(t, host)},
 			dir:    t.TempDir(),
+			binary: os.Getenv(BinaryEnv),
 
 			maxRequest: opts.MaxRequestBytes,
 		}
@@ -119,6 +123,9 @@ func Start(t testing.TB, opts Options) *Cluster {
 }
 
 func (m *member) start(state string) error {
+	if m.binary != "" {
+		return m.startBinary(state)
+	}
 	cfg := embed.NewConfig()
 	cfg.Name = m.name
 	cfg.Dir = m.dir
@@ -148,9 +155,24 @@ func (m *member) start(state string) error {
 		e.Close()
 		return fmt.Errorf("member %s not ready within 60s", m.name)
 	}
-	m.etcd = e
+	m.etcd = embedded{e}
 	return nil
 }
+
+// server is a running member: etcd embedded in this process, or a real
+// etcd binary's process (binary.go).
+type server interface {
+	// ids are this member's id and its leader's, 0 when it knows none.
+	ids() (self, leader uint64)
+	close()
+}
+
+type embedded struct{ e *embed.Etcd }
+
+func (s embedded) ids() (uint64, uint64) {
+	return uint64(s.e.Server.MemberID()), uint64(s.e.Server.Leader())
+}
+func (s embedded) close() { s.e.Close() }
 
 // freeAddr is a port on host nothing listens on now.
 func freeAddr(t testing.TB, host string) string {
@@ -205,9 +227,12 @@ func (c *Cluster) Leader() int {
 		if m.etcd == nil {
 			continue
 		}
-		lead := m.etcd.Server.Leader()
+		_, lead := m.etcd.ids()
 		for j, o := range c.members {
-			if o.etcd != nil && o.etcd.Server.MemberID() == lead {
+			if o.etcd == nil {
+				continue
+			}
+			if self, _ := o.etcd.ids(); lead != 0 && self == lead {
 				return j
 			}
 		}
@@ -221,7 +246,7 @@ func (c *Cluster) StopMember(i int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if m := c.members[i]; m.etcd != nil {
-		m.etcd.Close()
+		m.etcd.close()
 		m.etcd = nil
 	}
 }
