@@ -14,9 +14,6 @@ const DefaultHeartbeatInterval = 41250 * time.Millisecond
 // DefaultGuildID is the guild every bot is in unless Options.GuildID says otherwise.
 const DefaultGuildID = "100000000000000001"
 
-// ErrClosed is returned by WaitFor once the server is closed: nothing can change any more.
-var ErrClosed = fakeserver.ErrClosed
-
 // Options configure a Server. The zero value is usable.
 type Options struct {
 	// Host is the address to listen on: 127.0.0.1 when empty; a test's
@@ -47,6 +44,8 @@ type Server struct {
 	// RateLimitNext (message and thread POSTs), AcceptThenFail (message
 	// POSTs) and SetSlow (REST).
 	*fakeserver.Faults
+	// View has Snapshot, WaitFor and the request log.
+	fakeserver.View[Snapshot]
 	core     *fakeserver.Server
 	opts     Options
 	channels map[string]bool // nil: every channel exists
@@ -90,7 +89,7 @@ func Start(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.core, s.Faults = core, core.Faults()
+	s.core, s.Faults, s.View = core, core.Faults(), fakeserver.NewView(core, s.snapshotLocked)
 	core.Serve(s.routes())
 	return s, nil
 }

@@ -20,9 +20,6 @@ const (
 	DefaultAppID  = "A0FAKE0001"
 )
 
-// ErrClosed is returned by WaitFor once the server is closed: nothing can change any more.
-var ErrClosed = fakeserver.ErrClosed
-
 // Options configure a Server. The zero value is usable.
 type Options struct {
 	// Host is the address to listen on: 127.0.0.1 when empty; a test's
@@ -59,6 +56,8 @@ type Server struct {
 	// RateLimitNext and AcceptThenFail (chat.postMessage) and SetSlow
 	// (every Web API answer).
 	*fakeserver.Faults
+	// View has Snapshot, WaitFor and the request log.
+	fakeserver.View[Snapshot]
 	core     *fakeserver.Server
 	opts     Options
 	channels map[string]bool // nil: every channel exists
@@ -123,7 +122,7 @@ func Start(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.core, s.Faults = core, core.Faults()
+	s.core, s.Faults, s.View = core, core.Faults(), fakeserver.NewView(core, s.snapshotLocked)
 	core.Serve(s.routes())
 	return s, nil
 }

@@ -1,7 +1,6 @@
 package fakeslack
 
 import (
-	"context"
 	"maps"
 	"slices"
 	"time"
@@ -124,20 +123,6 @@ func (sn Snapshot) Thread(channel, parentTS string) []Message {
 	return out
 }
 
-// Snapshot returns a copy of the current state.
-func (s *Server) Snapshot() Snapshot {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.snapshotLocked()
-}
-
-// WaitFor blocks until cond holds for a snapshot, the context ends or the
-// server closes, and returns the last snapshot it looked at. cond runs
-// without the server's lock held and must not block.
-func (s *Server) WaitFor(ctx context.Context, cond func(Snapshot) bool) (Snapshot, error) {
-	return fakeserver.WaitFor(ctx, s.core, s.snapshotLocked, cond)
-}
-
 func (s *Server) snapshotLocked() Snapshot {
 	s.sweepLocked("")
 	snap := Snapshot{
@@ -170,7 +155,3 @@ func (s *Server) notifyLocked() { s.core.NotifyLocked() }
 
 // Request is one request the fake answered: method, path, status, arrival.
 type Request = fakeserver.Request
-
-// Requests returns the log of the requests answered, oldest first (the
-// newest 10,000): what a test reads to see what a client asked and got.
-func (s *Server) Requests() []Request { return s.core.Requests() }

@@ -93,7 +93,7 @@ func (f *fake) waitPosts(t *testing.T, n int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := WaitFor(ctx, f.core, func() int { return f.posts }, func(p int) bool { return p >= n }); err != nil {
+	if _, err := NewView(f.core, func() int { return f.posts }).WaitFor(ctx, func(p int) bool { return p >= n }); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -198,7 +198,7 @@ func TestCloseEndsWaitsAndRefuses(t *testing.T) {
 	f.close() // twice is fine
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := WaitFor(ctx, f.core, func() int { return f.posts }, func(int) bool { return false }); !errors.Is(err, ErrClosed) {
+	if _, err := NewView(f.core, func() int { return f.posts }).WaitFor(ctx, func(int) bool { return false }); !errors.Is(err, ErrClosed) {
 		t.Errorf("WaitFor after Close = %v, want ErrClosed", err)
 	}
 	if _, err := post(t, f); err == nil {

@@ -1,10 +1,6 @@
 package fakeserver
 
-import (
-	"context"
-	"errors"
-	"fmt"
-)
+import "errors"
 
 // ErrClosed is what WaitFor returns once the server is closed: nothing can
 // change any more.
@@ -32,25 +28,3 @@ func (s *signal) notify() {
 // NotifyLocked wakes every WaitFor: the fake calls it after each change an
 // observer could wait for.
 func (s *Server) NotifyLocked() { s.changed.notify() }
-
-// WaitFor blocks until cond holds for a snapshot, ctx ends or the server
-// closes, and returns the last snapshot looked at. snapshotLocked runs
-// under the fake's lock; cond runs without it and must not block.
-func WaitFor[T any](ctx context.Context, s *Server, snapshotLocked func() T, cond func(T) bool) (T, error) {
-	for {
-		s.mu.Lock()
-		snap, changed, closed := snapshotLocked(), s.changed.c(), s.closed
-		s.mu.Unlock()
-		if cond(snap) {
-			return snap, nil
-		}
-		if closed {
-			return snap, fmt.Errorf("%s: %w", s.cfg.Name, ErrClosed)
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return snap, fmt.Errorf("%s: condition not met: %w", s.cfg.Name, context.Cause(ctx))
-		}
-	}
-}
