@@ -63,34 +63,11 @@
 //     lose GATEWAY_MESSAGE_CONTENT, and REST hides content by the same rule
 //     (live sessions keep what they identified with). Other privileged
 //     intents (members, presences) are granted without checks.
-//   - Faults a test flips at run time: drop every gateway connection without a
-//     close frame, stop (and resume) acknowledging heartbeats, reject a token
-//     (4004 on the gateway, live sessions closed with 4004, 401 on REST),
-//     delay READY, answer the next POSTs with 429 and Discord's rate-limit
-//     headers, per-route limits (SetRouteLimit: n requests per window per
-//     method, route and channel, X-RateLimit-* headers on every answer,
-//     429 with retry_after past it), accept then fail (the message is
-//     stored and dispatched, then answered 502 or the connection cut), slow
-//     REST answers (handled at once, answered late), message and thread
-//     POSTs held before anything is stored until released (nothing is
-//     stored if the client leaves meanwhile), a channel or thread made
-//     unknown (404, 10003; a channel's threads with it, as when the bot
-//     loses the channel), a permission taken from a bot (SetPermission: an
-//     overwrite on every text channel denies it to the bot's role; without
-//     View Channel GET /channels/{id} is 403 50001, without Manage Threads
-//     locking a thread is 403 50013, which SetManageThreads also switches),
-//     a token that belongs to another application (SetApplicationID).
-//   - Other users: InjectMessage (a human) and InjectBotMessage (another
-//     bot) store a message as if written in Discord; EditInjected edits one
-//     of those as its author would; DeleteMessage deletes any message as a
-//     moderator would (REST answers 10008 for it; no MESSAGE_DELETE).
-//   - Observation: per token live sessions, the most ever live at once,
-//     IDENTIFY and RESUME counts, the last IDENTIFY's intents, heartbeats
-//     and 4004 closes; every message (with its nonce, allowed_mentions,
-//     flags, earlier contents, edit time and reactions) and thread
-//     (archived, locked); the nonces stored, and those stored twice
-//     (Relayed, Duplicates); 429s served, message POSTs, held POSTs; the
-//     request log (Requests); WaitFor to block until a condition holds.
+//   - Faults a test flips at run time (the shared ones of Server.Faults
+//     and Discord's own), other users' messages (InjectMessage,
+//     InjectBotMessage, EditInjected, DeleteMessage) and what a test
+//     observes (Snapshot, Requests, WaitFor): each method says what it does
+//     on the wire.
 //
 // Not emulated: zlib or zstd transport compression and ETF encoding (frames
 // are always uncompressed JSON text, which discordgo accepts whatever its

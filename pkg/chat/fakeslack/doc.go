@@ -53,27 +53,11 @@
 //     first (to another open socket, or on the app's next hello). After 3
 //     retries in all it is given up. Disconnect (refresh_requested) on
 //     request.
-//   - Faults a test flips at run time: drop every connection, stop (and
-//     resume) pings, reject a token (invalid_auth everywhere, its sockets
-//     cut), a scope withheld (SetScopeGranted), delay hello, rate-limit
-//     the next chat.postMessage calls, a per-method limit of n calls per
-//     window, a channel made unknown,
-//     archived, or the bots removed from it, accepted-then-failed posts
-//     (stored and announced, then answered HTTP 502 or with the connection
-//     reset), slow answers, and a post held before it is stored until
-//     released; a message deleted as an admin does (DeleteMessage: a
-//     parent with replies left as a tombstone whose thread goes on, any
-//     other message removed, so a reply to it answers thread_not_found).
-//   - Observation: per app token open sockets, the most ever open at once,
-//     sockets opened; the metadata keys stored, and those stored twice
-//     (Relayed, Duplicates); every message with its metadata, unfurl flags, edits
-//     and reactions (Snapshot.Channel and Snapshot.Thread give a channel's
-//     roots and a thread's replies in order); every envelope with its
-//     subtype, the time of each delivery, when it was first acked and
-//     whether it was given up; Options.OnAck to look at the world as it
-//     was when an ack arrived; 429s served; chat.postMessage requests
-//     received; the request log (Requests); WaitFor to block until a
-//     condition holds.
+//   - Faults a test flips at run time (the shared ones of Server.Faults
+//     and Slack's own), other users' messages (InjectMessage,
+//     InjectBotMessage, EditInjected, DeleteMessage) and what a test
+//     observes (Snapshot, Requests, WaitFor, Options.OnAck): each method
+//     says what it does on the wire.
 //
 // Not emulated: OAuth and token rotation, the RTM
 // API, slash commands and interactivity payloads, blocks and attachments
