@@ -34,7 +34,7 @@ func TestArchiveWithoutManageThreadsArchivesOnly(t *testing.T) {
 		logged = append(logged, args)
 	}, funcr.Options{})
 	r := newRig(t, discord.Options{Log: log}, fakediscord.Options{})
-	r.f.SetManageThreads(token, false)
+	r.f.SetPermission(token, fakediscord.PermManageThreads, false)
 	for _, key := range []string{"m1/0", "m2/0"} {
 		th := r.thread(t, key)
 		for range 2 { // a repeat is harmless too

@@ -25,15 +25,18 @@ type faults struct {
 // network failure would, and returns how many it cut. Their sessions stay
 // resumable, so discordgo comes back with RESUME.
 func (s *Server) DropConnections() int {
-	n := s.core.Cut(func() (cut []*fakeserver.Socket) {
-		for c := range s.conns {
-			s.detachLocked(c)
-			cut = append(cut, c.Socket)
-		}
-		return cut
-	})
+	n := s.core.Cut(s.detachAllLocked)
 	s.logf("dropped %d gateway connections", n)
 	return n
+}
+
+// detachAllLocked takes every connection off the air and returns them to cut.
+func (s *Server) detachAllLocked() (cut []*fakeserver.Socket) {
+	for c := range s.conns {
+		s.detachLocked(c)
+		cut = append(cut, c.Socket)
+	}
+	return cut
 }
 
 // SetHeartbeatAcks turns heartbeat ACKs off (the connection looks hung to the

@@ -131,9 +131,9 @@ func TestPermissionsThroughDiscordgo(t *testing.T) {
 	}
 }
 
-// SetManageThreads and SetPermission are one switch: either takes Manage
-// Threads away from the role's channels and from locking a thread.
-func TestManageThreadsIsOnePermission(t *testing.T) {
+// Manage Threads is one switch: taking it denies it on the role's channels
+// and refuses locking a thread.
+func TestManageThreadsGatesLocking(t *testing.T) {
 	t.Parallel()
 	f := start(t, fakediscord.Options{Tokens: []string{token}, Channels: []string{channel}})
 	s := newSession(t, f, token)
@@ -146,16 +146,16 @@ func TestManageThreadsIsOnePermission(t *testing.T) {
 	if _, err := s.ChannelEdit(th.ID, &discordgo.ChannelEdit{Locked: &locked}); restStatus(err) != 403 || restCode(err) != 50013 {
 		t.Fatalf("locking without Manage Threads: %v", err)
 	}
-	f.SetManageThreads(token, true)
+	f.SetPermission(token, fakediscord.PermManageThreads, true)
 	if ch, err := s.Channel(channel); err != nil || len(ch.PermissionOverwrites) != 0 {
-		t.Fatalf("SetManageThreads(true) left %+v, %v", ch, err)
+		t.Fatalf("SetPermission(true) left %+v, %v", ch, err)
 	}
 	if _, err := s.ChannelEdit(th.ID, &discordgo.ChannelEdit{Locked: &locked}); err != nil {
 		t.Fatalf("locking with Manage Threads: %v", err)
 	}
-	f.SetManageThreads(token, false)
+	f.SetPermission(token, fakediscord.PermManageThreads, false)
 	if ch, err := s.Channel(channel); err != nil || len(ch.PermissionOverwrites) != 1 || ch.PermissionOverwrites[0].Deny != fakediscord.PermManageThreads {
-		t.Fatalf("SetManageThreads(false): %+v, %v", ch, err)
+		t.Fatalf("SetPermission(false): %+v, %v", ch, err)
 	}
 }
 

@@ -36,7 +36,8 @@ const everyonePermissions int64 = 1<<0 | 1<<26
 // channel, which channels carry in permission_overwrites, as when an
 // admin denies it in the channel's settings. This is the fake's one truth
 // about permissions: View Channel gates GET /channels/{id} (403 Missing
-// Access) and Manage Threads gates locking a thread (SetManageThreads).
+// Access) and Manage Threads gates locking a thread (403 Missing
+// Permissions; archiving the bot's own thread is still allowed).
 func (s *Server) SetPermission(token string, perm int64, allowed bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

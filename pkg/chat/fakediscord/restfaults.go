@@ -45,15 +45,6 @@ func (s *Server) SetChannelUnknown(id string, unknown bool) {
 	s.core.Toggle(s.faults.unknown, id, unknown)
 }
 
-// SetManageThreads gives a bot token Discord's Manage Threads permission
-// (every token has it at the start) or takes it away: SetPermission with
-// PermManageThreads. Without it a thread PATCH that sets locked is refused
-// 403 Missing Permissions (50013) and changes nothing; archiving the bot's
-// own thread is still allowed.
-func (s *Server) SetManageThreads(token string, allowed bool) {
-	s.SetPermission(token, PermManageThreads, allowed)
-}
-
 // hold waits at the HoldPosts gate, if one is up. It reports false when the
 // request should be dropped unanswered: its client left or the server closed.
 func (s *Server) hold(r *http.Request) bool {

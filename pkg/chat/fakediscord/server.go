@@ -107,14 +107,7 @@ func (s *Server) GuildID() string { return s.opts.GuildID }
 // Close stops the server, cuts every connection and waits for its goroutines,
 // so a test's Logf is never called after Close returns.
 func (s *Server) Close() {
-	s.core.Close(func() []*fakeserver.Socket {
-		var cut []*fakeserver.Socket
-		for c := range s.conns {
-			s.detachLocked(c)
-			cut = append(cut, c.Socket)
-		}
-		return cut
-	})
+	s.core.Close(s.detachAllLocked)
 }
 
 func (s *Server) logf(format string, args ...any) { s.core.Logf(format, args...) }

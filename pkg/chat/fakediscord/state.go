@@ -84,21 +84,13 @@ type Snapshot struct {
 
 // In returns the messages of one channel or thread, oldest first.
 func (sn Snapshot) In(channelID string) []Message {
-	var out []Message
-	for _, m := range sn.Messages {
-		if m.ChannelID == channelID {
-			out = append(out, m)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(sn.Messages), func(m Message) bool { return m.ChannelID != channelID })
 }
 
 // Thread returns the thread with this ID.
 func (sn Snapshot) Thread(id string) (Thread, bool) {
-	for _, t := range sn.Threads {
-		if t.ID == id {
-			return t, true
-		}
+	if i := slices.IndexFunc(sn.Threads, func(t Thread) bool { return t.ID == id }); i >= 0 {
+		return sn.Threads[i], true
 	}
 	return Thread{}, false
 }

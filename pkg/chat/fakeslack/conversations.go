@@ -54,8 +54,7 @@ func (s *Server) pageLocked(form url.Values, msgs iter.Seq2[int, Message], n int
 		return fail("invalid_cursor")
 	}
 	withMeta := flag(form, "include_all_metadata")
-	var out []map[string]any
-	next := ""
+	out, next := []map[string]any{}, ""
 	for _, m := range msgs {
 		if !on(m, from) {
 			continue
@@ -67,7 +66,7 @@ func (s *Server) pageLocked(form url.Values, msgs iter.Seq2[int, Message], n int
 		out = append(out, s.apiMessageLocked(m, withMeta))
 	}
 	return map[string]any{
-		"ok": true, "messages": nonNil(out), "has_more": next != "",
+		"ok": true, "messages": out, "has_more": next != "",
 		"response_metadata": map[string]string{"next_cursor": next},
 	}
 }
@@ -157,11 +156,4 @@ func limit(form url.Values, def int) int {
 		return def
 	}
 	return min(n, 1000)
-}
-
-func nonNil(ms []map[string]any) []map[string]any {
-	if ms == nil {
-		return []map[string]any{}
-	}
-	return ms
 }

@@ -102,25 +102,11 @@ type Snapshot struct {
 }
 
 // Channel returns a channel's top-level messages, oldest first.
-func (sn Snapshot) Channel(channel string) []Message {
-	var out []Message
-	for _, m := range sn.Messages {
-		if m.Channel == channel && m.ThreadTS == "" {
-			out = append(out, m)
-		}
-	}
-	return out
-}
+func (sn Snapshot) Channel(channel string) []Message { return sn.Thread(channel, "") }
 
 // Thread returns the replies under a parent message, oldest first.
 func (sn Snapshot) Thread(channel, parentTS string) []Message {
-	var out []Message
-	for _, m := range sn.Messages {
-		if m.Channel == channel && m.ThreadTS == parentTS {
-			out = append(out, m)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(sn.Messages), func(m Message) bool { return m.Channel != channel || m.ThreadTS != parentTS })
 }
 
 func (s *Server) snapshotLocked() Snapshot {
