@@ -1,5 +1,7 @@
 package fakediscord
 
+import "slices"
+
 // DeleteMessage deletes a message as a moderator does in Discord: from
 // then on REST does not know it (10008 Unknown Message), and a thread can
 // no longer be started from it. A thread already started from it stays,
@@ -8,13 +10,12 @@ package fakediscord
 func (s *Server) DeleteMessage(channelID, messageID string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for i := range s.messages {
-		if m := s.messages[i]; m.ID == messageID && m.ChannelID == channelID {
-			s.messages = append(s.messages[:i], s.messages[i+1:]...)
-			s.logf("message %s deleted in %s", messageID, channelID)
-			s.notifyLocked()
-			return true
-		}
+	n := len(s.messages)
+	s.messages = slices.DeleteFunc(s.messages, func(m Message) bool { return m.ID == messageID && m.ChannelID == channelID })
+	if len(s.messages) == n {
+		return false
 	}
-	return false
+	s.logf("message %s deleted in %s", messageID, channelID)
+	s.notifyLocked()
+	return true
 }

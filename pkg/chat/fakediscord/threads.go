@@ -41,8 +41,8 @@ func (s *Server) startThread(r *http.Request, token string) (int, any) {
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if code, msg, status := s.threadParentLocked(cid); code != 0 {
-		return status, apiError(code, msg)
+	if status, body := s.threadParentLocked(cid); status != 0 {
+		return status, body
 	}
 	t := Thread{ID: s.nextIDLocked(), ParentID: cid, Name: body.Name, Type: typ, OwnerID: BotUserID(token)}
 	s.addThreadLocked(t)
@@ -79,8 +79,8 @@ func (s *Server) startMessageThread(r *http.Request, token string) (int, any) {
 func (s *Server) messageThread(cid, mid, name string, autoArchive int, token string) (int, any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if code, msg, status := s.threadParentLocked(cid); code != 0 {
-		return status, apiError(code, msg)
+	if status, body := s.threadParentLocked(cid); status != 0 {
+		return status, body
 	}
 	if s.messageLocked(cid, mid) == nil {
 		return http.StatusNotFound, apiError(codeUnknownMessage, "Unknown Message")
@@ -95,15 +95,14 @@ func (s *Server) messageThread(cid, mid, name string, autoArchive int, token str
 }
 
 // threadParentLocked checks that a thread may be created in cid.
-func (s *Server) threadParentLocked(cid string) (code int, msg string, status int) {
-	t, ok := s.channelLocked(cid)
-	switch {
+func (s *Server) threadParentLocked(cid string) (status int, body any) {
+	switch t, ok := s.channelLocked(cid); {
 	case !ok:
-		return codeUnknownChannel, "Unknown Channel", http.StatusNotFound
+		return http.StatusNotFound, apiError(codeUnknownChannel, "Unknown Channel")
 	case t != nil:
-		return codeWrongChannelType, "Cannot execute action on this channel type", http.StatusBadRequest
+		return http.StatusBadRequest, apiError(codeWrongChannelType, "Cannot execute action on this channel type")
 	}
-	return 0, "", 0
+	return 0, nil
 }
 
 func (s *Server) addThreadLocked(t Thread) {

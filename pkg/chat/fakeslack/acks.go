@@ -1,6 +1,10 @@
 package fakeslack
 
-import "time"
+import (
+	"time"
+
+	"gjc.dev/reconciler/pkg/chat/internal/fakeserver"
+)
 
 // DefaultAckTimeout is how long Slack waits for a Socket Mode ack before
 // it retries an envelope.
@@ -75,7 +79,7 @@ func (s *Server) giveUpLocked(e *envelope) {
 // (after a retry went out, or after the envelope was given up) still counts.
 func (s *Server) ackFrame(id string) {
 	s.mu.Lock()
-	if s.takeLostAckLocked() {
+	if fakeserver.Take(&s.faults.lostAcks) {
 		s.mu.Unlock()
 		s.logf("ack for envelope %s lost", id)
 		return

@@ -7,21 +7,10 @@ import "fmt"
 // bot_message, bot_id, no user and no client_msg_id. threadTS, when set,
 // makes it a reply.
 func (s *Server) InjectBotMessage(channel, botID, text, threadTS string) (Message, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.channelLocked(channel) {
-		return Message{}, fmt.Errorf("fakeslack: unknown channel %q", channel)
-	}
 	if botID == "" {
 		return Message{}, fmt.Errorf("fakeslack: a bot message needs a bot id")
 	}
-	parent, ok := s.threadLocked(channel, threadTS)
-	if !ok {
-		return Message{}, fmt.Errorf("fakeslack: no message %q in %q to reply to", threadTS, channel)
-	}
-	m := s.addMessageLocked(Message{Channel: channel, ThreadTS: parent, BotID: botID, SubType: "bot_message", Text: text})
-	s.logf("bot message %s injected in %s", m.TS, channel)
-	return m, nil
+	return s.inject(Message{Channel: channel, ThreadTS: threadTS, BotID: botID, SubType: "bot_message", Text: text})
 }
 
 // EditInjected edits a human's message, as if its author edited it in

@@ -21,17 +21,24 @@ type envelope struct {
 // InjectMessage stores a message from a user, as if typed in Slack, and
 // sends a message event to every app. threadTS, when set, makes it a reply.
 func (s *Server) InjectMessage(channel, user, text, threadTS string) (Message, error) {
+	return s.inject(Message{Channel: channel, ThreadTS: threadTS, User: user, Text: text})
+}
+
+// inject stores m as its author typed it in Slack, filed under the thread
+// m.ThreadTS names.
+func (s *Server) inject(m Message) (Message, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.channelLocked(channel) {
-		return Message{}, fmt.Errorf("fakeslack: unknown channel %q", channel)
+	if !s.channelLocked(m.Channel) {
+		return Message{}, fmt.Errorf("fakeslack: unknown channel %q", m.Channel)
 	}
-	parent, ok := s.threadLocked(channel, threadTS)
+	parent, ok := s.threadLocked(m.Channel, m.ThreadTS)
 	if !ok {
-		return Message{}, fmt.Errorf("fakeslack: no message %q in %q to reply to", threadTS, channel)
+		return Message{}, fmt.Errorf("fakeslack: no message %q in %q to reply to", m.ThreadTS, m.Channel)
 	}
-	m := s.addMessageLocked(Message{Channel: channel, ThreadTS: parent, User: user, Text: text})
-	s.logf("message %s injected in %s", m.TS, channel)
+	m.ThreadTS = parent
+	m = s.addMessageLocked(m)
+	s.logf("message %s injected in %s", m.TS, m.Channel)
 	return m, nil
 }
 

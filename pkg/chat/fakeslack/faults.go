@@ -80,12 +80,3 @@ func (s *Server) SendDisconnect() int {
 // envelopes are retried after the ack timeout, as Slack retries an event
 // whose ack was lost on the way: the client sees the same envelope again.
 func (s *Server) LoseAcks(n int) { fakeserver.Set(s.core, &s.faults.lostAcks, n) }
-
-// takeLostAckLocked says whether the ack frame just read is to be lost.
-func (s *Server) takeLostAckLocked() bool {
-	if s.faults.lostAcks <= 0 {
-		return false
-	}
-	s.faults.lostAcks--
-	return true
-}

@@ -87,16 +87,7 @@ func (s *Server) scopeErrLocked(method, token string, form url.Values) map[strin
 // setScopeHeaders puts on an answer to an accepted token what Slack puts on
 // every one: the token's scopes (X-OAuth-Scopes) and those the method takes
 // (X-Accepted-OAuth-Scopes), each comma-separated.
-func (s *Server) setScopeHeaders(h http.Header, method, token string) {
-	m, known := methods[method]
-	if !known {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.checkTokenLocked(token, m.kind) != "" {
-		return
-	}
+func (s *Server) setScopeHeadersLocked(h http.Header, method, token string) {
 	h.Set("X-OAuth-Scopes", strings.Join(s.grantedLocked(token), ","))
 	if accepted := acceptedScopes(method); len(accepted) > 0 {
 		h.Set("X-Accepted-OAuth-Scopes", strings.Join(accepted, ","))

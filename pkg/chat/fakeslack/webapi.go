@@ -59,8 +59,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	resp, retryAfter := s.call(method, token, form)
-	s.setScopeHeaders(w.Header(), method, token)
+	resp, retryAfter := s.call(method, token, form, w.Header())
 	if retryAfter > 0 {
 		secs := max(1, int(math.Ceil(retryAfter.Seconds())))
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
@@ -81,7 +80,8 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 }
 
 // call runs a method under the lock; a positive retryAfter means HTTP 429.
-func (s *Server) call(method, token string, form url.Values) (resp map[string]any, retryAfter time.Duration) {
+// An answer to an accepted token carries its scope headers.
+func (s *Server) call(method, token string, form url.Values, h http.Header) (resp map[string]any, retryAfter time.Duration) {
 	m, known := methods[method]
 	if !known {
 		return fail("unknown_method"), 0
@@ -92,6 +92,7 @@ func (s *Server) call(method, token string, form url.Values) (resp map[string]an
 		s.logf("%s: %s", method, e)
 		return fail(e), 0
 	}
+	s.setScopeHeadersLocked(h, method, token)
 	if e := s.scopeErrLocked(method, token, form); e != nil {
 		return e, 0
 	}

@@ -57,20 +57,22 @@ func (f *Faults) SetSlow(d time.Duration) { Set(f.s, &f.slow, d) }
 
 // TakeRateLimitLocked consumes one injected 429, if any is left.
 func (s *Server) TakeRateLimitLocked() (retryAfter time.Duration, hit bool) {
-	if s.faults.limitN <= 0 {
-		return 0, false
-	}
-	s.faults.limitN--
-	return s.faults.limitAfter, true
+	return s.faults.limitAfter, Take(&s.faults.limitN)
 }
 
 // TakeAcceptFailLocked consumes one pending accept-then-fail, if any.
 func (s *Server) TakeAcceptFailLocked() (FailMode, bool) {
-	if s.faults.failN <= 0 {
-		return 0, false
+	return s.faults.failMode, Take(&s.faults.failN)
+}
+
+// Take consumes one of the next n requests a fault applies to, if any is
+// left: how a fault that lasts n requests counts down under the fake's lock.
+func Take(n *int) bool {
+	if *n <= 0 {
+		return false
 	}
-	s.faults.failN--
-	return s.faults.failMode, true
+	*n--
+	return true
 }
 
 // Set sets a switch of a fake under its lock.

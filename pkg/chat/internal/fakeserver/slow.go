@@ -7,12 +7,6 @@ import (
 	"time"
 )
 
-func (s *Server) slowDelay() time.Duration {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.faults.slow
-}
-
 // sleep waits d, or less when the client or the server goes away.
 func (s *Server) sleep(ctx context.Context, d time.Duration) {
 	t := time.NewTimer(d)
@@ -29,7 +23,10 @@ func (s *Server) sleep(ctx context.Context, d time.Duration) {
 // answer waits until it writes, or cuts the connection (FailCut).
 func (s *Server) slowed(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if d := s.slowDelay(); d > 0 && strings.HasPrefix(r.URL.Path, "/api/") {
+		s.mu.Lock()
+		d := s.faults.slow
+		s.mu.Unlock()
+		if d > 0 && strings.HasPrefix(r.URL.Path, "/api/") {
 			w = &slowWriter{ResponseWriter: w, wait: func() { s.sleep(r.Context(), d) }}
 		}
 		h.ServeHTTP(w, r)
