@@ -38,17 +38,13 @@ func (s *Server) editMessage(cid, mid, token string, content *string, mentions j
 	case content != nil && *content == "":
 		return http.StatusBadRequest, apiError(codeEmptyMessage, "Cannot send an empty message")
 	}
-	if content != nil {
-		m.Edits = append(m.Edits, m.Content)
-		m.Content = *content
-	}
 	if len(mentions) > 0 {
 		m.AllowedMentions = mentions
 	}
 	if flags != nil {
 		m.Flags = *flags
 	}
-	s.editedLocked(m)
+	s.editedLocked(m, content)
 	return http.StatusOK, s.apiMessageLocked(*m, s.restViewerLocked(token))
 }
 
@@ -72,14 +68,17 @@ func (s *Server) EditInjected(channelID, messageID, content string) error {
 	case !m.injected:
 		return fmt.Errorf("fakediscord: edit of %s: a bot posted it; edit it through REST", messageID)
 	}
-	m.Edits = append(m.Edits, m.Content)
-	m.Content = content
-	s.editedLocked(m)
+	s.editedLocked(m, &content)
 	return nil
 }
 
-// editedLocked stamps an edit and dispatches MESSAGE_UPDATE.
-func (s *Server) editedLocked(m *Message) {
+// editedLocked stamps an edit, of the content too unless it is nil, and
+// dispatches MESSAGE_UPDATE.
+func (s *Server) editedLocked(m *Message, content *string) {
+	if content != nil {
+		m.Edits = append(m.Edits, m.Content)
+		m.Content = *content
+	}
 	m.EditedAt = time.Now().UTC()
 	s.broadcastMessageLocked("MESSAGE_UPDATE", *m)
 	s.notifyLocked()

@@ -40,10 +40,7 @@ func (b *messageBody) check(files bool) (code int, msg string) {
 }
 
 func (s *Server) postMessage(r *http.Request, token string) (int, any) {
-	s.mu.Lock()
-	s.posts++
-	s.notifyLocked()
-	s.mu.Unlock()
+	s.core.Posted()
 	var body messageBody
 	files, err := readBody(r, &body)
 	if err != nil {

@@ -6,16 +6,12 @@ import (
 	"gjc.dev/reconciler/pkg/chat/internal/fakeserver"
 )
 
-// FailMode is how AcceptThenFail answers a message it stored.
+// FailMode is how AcceptThenFail answers a message it stored: 502 with an
+// HTML page as Discord's edge sends (FailBadGateway), or a reset (FailCut).
 type FailMode = fakeserver.FailMode
 
-const (
-	// FailBadGateway answers 502, as Discord's edge does when the API
-	// behind it is slow or restarting.
-	FailBadGateway = fakeserver.Fail502
-	// FailCut resets the connection without an answer.
-	FailCut = fakeserver.FailCut
-)
+// The FailModes.
+const FailBadGateway, FailCut = fakeserver.Fail502, fakeserver.FailCut
 
 // HoldPosts makes every POST that creates something (a message, a thread)
 // wait, before anything is stored, until Release. A held request whose client goes away meanwhile (a daemon killed
@@ -50,18 +46,10 @@ func (s *Server) SetChannelUnknown(id string, unknown bool) {
 func (s *Server) hold(r *http.Request) bool {
 	s.mu.Lock()
 	gate := s.faults.gate
+	s.mu.Unlock()
 	if gate == nil {
-		s.mu.Unlock()
 		return true
 	}
-	s.held++
-	s.notifyLocked()
-	s.mu.Unlock()
 	s.logf("holding %s %s", r.Method, r.URL.Path)
-	ok := s.core.WaitAt(r.Context(), gate)
-	s.mu.Lock()
-	s.held--
-	s.notifyLocked()
-	s.mu.Unlock()
-	return ok
+	return s.core.WaitAt(r.Context(), gate)
 }

@@ -58,8 +58,6 @@ type Server struct {
 	messages []Message
 	threads  []Thread
 	faults   faults
-	posts    int
-	held     int
 	nonces   map[string]nonceUse // by author ID and nonce
 	windows  map[string]*window  // per-route rate limit windows
 }
@@ -118,11 +116,4 @@ func (s *Server) tokenOKLocked(token string) bool {
 }
 
 // statsLocked returns the mutable counters of a token, creating them.
-func (s *Server) statsLocked(token string) *TokenStats {
-	st := s.stats[token]
-	if st == nil {
-		st = &TokenStats{}
-		s.stats[token] = st
-	}
-	return st
-}
+func (s *Server) statsLocked(token string) *TokenStats { return fakeserver.Entry(s.stats, token) }

@@ -75,9 +75,8 @@ type Snapshot struct {
 	Tokens   map[string]TokenStats // by bot token (without "Bot ")
 	Messages []Message             // in the order they were created
 	Threads  []Thread              // likewise
-	Posts    int                   // message POSTs received, whatever their answer
-	Held     int                   // POSTs waiting at the HoldPosts gate now
-	// Observed has the 429s answered (injected or from route limits) and
+	// Observed has the 429s answered (injected or from route limits), the
+	// message POSTs received (Posts) and those held now (HoldPosts), and
 	// the nonces stored (Relayed), those stored twice (Duplicates).
 	fakeserver.Observed
 }
@@ -101,8 +100,6 @@ func (s *Server) snapshotLocked() Snapshot {
 		Tokens:   make(map[string]TokenStats, len(s.stats)),
 		Messages: slices.Clone(s.messages),
 		Threads:  slices.Clone(s.threads),
-		Posts:    s.posts,
-		Held:     s.held,
 		Observed: s.core.ObservedLocked(),
 	}
 	for i := range snap.Messages {

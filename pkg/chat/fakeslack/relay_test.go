@@ -285,8 +285,8 @@ func TestAcceptThenFailSlowAndHold(t *testing.T) {
 	}
 	mustPost(t, api, "answered", "")
 	snap := f.Snapshot()
-	if len(snap.Messages) != 3 || snap.Messages[0].Text != "lost 502" || snap.Messages[1].Text != "lost cut" || snap.PostMessages != 3 {
-		t.Fatalf("messages %+v, posts %d: each stored once, none re-sent", snap.Messages, snap.PostMessages)
+	if len(snap.Messages) != 3 || snap.Messages[0].Text != "lost 502" || snap.Messages[1].Text != "lost cut" || snap.Posts != 3 {
+		t.Fatalf("messages %+v, posts %d: each stored once, none re-sent", snap.Messages, snap.Posts)
 	}
 	if n := len(snap.Envelopes); n != 3 {
 		t.Fatalf("%d events for 3 stored messages", n)
@@ -326,7 +326,7 @@ func TestAcceptThenFailSlowAndHold(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
 	go func() { _, _, _ = api.PostMessageContext(ctx, channel, slack.MsgOptionText("dropped", false)) }()
-	if _, err := f.WaitFor(ctx, func(sn fakeslack.Snapshot) bool { return sn.PostMessages == 6 }); err != nil {
+	if _, err := f.WaitFor(ctx, func(sn fakeslack.Snapshot) bool { return sn.Posts == 6 }); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()

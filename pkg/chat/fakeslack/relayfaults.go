@@ -6,15 +6,12 @@ import (
 	"gjc.dev/reconciler/pkg/chat/internal/fakeserver"
 )
 
-// FailMode is how an accepted chat.postMessage is then answered.
+// FailMode is how an accepted chat.postMessage is then answered: 502 with
+// an HTML page as Slack's edge sends (Fail502), or a reset (FailCut).
 type FailMode = fakeserver.FailMode
 
-const (
-	// Fail502 answers HTTP 502 with an HTML body, as Slack's edge does.
-	Fail502 = fakeserver.Fail502
-	// FailCut closes the connection (with a reset) without any answer.
-	FailCut = fakeserver.FailCut
-)
+// The FailModes.
+const Fail502, FailCut = fakeserver.Fail502, fakeserver.FailCut
 
 // Hold is a chat.postMessage held before it is stored: Arrived is closed
 // once it reached the fake, and Release lets it go on.

@@ -73,8 +73,6 @@ type Server struct {
 	envelopes []*envelope
 	byID      map[string]*envelope
 	faults    faults
-	// postMessages counts chat.postMessage requests received.
-	postMessages int
 	// unknown channels answer channel_not_found; notIn ones not_in_channel.
 	unknown, notIn map[string]bool
 	archived       map[string]bool
@@ -185,11 +183,4 @@ func (s *Server) checkTokenLocked(token string, kind int) string {
 }
 
 // appLocked returns the counters of an app token, creating them.
-func (s *Server) appLocked(token string) *AppStats {
-	st := s.apps[token]
-	if st == nil {
-		st = &AppStats{}
-		s.apps[token] = st
-	}
-	return st
-}
+func (s *Server) appLocked(token string) *AppStats { return fakeserver.Entry(s.apps, token) }

@@ -143,10 +143,7 @@ func (s *Server) sweepLocked(token string) {
 
 // sendLocked queues a message; under s.mu so delivery order is queue order.
 func (s *Server) sendLocked(c *conn, v any) {
-	if c.closing {
-		return
-	}
-	if !c.Send(fakeserver.MustMarshal(v)) {
+	if !c.closing && !c.Send(fakeserver.MustMarshal(v)) {
 		s.logf("socket client too slow, cutting it")
 		s.goneLocked(c)
 		c.Abort()

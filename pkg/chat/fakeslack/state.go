@@ -93,11 +93,10 @@ type Snapshot struct {
 	Apps      map[string]AppStats // by app token
 	Messages  []Message           // in the order they were created
 	Envelopes []Envelope          // likewise
-	// PostMessages counts chat.postMessage requests received, answered
-	// or not (a client that re-sent a post shows here).
-	PostMessages int
-	// Observed has the 429s answered (injected and by method limits) and
-	// the metadata keys stored (Relayed), those stored twice (Duplicates).
+	// Observed has the 429s answered (injected and by method limits), the
+	// chat.postMessage calls received (Posts: a client that re-sent a post
+	// shows there) and those held now (HoldNextPost), and the metadata keys
+	// stored (Relayed), those stored twice (Duplicates).
 	fakeserver.Observed
 }
 
@@ -112,11 +111,10 @@ func (sn Snapshot) Thread(channel, parentTS string) []Message {
 func (s *Server) snapshotLocked() Snapshot {
 	s.sweepLocked("")
 	snap := Snapshot{
-		Apps:         make(map[string]AppStats, len(s.apps)),
-		Messages:     make([]Message, len(s.messages)),
-		Envelopes:    make([]Envelope, len(s.envelopes)),
-		PostMessages: s.postMessages,
-		Observed:     s.core.ObservedLocked(),
+		Apps:      make(map[string]AppStats, len(s.apps)),
+		Messages:  make([]Message, len(s.messages)),
+		Envelopes: make([]Envelope, len(s.envelopes)),
+		Observed:  s.core.ObservedLocked(),
 	}
 	for i, m := range s.messages {
 		m.Edits = slices.Clone(m.Edits)

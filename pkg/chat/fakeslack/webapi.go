@@ -51,10 +51,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	method := r.PathValue("method")
 	isPost := method == "chat.postMessage"
 	if isPost {
-		s.mu.Lock()
-		s.postMessages++
-		s.notifyLocked()
-		s.mu.Unlock()
+		s.core.Posted()
 		if !s.waitHold() {
 			return
 		}

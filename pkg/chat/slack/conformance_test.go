@@ -90,8 +90,8 @@ func (r fake) AcceptThenFail(cut bool) {
 }
 
 func (r fake) WaitPosts(ctx context.Context, n int) (int, error) {
-	s, err := r.f.WaitFor(ctx, func(s fakeslack.Snapshot) bool { return s.PostMessages > n })
-	return s.PostMessages, err
+	s, err := r.f.WaitFor(ctx, func(s fakeslack.Snapshot) bool { return s.Posts > n })
+	return s.Posts, err
 }
 
 // Places: a Slack thread is its root's replies, nothing to make twice.

@@ -128,8 +128,8 @@ func TestRootRepliesEscapingUnfurlsMetadata(t *testing.T) {
 			t.Errorf("message %d metadata %+v, want key %s", i, m.Metadata, wantKey)
 		}
 	}
-	if snap.PostMessages != 3 {
-		t.Fatalf("%d chat.postMessage calls, want 3", snap.PostMessages)
+	if snap.Posts != 3 {
+		t.Fatalf("%d chat.postMessage calls, want 3", snap.Posts)
 	}
 }
 
@@ -331,8 +331,8 @@ func TestRateLimited(t *testing.T) {
 	_, _, err = e.p.Lookup(ctx(t), relay.Part{Key: "k/0"}, "")
 	relayErr(t, err, relay.RateLimited)
 	snap := e.f.Snapshot()
-	if snap.RateLimited != 3 || len(snap.Messages) != 1 || snap.PostMessages != 3 {
-		t.Fatalf("429s %d, messages %d, posts %d", snap.RateLimited, len(snap.Messages), snap.PostMessages)
+	if snap.RateLimited != 3 || len(snap.Messages) != 1 || snap.Posts != 3 {
+		t.Fatalf("429s %d, messages %d, posts %d", snap.RateLimited, len(snap.Messages), snap.Posts)
 	}
 }
 
@@ -354,8 +354,8 @@ func TestAcceptedThenFailed(t *testing.T) {
 			relayErr(t, err, relay.Uncertain)
 			snap := e.f.Snapshot()
 			replies := snap.Thread(channel, root)
-			if snap.PostMessages != 2 || len(replies) != 1 {
-				t.Fatalf("posts %d, replies %+v: the client re-sent or the fake did not store", snap.PostMessages, replies)
+			if snap.Posts != 2 || len(replies) != 1 {
+				t.Fatalf("posts %d, replies %+v: the client re-sent or the fake did not store", snap.Posts, replies)
 			}
 			got, found, err := e.p.Lookup(ctx(t), part, root)
 			if err != nil || !found || got != replies[0].TS {

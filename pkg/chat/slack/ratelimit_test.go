@@ -24,7 +24,7 @@ func TestA429HoldsBackTheMethod(t *testing.T) {
 	if re := relayErr(t, err, relay.RateLimited); re.RetryAfter < 29*time.Second {
 		t.Fatalf("RetryAfter %s, want Slack's 30s", re.RetryAfter)
 	}
-	calls := e.f.Snapshot().PostMessages
+	calls := e.f.Snapshot().Posts
 
 	// Another session's post waits for the limit; its context ends first.
 	short, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
@@ -33,7 +33,7 @@ func TestA429HoldsBackTheMethod(t *testing.T) {
 	if re := relayErr(t, err, relay.RateLimited); re.RetryAfter <= 0 {
 		t.Fatalf("RetryAfter %s, want the wait left", re.RetryAfter)
 	}
-	if got := e.f.Snapshot().PostMessages; got != calls {
+	if got := e.f.Snapshot().Posts; got != calls {
 		t.Fatalf("%d chat.postMessage calls after the 429, want none", got-calls)
 	}
 	// The limit is the method's: chat.update goes on.

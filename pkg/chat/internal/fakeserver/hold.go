@@ -27,6 +27,8 @@ func (h *Hold) Release() { h.release.Do(func() { close(h.released) }) }
 // request is to be dropped unanswered, when the server closed first or ctx
 // ended: a fake that drops a request whose client left passes its context.
 func (s *Server) WaitAt(ctx context.Context, h *Hold) bool {
+	s.count(&s.held, 1)
+	defer s.count(&s.held, -1)
 	h.arrive.Do(func() { close(h.arrived) })
 	select {
 	case <-h.released:

@@ -7,6 +7,9 @@ import "slices"
 // shape, whatever the service.
 type Observed struct {
 	RateLimited int // 429s answered, whichever fault or limit answered them
+	// Posts counts the posts received (Posted), answered or not; Held
+	// those waiting at a Hold now.
+	Posts, Held int
 	// Relayed counts the relay's message IDs stored (Discord's nonce, the
 	// key in Slack's metadata); Duplicates are those stored more than once:
 	// each of the relay's messages is to be posted exactly once.
@@ -34,7 +37,18 @@ func (s *Server) StoredLocked(id string) {
 
 // ObservedLocked is what the skeleton observed so far.
 func (s *Server) ObservedLocked() Observed {
-	return Observed{RateLimited: s.rateLimited, Relayed: len(s.oracle.stored), Duplicates: slices.Clone(s.oracle.dups)}
+	return Observed{RateLimited: s.rateLimited, Posts: s.posts, Held: s.held, Relayed: len(s.oracle.stored), Duplicates: slices.Clone(s.oracle.dups)}
+}
+
+// Posted counts a post received, before anything about it is decided.
+func (s *Server) Posted() { s.count(&s.posts, 1) }
+
+// count changes one of the oracle's counts and wakes the waiters.
+func (s *Server) count(n *int, by int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	*n += by
+	s.NotifyLocked()
 }
 
 // Sessions counts one token's live sessions: a session is live from its
@@ -43,6 +57,14 @@ func (s *Server) ObservedLocked() Observed {
 type Sessions struct {
 	Live    int // live now
 	MaxLive int // the most ever live at once
+}
+
+// Entry returns the counts kept under key, new ones the first time.
+func Entry[K comparable, V any](m map[K]*V, key K) *V {
+	if m[key] == nil {
+		m[key] = new(V)
+	}
+	return m[key]
 }
 
 // Up counts a session going live.

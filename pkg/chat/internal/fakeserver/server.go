@@ -38,6 +38,7 @@ type Server struct {
 	faults      Faults
 	requests    []Request // the log, bounded
 	rateLimited int       // 429s answered, counted by the log
+	posts, held int       // posts received, requests waiting at a Hold
 	oracle      oracle
 }
 
