@@ -26,30 +26,11 @@ func (s *Server) SetScopeGranted(scope string, granted bool) {
 	s.core.Toggle(s.withheld, scope, !granted)
 }
 
-// acceptedScopes are the scopes a method takes, as Slack's
-// X-Accepted-OAuth-Scopes lists them: any one of them may do, depending on
-// the kind of conversation.
-func acceptedScopes(method string) []string {
-	switch method {
-	case "chat.postMessage", "chat.update":
-		return []string{"chat:write"}
-	case "reactions.add":
-		return []string{"reactions:write"}
-	case "conversations.info":
-		return []string{"channels:read", "groups:read", "im:read", "mpim:read"}
-	case "conversations.history", "conversations.replies":
-		return []string{"channels:history", "groups:history", "im:history", "mpim:history"}
-	case "apps.connections.open":
-		return []string{"connections:write"}
-	}
-	return nil // auth.test needs none
-}
-
 // neededScope is the one scope a call needs: for the conversations methods
 // the one of the channel's kind, as Slack asks a public channel's reader for
 // channels:read and a private one's for groups:read. "" when none.
 func neededScope(method string, form url.Values) string {
-	accepted := acceptedScopes(method)
+	accepted := methods[method].scopes
 	if len(accepted) <= 1 {
 		return strings.Join(accepted, "")
 	}
@@ -89,7 +70,7 @@ func (s *Server) scopeErrLocked(method, token string, form url.Values) map[strin
 // (X-Accepted-OAuth-Scopes), each comma-separated.
 func (s *Server) setScopeHeadersLocked(h http.Header, method, token string) {
 	h.Set("X-OAuth-Scopes", strings.Join(s.grantedLocked(token), ","))
-	if accepted := acceptedScopes(method); len(accepted) > 0 {
+	if accepted := methods[method].scopes; len(accepted) > 0 {
 		h.Set("X-Accepted-OAuth-Scopes", strings.Join(accepted, ","))
 	}
 }

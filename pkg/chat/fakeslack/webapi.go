@@ -17,23 +17,28 @@ import (
 // maxTextLen is Slack's limit on a message's text, in characters.
 const maxTextLen = 40000
 
-// method is a Web API method the fake knows: the token kind it takes and
-// its answer, made under the lock.
+// method is a Web API method the fake knows: the token kind it takes, its
+// answer, made under the lock, and the scopes it takes, as Slack's
+// X-Accepted-OAuth-Scopes lists them: any one of them may do, depending on
+// the kind of conversation.
 type method struct {
-	kind int
-	run  func(s *Server, token string, form url.Values) map[string]any
+	kind   int
+	run    func(s *Server, token string, form url.Values) map[string]any
+	scopes []string
 }
 
 var methods = map[string]method{
-	"auth.test":             {anyToken, (*Server).authTestLocked},
-	"apps.connections.open": {appToken, (*Server).openConnectionLocked},
-	"chat.postMessage":      {botToken, (*Server).postMessageLocked},
-	"chat.update":           {botToken, (*Server).updateLocked},
-	"conversations.history": {botToken, (*Server).historyLocked},
-	"conversations.replies": {botToken, (*Server).repliesLocked},
-	"conversations.info":    {botToken, (*Server).infoLocked},
-	"reactions.add":         {botToken, (*Server).reactLocked},
+	"auth.test":             {anyToken, (*Server).authTestLocked, nil},
+	"apps.connections.open": {appToken, (*Server).openConnectionLocked, []string{"connections:write"}},
+	"chat.postMessage":      {botToken, (*Server).postMessageLocked, []string{"chat:write"}},
+	"chat.update":           {botToken, (*Server).updateLocked, []string{"chat:write"}},
+	"conversations.history": {botToken, (*Server).historyLocked, historyScopes},
+	"conversations.replies": {botToken, (*Server).repliesLocked, historyScopes},
+	"conversations.info":    {botToken, (*Server).infoLocked, []string{"channels:read", "groups:read", "im:read", "mpim:read"}},
+	"reactions.add":         {botToken, (*Server).reactLocked, []string{"reactions:write"}},
 }
+
+var historyScopes = []string{"channels:history", "groups:history", "im:history", "mpim:history"}
 
 // serveAPI answers a Web API method. Slack answers errors with HTTP 200 and
 // ok:false, so only a rate limit (and an injected fault) changes the
