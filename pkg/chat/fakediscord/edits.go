@@ -21,30 +21,26 @@ func (s *Server) patchMessage(r *http.Request, token string) (int, any) {
 	if body.Content != nil && utf8.RuneCountInString(*body.Content) > maxContentRunes {
 		return invalidForm()
 	}
-	return s.editMessage(r.PathValue("cid"), r.PathValue("mid"), token, body.Content, body.AllowedMentions, body.Flags)
-}
-
-func (s *Server) editMessage(cid, mid, token string, content *string, mentions json.RawMessage, flags *int) (int, any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t, m, status, body := s.messageInLocked(cid, mid)
+	t, m, status, errBody := s.messageInLocked(r.PathValue("cid"), r.PathValue("mid"))
 	switch {
 	case m == nil:
-		return status, body
+		return status, errBody
 	case m.AuthorID != BotUserID(token):
 		return http.StatusForbidden, apiError(codeNotAuthor, "Cannot edit a message authored by another user")
 	case t != nil && t.Archived && t.Locked:
 		return http.StatusBadRequest, apiError(codeArchivedThread, "Thread is archived")
-	case content != nil && *content == "":
+	case body.Content != nil && *body.Content == "":
 		return http.StatusBadRequest, apiError(codeEmptyMessage, "Cannot send an empty message")
 	}
-	if len(mentions) > 0 {
-		m.AllowedMentions = mentions
+	if len(body.AllowedMentions) > 0 {
+		m.AllowedMentions = body.AllowedMentions
 	}
-	if flags != nil {
-		m.Flags = *flags
+	if body.Flags != nil {
+		m.Flags = *body.Flags
 	}
-	s.editedLocked(m, content)
+	s.editedLocked(m, body.Content)
 	return http.StatusOK, s.apiMessageLocked(*m, s.restViewerLocked(token))
 }
 
@@ -100,34 +96,30 @@ func (s *Server) patchChannel(r *http.Request, token string) (int, any) {
 		(body.AutoArchive != nil && (*body.AutoArchive == 0 || !validAutoArchive(*body.AutoArchive))) {
 		return invalidForm()
 	}
-	return s.modifyThread(r.PathValue("cid"), token, body.Name, body.Archived, body.Locked, body.AutoArchive)
-}
-
-func (s *Server) modifyThread(cid, token string, name *string, archived, locked *bool, autoArchive *int) (int, any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t, ok := s.channelLocked(cid)
+	t, ok := s.channelLocked(r.PathValue("cid"))
 	switch {
 	case !ok:
 		return http.StatusNotFound, apiError(codeUnknownChannel, "Unknown Channel")
 	case t == nil:
 		// Modifying a text channel is not emulated.
 		return invalidForm()
-	case locked != nil && !s.hasLocked(token, PermManageThreads):
+	case body.Locked != nil && !s.hasLocked(token, PermManageThreads):
 		s.logf("thread %s: locked refused, the bot lacks Manage Threads", t.ID)
 		return http.StatusForbidden, apiError(codeMissingPermissions, "Missing Permissions")
 	}
-	if name != nil {
-		t.Name = *name
+	if body.Name != nil {
+		t.Name = *body.Name
 	}
-	if archived != nil {
-		t.Archived = *archived
+	if body.Archived != nil {
+		t.Archived = *body.Archived
 	}
-	if locked != nil {
-		t.Locked = *locked
+	if body.Locked != nil {
+		t.Locked = *body.Locked
 	}
-	if autoArchive != nil {
-		t.AutoArchive = *autoArchive
+	if body.AutoArchive != nil {
+		t.AutoArchive = *body.AutoArchive
 	}
 	out := s.threadChannel(*t)
 	s.broadcastLocked("THREAD_UPDATE", out)

@@ -41,8 +41,8 @@ func (s *Server) startThread(r *http.Request, token string) (int, any) {
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if status, body := s.threadParentLocked(cid); status != 0 {
-		return status, body
+	if status, errBody := s.threadParentLocked(cid); status != 0 {
+		return status, errBody
 	}
 	t := Thread{ID: s.nextIDLocked(), ParentID: cid, Name: body.Name, Type: typ, OwnerID: BotUserID(token)}
 	s.addThreadLocked(t)
@@ -71,16 +71,11 @@ func (s *Server) startMessageThread(r *http.Request, token string) (int, any) {
 	if !s.hold(r) {
 		return 0, nil // the client left while held: nothing made
 	}
-	return s.messageThread(r.PathValue("cid"), r.PathValue("mid"), body.Name, body.AutoArchive, token)
-}
-
-// messageThread does the work of startMessageThread under the lock and
-// returns the answer, which is written after the lock is released.
-func (s *Server) messageThread(cid, mid, name string, autoArchive int, token string) (int, any) {
+	cid, mid := r.PathValue("cid"), r.PathValue("mid")
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if status, body := s.threadParentLocked(cid); status != 0 {
-		return status, body
+	if status, errBody := s.threadParentLocked(cid); status != 0 {
+		return status, errBody
 	}
 	if s.messageLocked(cid, mid) == nil {
 		return http.StatusNotFound, apiError(codeUnknownMessage, "Unknown Message")
@@ -88,7 +83,7 @@ func (s *Server) messageThread(cid, mid, name string, autoArchive int, token str
 	if t, _ := s.channelLocked(mid); t != nil {
 		return http.StatusBadRequest, apiError(codeThreadExists, "A thread has already been created for this message")
 	}
-	t := Thread{ID: mid, ParentID: cid, Name: name, Type: channelTypePublicThread, StarterID: mid, OwnerID: BotUserID(token), AutoArchive: autoArchive}
+	t := Thread{ID: mid, ParentID: cid, Name: body.Name, Type: channelTypePublicThread, StarterID: mid, OwnerID: BotUserID(token), AutoArchive: body.AutoArchive}
 	s.addThreadLocked(t)
 	s.logf("thread %s created from message in %s", t.ID, cid)
 	return http.StatusCreated, s.threadChannel(t)
