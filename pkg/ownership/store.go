@@ -51,6 +51,13 @@ type Store interface {
 	// none does or the store has no elections: for status, since a
 	// leader's word may be stale the moment it is read.
 	Leader(name string) (string, error)
+	// ReleaseReaped is told that owner ownerID of name, process pid,
+	// exited: its parent reaped it, so the exit is known, not inferred. A
+	// store whose holds outlive their processes (a fleet's leases) ends
+	// that exact owner's hold at once, so it is never taken for a hung
+	// owner and stopped; one whose holds die with their processes (one
+	// machine's files) has nothing to release.
+	ReleaseReaped(name, ownerID string, pid int) error
 	// Boot identifies this boot, for safety state kept across restarts.
 	Boot() BootFacts
 	Now() time.Time

@@ -162,3 +162,7 @@ func (s *Store) Machine() string { return "" }
 
 // Leader is "": without elections every name is led here.
 func (s *Store) Leader(string) (string, error) { return "", nil }
+
+// ReleaseReaped implements ownership.Store: a name's locks die with its
+// process, so a reaped owner holds nothing.
+func (s *Store) ReleaseReaped(string, string, int) error { return nil }

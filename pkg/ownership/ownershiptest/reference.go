@@ -53,3 +53,22 @@ func referenceOutlivesRecord(t *testing.T, w World) {
 		t.Errorf("the reference says exited %t (%v) after its Wait returned", exited, err)
 	}
 }
+
+// ReleaseReaped ends only the exact owner it is told of: told of another
+// owner id, or of this owner's id with another pid, a live owner's hold
+// and record stay as they were, and it is still decided on.
+func releaseReapedSparesOthers(t *testing.T, w World) {
+	s := w.Store()
+	o := w.StartOwner(t, name, desired, OwnerOptions{})
+	rec := o.Record()
+	for _, told := range []struct {
+		ownerID string
+		pid     int
+	}{{forgedOwnerID, rec.PID}, {rec.OwnerID, rec.PID + 1}} {
+		if err := s.ReleaseReaped(name, told.ownerID, told.pid); err != nil {
+			t.Fatalf("ReleaseReaped(%s, pid %d): %v", told.ownerID, told.pid, err)
+		}
+	}
+	decide(t, s, o)
+	o.AssertUntouched(t)
+}

@@ -60,6 +60,7 @@ var cases = []testCase{
 	{"ReferenceOfDeadOwnerFails", false, referenceOfDeadOwner},
 	{"ReferenceOfReusedPIDFails", true, referenceOfReusedPID},
 	{"ReferenceOutlivesRecord", true, referenceOutlivesRecord},
+	{"ReleaseReapedSparesOtherOwners", true, releaseReapedSparesOthers},
 
 	// The claim's capabilities, and the store's elections.
 	{"ClaimReportsControlRequests", false, claimReportsControlRequests},
