@@ -44,18 +44,6 @@ go test -race -timeout 15m ./...
 step "chaos: 200 faults over 3 minutes, seed ${CHAOS_SEED:-356646121} (hack/chaos; the promises judged by the fakes and a canary)"
 hack/chaos --faults 200 --duration 3m --seed "${CHAOS_SEED:-356646121}"
 
-# The fleet's end-to-end tests that matter most, again on a real etcd server
-# when one is installed (.ci/run installs Debian's etcd-server): failover,
-# a partition, a full outage, TLS with authentication.
-if command -v etcd >/dev/null 2>&1; then
-	step "fleet on a real etcd ($(etcd --version | head -1)): go test -run on RECONCILER_TEST_ETCD=$(command -v etcd)"
-	RECONCILER_TEST_ETCD="$(command -v etcd)" go test -count 1 -timeout 10m \
-		-run '^(TestFleetRunsOneDaemonPerNameAndFailsOver|TestFleetPartitionDisconnectsBeforeAnotherConnects|TestFleetPartitionedMachineSaysUnreachableInTime|TestFleetRecoversFromAFullEtcdOutageWithinALease|TestFleetOverTLSWithAuth)$' \
-		./cmd/reconciler/systemtest/
-else
-	step "fleet on a real etcd: skipped, no etcd binary on the PATH (Debian: apt-get install etcd-server)"
-fi
-
 # The fleet's own faults (a machine lost, a machine cut off from the
 # cluster in a network namespace, a member of the cluster lost) on three
 # machines sharing an embedded three-member etcd: a short run, with a seed
