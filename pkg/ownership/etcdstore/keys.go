@@ -11,7 +11,7 @@ const DefaultPrefix = "/reconciler"
 
 // keys are the etcd keys of one name.
 type keys struct {
-	prefix, dir, state, owner, revoked, control, election string
+	prefix, dir, state, owner, revoked, control, election, hold string
 }
 
 func keysOf(prefix, name string) keys {
@@ -24,6 +24,7 @@ func keysOf(prefix, name string) keys {
 		revoked:  dir + ownership.LockFile + ".revoked",
 		control:  dir + ownership.ControlFile,
 		election: dir + "election",
+		hold:     dir + holdKey,
 	}
 }
 

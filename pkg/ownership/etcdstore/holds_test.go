@@ -1,0 +1,100 @@
+package etcdstore_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"gjc.dev/reconciler/pkg/ownership"
+)
+
+// A hold set on one machine is every machine's: the first stop's Since and
+// Machine stay, a later stop only changes Force, a start anywhere lets it
+// go; a hold that cannot be parsed is an error everywhere and is left as
+// it is; keys that only end in "hold" are no holds.
+func TestHoldsAreTheFleets(t *testing.T) {
+	f := newFleet(t)
+	cli := f.c.Client(t)
+	a, b := f.store(t, cli, "machine-a"), f.store(t, clientOf(t, f.c.Endpoints()[0]), "machine-b")
+	first := time.Date(2026, 12, 6, 3, 0, 0, 0, time.UTC)
+	steps := []struct {
+		what      string
+		by, other holdStore
+		set       *ownership.Hold
+		changed   bool
+		want      *ownership.Hold // as the other machine reads it
+	}{
+		{"A stops", a, b, &ownership.Hold{Since: first, Machine: "machine-a"}, true,
+			&ownership.Hold{Since: first, Machine: "machine-a"}},
+		{"B stops again", b, a, &ownership.Hold{Since: first.Add(time.Minute), Machine: "machine-b"}, false,
+			&ownership.Hold{Since: first, Machine: "machine-a"}},
+		{"B stops --force", b, a, &ownership.Hold{Since: first.Add(time.Minute), Force: true, Machine: "machine-b"}, true,
+			&ownership.Hold{Since: first, Force: true, Machine: "machine-a"}},
+		{"A starts", a, b, nil, true, nil},
+		{"B starts", b, a, nil, false, nil},
+	}
+	for _, s := range steps {
+		changed, err := s.by.SetHold("bot", s.set)
+		if err != nil || changed != s.changed {
+			t.Fatalf("%s: changed=%v, %v; want changed=%v", s.what, changed, err, s.changed)
+		}
+		got, err := s.other.Hold("bot")
+		if err != nil || (got == nil) != (s.want == nil) || (got != nil && (!got.Since.Equal(s.want.Since) || got.Force != s.want.Force || got.Machine != s.want.Machine)) {
+			t.Fatalf("%s: the other machine reads %+v, %v; want %+v", s.what, got, err, s.want)
+		}
+		all, err := s.other.Holds()
+		if err != nil || len(all) != map[bool]int{true: 0, false: 1}[s.want == nil] {
+			t.Fatalf("%s: the other machine lists %+v, %v", s.what, all, err)
+		}
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := cli.Put(ctx, f.prefix+"/bot/outbox/hold", "x"); err != nil {
+		t.Fatal(err)
+	}
+	if all, err := b.Holds(); err != nil || len(all) != 0 {
+		t.Fatalf("an outbox entry named hold is listed as a hold: %+v, %v", all, err)
+	}
+	garbage := `{"since":"2026-12-06T03:00:00Z","forse":true}`
+	if _, err := cli.Put(ctx, f.prefix+"/bot/hold", garbage); err != nil {
+		t.Fatal(err)
+	}
+	if h, err := b.Hold("bot"); err == nil {
+		t.Errorf("an unparsable hold reads as %+v", h)
+	}
+	if _, err := b.Holds(); err == nil {
+		t.Error("an unparsable hold is left out of the listing")
+	}
+	if _, err := a.SetHold("bot", &ownership.Hold{Since: first}); err == nil {
+		t.Error("an unparsable hold was overwritten")
+	}
+	if resp, err := cli.Get(ctx, f.prefix+"/bot/hold"); err != nil || len(resp.Kvs) != 1 || string(resp.Kvs[0].Value) != garbage {
+		t.Errorf("the unparsable hold changed: %v, %v", resp, err)
+	}
+}
+
+// holdStore is reconcile.Holds, which this package may not import.
+type holdStore interface {
+	Hold(string) (*ownership.Hold, error)
+	Holds() (map[string]ownership.Hold, error)
+	SetHold(string, *ownership.Hold) (bool, error)
+}
+
+// A cluster that does not answer holds nothing and lets nothing go: each
+// call is an error the loop refuses the name on, the store's unreachable.
+func TestHoldsOfAnUnreachableClusterAreErrors(t *testing.T) {
+	f := newFleet(t)
+	s := f.store(t, clientOf(t, "127.0.0.1:1"), "machine-a")
+	_, herr := s.Hold("bot")
+	_, lerr := s.Holds()
+	_, serr := s.SetHold("bot", &ownership.Hold{Since: time.Now()})
+	_, uerr := s.SetHold("bot", nil)
+	for what, err := range map[string]error{"Hold": herr, "Holds": lerr, "SetHold": serr, "SetHold(nil)": uerr} {
+		var u *ownership.UnreachableError
+		if !errors.As(err, &u) {
+			t.Errorf("%s on an unreachable cluster: %v, want an UnreachableError", what, err)
+		}
+	}
+}
