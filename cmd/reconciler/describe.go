@@ -35,7 +35,7 @@ func newDescribeCommand(g *globals) *cobra.Command {
 			}
 			// The record is the chosen backend's: in a fleet, etcd's, not
 			// a file of this machine.
-			store, err := g.fleet.open(agentDir, logr.Discard())
+			store, _, err := g.fleet.open(agentDir, logr.Discard())
 			if err != nil {
 				return &exitError{code: exitNotDone, err: err}
 			}

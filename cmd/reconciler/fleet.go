@@ -115,11 +115,14 @@ func (o *fleetFlags) dial() (*clientv3.Client, error) {
 	return etcdstore.Dial(etcdstore.DialOptions{Endpoints: o.endpoints, CACert: o.cacert, Cert: o.cert, Key: o.key, User: o.user, Password: o.password})
 }
 
-// fleetStore is an etcdstore.Store that closes its client with it.
+// fleetStore is an etcdstore.Store that closes its client with it; it
+// keeps the fleet's holds too.
 type fleetStore struct {
 	*etcdstore.Store
 	cli *clientv3.Client
 }
+
+var _ reconcile.Holds = (*fleetStore)(nil)
 
 func (s *fleetStore) Close() error {
 	err := s.Store.Close()
@@ -129,12 +132,19 @@ func (s *fleetStore) Close() error {
 	return err
 }
 
-// open opens the chosen backend over agentDir; the caller closes it.
-func (o *fleetFlags) open(agentDir string, log logr.Logger) (ownership.Store, error) {
+// open opens the chosen backend over agentDir, and where it keeps the
+// operator's holds: this machine's holds.json, or in a fleet the fleet's
+// etcd, so that a stop on any machine holds the name on every machine.
+// The caller closes the store.
+func (o *fleetFlags) open(agentDir string, log logr.Logger) (ownership.Store, reconcile.Holds, error) {
 	if o.backend != ownershipEtcd {
-		return fsstore.New(agentDir, fsstore.Options{Log: log}), nil
+		return fsstore.New(agentDir, fsstore.Options{Log: log}), reconcile.FileHolds(agentDir), nil
 	}
-	return o.openFleet(agentDir, log)
+	s, err := o.openFleet(agentDir, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, s, nil
 }
 
 // openFleet opens the fleet's etcd store over agentDir.

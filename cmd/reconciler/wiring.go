@@ -16,7 +16,7 @@ import (
 // The reconciler's Close closes the store. Its daemons log at verbosity
 // too, so a -v loop's daemons say what their relays do.
 func reconcileOptions(fleet *fleetFlags, agentDir string, log logr.Logger, heartbeat time.Duration, verbosity int) (reconcile.Options, error) {
-	store, err := fleet.open(agentDir, log)
+	store, holds, err := fleet.open(agentDir, log)
 	if err != nil {
 		return reconcile.Options{}, err
 	}
@@ -26,7 +26,7 @@ func reconcileOptions(fleet *fleetFlags, agentDir string, log logr.Logger, heart
 	}
 	return reconcile.Options{
 		AgentDir: agentDir, Log: log, DaemonHeartbeat: heartbeat, DaemonArgs: args, DaemonSecrets: fleet.daemonSecrets(),
-		Store:  store,
+		Store: store, Holds: holds,
 		Events: events.Open(reconcile.EventsPath(agentDir), log),
 	}, nil
 }
@@ -36,10 +36,10 @@ func reconcileOptions(fleet *fleetFlags, agentDir string, log logr.Logger, heart
 func view(fleet *fleetFlags, agentDir, specPath string, names []string) (*reconcile.Status, error) {
 	loader := spec.NewLoader(specPath)
 	reconcile.UseLastGood(agentDir, loader, logr.Discard())
-	store, err := fleet.open(agentDir, logr.Discard())
+	store, holds, err := fleet.open(agentDir, logr.Discard())
 	if err != nil {
 		return nil, err
 	}
 	defer store.Close()
-	return reconcile.View(store, agentDir, loader.Load(), names)
+	return reconcile.View(store, holds, agentDir, loader.Load(), names)
 }

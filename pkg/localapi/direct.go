@@ -34,7 +34,7 @@ func (d *Direct) Status(_ context.Context, req StatusRequest) (*reconcile.Status
 		return nil, err
 	}
 	defer o.Store.Close()
-	st, err := reconcile.View(o.Store, d.AgentDir, spec.LoadOnce(d.SpecPath), req.Names)
+	st, err := reconcile.View(o.Store, o.OperatorHolds(), d.AgentDir, spec.LoadOnce(d.SpecPath), req.Names)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +66,7 @@ func (d *Direct) operate(ctx context.Context, action string, sel reconcile.Selec
 	if err != nil {
 		return nil, err
 	}
-	names, err := reconcile.Targets(d.AgentDir, action, sel, res)
+	names, err := reconcile.Targets(o.OperatorHolds(), d.AgentDir, action, sel, res)
 	if err != nil {
 		_ = o.Store.Close()
 		return nil, err

@@ -28,7 +28,7 @@ type attempt struct {
 	degraded    bool
 	owner       *ownership.State
 	// hold is the operator's hold on the name (reconciler stop), nil when
-	// none; holdsErr says why holds.json could not be read.
+	// none; holdsErr says why the holds could not be read.
 	hold     *Hold
 	holdsErr error
 	// leaves: the name is left out of the status from now on (pruned, or

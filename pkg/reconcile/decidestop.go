@@ -57,9 +57,14 @@ func held(name string, h Hold) plan {
 	return plan{step: stepHeld, phase: PhaseHeld, reason: ReasonOperatorStopped, message: holdMessage(name, h), converged: true}
 }
 
-// holdMessage is what a held name's status says.
+// holdMessage is what a held name's status says; in a fleet, which
+// machine's stop held it, as every machine shows it.
 func holdMessage(name string, h Hold) string {
-	return fmt.Sprintf("held stopped by reconciler stop since %s; reconciler start %s starts it", h.Since.UTC().Format(time.RFC3339), name)
+	by := "reconciler stop"
+	if h.Machine != "" {
+		by += " on machine " + h.Machine
+	}
+	return fmt.Sprintf("held stopped by %s since %s; reconciler start %s starts it", by, h.Since.UTC().Format(time.RFC3339), name)
 }
 
 // stopTimedOut reports an owner that outlasted a stop without --force: it

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"gjc.dev/reconciler/pkg/ownership"
 )
@@ -13,7 +12,7 @@ import (
 // The live look of a name declared Running, held or not, shows the hold as
 // decide judges it: Held where decide says Held, and no Held of its own.
 func TestHoldLook(t *testing.T) {
-	hold := &Hold{Since: metav1.NewTime(time.Date(2026, 12, 2, 3, 0, 0, 0, time.UTC))}
+	hold := &Hold{Since: time.Date(2026, 12, 2, 3, 0, 0, 0, time.UTC)}
 	owner := ownership.Record{Present: true, State: &ownership.State{PID: 42, OwnerID: "o-1"}}
 	alive := proved(ownership.ClassCompatible, ownership.HealthHealthy)
 	none := ownership.Classification{Class: ownership.ClassAbsent, Reason: ownership.ReasonNoOwner}

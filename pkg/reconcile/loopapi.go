@@ -65,7 +65,7 @@ func (l *Loop) View(ctx context.Context, names []string) (*Status, error) {
 		}
 		res = l.result()
 	}
-	st, err := View(l.r.store, l.r.opts.AgentDir, res, names)
+	st, err := View(l.r.store, l.r.holds, l.r.opts.AgentDir, res, names)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +85,7 @@ func (l *Loop) Operate(ctx context.Context, action string, sel Selection, lockTi
 	ctx, cancel := l.bound(ctx)
 	defer cancel()
 	res := l.result()
-	names, err := Targets(l.r.opts.AgentDir, action, sel, res)
+	names, err := Targets(l.r.holds, l.r.opts.AgentDir, action, sel, res)
 	if err != nil {
 		return nil, err
 	}

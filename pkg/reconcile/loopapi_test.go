@@ -133,7 +133,7 @@ func TestViewSpecValidAgreesWithTheTop(t *testing.T) {
 		t.Fatal(err)
 	}
 	invalid := &spec.Result{Errors: []spec.Issue{{File: "daemons.yaml", Field: "spec.slack.botToken.fromEnv", Detail: "environment variable is not set"}}}
-	st, err := View(fakestore.New().Store(), dir, invalid, nil)
+	st, err := View(fakestore.New().Store(), FileHolds(dir), dir, invalid, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

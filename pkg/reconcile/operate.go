@@ -32,7 +32,7 @@ type StopOptions struct {
 // SIGTERM with a control request, SIGKILL only when forced. d is the name's
 // desired object, nil when no source declares it. The caller holds the lock.
 //
-// The name is held stopped (holds.json) before anything is sent, so that
+// The name is held stopped (Holds: on every machine of a fleet) before anything is sent, so that
 // no loop starts it again the moment it exits, and only then: a stop that
 // is refused (an owner that cannot be proved, another machine's to stop)
 // holds nothing. A hold that cannot be written stops nothing.
@@ -152,8 +152,8 @@ func (r *Reconciler) view(name string, d *spec.Daemon, res *spec.Result) DaemonS
 	if saved != nil {
 		s, timedOut = saved.status, saved.termTimedOut
 	}
-	holds, _ := readHolds(r.opts.AgentDir) // unreadable: see holdLook
-	return live(s, name, d, r.store, holdOf(holds, name), timedOut)
+	hold, _ := r.holds.Hold(name) // unreadable: see holdLook
+	return live(s, name, d, r.store, hold, timedOut)
 }
 
 // lookFor is the look an operator's command c on name is judged on: the
@@ -180,8 +180,7 @@ func (r *Reconciler) lookFor(c command, name string, d *spec.Daemon, res *spec.R
 			l.cmd.ledElsewhere = ledElsewhere(electionOf(r.store, name))
 		}
 	case commandRestart:
-		holds, err := readHolds(r.opts.AgentDir)
-		l.hold, l.holdsErr = holdOf(holds, name), err
+		l.hold, l.holdsErr = r.holds.Hold(name)
 	}
 	return l
 }

@@ -26,9 +26,13 @@ type Options struct {
 	Executable string
 	Log        logr.Logger
 	// Store proves and acts on the owners of names (fsstore.New on one
-	// machine). The reconciler's own files (status, inventory, holds) it
-	// keeps itself, with pkg/atomicfile.
+	// machine). The reconciler's own files (status, inventory, and the
+	// holds on one machine) it keeps itself, with pkg/atomicfile.
 	Store ownership.Store
+	// Holds keep the operator's holds where Store keeps its records: a
+	// fleet's etcd, so that a stop anywhere holds the name everywhere;
+	// nil: this machine's holds.json (FileHolds).
+	Holds Holds
 	// DaemonHeartbeat, when set, is passed to spawned daemons (tests).
 	DaemonHeartbeat time.Duration
 	// DaemonArgs are more flags for spawned daemons: where they hold their
@@ -54,6 +58,7 @@ type Reconciler struct {
 	opts  Options
 	log   logr.Logger
 	store ownership.Store
+	holds Holds // the operator's, kept where the store keeps its records
 	inv   *inventory
 	watch *dirwatch.Watch // the spec sources' dirs; the store watches its own
 	warm  *standbys       // the loop's warm replacements; nil: every spawn starts cold
@@ -118,7 +123,7 @@ func New(opts Options) (*Reconciler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating file watch: %w", err)
 	}
-	r := &Reconciler{opts: opts, log: opts.Log, store: opts.Store, inv: inv, watch: w,
+	r := &Reconciler{opts: opts, log: opts.Log, store: opts.Store, holds: opts.OperatorHolds(), inv: inv, watch: w,
 		names: map[string]*nameState{}, noted: map[Problem]bool{}, tracked: map[string]TrackedOwner{}}
 	if prev, err := r.readStatus(); err == nil {
 		// Carry conditions over, so lastTransitionTime survives a restart.
@@ -247,11 +252,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, name string, d *spec.Daemon,
 	r.seedTracked()
 	st := r.state(name)
 	a := &attempt{r: r, ctx: ctx, name: name, d: d, res: res, st: st, paths: ownership.PathsFor(r.opts.AgentDir, name)}
-	if holds, err := readHolds(r.opts.AgentDir); err != nil {
-		a.holdsErr = err
-	} else if h, ok := holds[name]; ok {
-		a.hold = &h
-	}
+	a.hold, a.holdsErr = r.holds.Hold(name)
 	r.mu.Lock()
 	// A copy: SetStatusCondition edits in place, and snapshot reads the old one.
 	conditions := slices.Clone(st.status.Conditions)

@@ -37,7 +37,7 @@ func TestHoldWithoutForceNeverKills(t *testing.T) {
 	if out.After == nil || out.After.Reason != ReasonStopTimedOut {
 		t.Errorf("after the stop: %+v, want %s", out.After, ReasonStopTimedOut)
 	}
-	holds, err := readHolds(r.opts.AgentDir)
+	holds, err := r.holds.Holds()
 	if h, ok := holds["bot"]; err != nil || !ok || h.Force {
 		t.Fatalf("holds after stop without --force: %+v, %v; want bot held, not forced", holds, err)
 	}
@@ -75,7 +75,7 @@ func TestHoldWithoutForceNeverKills(t *testing.T) {
 	if !out.OK || !p.Exited() {
 		t.Fatalf("stop --force: ok=%v %q, exited %v", out.OK, out.Message, p.Exited())
 	}
-	if holds, err := readHolds(r.opts.AgentDir); err != nil || !holds["bot"].Force {
+	if holds, err := r.holds.Holds(); err != nil || !holds["bot"].Force {
 		t.Errorf("holds after stop --force: %+v, %v; want bot held, forced", holds, err)
 	}
 	if o := r.Reconcile(ctx, "bot", d, res); o.Status.Phase != PhaseHeld || !o.Status.Converged {

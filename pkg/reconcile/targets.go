@@ -53,7 +53,7 @@ func IsUsage(err error) bool {
 //   - for start, every name the spec declares and every held name, so that
 //     start --all lets go of every hold stop --all made;
 //   - for restart, refused: a restart takes names.
-func Targets(agentDir, action string, sel Selection, res *spec.Result) ([]string, error) {
+func Targets(holds Holds, agentDir, action string, sel Selection, res *spec.Result) ([]string, error) {
 	known := func(name string) bool {
 		if res.Lookup(name) != nil {
 			return true
@@ -71,11 +71,11 @@ func Targets(agentDir, action string, sel Selection, res *spec.Result) ([]string
 			}
 			names = append(names, managed...)
 		case ActionStart:
-			holds, err := readHolds(agentDir)
+			held, err := holds.Holds()
 			if err != nil {
 				return nil, fmt.Errorf("start --all: %w", err)
 			}
-			for n := range holds {
+			for n := range held {
 				names = append(names, n)
 			}
 		}

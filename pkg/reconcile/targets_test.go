@@ -75,13 +75,13 @@ func TestTargetsAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	for action, want := range map[string][]string{ActionStop: {"bot", "gone"}, ActionStart: {"bot", "held"}} {
-		got, err := Targets(dir, action, Selection{All: true}, res)
+		got, err := Targets(r.holds, dir, action, Selection{All: true}, res)
 		if err != nil || !slices.Equal(got, want) {
 			t.Errorf("%s --all = %q, %v; want %q", action, got, err, want)
 		}
 	}
 	// A name known only by its dir can be named.
-	if got, err := Targets(dir, ActionStop, Selection{Names: []string{"someone-elses"}}, res); err != nil || len(got) != 1 {
+	if got, err := Targets(r.holds, dir, ActionStop, Selection{Names: []string{"someone-elses"}}, res); err != nil || len(got) != 1 {
 		t.Errorf("stop someone-elses = %q, %v", got, err)
 	}
 }
@@ -97,7 +97,7 @@ func TestStartLetsGoOfAHoldOutsideTheSpec(t *testing.T) {
 	if out := r.Start(t.Context(), "gone", nil, res); !out.OK || !strings.Contains(out.Message, "no longer held") {
 		t.Errorf("start of a held name outside the spec: %+v", out)
 	}
-	if holds, err := readHolds(r.opts.AgentDir); err != nil || len(holds) != 0 {
+	if holds, err := r.holds.Holds(); err != nil || len(holds) != 0 {
 		t.Errorf("holds after start: %v, %v", holds, err)
 	}
 	if out := r.Start(t.Context(), "gone", nil, res); out.OK {
@@ -116,7 +116,7 @@ func TestConcurrentHoldsKeepEveryName(t *testing.T) {
 		}
 		return OperateResult{}
 	})
-	holds, err := readHolds(r.opts.AgentDir)
+	holds, err := r.holds.Holds()
 	if err != nil || len(holds) != len(names) {
 		t.Errorf("holds = %v, %v; want all of %q", holds, err, names)
 	}
@@ -129,12 +129,12 @@ func TestTargetsUnknownNameOfAnInvalidSpec(t *testing.T) {
 	dir := t.TempDir()
 	invalid := &spec.Result{Errors: []spec.Issue{{File: "/s/daemons.yaml", Index: 0, Field: "spec.discord.botToken.fromEnv", Detail: "environment variable is not set"}}}
 	for _, action := range []string{ActionStop, ActionStart, ActionRestart} {
-		_, err := Targets(dir, action, Selection{Names: []string{"discord"}}, invalid)
+		_, err := Targets(FileHolds(dir), dir, action, Selection{Names: []string{"discord"}}, invalid)
 		if !IsUsage(err) || !strings.Contains(err.Error(), `unknown daemon "discord"`) || !strings.Contains(err.Error(), "the spec is invalid as read here: 1 error(s); run reconciler validate") {
 			t.Errorf("%s discord on an invalid spec: %v", action, err)
 		}
 	}
-	if _, err := Targets(dir, ActionStop, Selection{Names: []string{"discord"}}, &spec.Result{}); err == nil || strings.Contains(err.Error(), "invalid") {
+	if _, err := Targets(FileHolds(dir), dir, ActionStop, Selection{Names: []string{"discord"}}, &spec.Result{}); err == nil || strings.Contains(err.Error(), "invalid") {
 		t.Errorf("stop discord on a valid spec without it: %v", err)
 	}
 }

@@ -15,7 +15,7 @@ import (
 // View is `reconciler status`: status.json merged with a live look at every
 // name's record, so a daemon that died since the last pass shows as such.
 // It reads only; it writes, creates and signals nothing.
-func View(store ownership.Store, agentDir string, res *spec.Result, only []string) (*Status, error) {
+func View(store ownership.Store, holds Holds, agentDir string, res *spec.Result, only []string) (*Status, error) {
 	saved, err := ReadStatus(agentDir)
 	if err != nil {
 		return nil, err
@@ -28,7 +28,7 @@ func View(store ownership.Store, agentDir string, res *spec.Result, only []strin
 	names = append(names, daemonDirNames(agentDir)...)
 	slices.Sort(names)
 	names = slices.Compact(names)
-	holds, _ := readHolds(agentDir) // unreadable: see holdLook
+	held, _ := holds.Holds() // unreadable: see holdLook
 	var removed []string
 	if inv, err := loadInventory(InventoryPath(agentDir), logr.Discard()); err == nil {
 		removed = inv.removedList()
@@ -48,7 +48,7 @@ func View(store ownership.Store, agentDir string, res *spec.Result, only []strin
 				continue
 			}
 		}
-		d := live(byName[n], n, res.Lookup(n), store, holdOf(holds, n), "")
+		d := live(byName[n], n, res.Lookup(n), store, holdOf(held, n), "")
 		d.Election = electionOf(store, n)
 		// Judged with res, as the top of the status is: the saved
 		// condition is the last pass's spec, maybe another shell's.
@@ -59,7 +59,7 @@ func View(store ownership.Store, agentDir string, res *spec.Result, only []strin
 }
 
 // live refreshes one saved status with what the record and the kernel say
-// now, and the operator's hold on the name (nil: none) as holds.json says it;
+// now, and the operator's hold on the name (nil: none) as the holds say it;
 // termTimedOut is the owner that outlasted a stop without --force, as this
 // process knows it ("" when it knows none).
 func live(s DaemonStatus, name string, d *spec.Daemon, store ownership.Store, hold *Hold, termTimedOut string) DaemonStatus {
