@@ -52,6 +52,7 @@ const (
 	stepDecline     // the command is refused: nothing sent, nothing held
 	stepHold        // stop: nothing here to signal: hold the name
 	stepHoldStop    // stop: hold the name, then the fenced stop (SIGKILL only if plan.escalate)
+	stepHoldLeader  // stop: hold the name fleet-wide; the machine that leads it stops its owner
 	stepRestartStop // restart: the fenced stop, SIGKILL after the graceful timeout, then a pass
 	stepRestartPass // restart: nothing to stop: a pass now
 )
@@ -60,7 +61,7 @@ var stepNames = [...]string{"", "wait-release", "wait-tracked", "probe", "note-e
 	"await-child", "await-starting", "remove", "refuse", "await-tracked", "cannot-examine", "stand-by",
 	"stop-timed-out", "stopped", "held", "ahead", "keep", "reconnect", "not-ready", "back-off", "failed",
 	"unmanaged", "leave", "prune-deferred", "pruned",
-	"decline", "hold", "hold-stop", "restart-stop", "restart-pass"}
+	"decline", "hold", "hold-stop", "hold-leader", "restart-stop", "restart-pass"}
 
 func (s step) String() string {
 	if s > 0 && int(s) < len(stepNames) {

@@ -217,6 +217,9 @@ func decideCases() []decideCase {
 		{"stop: a proved owner is held, then stopped", commanded(commandStop, present, healthy), stepHoldStop, "", "", false, false},
 		{"stop: another machine leads it, nothing runs here", with(commanded(commandStop, absent, gone(ownership.ClassAbsent)), func(l *look) { l.cmd.ledElsewhere = "machine m2 leads it" }),
 			stepDecline, "", "", false, false},
+		{"stop: another machine leads it, the holds the fleet's: held everywhere, the leader stops it", with(commanded(commandStop, absent, gone(ownership.ClassAbsent)), func(l *look) {
+			l.cmd.ledElsewhere, l.cmd.leader, l.cmd.sharedHolds = "machine m2 leads it", "m2", true
+		}), stepHoldLeader, "", "", false, false},
 		{"stop: nothing runs: held", commanded(commandStop, absent, gone(ownership.ClassAbsent)), stepHold, "", "", true, false},
 		{"stop: the tracked owner runs without its record: held, not stopped", with(commanded(commandStop, absent, gone(ownership.ClassAbsent)), tracked(true)),
 			stepHold, "", "", false, false},

@@ -33,10 +33,14 @@ func (c command) String() string {
 type commandLook struct {
 	command command
 	// ledElsewhere says why a stop here cannot stand for the owner ("":
-	// it can); see ledElsewhere.
-	ledElsewhere string
-	specStopped  bool
-	specErrors   int
+	// it can); see ledElsewhere. leader is the other machine that leads
+	// the name, when that could be read ("": none, or unknown).
+	ledElsewhere, leader string
+	// sharedHolds: the holds are the fleet's (Holds.Shared), so a hold
+	// set here is honoured by the machine that leads the name.
+	sharedHolds bool
+	specStopped bool
+	specErrors  int
 }
 
 // decideCommand is decide for an operator's command (stop, restart): the
@@ -66,10 +70,16 @@ func decideCommand(l look) plan {
 	switch {
 	case cls.Signalable:
 		return plan{step: stepHoldStop, escalate: l.want == stopKill}
+	case l.cmd.leader != "" && l.cmd.sharedHolds:
+		// The hold is the fleet's: the leading machine's loop sees it at
+		// once and stops its owner, as hard as this stop asks.
+		return plan{step: stepHoldLeader, escalate: l.want == stopKill,
+			message: fmt.Sprintf("held stopped on every machine; machine %s, which leads %s, stops it", l.cmd.leader, l.name)}
 	case l.cmd.ledElsewhere != "":
 		// Nothing runs here, but the machine that leads it may start it
-		// any moment: a hold here would only keep it down once that
-		// machine is gone, which is not what was asked.
+		// any moment: a hold kept only here would keep it down only once
+		// that machine is gone, which is not what was asked; and who
+		// leads it may not be known at all.
 		return decline(fmt.Sprintf("%s not stopped: %s; run the stop there (nothing was sent, nothing is held)", l.name, l.cmd.ledElsewhere))
 	}
 	if t := l.tracked.owner; t != nil && l.tracked.alive && (l.rec.State == nil || l.rec.State.OwnerID != t.OwnerID) {
@@ -123,4 +133,13 @@ func ledElsewhere(e *Election) string {
 	default:
 		return fmt.Sprintf("machine %s leads it", e.Leader)
 	}
+}
+
+// leaderElsewhere is the other machine that leads the name as e says, ""
+// when this one does, none does, or who does cannot be read.
+func leaderElsewhere(e *Election) string {
+	if e == nil || e.Error != "" || e.Leader == e.Self {
+		return ""
+	}
+	return e.Leader
 }

@@ -28,6 +28,15 @@ func TestDecideCommand(t *testing.T) {
 		{"stop --force", with(commanded(commandStop, present, healthy), func(l *look) { l.want = stopKill }), stepHoldStop, "", true},
 		{"stop where another leads", with(commanded(commandStop, absent, gone(ownership.ClassAbsent)), func(l *look) { l.cmd.ledElsewhere = "machine m2 leads it" }), stepDecline,
 			"bot not stopped: machine m2 leads it; run the stop there (nothing was sent, nothing is held)", false},
+		{"stop where another leads, the holds the fleet's", with(commanded(commandStop, absent, gone(ownership.ClassAbsent)), func(l *look) {
+			l.cmd.ledElsewhere, l.cmd.leader, l.cmd.sharedHolds, l.want = "machine m2 leads it", "m2", true, stopKill
+		}), stepHoldLeader, "held stopped on every machine; machine m2, which leads bot, stops it", true},
+		{"stop where who leads is unreadable, the holds the fleet's", with(commanded(commandStop, absent, gone(ownership.ClassAbsent)), func(l *look) {
+			l.cmd.ledElsewhere, l.cmd.sharedHolds = "which machine leads it cannot be read: etcd unreachable", true
+		}), stepDecline, "bot not stopped: which machine leads it cannot be read: etcd unreachable; run the stop there (nothing was sent, nothing is held)", false},
+		{"stop of a foreign record, the holds the fleet's", with(commanded(commandStop, present, ownership.Classification{Class: ownership.ClassForeign, Message: "not ours"}), func(l *look) {
+			l.cmd.ledElsewhere, l.cmd.leader, l.cmd.sharedHolds = "machine m2 leads it", "m2", true
+		}), stepDecline, "bot daemon ownership changed; refusing to signal (not ours)", false},
 		{"stop with nothing running", commanded(commandStop, absent, gone(ownership.ClassAbsent)), stepHold, "no running bot daemon", false},
 		{"stop, the tracked owner runs on", with(commanded(commandStop, absent, gone(ownership.ClassAbsent)), func(l *look) {
 			l.tracked = trackedLook{owner: running1, alive: true}
@@ -55,18 +64,18 @@ func TestDecideCommand(t *testing.T) {
 
 func TestLedElsewhere(t *testing.T) {
 	for _, c := range []struct {
-		name string
-		e    *Election
-		want string
+		name         string
+		e            *Election
+		want, leader string
 	}{
-		{"one machine", nil, ""},
-		{"nobody leads", &Election{Self: "a"}, ""},
-		{"this machine leads", &Election{Leader: "a", Self: "a"}, ""},
-		{"another leads", &Election{Leader: "b", Self: "a"}, "machine b leads it"},
-		{"unreadable", &Election{Self: "a", Error: "etcd unreachable"}, "which machine leads it cannot be read: etcd unreachable"},
+		{"one machine", nil, "", ""},
+		{"nobody leads", &Election{Self: "a"}, "", ""},
+		{"this machine leads", &Election{Leader: "a", Self: "a"}, "", ""},
+		{"another leads", &Election{Leader: "b", Self: "a"}, "machine b leads it", "b"},
+		{"unreadable", &Election{Self: "a", Error: "etcd unreachable"}, "which machine leads it cannot be read: etcd unreachable", ""},
 	} {
-		if got := ledElsewhere(c.e); got != c.want {
-			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		if got, leader := ledElsewhere(c.e), leaderElsewhere(c.e); got != c.want || leader != c.leader {
+			t.Errorf("%s: %q, leader %q; want %q, leader %q", c.name, got, leader, c.want, c.leader)
 		}
 	}
 }

@@ -38,6 +38,9 @@ type Holds interface {
 	// Since and Machine) or, with h nil, lets it go; it reports whether
 	// anything changed. What it cannot read it leaves as it is.
 	SetHold(name string, h *Hold) (changed bool, err error)
+	// Shared: every machine of a fleet honours these holds, so a stop
+	// anywhere holds the name where it runs.
+	Shared() bool
 }
 
 // FileHolds are one machine's holds, in agentDir's holds.json.

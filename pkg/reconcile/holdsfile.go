@@ -58,6 +58,9 @@ func (f fileHolds) Holds() (map[string]Hold, error) {
 	return hf.Names, nil
 }
 
+// Shared: holds.json is this machine's alone.
+func (fileHolds) Shared() bool { return false }
+
 func (f fileHolds) Hold(name string) (*Hold, error) {
 	holds, err := f.Holds()
 	if err != nil {

@@ -61,6 +61,12 @@ func (r *Reconciler) Stop(ctx context.Context, name string, d *spec.Daemon, res 
 			return out
 		}
 		out.OK, out.Message = p.converged, p.message
+	case stepHoldLeader:
+		if err := hold(); err != nil {
+			out.Message = fmt.Sprintf("%s not stopped: %v", name, err)
+			return out
+		}
+		out.OK, out.Message = r.awaitLeaderStop(ctx, name, l.cmd.leader, o)
 	case stepHoldStop:
 		rec := l.rec
 		how := ownership.StopOptions{Action: "stop", Graceful: o.Graceful, Kill: o.Kill, Escalate: p.escalate, Sending: hold}
@@ -177,7 +183,9 @@ func (r *Reconciler) lookFor(c command, name string, d *spec.Daemon, res *spec.R
 			l.tracked = trackedLook{owner: h, alive: true}
 		}
 		if !l.cls.Signalable {
-			l.cmd.ledElsewhere = ledElsewhere(electionOf(r.store, name))
+			e := electionOf(r.store, name)
+			l.cmd.ledElsewhere, l.cmd.leader = ledElsewhere(e), leaderElsewhere(e)
+			l.cmd.sharedHolds = r.holds.Shared()
 		}
 	case commandRestart:
 		l.hold, l.holdsErr = r.holds.Hold(name)

@@ -25,6 +25,9 @@ const maxHoldTries = 5
 // intent outlives every machine, and only a start lets it go. One that
 // cannot be read or parsed is an error, never "not held".
 
+// Shared: every machine of the fleet reads these holds.
+func (s *Store) Shared() bool { return true }
+
 // Hold is name's hold, nil when it is not held.
 func (s *Store) Hold(name string) (*ownership.Hold, error) {
 	ctx, cancel := s.reqCtx()
