@@ -27,9 +27,10 @@ func (c command) String() string {
 }
 
 // commandLook is what an operator's command is judged on beyond the
-// record: whether another machine leads the name (asked only when nothing
-// here can be signalled: a stop of a proved owner is fenced by the store
-// itself), how the spec wants it, and how valid the spec is as read here.
+// record: whether another machine leads the name (with the fleet's holds,
+// that machine stops it; with holds of this machine alone, a stop of a
+// proved owner is fenced by the store itself), how the spec wants it, and
+// how valid the spec is as read here.
 type commandLook struct {
 	command command
 	// ledElsewhere says why a stop here cannot stand for the owner ("":
@@ -68,13 +69,14 @@ func decideCommand(l look) plan {
 		return plan{step: stepRestartPass}
 	}
 	switch {
-	case cls.Signalable:
-		return plan{step: stepHoldStop, escalate: l.want == stopKill}
 	case l.cmd.leader != "" && l.cmd.sharedHolds:
 		// The hold is the fleet's: the leading machine's loop sees it at
-		// once and stops its owner, as hard as this stop asks.
+		// once and stops its owner, as hard as this stop asks; only it may
+		// (its election fences the stop).
 		return plan{step: stepHoldLeader, escalate: l.want == stopKill,
 			message: fmt.Sprintf("held stopped on every machine; machine %s, which leads %s, stops it", l.cmd.leader, l.name)}
+	case cls.Signalable:
+		return plan{step: stepHoldStop, escalate: l.want == stopKill}
 	case l.cmd.ledElsewhere != "":
 		// Nothing runs here, but the machine that leads it may start it
 		// any moment: a hold kept only here would keep it down only once

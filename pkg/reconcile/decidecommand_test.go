@@ -31,6 +31,9 @@ func TestDecideCommand(t *testing.T) {
 		{"stop where another leads, the holds the fleet's", with(commanded(commandStop, absent, gone(ownership.ClassAbsent)), func(l *look) {
 			l.cmd.ledElsewhere, l.cmd.leader, l.cmd.sharedHolds, l.want = "machine m2 leads it", "m2", true, stopKill
 		}), stepHoldLeader, "held stopped on every machine; machine m2, which leads bot, stops it", true},
+		{"stop of a proved owner where another leads, the holds the fleet's", with(commanded(commandStop, present, healthy), func(l *look) {
+			l.cmd.leader, l.cmd.sharedHolds = "m2", true
+		}), stepHoldLeader, "held stopped on every machine; machine m2, which leads bot, stops it", false},
 		{"stop where who leads is unreadable, the holds the fleet's", with(commanded(commandStop, absent, gone(ownership.ClassAbsent)), func(l *look) {
 			l.cmd.ledElsewhere, l.cmd.sharedHolds = "which machine leads it cannot be read: etcd unreachable", true
 		}), stepDecline, "bot not stopped: which machine leads it cannot be read: etcd unreachable; run the stop there (nothing was sent, nothing is held)", false},

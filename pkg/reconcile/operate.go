@@ -182,11 +182,11 @@ func (r *Reconciler) lookFor(c command, name string, d *spec.Daemon, res *spec.R
 		if h := r.trackedAlive(name); h != nil {
 			l.tracked = trackedLook{owner: h, alive: true}
 		}
+		e := electionOf(r.store, name)
 		if !l.cls.Signalable {
-			e := electionOf(r.store, name)
-			l.cmd.ledElsewhere, l.cmd.leader = ledElsewhere(e), leaderElsewhere(e)
-			l.cmd.sharedHolds = r.holds.Shared()
+			l.cmd.ledElsewhere = ledElsewhere(e)
 		}
+		l.cmd.leader, l.cmd.sharedHolds = leaderElsewhere(e), r.holds.Shared()
 	case commandRestart:
 		l.hold, l.holdsErr = r.holds.Hold(name)
 	}
