@@ -138,7 +138,7 @@ func decide(l look) plan {
 	}
 	if l.holdsErr != nil {
 		// Whether an operator stopped it is unknown: touch nothing.
-		return refusal(l, ReasonHoldsUnreadable, l.holdsErr.Error()+"; nothing is started or stopped until it is fixed")
+		return holdsUnknown(l)
 	}
 	if p, ok := afterEffects(l); ok {
 		return p

@@ -84,6 +84,9 @@ func decideCases() []decideCase {
 		// The safety rules, whatever is desired.
 		{"holds unreadable: touch nothing", with(wantRunning(absent, gone(ownership.ClassAbsent)), func(l *look) { l.holdsErr = errors.New("bad") }),
 			stepRefuse, PhaseRefused, ReasonHoldsUnreadable, false, true},
+		{"holds unreachable (a fleet's store): touch nothing, the store's reason", with(wantRunning(absent, gone(ownership.ClassAbsent)), func(l *look) {
+			l.holdsErr = &ownership.UnreachableError{Op: "reading the hold of bot", Err: errors.New("context deadline exceeded")}
+		}), stepRefuse, PhaseRefused, ownership.ReasonStoreUnreachable, false, true},
 		{"a released owner still exiting is waited for", wantStopped(stopKill, present, ownership.Classification{Class: ownership.ClassStopped, AmbiguouslyLive: true, Reason: ownership.ReasonOwnerExiting}),
 			stepWaitRelease, "", "", false, false},
 		{"then refused, its exit watched", with(wantRunning(present, ownership.Classification{Class: ownership.ClassStopped, AmbiguouslyLive: true, Reason: ownership.ReasonOwnerExiting}), func(l *look) { l.waitedRelease = true }),

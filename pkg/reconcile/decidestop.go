@@ -139,3 +139,13 @@ func standBy(name string, led *ownership.LedElsewhereError) plan {
 	}
 	return plan{step: stepStandBy, phase: PhaseStarting, reason: ownership.ReasonLedElsewhere, message: msg, requeue: 5 * time.Second}
 }
+
+// holdsUnknown refuses a name whose hold cannot be read: a fleet's store
+// that does not answer is said as such (the store's reason), anything
+// else (holds.json, a key that is not a hold) is HoldsUnreadable.
+func holdsUnknown(l look) plan {
+	if errors.Is(l.holdsErr, ownership.ErrStoreUnreachable) {
+		return refusal(l, ownership.ReasonStoreUnreachable, l.holdsErr.Error()+"; whether an operator holds it stopped is unknown: nothing is started or stopped until it answers")
+	}
+	return refusal(l, ReasonHoldsUnreadable, l.holdsErr.Error()+"; nothing is started or stopped until it is fixed")
+}
