@@ -235,6 +235,10 @@ func (r *Reconciler) Start(ctx context.Context, name string, d *spec.Daemon, res
 		out.OK, out.Message = true, fmt.Sprintf("no longer held; the spec says %s is Stopped", name)
 	case o.Status.Converged:
 		out.OK, out.Message = true, fmt.Sprintf("started %s daemon (pid %d)", name, o.Status.PID)
+	case o.Status.Reason == ownership.ReasonLedElsewhere && r.holds.Shared():
+		// The hold was the fleet's: the machine that leads the name
+		// starts it, having seen the hold go.
+		out.OK, out.Message = r.awaitLeaderStart(ctx, name, d)
 	default:
 		out.Message = fmt.Sprintf("%s: %s %s: %s", name, o.Status.Phase, o.Status.Reason, o.Status.Message)
 	}

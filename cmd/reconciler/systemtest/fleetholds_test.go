@@ -39,7 +39,7 @@ func TestFleetHoldSurvivesTheOwnersKillOnInstalledEtcd(t *testing.T) {
 // bot holds it on every machine, and the machine that runs it stops it;
 // kill -9 of that machine, and no machine starts bot again, well past a
 // failover's time; status on every machine shows it Held by the machine
-// whose stop set it; start on the third machine lets go of it and bot
+// whose stop set it; start on a machine that does not lead it lets go of it and bot
 // runs again.
 func fleetHoldSurvivesTheOwnersKill(t *testing.T, fl *fleet) {
 	waitDiscord(t, fl.f, "one live session", func(s fakediscord.TokenStats) bool { return s.Live == 1 })
@@ -51,7 +51,7 @@ func fleetHoldSurvivesTheOwnersKill(t *testing.T, fl *fleet) {
 			others = append(others, m)
 		}
 	}
-	stopper, starter := others[0], others[1]
+	stopper := others[0]
 
 	r := runBinary(t, nil, append([]string{"stop", "bot", "--agent-dir", stopper.e.agentDir}, fl.args(stopper)...)...)
 	if r.code != 0 || !strings.Contains(r.stdout, "held stopped on every machine") {
@@ -69,6 +69,7 @@ func fleetHoldSurvivesTheOwnersKill(t *testing.T, fl *fleet) {
 	if s := fl.f.discord.Snapshot().Tokens[discordToken]; s.Live != 0 || s.Identifies != stopped.Identifies {
 		t.Fatalf("bot started again after %s was killed, though held: %+v", owner.id, s)
 	}
+	leader := ""
 	for _, m := range others {
 		r := runBinary(t, nil, append([]string{"status", "-o", "json", "bot", "--agent-dir", m.e.agentDir}, fl.args(m)...)...)
 		var st reconcile.Status
@@ -79,11 +80,21 @@ func fleetHoldSurvivesTheOwnersKill(t *testing.T, fl *fleet) {
 		if d.Phase != reconcile.PhaseHeld || !strings.Contains(d.Message, "on machine "+stopper.id) {
 			t.Errorf("status on %s: %s %s %q; want Held by %s", m.id, d.Phase, d.Reason, d.Message, stopper.id)
 		}
+		if d.Election != nil {
+			leader = d.Election.Leader
+		}
+	}
+	// Started where it is not led, when the status says who leads: the
+	// leader starts it.
+	starter := others[1]
+	if leader == starter.id {
+		starter = others[0]
 	}
 
 	r = runBinary(t, nil, append([]string{"start", "bot", "--agent-dir", starter.e.agentDir}, fl.args(starter)...)...)
-	if r.code != 0 {
-		t.Fatalf("start on %s: exit %d, %q %q", starter.id, r.code, r.stdout, r.stderr)
+	if r.code != 0 || !strings.Contains(r.stdout, "daemon") {
+		t.Fatalf("start on %s: exit %d, %q %q; want 0, bot started by whichever machine leads it", starter.id, r.code, r.stdout, r.stderr)
 	}
+	t.Logf("start on %s (%s leads): %s", starter.id, leader, r.stdout)
 	waitDiscord(t, fl.f, "bot running again", func(s fakediscord.TokenStats) bool { return s.Live == 1 && s.Identifies > stopped.Identifies })
 }

@@ -11,6 +11,7 @@ import (
 	"gjc.dev/reconciler/pkg/chat/fakediscord"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/ownership/etcdstore"
+	"gjc.dev/reconciler/pkg/reconcile"
 )
 
 // A stop that is refused holds nothing anywhere: in a fleet, a stop of a
@@ -29,6 +30,10 @@ func TestFleetRefusedStopHoldsNothing(t *testing.T) {
 		fl.start(fl.add(fmt.Sprintf("m%d", i+1)))
 	}
 	for _, m := range fl.machines {
+		m.e.waitStatus("bot refused", func(st *reconcile.Status) bool {
+			d, ok := daemonStatus(st, "bot")
+			return ok && d.Phase == reconcile.PhaseRefused
+		})
 		r := runBinary(t, nil, append([]string{"stop", "bot", "--agent-dir", m.e.agentDir}, fl.args(m)...)...)
 		if r.code != 1 || !strings.Contains(r.stdout, "refusing to signal") || strings.Contains(r.stdout, "held stopped") {
 			t.Fatalf("stop on %s of a malformed record: exit %d, %q %q; want 1, refused, nothing held", m.id, r.code, r.stdout, r.stderr)

@@ -6,11 +6,12 @@ import (
 	"time"
 
 	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/spec"
 )
 
 // leaderSlack is how long the leading machine's loop may take, beyond the
-// stop's own timeouts, to see a fleet-wide hold and begin its stop: its
-// watch pokes it at once, but a pass may be under way.
+// command's own timeouts, to see a hold set or let go of fleet-wide and
+// act on it: its watch pokes it at once, but a pass may be under way.
 const leaderSlack = 10 * time.Second
 
 // awaitLeaderStop waits, after a stop here held name on every machine,
@@ -33,6 +34,32 @@ func (r *Reconciler) awaitLeaderStop(ctx context.Context, name, leader string, o
 		select {
 		case <-ctx.Done():
 			return false, fmt.Sprintf("held stopped on every machine, but machine %s, which leads %s, has not stopped it within %v (%s); see reconciler status there", leader, name, limit, cls.Message)
+		case <-tick.C:
+		}
+	}
+}
+
+// awaitLeaderStart waits, after a start here let go of name's hold on
+// every machine while another machine leads it, for that machine's loop
+// to start d's owner: until the record shows it healthy, within d's
+// readyTimeout and leaderSlack. It starts nothing itself: only the leader
+// spawns.
+func (r *Reconciler) awaitLeaderStart(ctx context.Context, name string, d *spec.Daemon) (ok bool, msg string) {
+	limit := d.Config.ReadyTimeout + leaderSlack
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		obs := r.store.Observe(name)
+		cls := obs.Classify(desiredOf(d))
+		if cls.Health == ownership.HealthHealthy && obs.Record.State != nil {
+			st := obs.Record.State
+			return true, fmt.Sprintf("no longer held on any machine; machine %s started %s daemon (pid %d)", st.Machine, name, st.PID)
+		}
+		select {
+		case <-ctx.Done():
+			return false, fmt.Sprintf("no longer held on any machine, but the machine that leads %s has not started it healthy within %v (%s %s); see reconciler status there", name, limit, cls.Reason, cls.Message)
 		case <-tick.C:
 		}
 	}
