@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
 	"path"
 	"strings"
 	"testing"
@@ -12,27 +14,42 @@ import (
 	"gjc.dev/reconciler/pkg/chat/fakediscord"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/ownership/etcdstore"
+	"gjc.dev/reconciler/pkg/ownership/etcdstore/etcdtest"
 	"gjc.dev/reconciler/pkg/reconcile"
 )
 
 // A hold is the fleet's, on the embedded three-member cluster: see
 // fleetHoldSurvivesTheOwnersKill.
 func TestFleetHoldSurvivesTheOwnersKill(t *testing.T) {
-	fleetHoldSurvivesTheOwnersKill(t, startFleet(t, 3, object{name: "bot", provider: "discord", generation: 1}))
+	fleetHoldSurvivesTheOwnersKill(t, holdFleet(t))
 }
 
-// The same on a three-member cluster of the installed etcd binary,
-// skipped with the reason when none is installed.
+// The same on a three-member cluster of an installed etcd binary
+// ($RECONCILER_TEST_ETCD, else etcd on the PATH: CI installs Debian's),
+// skipped with the reason when there is none.
 func TestFleetHoldSurvivesTheOwnersKillOnInstalledEtcd(t *testing.T) {
-	endpoints, cli := realEtcd(t)
-	fl := newFleetOn(t, fleetOptions{}, nil, endpoints, cli, object{name: "bot", provider: "discord", generation: 1})
+	bin := os.Getenv(etcdtest.BinaryEnv)
+	if bin == "" {
+		p, err := exec.LookPath("etcd")
+		if err != nil {
+			t.Skipf("no etcd binary in $%s nor on the PATH: the hold is checked on the embedded cluster only", etcdtest.BinaryEnv)
+		}
+		bin = p
+	}
+	t.Setenv(etcdtest.BinaryEnv, bin)
+	fleetHoldSurvivesTheOwnersKill(t, holdFleet(t))
+}
+
+// holdFleet is three machines running bot on a three-member cluster.
+func holdFleet(t *testing.T) *fleet {
+	fl := newFleet(t, fleetOptions{members: 3}, object{name: "bot", provider: "discord", generation: 1})
 	for i := range 3 {
 		fl.add(fmt.Sprintf("m%d", i+1))
 	}
 	for _, m := range fl.machines {
 		fl.start(m)
 	}
-	fleetHoldSurvivesTheOwnersKill(t, fl)
+	return fl
 }
 
 // fleetHoldSurvivesTheOwnersKill: a stop on a machine that does not run
