@@ -224,7 +224,7 @@ func newChaos(t *testing.T, seed int64, ownershipMode string) *chaos {
 		msgs: msgLedger{byText: map[string]*chaosMsg{}, session: map[string]string{}, opened: map[string]*chaosMsg{}}}
 	if ownershipMode == "etcd" {
 		cluster := etcdtest.Start(t, etcdtest.Options{Host: nets[0].etcdIP, Members: 3})
-		c.fleet = &fleet{t: t, cluster: cluster, cli: cluster.Client(t), endpoints: cluster.Endpoints(), f: f, ttl: chaosFleetTTL}
+		c.fleet = &fleet{t: t, cluster: cluster, cli: cluster.Client(t), f: f, ttl: chaosFleetTTL}
 		t.Cleanup(c.fleet.killDaemons)
 		for i, n := range nets {
 			m := &chaosMachine{id: fmt.Sprintf("m%d", i+1), e: newE2EWith(t, f), net: n}

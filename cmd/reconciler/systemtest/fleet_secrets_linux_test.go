@@ -22,7 +22,7 @@ func TestFleetPasswordFromTheEnvironmentStaysOutOfDaemons(t *testing.T) {
 	const password = "pw-env-5b2e8a1c-never-shown"
 	c := etcdtest.Start(t, etcdtest.Options{})
 	c.EnableAuth(t, password)
-	fl := &fleet{t: t, cluster: c, cli: c.Client(t), endpoints: c.Endpoints(), f: startFakes(t), ttl: fleetTTL, objs: []object{{name: "bot", provider: "discord", generation: 1}}}
+	fl := &fleet{t: t, cluster: c, cli: c.Client(t), f: startFakes(t), ttl: fleetTTL, objs: []object{{name: "bot", provider: "discord", generation: 1}}}
 	t.Cleanup(fl.killDaemons)
 	m := fl.add("m1")
 	m.e.env = append(m.e.env, daemonproto.EtcdPasswordEnv+"="+password)

@@ -32,14 +32,13 @@ const fleetTTL = 2 * time.Second
 // each its own agent dir, loop and machine id, the fakes shared as the
 // real services are.
 type fleet struct {
-	t         testing.TB
-	cluster   *etcdtest.Cluster // nil on an installed etcd's cluster (realEtcd)
-	cli       *clientv3.Client
-	endpoints []string
-	f         *fakes
-	ttl       time.Duration
-	objs      []object
-	machines  []*fleetMachine
+	t        testing.TB
+	cluster  *etcdtest.Cluster
+	cli      *clientv3.Client
+	f        *fakes
+	ttl      time.Duration
+	objs     []object
+	machines []*fleetMachine
 }
 
 type fleetMachine struct {
@@ -59,18 +58,11 @@ type fleetOptions struct {
 func newFleet(t testing.TB, o fleetOptions, objs ...object) *fleet {
 	t.Helper()
 	c := etcdtest.Start(t, etcdtest.Options{Host: o.etcdHost, Members: o.members})
-	return newFleetOn(t, o, c, c.Endpoints(), c.Client(t), objs...)
-}
-
-// newFleetOn is a fleet on a cluster already running at endpoints (c nil
-// when it is not an embedded one), cli its client.
-func newFleetOn(t testing.TB, o fleetOptions, c *etcdtest.Cluster, endpoints []string, cli *clientv3.Client, objs ...object) *fleet {
-	t.Helper()
 	ttl := o.ttl
 	if ttl == 0 {
 		ttl = fleetTTL
 	}
-	fl := &fleet{t: t, cluster: c, cli: cli, endpoints: endpoints, f: startFakesWith(t, fakeslack.Options{Host: o.fakesHost}), ttl: ttl, objs: objs}
+	fl := &fleet{t: t, cluster: c, cli: c.Client(t), f: startFakesWith(t, fakeslack.Options{Host: o.fakesHost}), ttl: ttl, objs: objs}
 	t.Cleanup(fl.killDaemons)
 	return fl
 }
@@ -115,7 +107,7 @@ func startFleet(t testing.TB, n int, objs ...object) *fleet {
 
 // args put a command in m's place in the fleet.
 func (fl *fleet) args(m *fleetMachine) []string {
-	return []string{"--ownership", "etcd", "--etcd-endpoints", strings.Join(fl.endpoints, ","),
+	return []string{"--ownership", "etcd", "--etcd-endpoints", strings.Join(fl.cluster.Endpoints(), ","),
 		"--machine-id", m.id, "--lease-ttl", fl.ttl.String()}
 }
 

@@ -19,7 +19,7 @@ func TestFleetOverTLSWithAuth(t *testing.T) {
 	const password = "pw-9f3c1d7e-never-shown"
 	c := etcdtest.Start(t, etcdtest.Options{TLS: true})
 	c.EnableAuth(t, password)
-	fl := &fleet{t: t, cluster: c, cli: c.Client(t), endpoints: c.Endpoints(), f: startFakes(t), ttl: fleetTTL, objs: []object{{name: "bot", provider: "discord", generation: 1}}}
+	fl := &fleet{t: t, cluster: c, cli: c.Client(t), f: startFakes(t), ttl: fleetTTL, objs: []object{{name: "bot", provider: "discord", generation: 1}}}
 	t.Cleanup(fl.killDaemons)
 	m := fl.add("m1")
 	pwFile := filepath.Join(t.TempDir(), "etcd-password")
