@@ -144,7 +144,7 @@ func (o *fleetFlags) open(agentDir string, log logr.Logger) (ownership.Store, re
 	if err != nil {
 		return nil, nil, err
 	}
-	return s, s, nil
+	return s, reconcile.FleetHolds(s, agentDir), nil
 }
 
 // openFleet opens the fleet's etcd store over agentDir.

@@ -18,10 +18,10 @@ func init() {
 			"\tif id := queuedClose(dirs, m); id != \"\" {\n", "\tif id := queuedClose(dirs, m); false && id != \"\" {\n",
 			"./pkg/localapi", "TestSendRefusesAClosedSession"},
 		{"hold: a stop refused after its hold was written lifts it", "pkg/reconcile/operate.go",
-			"\t\t\tif held && !heldBefore && errors.Is(err, ownership.ErrNothingSent) {\n", "\t\t\tif false && heldBefore {\n",
+			"\t\t\tif held && created && errors.Is(err, ownership.ErrNothingSent) {\n", "\t\t\tif false && created {\n",
 			"./pkg/reconcile", "TestStopRefusedAfterSendingHoldsNothing"},
 		{"hold: a hold set before a refused stop stays", "pkg/reconcile/operate.go",
-			"\t\t\tif held && !heldBefore && errors.Is(err, ownership.ErrNothingSent) {\n", "\t\t\tif held && heldBefore == heldBefore && errors.Is(err, ownership.ErrNothingSent) {\n",
+			"\t\t\tif held && created && errors.Is(err, ownership.ErrNothingSent) {\n", "\t\t\tif held && created == created && errors.Is(err, ownership.ErrNothingSent) {\n",
 			"./pkg/reconcile", "TestStopRefusedAfterSendingHoldsNothing"},
 	}...)
 }

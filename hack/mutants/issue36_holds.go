@@ -11,7 +11,7 @@ func init() {
 			"\tif len(resp.Kvs) == 0 || true {\n\t\treturn nil, nil\n\t}\n\treturn parseHold(key, resp.Kvs[0].Value)\n",
 			"./pkg/ownership/etcdstore", "TestHoldsAreTheFleets"},
 		{"fleet holds: the fleet keeps its holds in etcd, not in each machine's holds.json", "cmd/reconciler/fleet.go",
-			"\treturn s, s, nil\n",
+			"\treturn s, reconcile.FleetHolds(s, agentDir), nil\n",
 			"\treturn s, reconcile.FileHolds(agentDir), nil\n",
 			"./cmd/reconciler/systemtest", "TestFleetHoldSurvivesTheOwnersKill$"},
 		{"fleet holds: a stop where another machine leads holds the name for that machine to stop", "pkg/reconcile/decidecommand.go",
@@ -26,5 +26,8 @@ func init() {
 			"\tcase stepDecline:\n\t\tout.Message = p.message\n\tcase stepHold:\n",
 			"\tcase stepDecline:\n\t\tout.Message = p.message\n\t\t_ = hold()\n\tcase stepHold:\n",
 			"./cmd/reconciler/systemtest", "TestFleetRefusedStopHoldsNothing"},
+		{"holds: a name this machine's holds.json held before the fleet kept holds stays held in a fleet", "pkg/reconcile/holdsbefore.go",
+			"\tif err != nil || hold != nil {\n\t\treturn hold, err\n\t}\n\treturn h.before.Hold(name)\n", "\treturn hold, err\n",
+			"./pkg/reconcile", "TestFleetHoldsKeepWhatWasHeldBefore"},
 	}...)
 }

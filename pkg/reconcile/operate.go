@@ -39,15 +39,24 @@ type StopOptions struct {
 func (r *Reconciler) Stop(ctx context.Context, name string, d *spec.Daemon, res *spec.Result, o StopOptions) OperateResult {
 	r.seedTracked()
 	out := r.operation(name, "stop", d, res)
-	held, heldBefore := false, r.hasHold(name)
+	// created: this stop wrote the hold, where none was just before. Only
+	// such a hold is lifted when the stop is refused after writing it: one
+	// set before, by the operator or (in a fleet, on another machine) by
+	// another stop meanwhile, is theirs. (A stop landing between this
+	// look and the write is still taken for this one's: one request long.)
+	held, created := false, false
 	hold := func() error {
 		if held {
 			return nil
 		}
+		prior, err := r.holds.Hold(name)
+		if err != nil {
+			return err
+		}
 		if _, err := r.setHold(name, &Hold{Force: o.Force}); err != nil {
 			return err
 		}
-		held = true
+		held, created = true, prior == nil
 		return nil
 	}
 	l := r.lookFor(commandStop, name, d, res, o.Force)
@@ -83,7 +92,7 @@ func (r *Reconciler) Stop(ctx context.Context, name string, d *spec.Daemon, res 
 			out.Message = fmt.Sprintf("%s daemon (pid %d) did not exit within %v; rerun with --force to end it: it is left running, held stopped (%s), and no loop sends it SIGKILL", name, rec.State.PID, o.Graceful, ReasonStopTimedOut)
 		default:
 			out.Message = fmt.Sprintf("%s daemon: %v", name, err)
-			if held && !heldBefore && errors.Is(err, ownership.ErrNothingSent) {
+			if held && created && errors.Is(err, ownership.ErrNothingSent) {
 				// Refused after the hold was written (the control request
 				// could not be written, another machine took the name
 				// meanwhile): a refused stop holds nothing.
