@@ -1,6 +1,8 @@
 package reconcile
 
 import (
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,5 +53,17 @@ func TestHoldLook(t *testing.T) {
 				t.Errorf("a held name shows Ready")
 			}
 		})
+	}
+}
+
+// Holds that cannot be read make the live look say so, never that a held
+// name is "no longer held" (which a failed listing would otherwise read as).
+func TestHoldLookOfUnreadableHolds(t *testing.T) {
+	none := ownership.Classification{Class: ownership.ClassAbsent, Reason: ownership.ReasonNoOwner}
+	in := DaemonStatus{Name: "discord", DesiredState: "Running", Phase: PhaseHeld, Reason: ReasonOperatorStopped, Converged: true}
+	l := look{name: "discord", cls: none, declared: true, holdsErr: errors.New("holds.json is not valid JSON"), want: stoppingOf(false, nil)}
+	got := looked(in, l)
+	if got.Phase != PhaseRefused || got.Reason != ReasonHoldsUnreadable || !strings.Contains(got.Message, "holds.json is not valid JSON") || got.Converged {
+		t.Errorf("with the holds unreadable: %s %q (%s) converged %v", got.Phase, got.Reason, got.Message, got.Converged)
 	}
 }

@@ -167,8 +167,8 @@ func (r *Reconciler) view(name string, d *spec.Daemon, res *spec.Result) DaemonS
 	if saved != nil {
 		s, timedOut = saved.status, saved.termTimedOut
 	}
-	hold, _ := r.holds.Hold(name) // unreadable: see holdLook
-	return live(s, name, d, r.store, hold, timedOut)
+	hold, err := r.holds.Hold(name)
+	return live(s, name, d, r.store, hold, err, timedOut)
 }
 
 // lookFor is the look an operator's command c on name is judged on: the

@@ -28,7 +28,10 @@ func View(store ownership.Store, holds Holds, agentDir string, res *spec.Result,
 	names = append(names, daemonDirNames(agentDir)...)
 	slices.Sort(names)
 	names = slices.Compact(names)
-	held, _ := holds.Holds() // unreadable: see holdLook
+	// A listing that fails (one unreadable hold, a slow answer) asks each
+	// name alone; a name whose hold cannot be read either is shown as the
+	// pass would judge it: whether it is held is unknown.
+	held, heldErr := holds.Holds()
 	var removed []string
 	if inv, err := loadInventory(InventoryPath(agentDir), logr.Discard()); err == nil {
 		removed = inv.removedList()
@@ -48,7 +51,11 @@ func View(store ownership.Store, holds Holds, agentDir string, res *spec.Result,
 				continue
 			}
 		}
-		d := live(byName[n], n, res.Lookup(n), store, holdOf(held, n), "")
+		hold, holdErr := holdOf(held, n), heldErr
+		if heldErr != nil {
+			hold, holdErr = holds.Hold(n)
+		}
+		d := live(byName[n], n, res.Lookup(n), store, hold, holdErr, "")
 		d.Election = electionOf(store, n)
 		// Judged with res, as the top of the status is: the saved
 		// condition is the last pass's spec, maybe another shell's.
@@ -59,10 +66,11 @@ func View(store ownership.Store, holds Holds, agentDir string, res *spec.Result,
 }
 
 // live refreshes one saved status with what the record and the kernel say
-// now, and the operator's hold on the name (nil: none) as the holds say it;
-// termTimedOut is the owner that outlasted a stop without --force, as this
-// process knows it ("" when it knows none).
-func live(s DaemonStatus, name string, d *spec.Daemon, store ownership.Store, hold *Hold, termTimedOut string) DaemonStatus {
+// now, and the operator's hold on the name (nil: none) as the holds say it
+// (holdsErr: why they could not say); termTimedOut is the owner that
+// outlasted a stop without --force, as this process knows it ("" when it
+// knows none).
+func live(s DaemonStatus, name string, d *spec.Daemon, store ownership.Store, hold *Hold, holdsErr error, termTimedOut string) DaemonStatus {
 	s.Name = name
 	if d != nil {
 		s.Provider, s.DesiredState = string(d.Config.Provider), string(d.Config.State)
@@ -71,7 +79,7 @@ func live(s DaemonStatus, name string, d *spec.Daemon, store ownership.Store, ho
 	obs := store.Observe(name)
 	rec := obs.Record
 	desired := ownDesired(rec)
-	l := look{name: name, rec: rec, declared: true, hold: hold, want: stopKill, termTimedOut: termTimedOut}
+	l := look{name: name, rec: rec, declared: true, hold: hold, holdsErr: holdsErr, want: stopKill, termTimedOut: termTimedOut}
 	switch {
 	case d != nil:
 		desired = desiredOf(d)
@@ -93,7 +101,19 @@ func live(s DaemonStatus, name string, d *spec.Daemon, store ownership.Store, ho
 // for l with its effects off (glance), the operator's hold included.
 func looked(s DaemonStatus, l look) DaemonStatus {
 	p := glance(l)
-	return holdLook(liveStatus(s, l.rec, l.cls, p), l.hold, p)
+	s = liveStatus(s, l.rec, l.cls, p)
+	if l.holdsErr != nil {
+		// Whether it is held is unknown (glance looks past that): the
+		// pass's refusal of a declared name, as it will say it, and never
+		// "no longer held".
+		if l.declared {
+			r := holdsUnknown(l)
+			s.Phase, s.Reason, s.Message, s.Converged = r.phase, r.reason, r.message, r.converged
+			setReady(&s)
+		}
+		return s
+	}
+	return holdLook(s, l.hold, p)
 }
 
 // glance is decide with its effects off, for the live look: it waits for
