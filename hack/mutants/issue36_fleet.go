@@ -29,5 +29,8 @@ func init() {
 		{"etcdstore: only the reaped owner's lock is released", "pkg/ownership/etcdstore/reaped.go",
 			"return h.OwnerID == ownerID && h.PID == pid && h.Machine == s.machine", "return h.OwnerID == ownerID",
 			"./pkg/ownership/etcdstore", "TestReleaseReapedEndsOnlyThatOwnersHold"},
+		{"fleet: a name refused for a store that did not answer is looked at again soon", "pkg/reconcile/decide.go",
+			"\t\tp.requeue = unreachableRetry\n", "\t\tp.requeue = 0\n",
+			"./pkg/reconcile", "TestUnreachableRefusalIsLookedAtAgainSoon"},
 	}...)
 }

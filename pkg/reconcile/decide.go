@@ -180,8 +180,19 @@ func refusal(l look, reason, msg string) plan {
 	if l.cls.Signalable {
 		p.watch = l.rec.State
 	}
+	if reason == ownership.ReasonStoreUnreachable {
+		// Nothing changes that a watch could see when a cluster answers
+		// again, and a held or stopped name has no heartbeat to wake it:
+		// looked at again soon, not at the resync. A look at a silent
+		// cluster costs one request timeout at most.
+		p.requeue = unreachableRetry
+	}
 	return p
 }
+
+// unreachableRetry is how soon a name refused for an ownership store that
+// did not answer is looked at again.
+const unreachableRetry = 2 * time.Second
 
 // afterEffects judges what this attempt's own effects found, newest
 // first: a wait for a new owner, a spawn that never got to one, a

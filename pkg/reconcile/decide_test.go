@@ -451,3 +451,25 @@ func TestStartGate(t *testing.T) {
 		}
 	}
 }
+
+// A name refused because the ownership store did not answer (its record or
+// its hold) is looked at again soon: one transient error must not leave it
+// Refused until the resync. Other refusals wait for a change.
+func TestUnreachableRefusalIsLookedAtAgainSoon(t *testing.T) {
+	unreachable := &ownership.UnreachableError{Op: "reading the hold of bot", Err: errors.New("context deadline exceeded")}
+	for _, tc := range []struct {
+		name string
+		l    look
+		want time.Duration
+	}{
+		{"holds unreachable", with(wantRunning(absent, gone(ownership.ClassAbsent)), func(l *look) { l.holdsErr = unreachable }), unreachableRetry},
+		{"holds unreadable", with(wantRunning(absent, gone(ownership.ClassAbsent)), func(l *look) { l.holdsErr = errors.New("bad") }), 0},
+		{"record unreachable", with(wantRunning(absent, gone(ownership.ClassAbsent)), func(l *look) {
+			l.cls = ownership.Classification{Class: ownership.ClassMalformed, Reason: ownership.ReasonStoreUnreachable, Message: unreachable.Error()}
+		}), unreachableRetry},
+	} {
+		if p := decide(tc.l); p.step != stepRefuse || p.requeue != tc.want {
+			t.Errorf("%s: step %v requeue %v, want a refusal requeued after %v", tc.name, p.step, p.requeue, tc.want)
+		}
+	}
+}
