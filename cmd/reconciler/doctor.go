@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/signal"
-	"os/user"
 	"runtime"
 	"strings"
 	"syscall"
@@ -160,10 +158,7 @@ func (m machine) checks(ctx context.Context, agentDir string, names []string) []
 	none := errors.Is(err, localapi.ErrNoLoop) && !errors.Is(err, localapi.ErrSocketPathTooLong)
 	lines = append(lines, doctor.Loop(c.Path(), err, none, m.unit))
 	if m.underSystemd {
-		name := os.Getenv("USER")
-		if u, err := user.Current(); err == nil {
-			name = u.Username
-		}
+		name := userName()
 		on, err := service.Lingering(m.lingerDir, name)
 		lines = append(lines, doctor.Lingering(name, on, err))
 	}

@@ -143,11 +143,16 @@ func serviceManager(cmd *cobra.Command, g *globals, install bool) (service.Manag
 	if err != nil {
 		return invalid(err)
 	}
-	name := os.Getenv("USER")
+	return m, service.NativeHost(userName(), cmd.OutOrStdout()), nil
+}
+
+// userName is this process's user's name, for advice that names it ($USER
+// when the user database cannot say).
+func userName() string {
 	if u, err := user.Current(); err == nil {
-		name = u.Username
+		return u.Username
 	}
-	return m, service.NativeHost(name, cmd.OutOrStdout()), nil
+	return os.Getenv("USER")
 }
 
 // serviceAgentDir is the agent dir as the loop would resolve it, refused

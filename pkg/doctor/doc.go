@@ -7,3 +7,8 @@
 // A check never posts, edits or reacts: doctor runs beside a live bot and
 // before the first one, and must leave the channel as it found it.
 package doctor
+
+import "time"
+
+// RequestTimeout bounds each request a provider's checks make.
+const RequestTimeout = 10 * time.Second

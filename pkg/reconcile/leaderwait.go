@@ -21,22 +21,13 @@ const leaderSlack = 10 * time.Second
 // its election), and the hold stays whatever the answer.
 func (r *Reconciler) awaitLeaderStop(ctx context.Context, name, leader string, o StopOptions) (ok bool, msg string) {
 	limit := o.Graceful + o.Kill + leaderSlack
-	ctx, cancel := context.WithTimeout(ctx, limit)
-	defer cancel()
-	tick := time.NewTicker(200 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		obs := r.store.Observe(name)
-		cls := obs.Classify(ownDesired(obs.Record))
-		if cls.Class == ownership.ClassStopped || cls.Class == ownership.ClassAbsent {
-			return true, fmt.Sprintf("held stopped on every machine; machine %s, which leads %s, stopped it", leader, name)
-		}
-		select {
-		case <-ctx.Done():
-			return false, fmt.Sprintf("held stopped on every machine, but machine %s, which leads %s, has not stopped it within %v (%s); see reconciler status there", leader, name, limit, cls.Message)
-		case <-tick.C:
-		}
+	_, cls, ok := r.awaitRecord(ctx, name, limit, ownDesired, func(_ ownership.Observation, cls ownership.Classification) bool {
+		return cls.Class == ownership.ClassStopped || cls.Class == ownership.ClassAbsent
+	})
+	if ok {
+		return true, fmt.Sprintf("held stopped on every machine; machine %s, which leads %s, stopped it", leader, name)
 	}
+	return false, fmt.Sprintf("held stopped on every machine, but machine %s, which leads %s, has not stopped it within %v (%s); see reconciler status there", leader, name, limit, cls.Message)
 }
 
 // awaitLeaderStart waits, after a start here let go of name's hold on
@@ -46,20 +37,35 @@ func (r *Reconciler) awaitLeaderStop(ctx context.Context, name, leader string, o
 // spawns.
 func (r *Reconciler) awaitLeaderStart(ctx context.Context, name string, d *spec.Daemon) (ok bool, msg string) {
 	limit := d.Config.ReadyTimeout + leaderSlack
+	want := func(ownership.Record) ownership.Desired { return desiredOf(d) }
+	obs, cls, ok := r.awaitRecord(ctx, name, limit, want, func(obs ownership.Observation, cls ownership.Classification) bool {
+		return cls.Health == ownership.HealthHealthy && obs.Record.State != nil
+	})
+	if ok {
+		st := obs.Record.State
+		return true, fmt.Sprintf("no longer held on any machine; machine %s started %s daemon (pid %d)", st.Machine, name, st.PID)
+	}
+	return false, fmt.Sprintf("no longer held on any machine, but the machine that leads %s has not started it healthy within %v (%s %s); see reconciler status there", name, limit, cls.Reason, cls.Message)
+}
+
+// awaitRecord looks at name's record every 200 ms, classified against
+// what want says of it, until done holds (ok) or limit passes; it returns
+// the last look either way, for the message.
+func (r *Reconciler) awaitRecord(ctx context.Context, name string, limit time.Duration, want func(ownership.Record) ownership.Desired,
+	done func(ownership.Observation, ownership.Classification) bool) (ownership.Observation, ownership.Classification, bool) {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		obs := r.store.Observe(name)
-		cls := obs.Classify(desiredOf(d))
-		if cls.Health == ownership.HealthHealthy && obs.Record.State != nil {
-			st := obs.Record.State
-			return true, fmt.Sprintf("no longer held on any machine; machine %s started %s daemon (pid %d)", st.Machine, name, st.PID)
+		cls := obs.Classify(want(obs.Record))
+		if done(obs, cls) {
+			return obs, cls, true
 		}
 		select {
 		case <-ctx.Done():
-			return false, fmt.Sprintf("no longer held on any machine, but the machine that leads %s has not started it healthy within %v (%s %s); see reconciler status there", name, limit, cls.Reason, cls.Message)
+			return obs, cls, false
 		case <-tick.C:
 		}
 	}

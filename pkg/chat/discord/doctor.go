@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/bwmarrin/discordgo"
 
@@ -12,9 +11,6 @@ import (
 	"gjc.dev/reconciler/pkg/doctor"
 	"gjc.dev/reconciler/pkg/spec"
 )
-
-// doctorTimeout bounds each request doctor makes.
-const doctorTimeout = 10 * time.Second
 
 // Doctor checks cfg against Discord with GETs only (chat.Provider): the
 // token, the application and its intents, the parent channel, the bot's
@@ -53,7 +49,7 @@ func doctorSession(d *spec.DiscordConfig, timed *doctor.Timed) (*discordgo.Sessi
 			return nil, fmt.Errorf("apiURL %q: %w", d.APIURL, err)
 		}
 	}
-	s.Client = &http.Client{Timeout: doctorTimeout, Transport: timed}
+	s.Client = &http.Client{Timeout: doctor.RequestTimeout, Transport: timed}
 	return s, nil
 }
 

@@ -5,16 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"time"
 
 	slackapi "github.com/slack-go/slack"
 
 	"gjc.dev/reconciler/pkg/doctor"
 	"gjc.dev/reconciler/pkg/spec"
 )
-
-// doctorTimeout bounds each request doctor makes.
-const doctorTimeout = 10 * time.Second
 
 // Doctor checks cfg against Slack with reads only (chat.Provider): the bot
 // token (auth.test), the channel (conversations.info), the token's scopes
@@ -27,7 +23,7 @@ func (provider) Doctor(ctx context.Context, cfg *spec.Config) []doctor.Line {
 	s := cfg.Slack
 	timed := &doctor.Timed{}
 	options := []slackapi.Option{
-		slackapi.OptionHTTPClient(&http.Client{Timeout: doctorTimeout, Transport: timed}),
+		slackapi.OptionHTTPClient(&http.Client{Timeout: doctor.RequestTimeout, Transport: timed}),
 		slackapi.OptionAppLevelToken(s.AppToken.Reveal()),
 	}
 	if s.APIURL != "" {
