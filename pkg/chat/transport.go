@@ -23,6 +23,10 @@ type Health struct {
 	Healthy bool
 	// Err says why the transport is unhealthy; empty when healthy.
 	Err string
+	// Reason, with Err, names a cause that reconnecting will not fix: one
+	// of daemonproto's transport reasons (TokenInUse, ...). Empty for an
+	// ordinary outage.
+	Reason string
 }
 
 // TerminalError ends a daemon: the service refused it for a reason that

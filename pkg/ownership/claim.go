@@ -75,6 +75,7 @@ type Claim interface {
 type Heartbeat struct {
 	TransportHealthy bool
 	TransportError   string      // why the transport is down; kept only while it is
+	TransportReason  string      // with TransportError: a daemonproto transport reason, or ""
 	Relay            *RelayState // nil: the daemon runs no relay, or it has not reported yet
 }
 

@@ -62,6 +62,7 @@ func ParseState(data []byte) (st *State, legacy bool, err error) {
 	// waits and failures print to a terminal: one line, no control
 	// characters, so an escape sequence in a record never reaches it.
 	s.TransportError = OneLine(f.optionalString("transportError"))
+	s.TransportReason = f.reason("transportReason")
 	s.Terminated = f.terminated()
 	s.BootID = f.optionalString("bootId")
 	s.Machine = OneLine(f.optionalString("machine"))
@@ -241,6 +242,18 @@ func (f *fields) optionalString(key string) string {
 	s, ok := jsString(raw)
 	if !ok {
 		f.fail(key, "must be a string when present, got %s", shown(raw))
+	}
+	return s
+}
+
+// reason reads an optional CamelCase reason: it becomes a status
+// condition's reason, whose syntax is strict.
+func (f *fields) reason(key string) string {
+	s := f.optionalString(key)
+	if s != "" && !ValidReason(s) {
+		raw, _ := f.obj.get(key)
+		f.fail(key, "must be a CamelCase word of at most %d letters and digits, got %s", maxReason, shown(raw))
+		return ""
 	}
 	return s
 }

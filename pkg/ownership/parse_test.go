@@ -67,6 +67,8 @@ func TestParseStateAccepts(t *testing.T) {
 			func(s *State) bool {
 				return s.TransportError == "gateway closed" && s.Terminated.Reason == "InvalidCredentials" && s.Terminated.Message == "4004"
 			}},
+		{"transportReason", r.With("transportError", `"3 connections"`).With("transportReason", `"TokenInUse"`).Bytes(), false,
+			func(s *State) bool { return s.TransportReason == "TokenInUse" }},
 		// Free text from a remote server's error or another writer reaches
 		// an operator's terminal: read as one line of printable text, so
 		// an escape sequence in it is never sent to that terminal.

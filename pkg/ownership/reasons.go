@@ -77,3 +77,22 @@ var (
 	ErrPIDReused       = errors.New("pid reused by another process")
 	ErrOwnerExited     = errors.New("owner has exited")
 )
+
+// maxReason bounds a reason a record carries (transportReason).
+const maxReason = 64
+
+// ValidReason reports whether s can be a reason this package shows: an
+// upper-case letter, then letters and digits, at most maxReason in all.
+// A status condition's reason must be a word of that kind.
+func ValidReason(s string) bool {
+	if s == "" || len(s) > maxReason || s[0] < 'A' || s[0] > 'Z' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return true
+}

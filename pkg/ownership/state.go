@@ -47,7 +47,12 @@ type State struct {
 	Generation       spec.OptGeneration `json:"generation,omitzero"` // none: a legacy record written before generations
 	StoppedAt        *int64             `json:"stoppedAt,omitempty"` // unix ms; set once released
 	TransportError   string             `json:"transportError,omitempty"`
-	Terminated       *Terminated        `json:"terminated,omitempty"`
+	// TransportReason names, with TransportError, a cause reconnecting
+	// will not fix (daemonproto's TokenInUse, ...): the name is Degraded
+	// with it. A CamelCase word (ValidReason), since it becomes a status
+	// condition's reason.
+	TransportReason string      `json:"transportReason,omitempty"`
+	Terminated      *Terminated `json:"terminated,omitempty"`
 	// BootID names the boot the owner started in (platform.BootID). It
 	// proves a record from a previous boot even when the wall clock was
 	// stepped since; records without it fall back to comparing startedAt
@@ -65,7 +70,7 @@ type State struct {
 // with the keys in the reference's order (version, kind, pid, ownerId,
 // identity, incarnation, startedAt, heartbeatAt, transportHealthy,
 // generation, stoppedAt), then this project's optional transportError,
-// terminated, bootId, machine and relay (its keys in RelayState's order), then "\n". Absent optional fields are omitted, never null.
+// transportReason, terminated, bootId, machine and relay (its keys in RelayState's order), then "\n". Absent optional fields are omitted, never null.
 func (s *State) Marshal() []byte {
 	w := jswriter.New(320)
 	w.Open()
@@ -86,6 +91,9 @@ func (s *State) Marshal() []byte {
 	}
 	if s.TransportError != "" {
 		w.Key("transportError").Str(s.TransportError)
+	}
+	if s.TransportReason != "" {
+		w.Key("transportReason").Str(s.TransportReason)
 	}
 	if s.Terminated != nil {
 		w.Key("terminated").Open()

@@ -75,6 +75,7 @@ func decideCases() []decideCase {
 		return ownership.Record{Present: true, State: &ownership.State{OwnerID: "o-new", Identity: identity, Generation: g.Opt(), StoppedAt: new(int64),
 			Terminated: &ownership.Terminated{Reason: reason, Message: "invalid token"}}}
 	}
+	inUse := &ownership.State{OwnerID: "o-running", PID: 42, TransportError: "2 Socket Mode connections", TransportReason: "TokenInUse"}
 	blocked := &ownership.State{OwnerID: "o-running", PID: 42, Relay: &ownership.RelayState{Blocked: &ownership.RelayBlock{Reason: "ChannelUnavailable", Message: "no access"}}}
 	unseen := &ownership.HeldError{PID: 7, Unseen: true}
 	tracked := func(runs bool) func(*look) {
@@ -135,6 +136,8 @@ func decideCases() []decideCase {
 		{"starting: waited for", wantRunning(present, proved(ownership.ClassCompatible, ownership.HealthStarting)), stepAwaitStarting, PhaseStarting, "", false, false},
 		{"transport down: left to reconnect", wantRunning(present, proved(ownership.ClassCompatible, ownership.HealthTransportDown)),
 			stepReconnect, PhaseRunning, ownership.ReasonTransportUnhealthy, false, false},
+		{"transport down for a cause reconnecting will not fix: Degraded with it", wantRunning(ownership.Record{Present: true, State: inUse},
+			proved(ownership.ClassCompatible, ownership.HealthTransportDown)), stepReconnect, PhaseRunning, "TokenInUse", false, true},
 		{"hung: replaced", wantRunning(present, proved(ownership.ClassCompatible, ownership.HealthHung)), stepReplace, PhaseReplacing, "", false, false},
 		{"hung and newer: never signalled", wantRunning(present, proved(ownership.ClassNewer, ownership.HealthHung)),
 			stepRefuse, PhaseRefused, ownership.ReasonGenerationAhead, false, true},

@@ -44,8 +44,14 @@ func attach(l look) plan {
 	case ownership.HealthStarting:
 		return plan{step: stepAwaitStarting, phase: PhaseStarting, watch: s}
 	}
-	return plan{step: stepReconnect, phase: PhaseRunning, reason: ownership.ReasonTransportUnhealthy,
+	p := plan{step: stepReconnect, phase: PhaseRunning, reason: ownership.ReasonTransportUnhealthy,
 		message: "the daemon is alive but its transport is down: " + s.TransportError, watch: s, requeue: ownership.HeartbeatTTL}
+	if s.TransportReason != "" {
+		// A cause reconnecting will not fix (another consumer of the
+		// token, a webhook, a spent login budget): someone has to act.
+		p.reason, p.degraded = s.TransportReason, true
+	}
+	return p
 }
 
 // running keeps a healthy owner, looked at again when its heartbeat would

@@ -219,9 +219,12 @@ func (c *Claim) Renew(hb ownership.Heartbeat) error {
 	c.mu.Unlock()
 	next.HeartbeatAt = time.Now().UnixMilli()
 	next.TransportHealthy = hb.TransportHealthy
-	next.TransportError = ""
+	next.TransportError, next.TransportReason = "", ""
 	if !hb.TransportHealthy {
 		next.TransportError = ownership.OneLine(hb.TransportError)
+		if ownership.ValidReason(hb.TransportReason) {
+			next.TransportReason = hb.TransportReason
+		}
 	}
 	next.Relay = hb.Relay.Clone()
 	if err := c.guarded(c.store.ctx, "renewing "+c.name, clientv3.OpPut(c.keys.state, string(next.Marshal()))); err != nil {
@@ -240,7 +243,7 @@ func (c *Claim) Release(t *ownership.Terminated) error {
 	next := c.state.Clone()
 	c.mu.Unlock()
 	now := time.Now().UnixMilli()
-	next.StoppedAt, next.TransportHealthy, next.TransportError = &now, false, ""
+	next.StoppedAt, next.TransportHealthy, next.TransportError, next.TransportReason = &now, false, "", ""
 	if t != nil {
 		next.Terminated = &ownership.Terminated{Reason: t.Reason, Message: ownership.OneLine(t.Message)}
 	}

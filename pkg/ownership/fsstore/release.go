@@ -30,7 +30,7 @@ func (o *Owner) Release(t *ownership.Terminated) error {
 	stopped := o.env.now().UnixMilli()
 	next.StoppedAt = &stopped
 	next.TransportHealthy = false
-	next.TransportError = ""
+	next.TransportError, next.TransportReason = "", ""
 	next.Terminated = nil
 	if t != nil {
 		next.Terminated = &ownership.Terminated{Reason: truncate(t.Reason, ownership.MaxDetail), Message: truncate(t.Message, ownership.MaxDetail)}

@@ -37,9 +37,12 @@ func (o *Owner) Renew(hb ownership.Heartbeat) error {
 	next := o.state.Clone()
 	next.HeartbeatAt = o.env.now().UnixMilli()
 	next.TransportHealthy = hb.TransportHealthy
-	next.TransportError = ""
+	next.TransportError, next.TransportReason = "", ""
 	if !hb.TransportHealthy {
 		next.TransportError = truncate(hb.TransportError, ownership.MaxDetail)
+		if ownership.ValidReason(hb.TransportReason) {
+			next.TransportReason = hb.TransportReason
+		}
 	}
 	next.Relay = hb.Relay.Clone()
 	if r := next.Relay; r != nil {
@@ -168,6 +171,7 @@ func diffStates(want, got ownership.State) []fieldDiff {
 	add("heartbeatAt", strconv.FormatInt(want.HeartbeatAt, 10), strconv.FormatInt(got.HeartbeatAt, 10))
 	add("transportHealthy", strconv.FormatBool(want.TransportHealthy), strconv.FormatBool(got.TransportHealthy))
 	add("transportError", want.TransportError, got.TransportError)
+	add("transportReason", want.TransportReason, got.TransportReason)
 	add("terminated", optTerminated(want.Terminated), optTerminated(got.Terminated))
 	add("bootId", want.BootID, got.BootID)
 	add("machine", want.Machine, got.Machine)

@@ -167,6 +167,12 @@ func stricterMalformed(r Obj, pid int) []Case {
 		strict(field("stoppedAt fractional", "stoppedAt", r.With("stoppedAt", "0.5"))),
 		strict(field("transportError number", "transportError", r.With("transportError", "5"))),
 		strict(field("transportError null", "transportError", r.With("transportError", "null"))),
+		// A reason becomes a status condition's reason, whose syntax is
+		// strict: anything else in one is a record we cannot trust.
+		strict(field("transportReason not a word", "transportReason", r.With("transportReason", `"Token In Use"`))),
+		strict(field("transportReason lower-case", "transportReason", r.With("transportReason", `"tokenInUse"`))),
+		strict(field("transportReason a number", "transportReason", r.With("transportReason", "7"))),
+		strict(field("transportReason too long", "transportReason", r.With("transportReason", `"A`+strings.Repeat("b", 64)+`"`))),
 		strict(field("terminated string", "terminated", r.With("terminated", `"InvalidCredentials"`))),
 		strict(field("terminated empty reason", "terminated", r.With("terminated", `{"reason":"","message":"x"}`))),
 		strict(field("terminated without message", "terminated", r.With("terminated", `{"reason":"X"}`))),
