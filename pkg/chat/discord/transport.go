@@ -38,6 +38,9 @@ type TransportOptions struct {
 	// (MESSAGE_CREATE, and MESSAGE_UPDATE as edits) and hears of each
 	// READY, after which missed messages are read from history.
 	Inbound *chat.InboundPort
+	// IdentifyReserve is how many of the day's session starts are never
+	// spent (DefaultIdentifyReserve when 0).
+	IdentifyReserve int
 }
 
 type transport struct {
@@ -53,6 +56,9 @@ func NewTransport(cfg *spec.DiscordConfig, opts TransportOptions) chat.Transport
 	}
 	if opts.AckWindow == 0 {
 		opts.AckWindow = defaultAckWindow
+	}
+	if opts.IdentifyReserve == 0 {
+		opts.IdentifyReserve = DefaultIdentifyReserve
 	}
 	return &transport{cfg: cfg, opts: opts}
 }
@@ -113,6 +119,14 @@ func (d *transport) Run(ctx context.Context, report func(chat.Health)) error {
 			}
 			if ctx.Err() != nil {
 				return nil
+			}
+			if low, ok := errors.AsType[*budgetLowError](err); ok {
+				report(chat.Health{Err: low.message, Reason: daemonproto.ReasonIdentifyBudgetLow})
+				d.opts.Log.Info("discord session starts at the reserve; not identifying", "until", low.until)
+				if waitUntil(ctx, low.until) != nil {
+					return nil
+				}
+				continue
 			}
 			report(chat.Health{Err: err.Error()})
 			d.opts.Log.Info("discord connect failed; retrying", "err", err.Error())
@@ -199,11 +213,19 @@ func (d *transport) connect(ctx context.Context, s *discordgo.Session, conns *co
 		}
 		return fmt.Errorf("checking the bot token: %w", rewrite.DialledErr(err, d.cfg.APIURL))
 	}
+	// Every connect may identify (discordgo falls back to IDENTIFY when a
+	// RESUME is refused), so the day's budget is read before each one.
+	gb, err := s.GatewayBot(discordgo.WithContext(ctx))
+	if err != nil {
+		return fmt.Errorf("reading the session start limit: %w", rewrite.DialledErr(err, d.cfg.APIURL))
+	}
+	if v := judgeBudget(gb.SessionStartLimit, d.opts.IdentifyReserve, time.Now()); !v.ok {
+		return &budgetLowError{identifyVerdict: v}
+	}
 	done := make(chan error, 1)
 	go func() { done <- s.Open() }()
 	timer := time.NewTimer(d.opts.Handshake)
 	defer timer.Stop()
-	var err error
 	select {
 	case err = <-done:
 	case <-timer.C:

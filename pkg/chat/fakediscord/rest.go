@@ -106,16 +106,6 @@ func (s *Server) getGateway(w http.ResponseWriter, _ *http.Request) {
 	fakeserver.WriteJSON(w, http.StatusOK, map[string]string{"url": s.GatewayURL()})
 }
 
-func (s *Server) getGatewayBot(*http.Request, string) (int, any) {
-	return http.StatusOK, map[string]any{
-		"url":    s.GatewayURL(),
-		"shards": 1,
-		"session_start_limit": map[string]int{
-			"total": 1000, "remaining": 1000, "reset_after": 86400000, "max_concurrency": 1,
-		},
-	}
-}
-
 func getMe(_ *http.Request, token string) (int, any) { return http.StatusOK, botUser(token) }
 
 func (s *Server) getChannel(r *http.Request, _ string) (int, any) {

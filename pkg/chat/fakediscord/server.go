@@ -60,6 +60,7 @@ type Server struct {
 	faults   faults
 	nonces   map[string]nonceUse // by author ID and nonce
 	windows  map[string]*window  // per-route rate limit windows
+	starts   map[string]*startBudget
 }
 
 // Start listens on an ephemeral port of opts.Host (127.0.0.1) and serves until Close.

@@ -64,6 +64,10 @@ func (s *Server) identify(c *conn, raw json.RawMessage) {
 		return
 	}
 	c.token, c.intents = token, d.Intents
+	if s.tokenOKLocked(token) && !s.spendStartLocked(token) {
+		s.rejectLocked(c)
+		return
+	}
 	if !s.admitLocked(c) {
 		return
 	}

@@ -1,0 +1,59 @@
+package discord
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+)
+
+// DefaultIdentifyReserve is how many of the day's session starts a daemon
+// leaves untouched. Discord resets the token of a bot that starts more
+// sessions in a day than GET /gateway/bot's session_start_limit allows
+// (1,000 for most bots); a crash loop or a reconnect storm gets there in
+// hours, and the reserve leaves room for a person to look before that.
+const DefaultIdentifyReserve = 50
+
+// budgetWait is the longest a daemon waits on a spent budget before asking
+// again: Discord's answer is the authority, and it may reset early.
+const budgetWait = 10 * time.Minute
+
+// identifyVerdict is whether a daemon may start a gateway session now.
+type identifyVerdict struct {
+	ok      bool
+	until   time.Time // when to ask again, if not ok
+	message string    // why not, for the record
+}
+
+// judgeBudget decides, from session_start_limit read at now, whether one
+// more session start keeps the reserve.
+func judgeBudget(l discordgo.SessionInformation, reserve int, now time.Time) identifyVerdict {
+	if l.Remaining > reserve {
+		return identifyVerdict{ok: true}
+	}
+	after := time.Duration(l.ResetAfter) * time.Millisecond
+	reset := now.Add(after)
+	return identifyVerdict{
+		until: now.Add(min(after, budgetWait)),
+		message: fmt.Sprintf("%d of %d session starts left today, at or below the reserve of %d: not identifying until Discord resets them at %s (too many logins get a bot's token reset)",
+			l.Remaining, l.Total, reserve, reset.UTC().Format(time.RFC3339)),
+	}
+}
+
+// budgetLowError is a connect not made: the budget is at the reserve.
+type budgetLowError struct{ identifyVerdict }
+
+func (e *budgetLowError) Error() string { return e.message }
+
+// waitUntil returns at t, or with ctx's error when ctx ends first.
+func waitUntil(ctx context.Context, t time.Time) error {
+	timer := time.NewTimer(time.Until(t))
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
+	}
+}
