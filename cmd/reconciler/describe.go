@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"gjc.dev/reconciler/pkg/daemonlog"
 	"gjc.dev/reconciler/pkg/events"
@@ -138,6 +139,9 @@ func printDescription(out io.Writer, d description, now time.Time) error {
 	if e := s.Election; e != nil {
 		p("Election:\t%s", electionLine(e, safe))
 	}
+	if l := s.Logins; l != nil {
+		p("Logins:\t%d of %d in the service's window, which resets in %s", l.Used, l.Limit, loginsReset(l.ResetAt, now))
+	}
 	p("Restarts:\t%d", s.Restarts)
 	if ex := s.LastExit; ex != nil {
 		p("Last exit:\t%s (%s ago)", safe(ex.Message), since(ex.At.Time, now))
@@ -259,4 +263,12 @@ func electionLine(e *reconcile.Election, safe func(string) string) string {
 		line = "led by " + safe(e.Leader) + "; this machine (" + safe(e.Self) + ") stands by"
 	}
 	return line
+}
+
+// loginsReset is how long until the service's login window resets.
+func loginsReset(at *metav1.Time, now time.Time) string {
+	if at == nil {
+		return "-"
+	}
+	return duration(max(at.Sub(now), 0))
 }

@@ -6,8 +6,8 @@ package main
 func init() {
 	mutants = append(mutants, []mutant{
 		{"discord: no IDENTIFY at the reserve", "pkg/chat/discord/transport.go",
-			"\tif v := judgeBudget(gb.SessionStartLimit, d.opts.IdentifyReserve, time.Now()); !v.ok {\n",
-			"\tif v := judgeBudget(gb.SessionStartLimit, d.opts.IdentifyReserve, time.Now()); false {\n",
+			"\tif v := judgeBudget(gb.SessionStartLimit, d.opts.IdentifyReserve, now); !v.ok {\n",
+			"\tif v := judgeBudget(gb.SessionStartLimit, d.opts.IdentifyReserve, now); false {\n",
 			"./pkg/chat/discord", "TestIdentifyBudgetAtTheReserve"},
 		{"discord: the reserve is kept, not spent to the last start", "pkg/chat/discord/identifybudget.go",
 			"\tif l.Remaining > reserve {\n", "\tif l.Remaining > 0 {\n",

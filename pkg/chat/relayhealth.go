@@ -31,7 +31,7 @@ const relayMinGap = time.Second
 // before a wrong channel id could show as ChannelUnavailable, and a
 // bounded pass (--once) would call a daemon that posts nowhere converged.
 func (d *daemon) heartbeatOf(h Health) ownership.Heartbeat {
-	hb := ownership.Heartbeat{TransportHealthy: h.Healthy, TransportError: h.Err, TransportReason: h.Reason}
+	hb := ownership.Heartbeat{TransportHealthy: h.Healthy, TransportError: h.Err, TransportReason: h.Reason, Logins: h.Logins}
 	if d.relay != nil {
 		hb.Relay = d.relay.RelayState()
 		if !d.relay.Settled() {

@@ -7,6 +7,8 @@ package chat
 import (
 	"context"
 	"fmt"
+
+	"gjc.dev/reconciler/pkg/ownership"
 )
 
 // Transport is one live connection to a chat service.
@@ -27,6 +29,10 @@ type Health struct {
 	// of daemonproto's transport reasons (TokenInUse, ...). Empty for an
 	// ordinary outage.
 	Reason string
+	// Logins is the service's count of the bot's logins as last read, or
+	// nil. The transport reports the same pointer until it reads again,
+	// so an unchanged count is no change.
+	Logins *ownership.Logins
 }
 
 // TerminalError ends a daemon: the service refused it for a reason that

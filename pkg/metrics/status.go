@@ -80,6 +80,9 @@ func (c *statusCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range relayDescs {
 		ch <- d
 	}
+	for _, d := range loginsDescs {
+		ch <- d
+	}
 }
 
 func (c *statusCollector) Collect(ch chan<- prometheus.Metric) {
@@ -110,6 +113,9 @@ func (c *statusCollector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(series.desc, series.kind, series.value(d), d.Name, d.Provider)
 		}
 		for _, m := range relayMetrics(d) { // relay.go
+			ch <- m
+		}
+		for _, m := range loginsMetrics(d) { // logins.go
 			ch <- m
 		}
 	}

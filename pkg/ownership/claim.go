@@ -77,6 +77,7 @@ type Heartbeat struct {
 	TransportError   string      // why the transport is down; kept only while it is
 	TransportReason  string      // with TransportError: a daemonproto transport reason, or ""
 	Relay            *RelayState // nil: the daemon runs no relay, or it has not reported yet
+	Logins           *Logins     // nil: the service counts none, or the daemon has not read it yet
 }
 
 // Acquirer is what a daemon takes its name from: at most one live Claim per

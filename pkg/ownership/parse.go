@@ -67,6 +67,7 @@ func ParseState(data []byte) (st *State, legacy bool, err error) {
 	s.BootID = f.optionalString("bootId")
 	s.Machine = OneLine(f.optionalString("machine"))
 	s.Relay = f.relay() // parserelay.go
+	s.Logins = f.logins()
 	if f.err != nil {
 		return nil, false, f.err
 	}

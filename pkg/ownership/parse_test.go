@@ -67,6 +67,8 @@ func TestParseStateAccepts(t *testing.T) {
 			func(s *State) bool {
 				return s.TransportError == "gateway closed" && s.Terminated.Reason == "InvalidCredentials" && s.Terminated.Message == "4004"
 			}},
+		{"logins", r.With("logins", `{"used":12,"limit":1000,"resetAt":1764450000000}`).Bytes(), false,
+			func(s *State) bool { return *s.Logins == Logins{Used: 12, Limit: 1000, ResetAt: 1764450000000} }},
 		{"transportReason", r.With("transportError", `"3 connections"`).With("transportReason", `"TokenInUse"`).Bytes(), false,
 			func(s *State) bool { return s.TransportReason == "TokenInUse" }},
 		// Free text from a remote server's error or another writer reaches

@@ -64,13 +64,16 @@ type State struct {
 	// Relay is the relay's health (DESIGN 5), nil while the daemon runs
 	// no relay or has not reported one.
 	Relay *RelayState `json:"relay,omitempty"`
+	// Logins is the service's count of the bot's logins, as the daemon
+	// last read it; nil when it read none.
+	Logins *Logins `json:"logins,omitempty"`
 }
 
 // Marshal returns the record as the reference writes it: JSON.stringify
 // with the keys in the reference's order (version, kind, pid, ownerId,
 // identity, incarnation, startedAt, heartbeatAt, transportHealthy,
 // generation, stoppedAt), then this project's optional transportError,
-// transportReason, terminated, bootId, machine and relay (its keys in RelayState's order), then "\n". Absent optional fields are omitted, never null.
+// transportReason, terminated, bootId, machine, relay (its keys in RelayState's order) and logins, then "\n". Absent optional fields are omitted, never null.
 func (s *State) Marshal() []byte {
 	w := jswriter.New(320)
 	w.Open()
@@ -110,6 +113,9 @@ func (s *State) Marshal() []byte {
 	if s.Relay != nil {
 		s.Relay.marshal(w.Key("relay"))
 	}
+	if s.Logins != nil {
+		s.Logins.marshal(w.Key("logins"))
+	}
 	w.Close()
 	return append(w.Bytes(), '\n')
 }
@@ -126,5 +132,6 @@ func (s State) Clone() State {
 		s.Terminated = &t
 	}
 	s.Relay = s.Relay.Clone()
+	s.Logins = s.Logins.Clone()
 	return s
 }

@@ -154,6 +154,7 @@ func (a *attempt) observe(rec ownership.Record) {
 	a.status.PID, a.status.OwnerID, a.status.Generation = s.PID, s.OwnerID, s.Generation
 	a.status.Machine = s.Machine
 	a.status.TransportError = s.TransportError
+	a.status.Logins = loginsStatusOf(s.Logins)
 	a.status.Relay = nil
 	if s.StoppedAt == nil {
 		a.status.Relay = relayStatusOf(s.Relay) // a released owner's relay is no longer running

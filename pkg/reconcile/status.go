@@ -86,6 +86,10 @@ type DaemonStatus struct {
 	// Relay is the owner's outbox as it last published it; nil until the
 	// relay (DESIGN 5) reports one, and shown as "-", never as zero.
 	Relay *RelayStatus `json:"relay,omitempty"`
+	// Logins is the service's count of the bot's logins in its current
+	// window as the owner last read it (Discord's session starts); nil
+	// when it read none.
+	Logins *LoginsStatus `json:"logins,omitempty"`
 	// TrackedOwner is the live owner the reconciler that wrote this last proved
 	// and held a process reference to, whether or not its record is still
 	// there. A report: the next reconciler learns of it from held.json

@@ -179,11 +179,12 @@ func liveStatus(s DaemonStatus, rec ownership.Record, cls ownership.Classificati
 
 // withRecord is s with what the record st (nil: none) says of its owner.
 func withRecord(s DaemonStatus, st *ownership.State) DaemonStatus {
-	s.TransportError, s.Relay = "", nil
+	s.TransportError, s.Relay, s.Logins = "", nil, nil
 	if st == nil {
 		return s
 	}
 	s.OwnerID, s.Generation, s.TransportError = st.OwnerID, st.Generation, st.TransportError
+	s.Logins = loginsStatusOf(st.Logins)
 	s.Machine = st.Machine
 	if st.StoppedAt == nil {
 		s.Relay = relayStatusOf(st.Relay)

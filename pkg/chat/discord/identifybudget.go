@@ -6,6 +6,9 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+
+	"gjc.dev/reconciler/pkg/chat"
+	"gjc.dev/reconciler/pkg/ownership"
 )
 
 // DefaultIdentifyReserve is how many of the day's session starts a daemon
@@ -55,5 +58,29 @@ func waitUntil(ctx context.Context, t time.Time) error {
 		return ctx.Err()
 	case <-timer.C:
 		return nil
+	}
+}
+
+// loginsOf is session_start_limit, read at now, as the record shows it.
+func loginsOf(l discordgo.SessionInformation, now time.Time) *ownership.Logins {
+	return &ownership.Logins{Used: int64(max(l.Total-l.Remaining, 0)), Limit: int64(l.Total),
+		ResetAt: now.Add(time.Duration(l.ResetAfter) * time.Millisecond).UnixMilli()}
+}
+
+// started counts the session a READY began: Discord spent one more start
+// since the budget was read.
+func (d *transport) started() {
+	if l := d.logins.Load(); l != nil {
+		c := *l
+		c.Used = min(c.Used+1, c.Limit)
+		d.logins.Store(&c)
+	}
+}
+
+// withLogins adds the latest count of session starts to every report.
+func (d *transport) withLogins(report func(chat.Health)) func(chat.Health) {
+	return func(h chat.Health) {
+		h.Logins = d.logins.Load()
+		report(h)
 	}
 }

@@ -34,11 +34,18 @@ func TestIdentifyBudgetAtTheReserve(t *testing.T) {
 	if v.Reason != daemonproto.ReasonIdentifyBudgetLow || !strings.Contains(v.Err, "50 of 1000 session starts left") || !strings.Contains(v.Err, "resets them at") {
 		t.Fatalf("report %+v, want IdentifyBudgetLow naming the budget and its reset", v)
 	}
+	if l := v.Logins; l == nil || l.Used != 950 || l.Limit != 1000 {
+		t.Fatalf("logins %+v, want 950 of 1000 used", l)
+	}
 	if n := f.Snapshot().Tokens["tok-d"].Identifies; n != 0 {
 		t.Fatalf("%d IDENTIFYs below the reserve, want none", n)
 	}
 	// The fake resets the budget after 3 s: the daemon connects then.
-	h.WaitFor(t, true)
+	v = h.WaitFor(t, true)
+	// A new window: the one session start since is counted.
+	if l := v.Logins; l == nil || l.Used != 1 || l.Limit != 1000 || l.ResetAt < time.Now().Add(23*time.Hour).UnixMilli() {
+		t.Fatalf("logins %+v, want 1 of 1000 used, resetting in a day", l)
+	}
 	if n := f.Snapshot().Tokens["tok-d"].Identifies; n != 1 {
 		t.Fatalf("%d IDENTIFYs after the reset, want 1", n)
 	}

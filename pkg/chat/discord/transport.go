@@ -17,6 +17,7 @@ import (
 	"gjc.dev/reconciler/pkg/chat/internal/rewrite"
 	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/inbound"
+	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/spec"
 )
 
@@ -44,9 +45,10 @@ type TransportOptions struct {
 }
 
 type transport struct {
-	cfg  *spec.DiscordConfig
-	opts TransportOptions
-	self atomic.Value // string: the bot's user id, from READY
+	cfg    *spec.DiscordConfig
+	opts   TransportOptions
+	self   atomic.Value                     // string: the bot's user id, from READY
+	logins atomic.Pointer[ownership.Logins] // Discord's count of session starts, as last read
 }
 
 // NewTransport returns a transport for one Discord bot over the gateway.
@@ -74,6 +76,7 @@ var terminalCodes = map[int]string{
 }
 
 func (d *transport) Run(ctx context.Context, report func(chat.Health)) error {
+	report = d.withLogins(report)
 	conns := &connTracker{}
 	s, err := d.session(conns)
 	if err != nil {
@@ -98,6 +101,7 @@ func (d *transport) Run(ctx context.Context, report func(chat.Health)) error {
 		if r.User != nil {
 			d.self.Store(r.User.ID)
 		}
+		d.started()
 		notify(ready)
 		// A READY is a new session: whatever was sent since the last one
 		// was never dispatched to this one.
@@ -219,7 +223,9 @@ func (d *transport) connect(ctx context.Context, s *discordgo.Session, conns *co
 	if err != nil {
 		return fmt.Errorf("reading the session start limit: %w", rewrite.DialledErr(err, d.cfg.APIURL))
 	}
-	if v := judgeBudget(gb.SessionStartLimit, d.opts.IdentifyReserve, time.Now()); !v.ok {
+	now := time.Now()
+	d.logins.Store(loginsOf(gb.SessionStartLimit, now))
+	if v := judgeBudget(gb.SessionStartLimit, d.opts.IdentifyReserve, now); !v.ok {
 		return &budgetLowError{identifyVerdict: v}
 	}
 	done := make(chan error, 1)

@@ -227,6 +227,7 @@ func (c *Claim) Renew(hb ownership.Heartbeat) error {
 		}
 	}
 	next.Relay = hb.Relay.Clone()
+	next.Logins = hb.Logins.Clone()
 	if err := c.guarded(c.store.ctx, "renewing "+c.name, clientv3.OpPut(c.keys.state, string(next.Marshal()))); err != nil {
 		return err
 	}

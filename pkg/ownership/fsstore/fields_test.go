@@ -26,6 +26,7 @@ var stateChanges = map[string]func(*ownership.State){
 	"stoppedAt":        func(s *ownership.State) { s.StoppedAt = ms(s.HeartbeatAt) },
 	"transportError":   func(s *ownership.State) { s.TransportError = "gateway closed" },
 	"transportReason":  func(s *ownership.State) { s.TransportReason = "TokenInUse" },
+	"logins":           func(s *ownership.State) { s.Logins = &ownership.Logins{Used: 3, Limit: 1000, ResetAt: 1764450000000} },
 	"terminated": func(s *ownership.State) {
 		s.Terminated = &ownership.Terminated{Reason: "InvalidCredentials", Message: "close 4004"}
 	},

@@ -45,6 +45,7 @@ func (o *Owner) Renew(hb ownership.Heartbeat) error {
 		}
 	}
 	next.Relay = hb.Relay.Clone()
+	next.Logins = hb.Logins.Clone()
 	if r := next.Relay; r != nil {
 		if r.Blocked != nil {
 			r.Blocked.Message = truncate(r.Blocked.Message, ownership.MaxDetail)
@@ -176,6 +177,7 @@ func diffStates(want, got ownership.State) []fieldDiff {
 	add("bootId", want.BootID, got.BootID)
 	add("machine", want.Machine, got.Machine)
 	add("relay", optRelay(want.Relay), optRelay(got.Relay))
+	add("logins", optLogins(want.Logins), optLogins(got.Logins))
 	add("version", strconv.Itoa(want.Version), strconv.Itoa(got.Version))
 	return d
 }
@@ -212,4 +214,11 @@ func truncate(s string, max int) string {
 		max--
 	}
 	return s[:max]
+}
+
+func optLogins(l *ownership.Logins) string {
+	if l == nil {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d until %d", l.Used, l.Limit, l.ResetAt)
 }

@@ -169,6 +169,11 @@ func stricterMalformed(r Obj, pid int) []Case {
 		strict(field("transportError null", "transportError", r.With("transportError", "null"))),
 		// A reason becomes a status condition's reason, whose syntax is
 		// strict: anything else in one is a record we cannot trust.
+		strict(field("logins not an object", "logins", r.With("logins", "12"))),
+		strict(field("logins missing resetAt", "logins", r.With("logins", `{"used":1,"limit":1000}`))),
+		strict(field("logins used over limit", "logins", r.With("logins", `{"used":1001,"limit":1000,"resetAt":1}`))),
+		strict(field("logins negative", "logins", r.With("logins", `{"used":-1,"limit":1000,"resetAt":1}`))),
+		strict(field("logins unknown key", "logins", r.With("logins", `{"used":1,"limit":1000,"resetAt":1,"x":0}`))),
 		strict(field("transportReason not a word", "transportReason", r.With("transportReason", `"Token In Use"`))),
 		strict(field("transportReason lower-case", "transportReason", r.With("transportReason", `"tokenInUse"`))),
 		strict(field("transportReason a number", "transportReason", r.With("transportReason", "7"))),
