@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -235,8 +236,10 @@ func (o *fleetFlags) daemonSecrets() daemonproto.Secrets {
 }
 
 // forward runs, in a fleet, the forwarder of this machine's outboxes into
-// etcd (DESIGN 10) for every name the loop's spec declares, until ctx ends
-// or the returned stop is called. On one machine it does nothing.
+// etcd and the follower of the fleet's inbox (DESIGN 10) for every name
+// the loop's spec declares, until ctx ends or the returned stop is called:
+// what any machine writes is posted, and what the owner lands reaches
+// every machine's inbox. On one machine it does nothing.
 func (o *fleetFlags) forward(ctx context.Context, agentDir string, loop *reconcile.Loop, log logr.Logger) (stop func(), err error) {
 	if o.backend != ownershipEtcd {
 		return func() {}, nil
@@ -246,30 +249,36 @@ func (o *fleetFlags) forward(ctx context.Context, agentDir string, loop *reconci
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	f := &fleetbus.Forwarder{
-		Client: cli, Prefix: o.prefix, AgentDir: agentDir, Log: log.WithName("forward"),
-		Names: func() []string {
-			res, err := loop.Spec(ctx)
-			if err != nil || res == nil {
-				return nil
-			}
-			names := make([]string, 0, len(res.Daemons))
-			for _, d := range res.Daemons {
-				names = append(names, d.Name())
-			}
-			return names
-		},
+	names := func() []string {
+		res, err := loop.Spec(ctx)
+		if err != nil || res == nil {
+			return nil
+		}
+		names := make([]string, 0, len(res.Daemons))
+		for _, d := range res.Daemons {
+			names = append(names, d.Name())
+		}
+		return names
 	}
-	done := make(chan struct{})
+	f := &fleetbus.Forwarder{Client: cli, Prefix: o.prefix, AgentDir: agentDir, Log: log.WithName("forward"), Names: names}
+	in := &fleetbus.InboxFollower{Client: cli, Prefix: o.prefix, AgentDir: agentDir, Log: log.WithName("fleet-inbox"), Names: names}
+	var wg sync.WaitGroup
+	wg.Add(2)
 	go func() {
-		defer close(done)
+		defer wg.Done()
 		if err := f.Run(ctx); err != nil {
 			log.Error(err, "forwarding this machine's outboxes to the fleet stopped")
 		}
 	}()
+	go func() {
+		defer wg.Done()
+		if err := in.Run(ctx); err != nil {
+			log.Error(err, "following the fleet's inbox stopped; replies landed elsewhere do not reach this machine")
+		}
+	}()
 	return func() {
 		cancel()
-		<-done
+		wg.Wait()
 		_ = cli.Close()
 	}, nil
 }

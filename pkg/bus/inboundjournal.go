@@ -71,7 +71,7 @@ func ValidateInboundRecord(r InboundRecord) error {
 		if !ValidInboxSession(r.Session) {
 			bad("session", "must be a session name that is not hidden")
 		}
-		if !validInboxFile(r.File) || r.File[14:len(r.File)-len(".json")] != r.ID {
+		if !ValidInboxFile(r.File) || r.File[14:len(r.File)-len(".json")] != r.ID {
 			bad("file", "must be <13 digits>-<id>.json for this record's id")
 		}
 	case r.Session != "" || r.File != "":

@@ -74,29 +74,45 @@ func StageInbox(d Dirs, m InboxMessage) (string, error) {
 // stage is removed); other bytes are an error, and both are left as they
 // are.
 func PublishInbox(d Dirs, session, file string) error {
-	if !ValidInboxSession(session) || !validInboxFile(file) {
+	return publishStage(d, session, file, stageName)
+}
+
+// publishStage renames file's stage (named by stage) into place in
+// session's inbox directory, as PublishInbox says.
+func publishStage(d Dirs, session, file string, stage func(string) string) error {
+	if !ValidInboxSession(session) || !ValidInboxFile(file) {
 		return fmt.Errorf("inbox file %q of session %q: not a name this bus writes", file, session)
 	}
 	dir := filepath.Join(d.Inbox, session)
-	stage, final := filepath.Join(dir, stageName(file)), filepath.Join(dir, file)
-	if _, err := os.Lstat(stage); errors.Is(err, fs.ErrNotExist) {
+	staged, final := filepath.Join(dir, stage(file)), filepath.Join(dir, file)
+	if _, err := os.Lstat(staged); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	} else if err != nil {
 		return fmt.Errorf("inbox file %s: %w", final, err)
 	}
-	err := platform.PublishStaged(stage, final)
+	err := platform.PublishStaged(staged, final)
 	if !errors.Is(err, platform.ErrExist) {
 		return err
 	}
-	a, aerr := atomicfile.ReadCapped(stage, MaxInboxFileSize)
+	a, aerr := atomicfile.ReadCapped(staged, MaxInboxFileSize)
 	b, berr := atomicfile.ReadCapped(final, MaxInboxFileSize)
 	if aerr != nil || berr != nil || !bytes.Equal(a, b) {
 		return fmt.Errorf("inbox file %s: already there with other content; left as it is", final)
 	}
-	if err := os.Remove(stage); err != nil {
+	if err := os.Remove(staged); err != nil {
 		return fmt.Errorf("inbox file %s: removing its stage: %w", final, err)
 	}
 	return atomicfile.SyncDir(dir)
+}
+
+// ReadStagedInbox returns the bytes of file's stage in session's inbox:
+// what a landing recorded but has not published yet. fs.ErrNotExist:
+// there is none (never staged, or published since).
+func ReadStagedInbox(d Dirs, session, file string) ([]byte, error) {
+	if !ValidInboxSession(session) || !ValidInboxFile(file) {
+		return nil, fmt.Errorf("inbox file %q of session %q: not a name this bus writes", file, session)
+	}
+	return atomicfile.ReadCapped(filepath.Join(d.Inbox, session, stageName(file)), MaxInboxFileSize)
 }
 
 // StagedInbox is a stage found in a session's inbox directory.
@@ -105,7 +121,11 @@ type StagedInbox struct{ Session, File string }
 // ListStagedInbox returns every stage in the inbox's session directories.
 // Entries that are not session directories of ours are skipped: they are
 // the reader's business.
-func ListStagedInbox(d Dirs) ([]StagedInbox, error) {
+func ListStagedInbox(d Dirs) ([]StagedInbox, error) { return listStages(d, stageSuffix) }
+
+// listStages returns every stage ending in suffix in the inbox's session
+// directories.
+func listStages(d Dirs, suffix string) ([]StagedInbox, error) {
 	sessions, err := os.ReadDir(d.Inbox)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -124,10 +144,10 @@ func ListStagedInbox(d Dirs) ([]StagedInbox, error) {
 		}
 		for _, e := range entries {
 			n := e.Name()
-			if !strings.HasPrefix(n, ".") || !strings.HasSuffix(n, stageSuffix) {
+			if !strings.HasPrefix(n, ".") || !strings.HasSuffix(n, suffix) {
 				continue
 			}
-			if file := strings.TrimSuffix(n[1:], stageSuffix); validInboxFile(file) && e.Type().IsRegular() {
+			if file := strings.TrimSuffix(n[1:], suffix); ValidInboxFile(file) && e.Type().IsRegular() {
 				out = append(out, StagedInbox{Session: s.Name(), File: file})
 			}
 		}
@@ -137,20 +157,22 @@ func ListStagedInbox(d Dirs) ([]StagedInbox, error) {
 
 // RemoveStagedInbox removes a stage no record names: its message was
 // never landed, and will be delivered again.
-func RemoveStagedInbox(d Dirs, s StagedInbox) error {
-	if !ValidInboxSession(s.Session) || !validInboxFile(s.File) {
+func RemoveStagedInbox(d Dirs, s StagedInbox) error { return removeStage(d, s, stageName) }
+
+func removeStage(d Dirs, s StagedInbox, stage func(string) string) error {
+	if !ValidInboxSession(s.Session) || !ValidInboxFile(s.File) {
 		return fmt.Errorf("inbox stage %q of session %q: not a name this bus writes", s.File, s.Session)
 	}
 	dir := filepath.Join(d.Inbox, s.Session)
-	if err := os.Remove(filepath.Join(dir, stageName(s.File))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove(filepath.Join(dir, stage(s.File))); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("inbox stage: %w", err)
 	}
 	return atomicfile.SyncDir(dir)
 }
 
-// validInboxFile reports whether name is one InboxFileName could give:
+// ValidInboxFile reports whether name is one InboxFileName could give:
 // 13 digits, a dash, a message id, ".json".
-func validInboxFile(name string) bool {
+func ValidInboxFile(name string) bool {
 	id, ok := strings.CutSuffix(name, ".json")
 	if !ok || len(id) < 15 || id[13] != '-' {
 		return false

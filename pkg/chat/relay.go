@@ -84,9 +84,13 @@ func NewRelay(p Provider, cfg *spec.Config, agentDir string, log logr.Logger, o 
 			},
 		})
 		if o.Inbound != nil {
+			var keep func(session, file string) (bool, error)
+			if shared != nil {
+				keep = shared.KeepInbox
+			}
 			rc.in = inbound.New(inbound.Options{
 				Bus: dirs, Service: poster, Sessions: rc.Relay, Authorized: cfg.AuthorizedUsers(),
-				Fence: claim.Fence, Log: log.WithName("inbound"),
+				Fence: claim.Fence, Keep: keep, Log: log.WithName("inbound"),
 				MinBackoff: o.MinBackoff, MaxBackoff: o.MaxBackoff,
 				Step: o.InboundStep, Changed: rc.poke,
 			})

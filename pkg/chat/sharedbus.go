@@ -27,4 +27,7 @@ type SharedBus interface {
 	// Finish says a message left the relay's outbox for good. One not
 	// finished by the time ctx ends is the next pass's.
 	Finish(ctx context.Context, id string)
+	// KeepInbox is the inbound side's inbound.Options.Keep: what the
+	// daemon lands is shared too, so every machine's inbox gets it.
+	KeepInbox(session, file string) (copied bool, err error)
 }

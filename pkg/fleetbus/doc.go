@@ -11,6 +11,9 @@
 //	               or failed for good), on a lease of a day
 //	journal/<seq>  the owner's relay journal, one record a key, seq
 //	               zero-padded so keys sort in the order they were written
+//	inbox/<session>/<file>
+//	               a file the owner's daemon landed in a session's inbox
+//	               (a reply, a decision), its bytes, on a lease of a day
 //
 // The invariants, and where they are kept:
 //   - A forwarded file leaves its machine's outbox only once its entry is
@@ -21,4 +24,8 @@
 //   - An entry is removed only after its message left the relay's outbox
 //     for good (Puller.Finish), and done/<id> is written in the same
 //     transaction, so a forwarder never stores it again within the day.
+//   - Every machine's inbox gets each file of the fleet's inbox exactly
+//     once, the landing machine's included (InboxFollower, inboxledger.go):
+//     a file is written only after the machine's ledger says it is to
+//     be, and never where the ledger says it was.
 package fleetbus

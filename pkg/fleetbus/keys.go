@@ -28,6 +28,10 @@ func outboxPrefix(dir string) string  { return dir + "outbox/" }
 func outboxKey(dir, id string) string { return outboxPrefix(dir) + id }
 func doneKey(dir, id string) string   { return dir + "done/" + id }
 func journalPrefix(dir string) string { return dir + "journal/" }
+func inboxPrefix(dir string) string   { return dir + "inbox/" }
+func inboxKey(dir, session, file string) string {
+	return inboxPrefix(dir) + session + "/" + file
+}
 func journalKey(dir string, seq uint64) string {
 	return fmt.Sprintf("%s%020d", journalPrefix(dir), seq)
 }

@@ -56,7 +56,16 @@ type Options struct {
 	// Fence proves, before a message lands, that this daemon still owns
 	// its name.
 	Fence func() error
-	Log   logr.Logger
+	// Keep, when set, is told of each landing once its record is durable
+	// and before its file is published, while the stage is there to read:
+	// a fleet keeps the file to put in etcd for the other machines
+	// (DESIGN 10), and must have it before a reader can take it. copied:
+	// the file is here already, copied from the fleet (a reply the
+	// previous owner landed, read again from history after a takeover):
+	// the stage is dropped, not published a second time. An error leaves
+	// the landing unpublished, as a failed publish does.
+	Keep func(session, file string) (copied bool, err error)
+	Log  logr.Logger
 	// Window is how far back history is read, and how long a landed id is
 	// remembered past that (DESIGN 5: 24 h).
 	Window time.Duration

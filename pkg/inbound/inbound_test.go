@@ -102,10 +102,11 @@ func ev(id, place, user string) Event {
 }
 
 type rig struct {
-	t   *testing.T
-	d   bus.Dirs
-	svc *fakeService
-	in  *Inbound
+	t    *testing.T
+	d    bus.Dirs
+	svc  *fakeService
+	in   *Inbound
+	keep func(session, file string) (bool, error) // Options.Keep
 }
 
 func newRig(t *testing.T) *rig {
@@ -121,6 +122,7 @@ func (r *rig) start() *Inbound {
 	in := New(Options{
 		Bus: r.d, Service: r.svc, Sessions: fakeSessions{places: map[string]string{"T1": "s1", "T2": "s2"}},
 		Authorized: []string{"alice"}, Log: testr.New(r.t), MinBackoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond,
+		Keep: r.keep,
 	})
 	if err := in.Start(context.Background()); err != nil {
 		r.t.Fatal(err)

@@ -38,7 +38,7 @@ func (in *Inbound) land(ctx context.Context, ev Event) (Outcome, error) {
 			// Recorded, but the rename failed: this delivery, or the
 			// retry, completes its landing (counted landed already, and
 			// not a duplicate: the retry is no delivery).
-			if err := bus.PublishInbox(in.opts.Bus, s.rec.Session, s.rec.File); err != nil {
+			if err := in.publish(s.rec.Session, s.rec.File); err != nil {
 				return 0, in.failed(fmt.Errorf("publishing %s: %w", ev.ID, err))
 			}
 			s.published = true
@@ -79,7 +79,7 @@ func (in *Inbound) land(ctx context.Context, ev Event) (Outcome, error) {
 	}
 	in.opts.Step(StepRecorded, ev.ID)
 	s := seenMsg{rec: rec}
-	perr := bus.PublishInbox(in.opts.Bus, session, file)
+	perr := in.publish(session, file)
 	s.published = perr == nil
 	in.seen[ev.ID] = s
 	in.unreacted[ev.ID] = rec
@@ -98,6 +98,22 @@ func (in *Inbound) land(ctx context.Context, ev Event) (Outcome, error) {
 	in.settle(ev.ID)
 	in.landedClean()
 	return Landed, nil
+}
+
+// publish completes a recorded landing: the fleet keeps it (Keep) while
+// its stage is there to read, then the stage is published, or dropped if
+// the file is here already from the fleet.
+func (in *Inbound) publish(session, file string) error {
+	if in.opts.Keep != nil {
+		copied, err := in.opts.Keep(session, file)
+		if err != nil {
+			return err
+		}
+		if copied {
+			return bus.RemoveStagedInbox(in.opts.Bus, bus.StagedInbox{Session: session, File: file})
+		}
+	}
+	return bus.PublishInbox(in.opts.Bus, session, file)
 }
 
 // landedClean clears the latest error once a landing succeeded and no

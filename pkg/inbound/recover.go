@@ -76,7 +76,7 @@ func (in *Inbound) recover() error {
 		}
 	}
 	for id, s := range seen {
-		if err := bus.PublishInbox(d, s.rec.Session, s.rec.File); err != nil {
+		if err := in.publish(s.rec.Session, s.rec.File); err != nil {
 			return fmt.Errorf("completing the landing of %s: %w", id, err)
 		}
 		s.published = true
