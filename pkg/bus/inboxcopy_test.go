@@ -29,6 +29,8 @@ func TestCheckInboxEntry(t *testing.T) {
 		{"file a stage", "s-1", ".1796198400123-1234567890123.json.tmp", string(reply), false},
 		{"file not json", "s-1", "1796198400123-1234567890123.sh", string(reply), false},
 		{"file without time", "s-1", "x-1234567890123.json", string(reply), false},
+		{"file with letters for its time", "s-1", "abcdefghijklm-1234567890123.json", string(reply), false},
+		{"file without its dash", "s-1", "1796198400123_1234567890123.json", string(reply), false},
 		{"id not the name's", "s-1", "1796198400123-999.json", string(reply), false},
 		{"session not the key's", "s-2", file, string(reply), false},
 		{"id missing", "s-1", file, `{"session":"s-1"}`, false},

@@ -157,7 +157,8 @@ type owner struct {
 
 func newOwner(t *testing.T, m *machine) *owner {
 	t.Helper()
-	s, err := etcdstore.New(etcdstore.Options{Client: m.cli, AgentDir: m.agentDir, Machine: "m1", LeaseTTL: 2 * time.Second, Prefix: prefix, RequestTimeout: time.Second})
+	// Nothing renews the claim here: its lease outlasts the test.
+	s, err := etcdstore.New(etcdstore.Options{Client: m.cli, AgentDir: m.agentDir, Machine: "m1", LeaseTTL: time.Minute, Prefix: prefix, RequestTimeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
