@@ -35,5 +35,11 @@ func init() {
 		{"fleet inbox: an entry's size is bounded", "pkg/bus/inboxcopy.go",
 			"\tif len(data) > MaxInboxFileSize {\n\t\treturn fmt.Errorf(\"inbox entry %s:", "\tif false {\n\t\treturn fmt.Errorf(\"inbox entry %s:",
 			"./pkg/bus", "TestCheckInboxEntry$"},
+		{"fleet inbox: a fleet's daemon keeps its landings for the fleet", "pkg/chat/relay.go",
+			"\t\t\t\tkeep = shared.KeepInbox\n", "\t\t\t\tkeep = nil\n",
+			"./cmd/reconciler/systemtest", "TestFleetReplyReachesEveryMachinesInbox$"},
+		{"fleet inbox: every machine's loop follows the fleet's inbox", "cmd/reconciler/fleet.go",
+			"Log: log.WithName(\"fleet-inbox\"), Names: names}", "Log: log.WithName(\"fleet-inbox\"), Names: func() []string { return nil }}",
+			"./cmd/reconciler/systemtest", "TestFleetReplyReachesEveryMachinesInbox$"},
 	}...)
 }
