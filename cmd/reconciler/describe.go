@@ -9,7 +9,6 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"gjc.dev/reconciler/pkg/daemonlog"
 	"gjc.dev/reconciler/pkg/events"
@@ -140,7 +139,7 @@ func printDescription(out io.Writer, d description, now time.Time) error {
 		p("Election:\t%s", electionLine(e, safe))
 	}
 	if l := s.Logins; l != nil {
-		p("Logins:\t%d of %d in the service's window, which resets in %s", l.Used, l.Limit, loginsReset(l.ResetAt, now))
+		p("Logins:\t%s", loginsLine(l, now))
 	}
 	p("Restarts:\t%d", s.Restarts)
 	if ex := s.LastExit; ex != nil {
@@ -265,10 +264,11 @@ func electionLine(e *reconcile.Election, safe func(string) string) string {
 	return line
 }
 
-// loginsReset is how long until the service's login window resets.
-func loginsReset(at *metav1.Time, now time.Time) string {
-	if at == nil {
-		return "-"
+// loginsLine is what describe says of the service's count of logins: a
+// count from a window that has ended is history, not today's figure.
+func loginsLine(l *reconcile.LoginsStatus, now time.Time) string {
+	if l.ResetAt == nil || !now.Before(l.ResetAt.Time) {
+		return fmt.Sprintf("%d of %d in a window that has ended; not read since", l.Used, l.Limit)
 	}
-	return duration(max(at.Sub(now), 0))
+	return fmt.Sprintf("%d of %d in the service's window, which resets in %s", l.Used, l.Limit, duration(l.ResetAt.Sub(now)))
 }

@@ -6,11 +6,11 @@ package main
 func init() {
 	mutants = append(mutants, []mutant{
 		{"discord: no IDENTIFY at the reserve", "pkg/chat/discord/transport.go",
-			"\tif v := judgeBudget(gb.SessionStartLimit, d.opts.IdentifyReserve, now); !v.ok {\n",
-			"\tif v := judgeBudget(gb.SessionStartLimit, d.opts.IdentifyReserve, now); false {\n",
+			"\tif v := judgeBudget(gb.SessionStartLimit, d.opts.IdentifyReserve, d.resumable.Load(), now); !v.ok {\n",
+			"\tif v := judgeBudget(gb.SessionStartLimit, d.opts.IdentifyReserve, d.resumable.Load(), now); false {\n",
 			"./pkg/chat/discord", "TestIdentifyBudgetAtTheReserve"},
 		{"discord: the reserve is kept, not spent to the last start", "pkg/chat/discord/identifybudget.go",
-			"\tif l.Remaining > reserve {\n", "\tif l.Remaining > 0 {\n",
+			"\tif l.Total <= 0 || l.Remaining > reserve || resuming && l.Remaining > 0 {\n", "\tif l.Total <= 0 || l.Remaining > 0 || resuming && l.Remaining > 0 {\n",
 			"./pkg/chat/discord", "TestJudgeBudget"},
 		{"reconcile: a transport down for a named cause is Degraded with it", "pkg/reconcile/decidestart.go",
 			"\t\tp.reason, p.degraded = s.TransportReason, true\n", "",
@@ -21,5 +21,14 @@ func init() {
 		{"fakediscord: a token past its session start budget is reset", "pkg/chat/fakediscord/sessionstarts.go",
 			"\t\ts.faults.rejected[token] = true\n", "",
 			"./pkg/chat/fakediscord", "TestSessionStartLimit"},
+		{"discord: a spent window said to end now is asked about again after a wait, never in a loop", "pkg/chat/discord/identifybudget.go",
+			"\t\tuntil: now.Add(min(max(after, budgetMinWait), budgetWait)),\n", "\t\tuntil: now.Add(min(after, budgetWait)),\n",
+			"./pkg/chat/discord", "TestJudgeBudget"},
+		{"fsstore: logins the record cannot hold are not written", "pkg/ownership/fsstore/renew.go",
+			"\tif hb.Logins != nil && hb.Logins.Valid() {\n", "\tif hb.Logins != nil {\n",
+			"./pkg/ownership/fsstore", "TestRenewReasonAndLogins"},
+		{"fsstore: a transport's named cause is written beside its error only", "pkg/ownership/fsstore/renew.go",
+			"\t\tif next.TransportError != \"\" && ownership.ValidReason(hb.TransportReason) {\n", "\t\tif true {\n",
+			"./pkg/ownership/fsstore", "TestRenewReasonAndLogins"},
 	}...)
 }

@@ -30,9 +30,16 @@ type Health struct {
 	// ordinary outage.
 	Reason string
 	// Logins is the service's count of the bot's logins as last read, or
-	// nil. The transport reports the same pointer until it reads again,
-	// so an unchanged count is no change.
+	// nil.
 	Logins *ownership.Logins
+}
+
+// same reports whether h and o say the same, the logins by value: a
+// retry that read the same count again is no change worth a heartbeat.
+func (h Health) same(o Health) bool {
+	hl, ol := h.Logins, o.Logins
+	h.Logins, o.Logins = nil, nil
+	return h == o && (hl == ol || hl != nil && ol != nil && *hl == *ol)
 }
 
 // TerminalError ends a daemon: the service refused it for a reason that

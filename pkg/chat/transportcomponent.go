@@ -81,7 +81,7 @@ func newMailbox() *mailbox { return &mailbox{ready: make(chan struct{}, 1)} }
 func (m *mailbox) put(h Health) {
 	h.Err = redactURLs(h.Err)
 	m.mu.Lock()
-	if m.put1 && m.value == h {
+	if m.put1 && m.value.same(h) {
 		m.mu.Unlock()
 		return
 	}

@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"time"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"gjc.dev/reconciler/pkg/reconcile"
@@ -19,9 +21,11 @@ var (
 	loginsDescs     = []*prometheus.Desc{loginsDesc, loginsLimitDesc}
 )
 
-func loginsMetrics(d reconcile.DaemonStatus) []prometheus.Metric {
+// loginsMetrics are d's logins series at now; none once the window they
+// were counted in has ended, since what was spent then no longer counts.
+func loginsMetrics(d reconcile.DaemonStatus, now time.Time) []prometheus.Metric {
 	l := d.Logins
-	if l == nil {
+	if l == nil || l.ResetAt == nil || !now.Before(l.ResetAt.Time) {
 		return nil
 	}
 	return []prometheus.Metric{

@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"time"
+
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -115,7 +117,7 @@ func (c *statusCollector) Collect(ch chan<- prometheus.Metric) {
 		for _, m := range relayMetrics(d) { // relay.go
 			ch <- m
 		}
-		for _, m := range loginsMetrics(d) { // logins.go
+		for _, m := range loginsMetrics(d, time.Now()) { // logins.go
 			ch <- m
 		}
 	}

@@ -63,10 +63,18 @@ func (f *fields) logins() *Logins {
 			return fail("unknown key %q", m.key)
 		}
 	}
-	if v[0] > v[1] {
+	l := &Logins{Used: v[0], Limit: v[1], ResetAt: v[2]}
+	if !l.Valid() {
 		return fail("used %d over limit %d", v[0], v[1])
 	}
-	return &Logins{Used: v[0], Limit: v[1], ResetAt: v[2]}
+	return l
+}
+
+// Valid reports whether the record can hold l: figures >= 0, used at most
+// limit. A writer drops one that is not, rather than write a record its
+// own reconciler would refuse as malformed.
+func (l *Logins) Valid() bool {
+	return l.Used >= 0 && l.Limit >= 0 && l.ResetAt >= 0 && l.Used <= l.Limit
 }
 
 // Clone returns a copy, nil for nil.

@@ -63,6 +63,9 @@ func ParseState(data []byte) (st *State, legacy bool, err error) {
 	// characters, so an escape sequence in a record never reaches it.
 	s.TransportError = OneLine(f.optionalString("transportError"))
 	s.TransportReason = f.reason("transportReason")
+	if s.TransportReason != "" && s.TransportError == "" && f.err == nil {
+		f.fail("transportReason", "is only written beside a transportError, got none")
+	}
 	s.Terminated = f.terminated()
 	s.BootID = f.optionalString("bootId")
 	s.Machine = OneLine(f.optionalString("machine"))

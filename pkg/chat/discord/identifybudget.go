@@ -20,7 +20,12 @@ const DefaultIdentifyReserve = 50
 
 // budgetWait is the longest a daemon waits on a spent budget before asking
 // again: Discord's answer is the authority, and it may reset early.
-const budgetWait = 10 * time.Minute
+// budgetMinWait is the shortest: a window said to end now (reset_after 0
+// or less) is asked about again after it, never in a loop.
+const (
+	budgetWait    = 10 * time.Minute
+	budgetMinWait = 5 * time.Second
+)
 
 // identifyVerdict is whether a daemon may start a gateway session now.
 type identifyVerdict struct {
@@ -29,16 +34,19 @@ type identifyVerdict struct {
 	message string    // why not, for the record
 }
 
-// judgeBudget decides, from session_start_limit read at now, whether one
-// more session start keeps the reserve.
-func judgeBudget(l discordgo.SessionInformation, reserve int, now time.Time) identifyVerdict {
-	if l.Remaining > reserve {
+// judgeBudget decides, from session_start_limit read at now, whether
+// the next connect keeps the reserve. A connect that will RESUME (a READY
+// began a session) costs no start, and is let through while any is left:
+// refusing it would keep the bot offline until the reset for nothing. A
+// limit the service did not state (total 0) is no limit we know of.
+func judgeBudget(l discordgo.SessionInformation, reserve int, resuming bool, now time.Time) identifyVerdict {
+	if l.Total <= 0 || l.Remaining > reserve || resuming && l.Remaining > 0 {
 		return identifyVerdict{ok: true}
 	}
 	after := time.Duration(l.ResetAfter) * time.Millisecond
-	reset := now.Add(after)
+	reset := now.Add(max(after, 0))
 	return identifyVerdict{
-		until: now.Add(min(after, budgetWait)),
+		until: now.Add(min(max(after, budgetMinWait), budgetWait)),
 		message: fmt.Sprintf("%d of %d session starts left today, at or below the reserve of %d: not identifying until Discord resets them at %s (too many logins get a bot's token reset)",
 			l.Remaining, l.Total, reserve, reset.UTC().Format(time.RFC3339)),
 	}
@@ -62,18 +70,31 @@ func waitUntil(ctx context.Context, t time.Time) error {
 }
 
 // loginsOf is session_start_limit, read at now, as the record shows it.
+// A service's odd answer (a negative figure, more left than allowed) is
+// clamped into what the record can hold; none stated is none shown.
 func loginsOf(l discordgo.SessionInformation, now time.Time) *ownership.Logins {
-	return &ownership.Logins{Used: int64(max(l.Total-l.Remaining, 0)), Limit: int64(l.Total),
-		ResetAt: now.Add(time.Duration(l.ResetAfter) * time.Millisecond).UnixMilli()}
+	if l.Total <= 0 {
+		return nil
+	}
+	limit := int64(l.Total)
+	used := min(max(limit-int64(l.Remaining), 0), limit)
+	reset := now.Add(max(time.Duration(l.ResetAfter)*time.Millisecond, 0))
+	return &ownership.Logins{Used: used, Limit: limit, ResetAt: reset.UnixMilli()}
 }
 
 // started counts the session a READY began: Discord spent one more start
 // since the budget was read.
 func (d *transport) started() {
-	if l := d.logins.Load(); l != nil {
+	for {
+		l := d.logins.Load()
+		if l == nil {
+			return
+		}
 		c := *l
 		c.Used = min(c.Used+1, c.Limit)
-		d.logins.Store(&c)
+		if d.logins.CompareAndSwap(l, &c) {
+			return
+		}
 	}
 }
 

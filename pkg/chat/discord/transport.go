@@ -49,6 +49,9 @@ type transport struct {
 	opts   TransportOptions
 	self   atomic.Value                     // string: the bot's user id, from READY
 	logins atomic.Pointer[ownership.Logins] // Discord's count of session starts, as last read
+	// resumable is set once a READY began a session: discordgo keeps its
+	// id and RESUMEs it on the next connect, which costs no session start.
+	resumable atomic.Bool
 }
 
 // NewTransport returns a transport for one Discord bot over the gateway.
@@ -102,6 +105,7 @@ func (d *transport) Run(ctx context.Context, report func(chat.Health)) error {
 			d.self.Store(r.User.ID)
 		}
 		d.started()
+		d.resumable.Store(true)
 		notify(ready)
 		// A READY is a new session: whatever was sent since the last one
 		// was never dispatched to this one.
@@ -210,22 +214,20 @@ func (d *transport) session(conns *connTracker) (*discordgo.Session, error) {
 
 // connect checks the token, then opens the gateway within the handshake bound.
 func (d *transport) connect(ctx context.Context, s *discordgo.Session, conns *connTracker) error {
-	if _, err := s.User("@me", discordgo.WithContext(ctx)); err != nil {
-		var re *discordgo.RESTError
-		if errors.As(err, &re) && re.Response != nil && re.Response.StatusCode == http.StatusUnauthorized {
-			return &chat.TerminalError{Reason: daemonproto.ReasonInvalidCredentials, Message: "discord rejected the bot token (401)"}
-		}
-		return fmt.Errorf("checking the bot token: %w", rewrite.DialledErr(err, d.cfg.APIURL))
+	// discordgo sleeps out a 429 without looking at ctx: off, so a stop
+	// is never held back by a long rate limit; the back-off retries.
+	if _, err := s.User("@me", discordgo.WithContext(ctx), discordgo.WithRetryOnRatelimit(false)); err != nil {
+		return d.restErr("checking the bot token", err)
 	}
 	// Every connect may identify (discordgo falls back to IDENTIFY when a
 	// RESUME is refused), so the day's budget is read before each one.
-	gb, err := s.GatewayBot(discordgo.WithContext(ctx))
+	gb, err := s.GatewayBot(discordgo.WithContext(ctx), discordgo.WithRetryOnRatelimit(false))
 	if err != nil {
-		return fmt.Errorf("reading the session start limit: %w", rewrite.DialledErr(err, d.cfg.APIURL))
+		return d.restErr("reading the session start limit", err)
 	}
 	now := time.Now()
 	d.logins.Store(loginsOf(gb.SessionStartLimit, now))
-	if v := judgeBudget(gb.SessionStartLimit, d.opts.IdentifyReserve, now); !v.ok {
+	if v := judgeBudget(gb.SessionStartLimit, d.opts.IdentifyReserve, d.resumable.Load(), now); !v.ok {
 		return &budgetLowError{identifyVerdict: v}
 	}
 	done := make(chan error, 1)
@@ -257,6 +259,16 @@ func (d *transport) connect(ctx context.Context, s *discordgo.Session, conns *co
 		}
 	}
 	return err
+}
+
+// restErr is a failed REST call of connect: a rejected token (401) is
+// terminal, anything else is retried.
+func (d *transport) restErr(what string, err error) error {
+	var re *discordgo.RESTError
+	if errors.As(err, &re) && re.Response != nil && re.Response.StatusCode == http.StatusUnauthorized {
+		return &chat.TerminalError{Reason: daemonproto.ReasonInvalidCredentials, Message: "discord rejected the bot token (401)"}
+	}
+	return fmt.Errorf("%s: %w", what, rewrite.DialledErr(err, d.cfg.APIURL))
 }
 
 // abortOpen unblocks an Open stuck in its handshake by closing its socket.

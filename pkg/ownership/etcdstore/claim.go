@@ -222,12 +222,15 @@ func (c *Claim) Renew(hb ownership.Heartbeat) error {
 	next.TransportError, next.TransportReason = "", ""
 	if !hb.TransportHealthy {
 		next.TransportError = ownership.OneLine(hb.TransportError)
-		if ownership.ValidReason(hb.TransportReason) {
+		if next.TransportError != "" && ownership.ValidReason(hb.TransportReason) {
 			next.TransportReason = hb.TransportReason
 		}
 	}
 	next.Relay = hb.Relay.Clone()
-	next.Logins = hb.Logins.Clone()
+	next.Logins = nil
+	if hb.Logins != nil && hb.Logins.Valid() {
+		next.Logins = hb.Logins.Clone()
+	}
 	if err := c.guarded(c.store.ctx, "renewing "+c.name, clientv3.OpPut(c.keys.state, string(next.Marshal()))); err != nil {
 		return err
 	}

@@ -25,7 +25,7 @@ var stateChanges = map[string]func(*ownership.State){
 	"generation":       func(s *ownership.State) { s.Generation = gen(8) },
 	"stoppedAt":        func(s *ownership.State) { s.StoppedAt = ms(s.HeartbeatAt) },
 	"transportError":   func(s *ownership.State) { s.TransportError = "gateway closed" },
-	"transportReason":  func(s *ownership.State) { s.TransportReason = "TokenInUse" },
+	"transportReason":  func(s *ownership.State) { s.TransportError, s.TransportReason = "2 connections", "TokenInUse" },
 	"logins":           func(s *ownership.State) { s.Logins = &ownership.Logins{Used: 3, Limit: 1000, ResetAt: 1764450000000} },
 	"terminated": func(s *ownership.State) {
 		s.Terminated = &ownership.Terminated{Reason: "InvalidCredentials", Message: "close 4004"}

@@ -40,12 +40,15 @@ func (o *Owner) Renew(hb ownership.Heartbeat) error {
 	next.TransportError, next.TransportReason = "", ""
 	if !hb.TransportHealthy {
 		next.TransportError = truncate(hb.TransportError, ownership.MaxDetail)
-		if ownership.ValidReason(hb.TransportReason) {
+		if next.TransportError != "" && ownership.ValidReason(hb.TransportReason) {
 			next.TransportReason = hb.TransportReason
 		}
 	}
 	next.Relay = hb.Relay.Clone()
-	next.Logins = hb.Logins.Clone()
+	next.Logins = nil
+	if hb.Logins != nil && hb.Logins.Valid() {
+		next.Logins = hb.Logins.Clone()
+	}
 	if r := next.Relay; r != nil {
 		if r.Blocked != nil {
 			r.Blocked.Message = truncate(r.Blocked.Message, ownership.MaxDetail)

@@ -174,6 +174,7 @@ func stricterMalformed(r Obj, pid int) []Case {
 		strict(field("logins used over limit", "logins", r.With("logins", `{"used":1001,"limit":1000,"resetAt":1}`))),
 		strict(field("logins negative", "logins", r.With("logins", `{"used":-1,"limit":1000,"resetAt":1}`))),
 		strict(field("logins unknown key", "logins", r.With("logins", `{"used":1,"limit":1000,"resetAt":1,"x":0}`))),
+		strict(field("transportReason without transportError", "transportReason", r.With("transportReason", `"TokenInUse"`))),
 		strict(field("transportReason not a word", "transportReason", r.With("transportReason", `"Token In Use"`))),
 		strict(field("transportReason lower-case", "transportReason", r.With("transportReason", `"tokenInUse"`))),
 		strict(field("transportReason a number", "transportReason", r.With("transportReason", "7"))),
