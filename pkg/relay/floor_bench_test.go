@@ -148,7 +148,6 @@ func BenchmarkRelayOverFloor(b *testing.B) {
 		floorLat = append(floorLat, time.Since(t0))
 		drained(b, fl.outbox) // its done fsync and rename do not fall in the relay's round
 
-
 		marker = fmt.Sprintf("relay %d.", i)
 		t0 = time.Now()
 		g.write(bus.Message{Session: "s", Text: marker})
