@@ -80,8 +80,10 @@ func (d *Direct) operate(ctx context.Context, action string, sel reconcile.Selec
 	if err != nil {
 		return nil, err
 	}
-	defer release()
-	return &OperateResponse{Results: r.Operate(ctx, names, res, op)}, nil
+	results := r.Operate(ctx, names, res, op)
+	release()
+	r.AwaitLeaders(ctx, results)
+	return &OperateResponse{Results: results}, nil
 }
 
 func (d *Direct) GC(ctx context.Context, req GCRequest) (*gc.Report, error) {

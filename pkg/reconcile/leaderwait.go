@@ -3,6 +3,7 @@ package reconcile
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"gjc.dev/reconciler/pkg/ownership"
@@ -14,12 +15,29 @@ import (
 // act on it: its watch pokes it at once, but a pass may be under way.
 const leaderSlack = 10 * time.Second
 
+// AwaitLeaders finishes the commands of results that wait for the machine
+// that leads their name to act (a stop or a start of a fleet's hold), all
+// at once. The caller holds neither the pass lock nor any name: such a
+// wait lasts up to a stop's timeouts and a lease, and this machine's loop
+// goes on meanwhile (its passes, its status, and its own look at the
+// name, which may find this machine leading it by then).
+func (r *Reconciler) AwaitLeaders(ctx context.Context, results []OperateResult) {
+	var wg sync.WaitGroup
+	for i := range results {
+		if f := results[i].finish; f != nil {
+			results[i].finish = nil
+			wg.Go(func() { f(ctx, &results[i]) })
+		}
+	}
+	wg.Wait()
+}
+
 // awaitLeaderStop waits, after a stop here held name on every machine,
 // for the machine that leads it (leader) to stop its owner: until the
-// record shows none running, within the stop's timeouts and leaderSlack.
-// It sends nothing itself: the owner is the leader's to stop (fenced by
-// its election), and the hold stays whatever the answer.
-func (r *Reconciler) awaitLeaderStop(ctx context.Context, name, leader string, o StopOptions) (ok bool, msg string) {
+// record shows none running, within the stop's timeouts and leaderSlack. It sends nothing
+// itself: the owner is the leader's to stop (fenced by its election), and
+// the hold stays whatever the answer.
+func (r *Reconciler) awaitLeaderStop(ctx context.Context, name, leader string, d *spec.Daemon, o StopOptions) (ok bool, msg string) {
 	limit := o.Graceful + o.Kill + leaderSlack
 	_, cls, ok := r.awaitRecord(ctx, name, limit, ownDesired, func(_ ownership.Observation, cls ownership.Classification) bool {
 		return cls.Class == ownership.ClassStopped || cls.Class == ownership.ClassAbsent

@@ -75,7 +75,9 @@ func (l *Loop) View(ctx context.Context, names []string) (*Status, error) {
 // Operate runs an operator's command (stop, start, restart) on the names
 // sel resolves to (see Targets) with the loop's spec result. Each name is
 // acted on with its worker excluded and under the pass lock, as work does,
-// and requeued afterwards, so the loop looks at what the command left.
+// and requeued afterwards, so the loop looks at what the command left; a
+// wait for the machine that leads a name comes after, holding neither (see
+// AwaitLeaders).
 // Nothing is touched when sel names an unknown daemon (a UsageError) or the
 // pass lock is not had within lockTimeout (ErrLock).
 func (l *Loop) Operate(ctx context.Context, action string, sel Selection, lockTimeout time.Duration, op Operation) ([]OperateResult, error) {
@@ -92,8 +94,7 @@ func (l *Loop) Operate(ctx context.Context, action string, sel Selection, lockTi
 	if err := l.acquireWithin(ctx, lockTimeout); err != nil {
 		return nil, err
 	}
-	defer l.lock.release()
-	return eachName(names, func(name string) OperateResult {
+	results := eachName(names, func(name string) OperateResult {
 		unlock, err := l.serving.names.lock(ctx, name)
 		if err != nil {
 			return OperateResult{Name: name, Action: action, Message: name + ": " + err.Error(), Warnings: []string{}}
@@ -101,7 +102,10 @@ func (l *Loop) Operate(ctx context.Context, action string, sel Selection, lockTi
 		defer l.q.add(name)
 		defer unlock()
 		return op(l.r, ctx, name, res.Lookup(name), res)
-	}), nil
+	})
+	l.lock.release()
+	l.r.AwaitLeaders(ctx, results)
+	return results, nil
 }
 
 // Exclusive runs f with the loop's spec result under the pass lock and with

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"gjc.dev/reconciler/pkg/ownership"
@@ -19,6 +20,10 @@ type OperateResult struct {
 	Before   *DaemonStatus `json:"before"`
 	After    *DaemonStatus `json:"after"`
 	Warnings []string      `json:"warnings"`
+	// finish, when set, is the rest of the command: a wait for the
+	// machine that leads the name to act, run by AwaitLeaders once the
+	// caller let go of the pass lock and the name.
+	finish func(ctx context.Context, out *OperateResult)
 }
 
 // StopOptions bound a stop; Force allows SIGKILL after the graceful timeout.
@@ -30,7 +35,8 @@ type StopOptions struct {
 
 // Stop stops one daemon now, as the reference's operate() does: a fenced
 // SIGTERM with a control request, SIGKILL only when forced. d is the name's
-// desired object, nil when no source declares it. The caller holds the lock.
+// desired object, nil when no source declares it. The caller holds the pass
+// lock, and calls AwaitLeaders once it let go of it.
 //
 // The name is held stopped (Holds: on every machine of a fleet) before anything is sent, so that
 // no loop starts it again the moment it exits, and only then: a stop that
@@ -75,7 +81,13 @@ func (r *Reconciler) Stop(ctx context.Context, name string, d *spec.Daemon, res 
 			out.Message = fmt.Sprintf("%s not stopped: %v", name, err)
 			return out
 		}
-		out.OK, out.Message = r.awaitLeaderStop(ctx, name, l.cmd.leader, o)
+		leader := l.cmd.leader
+		out.Message = p.message
+		out.finish = func(ctx context.Context, out *OperateResult) {
+			out.OK, out.Message = r.awaitLeaderStop(ctx, name, leader, d, o)
+			after := r.view(name, d, res)
+			out.After = &after
+		}
 	case stepHoldStop:
 		rec := l.rec
 		how := ownership.StopOptions{Action: "stop", Graceful: o.Graceful, Kill: o.Kill, Escalate: p.escalate, Sending: hold}
@@ -159,14 +171,17 @@ func (r *Reconciler) operation(name, action string, d *spec.Daemon, res *spec.Re
 }
 
 func (r *Reconciler) view(name string, d *spec.Daemon, res *spec.Result) DaemonStatus {
-	r.mu.Lock()
-	saved := r.names[name]
-	r.mu.Unlock()
 	var s DaemonStatus
 	timedOut := ""
+	r.mu.Lock()
+	saved := r.names[name]
 	if saved != nil {
 		s, timedOut = saved.status, saved.termTimedOut
+		// A copy: live sets conditions in place, and the name's worker
+		// and the loop's status.json read them meanwhile.
+		s.Conditions = slices.Clone(s.Conditions)
 	}
+	r.mu.Unlock()
 	hold, err := r.holds.Hold(name)
 	return live(s, name, d, r.store, hold, err, timedOut)
 }
@@ -212,7 +227,8 @@ func wantOf(d *spec.Daemon) *ownership.Desired {
 
 // Start lets go of the operator's hold on name (reconciler stop) and
 // reconciles it at once, as a pass would: started if the spec says Running.
-// The caller holds the lock.
+// The caller holds the pass lock, and calls AwaitLeaders once it let go of
+// it.
 func (r *Reconciler) Start(ctx context.Context, name string, d *spec.Daemon, res *spec.Result) OperateResult {
 	r.seedTracked()
 	out := r.operation(name, "start", d, res)
@@ -247,7 +263,12 @@ func (r *Reconciler) Start(ctx context.Context, name string, d *spec.Daemon, res
 	case o.Status.Reason == ownership.ReasonLedElsewhere && r.holds.Shared():
 		// The hold was the fleet's: the machine that leads the name
 		// starts it, having seen the hold go.
-		out.OK, out.Message = r.awaitLeaderStart(ctx, name, d)
+		out.Message = fmt.Sprintf("no longer held on any machine; the machine that leads %s starts it", name)
+		out.finish = func(ctx context.Context, out *OperateResult) {
+			out.OK, out.Message = r.awaitLeaderStart(ctx, name, d)
+			after := r.view(name, d, res)
+			out.After = &after
+		}
 	default:
 		out.Message = fmt.Sprintf("%s: %s %s: %s", name, o.Status.Phase, o.Status.Reason, o.Status.Message)
 	}

@@ -166,7 +166,8 @@ type Operation func(r *Reconciler, ctx context.Context, name string, d *spec.Dae
 
 // Operate runs op on each name with the spec result res, the names in
 // parallel (one daemon's graceful wait never delays another's), and returns
-// the results in the names' order. The caller holds the pass lock.
+// the results in the names' order. The caller holds the pass lock, and
+// finishes the results with AwaitLeaders once it let go of it.
 func (r *Reconciler) Operate(ctx context.Context, names []string, res *spec.Result, op Operation) []OperateResult {
 	return eachName(names, func(name string) OperateResult { return op(r, ctx, name, res.Lookup(name), res) })
 }
