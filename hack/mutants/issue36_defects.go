@@ -1,12 +1,17 @@
 package main
 
 // The mends of issue 36's review: a wait for the machine that leads a
-// name holds neither this machine's pass lock nor the name.
+// name holds neither this machine's pass lock nor the name, and lasts as
+// long as that machine's stop can.
 func init() {
 	mutants = append(mutants, []mutant{
 		{"leader waits: the pass lock is let go of before a wait for the machine that leads a name", "pkg/reconcile/loopapi.go",
 			"\tl.lock.release()\n\tl.r.AwaitLeaders(ctx, results)\n",
 			"\tl.r.AwaitLeaders(ctx, results)\n\tl.lock.release()\n",
 			"./pkg/reconcile", "TestLeaderWaitHoldsNeitherThePassLockNorTheName"},
+		{"leader waits: the wait for the leader's stop lasts as long as an escalated stop on leases can", "pkg/reconcile/leaderwait.go",
+			"\tlimit := leaderStopLimit(o, d, r.leaseTTL())\n",
+			"\tlimit := o.Graceful + o.Kill + leaderSlack\n",
+			"./pkg/reconcile", "TestLeaderStopLimitCoversAnEscalatedStop"},
 	}...)
 }

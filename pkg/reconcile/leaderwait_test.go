@@ -11,6 +11,7 @@ import (
 	"github.com/go-logr/logr"
 
 	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/ownership/etcdstore"
 	"gjc.dev/reconciler/pkg/ownership/fakestore"
 	"gjc.dev/reconciler/pkg/spec"
 )
@@ -110,5 +111,55 @@ func TestLeaderWaitHoldsNeitherThePassLockNorTheName(t *testing.T) {
 	}
 	if a := out[0].After; a == nil || a.Phase != PhaseHeld {
 		t.Errorf("after the stop: %+v, want bot held", a)
+	}
+}
+
+// The fleet's store tells its TTL.
+var _ leased = (*etcdstore.Store)(nil)
+
+// leasedStore is ledStore on leases of ttl, as a fleet's etcd.
+type leasedStore struct {
+	ledStore
+	ttl time.Duration
+}
+
+func (s leasedStore) LeaseTTL() time.Duration { return s.ttl }
+
+// The wait for the leading machine's stop lasts as long as that stop can:
+// its graceful timeout, then the owner's revoked lease standing one TTL
+// (its kill timeout, when longer or with no leases), and the slack for
+// its loop to see the hold. A shorter wait answers "not stopped" about a
+// stop that is still going as it should.
+func TestLeaderStopLimitCoversAnEscalatedStop(t *testing.T) {
+	d := slackDaemon(5 * time.Second) // the leader's graceful timeout; kill 100 ms
+	for _, tc := range []struct {
+		name string
+		o    StopOptions
+		d    *spec.Daemon
+		ttl  time.Duration
+		want time.Duration
+	}{
+		{"the spec's graceful timeout, then a lease", StopOptions{Graceful: time.Second, Kill: time.Second}, d, 30 * time.Second, 5*time.Second + 30*time.Second + leaderSlack},
+		{"the command's, when longer", StopOptions{Graceful: 20 * time.Second, Kill: time.Second}, d, 10 * time.Second, 20*time.Second + 10*time.Second + leaderSlack},
+		{"a kill timeout longer than the lease", StopOptions{Graceful: time.Second, Kill: 40 * time.Second}, d, 10 * time.Second, 5*time.Second + 40*time.Second + leaderSlack},
+		{"no leases: the timeouts", StopOptions{Graceful: time.Second, Kill: 2 * time.Second}, d, 0, 5*time.Second + 2*time.Second + leaderSlack},
+		{"a name no spec declares: the command's", StopOptions{Graceful: time.Second, Kill: time.Second}, nil, 10 * time.Second, time.Second + 10*time.Second + leaderSlack},
+	} {
+		if got := leaderStopLimit(tc.o, tc.d, tc.ttl); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+
+	// And the wait is that long on a leased store: its answer says so.
+	w := fakestore.New()
+	r := fakeReconciler(t, leasedStore{ledStore{w.Store()}, 30 * time.Second})
+	if _, err := w.StartOwner("bot", desiredOf(d), fakestore.OwnerOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel() // its answer at once, with the limit it had
+	ok, msg := r.awaitLeaderStop(ctx, "bot", "m2", d, StopOptions{Graceful: time.Second, Kill: time.Second})
+	if ok || !strings.Contains(msg, "within 45s") {
+		t.Fatalf("awaitLeaderStop = %t, %q; want not stopped within 45s (5 s graceful, a 30 s lease, 10 s slack)", ok, msg)
 	}
 }

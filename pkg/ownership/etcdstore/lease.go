@@ -149,3 +149,7 @@ func (l *lease) close(ctx context.Context) error {
 	}
 	return nil
 }
+
+// LeaseTTL is every lease's TTL: a revoked owner's name stays held that
+// long after its revocation (see Stop).
+func (s *Store) LeaseTTL() time.Duration { return s.ttl }
