@@ -2,7 +2,8 @@ package main
 
 // The mends of issue 36's review: a wait for the machine that leads a
 // name holds neither this machine's pass lock nor the name, and lasts as
-// long as that machine's stop can.
+// long as that machine's stop can; the etcd probe takes no slow cluster
+// for a silent one.
 func init() {
 	mutants = append(mutants, []mutant{
 		{"leader waits: the pass lock is let go of before a wait for the machine that leads a name", "pkg/reconcile/loopapi.go",
@@ -13,5 +14,9 @@ func init() {
 			"\tlimit := leaderStopLimit(o, d, r.leaseTTL())\n",
 			"\tlimit := o.Graceful + o.Kill + leaderSlack\n",
 			"./pkg/reconcile", "TestLeaderStopLimitCoversAnEscalatedStop"},
+		{"etcd probe: a cluster answering within the request timeout is live, however short the lease", "pkg/ownership/etcdstore/probe.go",
+			"func (s *Store) probeBound() time.Duration { return s.timeout }\n",
+			"func (s *Store) probeBound() time.Duration { return min(s.timeout, s.ttl/2) }\n",
+			"./pkg/ownership/etcdstore", "TestProbeTakesASlowClusterForALiveOne"},
 	}...)
 }

@@ -10,10 +10,16 @@ import (
 // fires: its watches break only when the connection's keepalive gives up,
 // and its loop would look again only then, or at its resync. So while
 // anything watches, the store asks the cluster a trivial question every
-// third of a TTL, bounded by half a TTL (or the request timeout, if
-// shorter), and pokes every watch when the answer stops or comes back.
-// A cut is then reported within a third plus a half of a TTL, before the
-// lease of any daemon on this machine can expire.
+// third of a TTL, and pokes every watch when the answer stops or comes
+// back. A cut is then reported within a third of a TTL plus the probe's
+// bound (probeBound).
+
+// probeBound is how long the probe waits for the cluster's answer: the
+// request timeout, as every other request does. A cluster that answers
+// within it is live, however short the lease TTL: a shorter bound would
+// take a slow cluster for a silent one, and the silence it noted would
+// fail every request made within silenceMemo after it.
+func (s *Store) probeBound() time.Duration { return s.timeout }
 
 // watched registers out to be poked by the probe, starting the probe with
 // the first watch; the returned func unregisters it.
@@ -33,7 +39,7 @@ func (s *Store) watched(out chan struct{}) func() {
 }
 
 func (s *Store) probe() {
-	period, bound := s.ttl/3, min(s.timeout, s.ttl/2)
+	period, bound := s.ttl/3, s.probeBound()
 	t := time.NewTicker(period)
 	defer t.Stop()
 	wasSilent := false

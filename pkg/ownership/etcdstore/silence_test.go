@@ -8,8 +8,12 @@ import (
 	"time"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"gjc.dev/reconciler/pkg/ownership/etcdstore/etcdtest"
 )
 
 // Only a request the cluster left unanswered is its silence; one it
@@ -59,5 +63,50 @@ func TestSilenceIsRememberedForTheMemoOnly(t *testing.T) {
 		if got := q.recent(t0.Add(tc.at)); got != tc.want {
 			t.Errorf("%s after the silence: recent = %v, want %v", tc.at, got, tc.want)
 		}
+	}
+}
+
+// A cluster slow to answer, but answering within the request timeout, is
+// not silent, however short the lease TTL: the probe waits for it as long
+// as any request would, and notes no silence that would fail the requests
+// after it. One that does not answer at all still is silent, within that
+// bound.
+func TestProbeTakesASlowClusterForALiveOne(t *testing.T) {
+	c := etcdtest.Start(t, etcdtest.Options{})
+	p := c.NewProxy(t)
+	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{p.Endpoint()}, DialTimeout: 2 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cli.Close() })
+	const timeout, slow = 3 * time.Second, 1500 * time.Millisecond // slower than half the TTL
+	s, err := New(Options{Client: cli, AgentDir: t.TempDir(), Machine: "m1", LeaseTTL: MinLeaseTTL, RequestTimeout: timeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	if s.silentNow(s.probeBound()) {
+		t.Fatal("the cluster is silent before it was slowed")
+	}
+
+	p.Delay(slow)
+	asked := time.Now()
+	if s.silentNow(s.probeBound()) {
+		t.Fatalf("a cluster answering in %s, within the %s request timeout, taken for silent (lease TTL %s, probe bound %s)", slow, timeout, MinLeaseTTL, s.probeBound())
+	}
+	if took := time.Since(asked); took < slow {
+		t.Fatalf("the probe answered in %s: the proxy did not slow the cluster by %s", took, slow)
+	}
+	if err := s.quiet.recent(time.Now()); err != nil {
+		t.Fatalf("a slow answer noted as a silence: %v", err)
+	}
+
+	p.Cut()
+	asked = time.Now()
+	if !s.silentNow(s.probeBound()) {
+		t.Fatal("a cluster that does not answer is not silent")
+	}
+	if took := time.Since(asked); took > timeout+2*time.Second {
+		t.Errorf("the probe found the silence after %s, over its %s bound", took, timeout)
 	}
 }

@@ -5,17 +5,20 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Proxy forwards 127.0.0.1 connections to one member, and can be cut the
 // way a partition cuts: connections stay open and everything sent is
-// silently dropped, so a client finds out only by its own deadlines.
+// silently dropped, so a client finds out only by its own deadlines. It
+// can also slow the member down: every answer arrives late, in order.
 type Proxy struct {
 	l      net.Listener
 	target string
 
 	mu    sync.Mutex
 	cut   bool
+	delay time.Duration
 	conns []net.Conn
 }
 
@@ -64,6 +67,20 @@ func (p *Proxy) closeAll() {
 	}
 }
 
+// Delay holds back everything the member sends by d from now on (0: none):
+// a cluster that is slow but answers, as one under load or far away.
+func (p *Proxy) Delay(d time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.delay = d
+}
+
+func (p *Proxy) delayed() time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.delay
+}
+
 func (p *Proxy) isCut() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -84,24 +101,47 @@ func (p *Proxy) serve() {
 		p.mu.Lock()
 		p.conns = append(p.conns, in, out)
 		p.mu.Unlock()
-		go p.pump(out, in)
-		go p.pump(in, out)
+		go p.pump(out, in, false)
+		go p.pump(in, out, true)
 	}
 }
 
+// chunk is what was read from one side, and when it may be written to the
+// other.
+type chunk struct {
+	data []byte
+	due  time.Time
+}
+
 // pump copies src to dst until either closes, dropping what arrives while
-// the proxy is cut.
-func (p *Proxy) pump(dst, src net.Conn) {
+// the proxy is cut; the member's answers (late) are written after the
+// delay, in the order they came.
+func (p *Proxy) pump(dst, src net.Conn, late bool) {
+	chunks := make(chan chunk, 1024)
+	go func() {
+		defer dst.Close()
+		for c := range chunks {
+			time.Sleep(time.Until(c.due))
+			if _, err := dst.Write(c.data); err != nil {
+				_ = src.Close()
+				for range chunks {
+				}
+				return
+			}
+		}
+	}()
+	defer close(chunks)
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := src.Read(buf)
 		if n > 0 && !p.isCut() {
-			if _, werr := dst.Write(buf[:n]); werr != nil {
-				return
+			c := chunk{data: append([]byte(nil), buf[:n]...), due: time.Now()}
+			if late {
+				c.due = c.due.Add(p.delayed())
 			}
+			chunks <- c
 		}
 		if err != nil {
-			_ = dst.Close()
 			return
 		}
 	}
