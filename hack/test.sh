@@ -47,7 +47,8 @@ hack/chaos --faults 200 --duration 3m --seed "${CHAOS_SEED:-356646121}"
 # The fleet's own faults (a machine lost, a machine cut off from the
 # cluster in a network namespace, a member of the cluster lost) on three
 # machines sharing an embedded three-member etcd: a short run, with a seed
-# of its own. It needs root and iproute2's ip (.ci/run installs it), and
-# says it is skipped without them.
+# of its own. It needs root and iproute2's ip (.ci/run installs it); without
+# them it says loudly that it was skipped, and fails instead where
+# $RECONCILER_TEST_REQUIRE_NETNS is set (.ci/run sets it).
 step "chaos, fleet: 40 faults over 75 s on etcd, seed ${CHAOS_ETCD_SEED:-604171318} (hack/chaos --ownership etcd)"
 hack/chaos --ownership etcd --faults 40 --duration 75s --seed "${CHAOS_ETCD_SEED:-604171318}"

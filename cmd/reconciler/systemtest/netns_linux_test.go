@@ -23,15 +23,42 @@ type testNet struct {
 
 var nets atomic.Int64
 
-// newTestNet makes the namespace, or skips when this machine cannot: it
-// needs root and ip from iproute2 (.ci/run installs it).
+// RequireNetnsEnv, set (as .ci/run sets it: CI runs as root, with
+// iproute2), makes a test that needs a network namespace fail where it
+// would skip: the partition tests and the fleet's chaos run must not pass
+// by not running.
+const RequireNetnsEnv = "RECONCILER_TEST_REQUIRE_NETNS"
+
+// netnsVerdict is what a test that needs a network namespace does on a
+// machine run as euid, with or without ip: "" runs it; else skip, or, when
+// the namespace is required, fail, saying why.
+func netnsVerdict(euid int, haveIP, required bool) (skip, fail string) {
+	why := ""
+	switch {
+	case euid != 0:
+		why = "SKIPPED: this test makes a network namespace: it needs root"
+	case !haveIP:
+		why = "SKIPPED: this test makes a network namespace with ip (iproute2), which is not installed"
+	default:
+		return "", ""
+	}
+	if required {
+		return "", fmt.Sprintf("%s, and $%s says it must run here", strings.TrimPrefix(why, "SKIPPED: "), RequireNetnsEnv)
+	}
+	return why + fmt.Sprintf(" (set $%s to make this a failure, as CI does)", RequireNetnsEnv), ""
+}
+
+// newTestNet makes the namespace, or skips (loudly) when this machine
+// cannot: it needs root and ip from iproute2 (.ci/run installs it). With
+// $RECONCILER_TEST_REQUIRE_NETNS set it fails instead.
 func newTestNet(t testing.TB) *testNet {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("partition tests make a network namespace: they need root")
-	}
-	if _, err := exec.LookPath("ip"); err != nil {
-		t.Skip("partition tests make a network namespace with ip (iproute2), which is not installed")
+	_, ipErr := exec.LookPath("ip")
+	switch skip, fail := netnsVerdict(os.Geteuid(), ipErr == nil, os.Getenv(RequireNetnsEnv) != ""); {
+	case fail != "":
+		t.Fatal(fail)
+	case skip != "":
+		t.Skip(skip)
 	}
 	n := nets.Add(1)
 	id := (os.Getpid()*7 + int(n)) % 250
