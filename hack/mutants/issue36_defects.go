@@ -3,7 +3,8 @@ package main
 // The mends of issue 36's review: a wait for the machine that leads a
 // name holds neither this machine's pass lock nor the name, and lasts as
 // long as that machine's stop can; the etcd probe takes no slow cluster
-// for a silent one; CI's fleet chaos run cannot pass by being skipped.
+// for a silent one; CI's fleet chaos run cannot pass by being skipped;
+// and the review's missing tests.
 func init() {
 	mutants = append(mutants, []mutant{
 		{"leader waits: the pass lock is let go of before a wait for the machine that leads a name", "pkg/reconcile/loopapi.go",
@@ -22,5 +23,21 @@ func init() {
 			"\tif required {\n",
 			"\tif false {\n",
 			"./cmd/reconciler/systemtest", "TestNetnsVerdict"},
+		{"etcd silence memo: a request the memo ended does not renew it", "pkg/ownership/etcdstore/silence.go",
+			"\t\treturn &ownership.UnreachableError{Op: op, Err: r.err}\n",
+			"\t\ts.quiet.note(time.Now(), r.err)\n\t\treturn &ownership.UnreachableError{Op: op, Err: r.err}\n",
+			"./pkg/ownership/etcdstore", "TestSilenceMemoIsRenewedOnlyByANewSilence"},
+		{"fleet holds: a hold is written by compare-and-swap, so concurrent stops lose nothing", "pkg/ownership/etcdstore/holds.go",
+			"If(clientv3.Compare(clientv3.ModRevision(key), \"=\", modRev))",
+			"If(clientv3.Compare(clientv3.ModRevision(key), \">=\", modRev*0))",
+			"./pkg/ownership/etcdstore", "TestConcurrentStopsLoseNoHold"},
+		{"reaped owners: a reaped owner's revoked lock goes at once", "pkg/ownership/etcdstore/reaped.go",
+			"\tif l.revoked != nil {\n",
+			"\tif false && l.revoked != nil {\n",
+			"./pkg/ownership/etcdstore", "TestReleaseReapedEndsARevokedOwnersLock"},
+		{"refused stop: a hold another stop set before this one's write is not lifted", "pkg/reconcile/operate.go",
+			"\t\theld, created = true, prior == nil && changed\n",
+			"\t\theld, created = true, prior == nil\n",
+			"./pkg/reconcile", "TestStopRefusedLeavesAHoldThatLandedBeforeItsWrite"},
 	}...)
 }

@@ -45,11 +45,14 @@ type StopOptions struct {
 func (r *Reconciler) Stop(ctx context.Context, name string, d *spec.Daemon, res *spec.Result, o StopOptions) OperateResult {
 	r.seedTracked()
 	out := r.operation(name, "stop", d, res)
-	// created: this stop wrote the hold, where none was just before. Only
-	// such a hold is lifted when the stop is refused after writing it: one
-	// set before, by the operator or (in a fleet, on another machine) by
-	// another stop meanwhile, is theirs. (A stop landing between this
-	// look and the write is still taken for this one's: one request long.)
+	// created: this stop wrote the hold, where none was just before, and
+	// its write changed it. Only such a hold is lifted when the stop is
+	// refused after writing it: one set before, by the operator or (in a
+	// fleet, on another machine) by another stop meanwhile, is theirs; one
+	// set by another stop between this look and the write is found by the
+	// write (it changes nothing), unless that stop asked another --force.
+	// (What remains: such a stop, or one landing between the write and
+	// the lift, one request long, is lifted with this one's.)
 	held, created := false, false
 	hold := func() error {
 		if held {
@@ -59,10 +62,11 @@ func (r *Reconciler) Stop(ctx context.Context, name string, d *spec.Daemon, res 
 		if err != nil {
 			return err
 		}
-		if _, err := r.setHold(name, &Hold{Force: o.Force}); err != nil {
+		changed, err := r.setHold(name, &Hold{Force: o.Force})
+		if err != nil {
 			return err
 		}
-		held, created = true, prior == nil
+		held, created = true, prior == nil && changed
 		return nil
 	}
 	l := r.lookFor(commandStop, name, d, res, o.Force)

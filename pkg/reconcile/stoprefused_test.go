@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
+
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/ownership/fakestore"
 	"gjc.dev/reconciler/pkg/spec"
@@ -58,5 +60,53 @@ func TestStopRefusedAfterSendingHoldsNothing(t *testing.T) {
 	}
 	if !r.hasHold("bot") {
 		t.Fatal("a refused stop lifted the hold the operator had set before it")
+	}
+}
+
+// landingHolds are holds where another machine's stop of the name lands
+// just after this machine's look and before its write: the first hold
+// written through them is preceded by that stop's.
+type landingHolds struct {
+	fileHolds
+	landed *bool
+}
+
+func (h landingHolds) SetHold(name string, hold *Hold) (bool, error) {
+	if hold != nil && !*h.landed {
+		*h.landed = true
+		if _, err := h.fileHolds.SetHold(name, &Hold{Since: time.Now().UTC().Truncate(time.Second), Force: hold.Force, Machine: "m2"}); err != nil {
+			return false, err
+		}
+	}
+	return h.fileHolds.SetHold(name, hold)
+}
+
+// The window of a refused stop's lift: another stop that landed between
+// this stop's look (no hold) and its write is found by the write, which
+// changes nothing: that hold is the other stop's, and the refusal leaves
+// it, with its Machine.
+func TestStopRefusedLeavesAHoldThatLandedBeforeItsWrite(t *testing.T) {
+	w := fakestore.New()
+	dir := privateAgentDir(t)
+	landed := false
+	r, err := New(Options{AgentDir: dir, Executable: "/bin/false", Log: logr.Discard(), Store: refusingAfterSending{w.Store()},
+		Holds: landingHolds{fileHolds{agentDir: dir}, &landed}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Close() })
+	d := slackDaemon(100 * time.Millisecond)
+	p, err := w.StartOwner("bot", ownership.Desired{Kind: "slack", Identity: d.Identity, Generation: 1}, fakestore.OwnerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Kill)
+	out := r.Stop(t.Context(), "bot", d, &spec.Result{Daemons: []*spec.Daemon{d}}, StopOptions{Graceful: 100 * time.Millisecond, Kill: 100 * time.Millisecond})
+	if out.OK || !landed {
+		t.Fatalf("a refused stop: ok=%v %q; the other stop landed: %t", out.OK, out.Message, landed)
+	}
+	h, err := r.holds.Hold("bot")
+	if err != nil || h == nil || h.Machine != "m2" {
+		t.Fatalf("after the refusal bot is held as %+v (%v); want the hold m2's stop set in between, kept", h, err)
 	}
 }

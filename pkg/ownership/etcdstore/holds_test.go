@@ -3,10 +3,13 @@ package etcdstore_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
 	"gjc.dev/reconciler/pkg/ownership"
+	"gjc.dev/reconciler/pkg/ownership/etcdstore"
 )
 
 // A hold set on one machine is every machine's: the first stop's Since and
@@ -95,6 +98,79 @@ func TestHoldsOfAnUnreachableClusterAreErrors(t *testing.T) {
 		var u *ownership.UnreachableError
 		if !errors.As(err, &u) {
 			t.Errorf("%s on an unreachable cluster: %v, want an UnreachableError", what, err)
+		}
+	}
+}
+
+// Machines that stop one name at once each read the hold and write theirs
+// by compare-and-swap: exactly one of them holds it, and its hold is what
+// stays (its Since and Machine); the others find it held and change
+// nothing, and none gives up. A start racing them lets go of the hold
+// whole or not at all.
+func TestConcurrentStopsLoseNoHold(t *testing.T) {
+	f := newFleet(t)
+	const machines, rounds = 4, 20
+	var stores []*etcdstore.Store
+	for i := range machines {
+		stores = append(stores, f.store(t, clientOf(t, f.c.Endpoints()[0]), fmt.Sprintf("machine-%d", i)))
+	}
+	since := time.Date(2026, 12, 6, 3, 0, 0, 0, time.UTC)
+	for round := range rounds {
+		changed := make([]bool, machines)
+		errs := make([]error, machines)
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for i, s := range stores {
+			wg.Go(func() {
+				<-start
+				changed[i], errs[i] = s.SetHold("bot", &ownership.Hold{Since: since.Add(time.Duration(i) * time.Minute), Machine: s.Machine()})
+			})
+		}
+		close(start)
+		wg.Wait()
+		winner := -1
+		for i := range machines {
+			switch {
+			case errs[i] != nil:
+				t.Fatalf("round %d: machine-%d's stop: %v", round, i, errs[i])
+			case changed[i] && winner >= 0:
+				t.Fatalf("round %d: machine-%d and machine-%d both say they held bot", round, winner, i)
+			case changed[i]:
+				winner = i
+			}
+		}
+		if winner < 0 {
+			t.Fatalf("round %d: no machine says it held bot", round)
+		}
+		h, err := stores[0].Hold("bot")
+		if err != nil || h == nil || h.Machine != stores[winner].Machine() || !h.Since.Equal(since.Add(time.Duration(winner)*time.Minute)) {
+			t.Fatalf("round %d: bot is held as %+v (%v); want machine-%d's hold, the one that says it held it", round, h, err, winner)
+		}
+
+		// A start on one machine while another stops again with --force.
+		var lifted, forced bool
+		var lerr, ferr error
+		start = make(chan struct{})
+		wg.Go(func() { <-start; lifted, lerr = stores[1].SetHold("bot", nil) })
+		wg.Go(func() {
+			<-start
+			forced, ferr = stores[2].SetHold("bot", &ownership.Hold{Since: since, Force: true, Machine: stores[2].Machine()})
+		})
+		close(start)
+		wg.Wait()
+		if lerr != nil || ferr != nil || !lifted || !forced {
+			t.Fatalf("round %d: start %t, %v; stop --force %t, %v; want both to change the hold", round, lifted, lerr, forced, ferr)
+		}
+		h, err = stores[3].Hold("bot")
+		switch {
+		case err != nil:
+			t.Fatalf("round %d: %v", round, err)
+		case h != nil && (!h.Force || h.Machine != stores[2].Machine()):
+			// After the start, the forced stop holds it anew, as its own.
+			t.Fatalf("round %d: after a start and a stop --force, bot is held as %+v; want none, or machine-2's forced hold", round, h)
+		}
+		if _, err := stores[0].SetHold("bot", nil); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -108,5 +109,55 @@ func TestProbeTakesASlowClusterForALiveOne(t *testing.T) {
 	}
 	if took := time.Since(asked); took > timeout+2*time.Second {
 		t.Errorf("the probe found the silence after %s, over its %s bound", took, timeout)
+	}
+}
+
+// The memo is renewed only by a silence found anew: a request ended by the
+// memo says what was found and notes nothing (or the memo would outlive
+// the silence while requests keep coming), and the first request after
+// the memo asks the cluster again, and notes what it finds.
+func TestSilenceMemoIsRenewedOnlyByANewSilence(t *testing.T) {
+	// Nothing listens on this endpoint: every request is left unanswered.
+	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{"http://127.0.0.1:1"}, DialTimeout: time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cli.Close() })
+	const timeout = 200 * time.Millisecond
+	s, err := New(Options{Client: cli, AgentDir: t.TempDir(), Machine: "m1", LeaseTTL: MinLeaseTTL, RequestTimeout: timeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	found := errors.New("etcd did not answer within 5s (endpoints http://etcd-1:2379)")
+	at := time.Now()
+	s.quiet.note(at, found)
+
+	ctx, cancel := s.reqCtx()
+	_, gerr := cli.Get(ctx, "k")
+	err = s.unreachable(ctx, "reading k", gerr)
+	cancel()
+	if !errors.Is(err, found) {
+		t.Fatalf("a request within the memo: %v, want the silence found, %v", err, found)
+	}
+	s.quiet.mu.Lock()
+	renewed := !s.quiet.at.Equal(at)
+	s.quiet.mu.Unlock()
+	if renewed {
+		t.Fatal("a request the memo ended renewed the memo")
+	}
+
+	s.quiet.note(time.Now().Add(-silenceMemo), found) // the memo has passed
+	ctx, cancel = s.reqCtx()
+	asked := time.Now()
+	_, gerr = cli.Get(ctx, "k")
+	err = s.unreachable(ctx, "reading k", gerr)
+	cancel()
+	if took := time.Since(asked); took < timeout/2 {
+		t.Fatalf("the first request after the memo failed after %s, without asking the cluster: %v", took, err)
+	}
+	again := s.quiet.recent(time.Now())
+	if again == nil || errors.Is(err, found) || !strings.Contains(again.Error(), "did not answer within 200ms") {
+		t.Fatalf("after the memo, a request left unanswered noted %v (its error %v); want the new silence, within 200ms", again, err)
 	}
 }
