@@ -39,5 +39,9 @@ func init() {
 			"\t\theld, created = true, prior == nil && changed\n",
 			"\t\theld, created = true, prior == nil\n",
 			"./pkg/reconcile", "TestStopRefusedLeavesAHoldThatLandedBeforeItsWrite"},
+		{"etcd watch: asking for a watch of a cluster that does not answer ends within the request timeout", "pkg/ownership/etcdstore/watch.go",
+			"\ttimer := time.AfterFunc(s.timeout, func() { cancel(late) })\n",
+			"\ttimer := time.AfterFunc(time.Hour, func() { cancel(late) })\n",
+			"./pkg/ownership/etcdstore", "TestWatchOfASilentClusterEndsWithinTheRequestTimeout"},
 	}...)
 }

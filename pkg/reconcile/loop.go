@@ -336,16 +336,24 @@ func (l *Loop) work(name string) {
 }
 
 // follow keeps a watch on the name's dir and on its live owner's exit.
+// It runs in the name's worker (or the first pass), one at a time per
+// name. The store is asked without l.mu held: a request to a cluster that
+// does not answer takes its whole bound, and l.mu is what the loop's
+// status reads and every worker's start take.
 func (l *Loop) follow(name string, owner *ownership.State) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
+	_, watched := l.watched[name]
+	cur := l.exits[name]
+	l.mu.Unlock()
 	// A watched name's watch is kept whole by the store (Observe watches
 	// a re-created dir again), so only a new name is subscribed.
 	// One that cannot be watched is looked at on each resync, and asked
 	// again after each look.
-	if _, ok := l.watched[name]; !ok {
+	if !watched {
 		if events, cancel, err := l.r.store.Watch(name); err == nil {
+			l.mu.Lock()
 			l.watched[name] = cancel
+			l.mu.Unlock()
 			// What changed between the last look and the watch is seen by
 			// one more look now.
 			l.q.add(name)
@@ -357,12 +365,8 @@ func (l *Loop) follow(name string, owner *ownership.State) {
 			}()
 		}
 	}
-	cur := l.exits[name]
 	if owner == nil || (cur != nil && cur.ownerID == owner.OwnerID) {
 		return
-	}
-	if cur != nil {
-		cur.cancel()
 	}
 	proc, err := l.r.store.Reference(*owner)
 	if err != nil {
@@ -372,7 +376,12 @@ func (l *Loop) follow(name string, owner *ownership.State) {
 		return
 	}
 	ctx, cancel := context.WithCancel(l.ctx)
+	l.mu.Lock()
+	if prev := l.exits[name]; prev != nil {
+		prev.cancel()
+	}
 	l.exits[name] = &exitWatch{ownerID: owner.OwnerID, cancel: cancel}
+	l.mu.Unlock()
 	go func() {
 		defer proc.Close()
 		if proc.Wait(ctx) == nil {

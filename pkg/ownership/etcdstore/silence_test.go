@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/ownership/etcdstore/etcdtest"
 )
 
@@ -159,5 +160,42 @@ func TestSilenceMemoIsRenewedOnlyByANewSilence(t *testing.T) {
 	again := s.quiet.recent(time.Now())
 	if again == nil || errors.Is(err, found) || !strings.Contains(again.Error(), "did not answer within 200ms") {
 		t.Fatalf("after the memo, a request left unanswered noted %v (its error %v); want the new silence, within 200ms", again, err)
+	}
+}
+
+// A watch of a cluster that does not answer fails within the request
+// timeout: clientv3's Watch call blocks while its stream cannot connect,
+// and the loop asks for a watch under the lock its status reads take
+// (Loop.follow), so a watch without that bound froze the loop's status
+// and passes on a machine cut off from the cluster.
+func TestWatchOfASilentClusterEndsWithinTheRequestTimeout(t *testing.T) {
+	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{"http://127.0.0.1:1"}, DialTimeout: time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cli.Close() })
+	const timeout = 300 * time.Millisecond
+	s, err := New(Options{Client: cli, AgentDir: t.TempDir(), Machine: "m1", LeaseTTL: MinLeaseTTL, RequestTimeout: timeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	done := make(chan error, 1)
+	asked := time.Now()
+	go func() {
+		_, cancel, err := s.Watch("bot")
+		if err == nil {
+			cancel()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !errors.Is(err, ownership.ErrStoreUnreachable) || !strings.Contains(err.Error(), "did not answer within 300ms") {
+			t.Fatalf("a watch of a cluster that does not answer: %v; want the store unreachable, within 300ms", err)
+		}
+		t.Logf("failed after %s: %v", time.Since(asked).Round(time.Millisecond), err)
+	case <-time.After(10 * timeout):
+		t.Fatalf("a watch of a cluster that does not answer has not returned after %s (request timeout %s)", 10*timeout, timeout)
 	}
 }

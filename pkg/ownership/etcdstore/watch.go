@@ -48,22 +48,28 @@ func (s *Store) Watch(name string) (<-chan struct{}, func(), error) {
 }
 
 // watchCreated watches prefix and returns once the server confirmed the
-// watch, so nothing after the return goes unseen.
+// watch, so nothing after the return goes unseen; or, within the request
+// timeout, why not. The bound covers clientv3's Watch call itself: while
+// its stream reconnects to a cluster that does not answer, the call
+// blocks until its context ends, and a caller holding a lock meanwhile
+// (the loop's follow) would freeze everything that waits for it. So the
+// watch's context ends after the timeout, unless it was confirmed first.
 func (s *Store) watchCreated(ctx context.Context, prefix string) (clientv3.WatchChan, error) {
-	wch := s.cli.Watch(clientv3.WithRequireLeader(ctx), prefix, clientv3.WithPrefix(), clientv3.WithCreatedNotify())
-	wait, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	select {
-	case resp, ok := <-wch:
-		if !ok || !resp.Created {
-			err := fmt.Errorf("watch of %s not created", prefix)
-			if ok && resp.Err() != nil {
-				err = resp.Err()
-			}
-			return nil, s.unreachable(ctx, "watching "+prefix, err)
-		}
+	wctx, cancel := context.WithCancelCause(ctx)
+	late := fmt.Errorf("etcd did not answer within %s (endpoints %s)", s.timeout, s.endpoints())
+	timer := time.AfterFunc(s.timeout, func() { cancel(late) })
+	wch := s.cli.Watch(clientv3.WithRequireLeader(wctx), prefix, clientv3.WithPrefix(), clientv3.WithCreatedNotify())
+	resp, ok := <-wch
+	if timer.Stop() && ok && resp.Created {
 		return wch, nil
-	case <-wait.Done():
-		return nil, s.unreachable(wait, "watching "+prefix, wait.Err())
 	}
+	cancel(late)
+	err := fmt.Errorf("watch of %s not created", prefix)
+	if ok && resp.Err() != nil {
+		err = resp.Err()
+	}
+	if wctx.Err() != nil {
+		err = wctx.Err()
+	}
+	return nil, s.unreachable(wctx, "watching "+prefix, err)
 }
