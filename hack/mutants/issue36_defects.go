@@ -43,5 +43,9 @@ func init() {
 			"\ttimer := time.AfterFunc(s.timeout, func() { cancel(late) })\n",
 			"\ttimer := time.AfterFunc(time.Hour, func() { cancel(late) })\n",
 			"./pkg/ownership/etcdstore", "TestWatchOfASilentClusterEndsWithinTheRequestTimeout"},
+		{"loop: follow asks the store for a watch without the lock status reads take", "pkg/reconcile/loop.go",
+			"\tif !watched {\n\t\tif events, cancel, err := l.r.store.Watch(name); err == nil {\n\t\t\tl.mu.Lock()\n",
+			"\tl.mu.Lock()\n\tif !watched {\n\t\tif events, cancel, err := l.r.store.Watch(name); err == nil {\n",
+			"./pkg/reconcile", "TestLoopStatusAnswersWhileAWatchIsSetUp"},
 	}...)
 }
