@@ -39,6 +39,19 @@ go run ./hack/mutants -applies
 step "go test -race (4 to 6 minutes; each package prints when it is done, cmd/reconciler/systemtest last and longest)"
 go test -race -timeout 15m ./...
 
+# The fleet's end-to-end tests that matter most, again on a real etcd server
+# when one is installed (.ci/run installs Debian's etcd-server): failover,
+# a partition, a full outage, TLS with authentication (about 80 s). The step
+# above ran the hold test on it already: it finds etcd on the PATH.
+if command -v etcd >/dev/null 2>&1; then
+	step "fleet on a real etcd ($(etcd --version | head -1)): the fleet's main tests on RECONCILER_TEST_ETCD=$(command -v etcd)"
+	RECONCILER_TEST_ETCD="$(command -v etcd)" go test -race -count 1 -timeout 5m \
+		-run '^(TestFleetRunsOneDaemonPerNameAndFailsOver|TestFleetPartitionDisconnectsBeforeAnotherConnects|TestFleetPartitionedMachineSaysUnreachableInTime|TestFleetRecoversFromAFullEtcdOutageWithinALease|TestFleetOverTLSWithAuth)$' \
+		./cmd/reconciler/systemtest/
+else
+	step "fleet on a real etcd: SKIPPED, no etcd binary on the PATH (Debian: apt-get install etcd-server)"
+fi
+
 # A fixed seed keeps CI's run the same faults at the same times; hand runs
 # and the long run draw theirs from the clock (hack/chaos with no --seed).
 step "chaos: 200 faults over 3 minutes, seed ${CHAOS_SEED:-356646121} (hack/chaos; the promises judged by the fakes and a canary)"
