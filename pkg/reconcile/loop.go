@@ -229,12 +229,17 @@ func (l *Loop) fullPass(ctx context.Context) (PassResult, error) {
 	out := l.r.Pass(ctx, res)
 	l.started.Store(true)
 	l.serving.markReady()
+	// The names at once: each follow may wait out a request's bound on a
+	// cluster cut off just now, and the loop writes no status until this
+	// returns.
+	var wg sync.WaitGroup
 	for name, o := range out.outcomes {
 		if o.RequeueAfter > 0 {
 			l.requeueAfter(name, o.RequeueAfter)
 		}
-		l.follow(name, o.Owner)
+		wg.Go(func() { l.follow(name, o.Owner) })
 	}
+	wg.Wait()
 	return out, nil
 }
 

@@ -198,4 +198,13 @@ func TestWatchOfASilentClusterEndsWithinTheRequestTimeout(t *testing.T) {
 	case <-time.After(10 * timeout):
 		t.Fatalf("a watch of a cluster that does not answer has not returned after %s (request timeout %s)", 10*timeout, timeout)
 	}
+	// Asked again at once, the silence found is remembered, as for every
+	// request: a loop following many names waits one bound, not one each.
+	asked = time.Now()
+	if _, _, err := s.Watch("sbot"); err == nil || !errors.Is(err, ownership.ErrStoreUnreachable) {
+		t.Fatalf("a second watch within the memo: %v; want the store unreachable", err)
+	}
+	if took := time.Since(asked); took > timeout/2 {
+		t.Errorf("a second watch within the memo failed after %s, not at once", took)
+	}
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"gjc.dev/reconciler/pkg/ownership"
 )
 
 // Watch pokes on every change under name: its record, its locks, its
@@ -55,6 +57,10 @@ func (s *Store) Watch(name string) (<-chan struct{}, func(), error) {
 // (the loop's follow) would freeze everything that waits for it. So the
 // watch's context ends after the timeout, unless it was confirmed first.
 func (s *Store) watchCreated(ctx context.Context, prefix string) (clientv3.WatchChan, error) {
+	if err := s.quiet.recent(time.Now()); err != nil {
+		// Within silenceMemo of a silence, as every request (reqCtx).
+		return nil, &ownership.UnreachableError{Op: "watching " + prefix, Err: err}
+	}
 	wctx, cancel := context.WithCancelCause(ctx)
 	late := fmt.Errorf("etcd did not answer within %s (endpoints %s)", s.timeout, s.endpoints())
 	timer := time.AfterFunc(s.timeout, func() { cancel(late) })
