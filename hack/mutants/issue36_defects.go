@@ -12,7 +12,7 @@ func init() {
 			"\tl.r.AwaitLeaders(ctx, results)\n\tl.lock.release()\n",
 			"./pkg/reconcile", "TestLeaderWaitHoldsNeitherThePassLockNorTheName"},
 		{"leader waits: the wait for the leader's stop lasts as long as an escalated stop on leases can", "pkg/reconcile/leaderwait.go",
-			"\tlimit := leaderStopLimit(o, d, r.leaseTTL())\n",
+			"\tlimit := leaderStopLimit(o, d, r.store.LeaseTTL())\n",
 			"\tlimit := o.Graceful + o.Kill + leaderSlack\n",
 			"./pkg/reconcile", "TestLeaderStopLimitCoversAnEscalatedStop"},
 		{"etcd probe: a cluster answering within the request timeout is live, however short the lease", "pkg/ownership/etcdstore/probe.go",

@@ -58,6 +58,11 @@ type Store interface {
 	// owner and stopped; one whose holds die with their processes (one
 	// machine's files) has nothing to release.
 	ReleaseReaped(name, ownerID string, pid int) error
+	// LeaseTTL is how long a revoked owner's name stays held after its
+	// owner is gone (a fleet's lease TTL): a wait for another machine's
+	// stop lasts that much longer. 0 for holds that die with their
+	// processes (one machine's files).
+	LeaseTTL() time.Duration
 	// Boot identifies this boot, for safety state kept across restarts.
 	Boot() BootFacts
 	Now() time.Time

@@ -32,12 +32,6 @@ func (r *Reconciler) AwaitLeaders(ctx context.Context, results []OperateResult) 
 	wg.Wait()
 }
 
-// leased is a store whose owners hold their names by leases of this TTL
-// (a fleet's etcd): a revoked owner's name stays held one TTL more.
-type leased interface {
-	LeaseTTL() time.Duration
-}
-
 // leaderStopLimit is how long the leading machine's stop of a held name
 // may take: the graceful timeout (its spec's, which that loop uses, or
 // the command's when longer), then, escalated, the kill timeout, or, on a
@@ -51,20 +45,13 @@ func leaderStopLimit(o StopOptions, d *spec.Daemon, ttl time.Duration) time.Dura
 	return graceful + max(kill, ttl) + leaderSlack
 }
 
-func (r *Reconciler) leaseTTL() time.Duration {
-	if l, ok := r.store.(leased); ok {
-		return l.LeaseTTL()
-	}
-	return 0
-}
-
 // awaitLeaderStop waits, after a stop here held name on every machine,
 // for the machine that leads it (leader) to stop its owner: until the
 // record shows none running, within leaderStopLimit. It sends nothing
 // itself: the owner is the leader's to stop (fenced by its election), and
 // the hold stays whatever the answer.
 func (r *Reconciler) awaitLeaderStop(ctx context.Context, name, leader string, d *spec.Daemon, o StopOptions) (ok bool, msg string) {
-	limit := leaderStopLimit(o, d, r.leaseTTL())
+	limit := leaderStopLimit(o, d, r.store.LeaseTTL())
 	_, cls, ok := r.awaitRecord(ctx, name, limit, ownDesired, func(_ ownership.Observation, cls ownership.Classification) bool {
 		return cls.Class == ownership.ClassStopped || cls.Class == ownership.ClassAbsent
 	})

@@ -11,7 +11,6 @@ import (
 	"github.com/go-logr/logr"
 
 	"gjc.dev/reconciler/pkg/ownership"
-	"gjc.dev/reconciler/pkg/ownership/etcdstore"
 	"gjc.dev/reconciler/pkg/ownership/fakestore"
 	"gjc.dev/reconciler/pkg/spec"
 )
@@ -113,9 +112,6 @@ func TestLeaderWaitHoldsNeitherThePassLockNorTheName(t *testing.T) {
 		t.Errorf("after the stop: %+v, want bot held", a)
 	}
 }
-
-// The fleet's store tells its TTL.
-var _ leased = (*etcdstore.Store)(nil)
 
 // leasedStore is ledStore on leases of ttl, as a fleet's etcd.
 type leasedStore struct {

@@ -166,3 +166,6 @@ func (s *Store) Leader(string) (string, error) { return "", nil }
 // ReleaseReaped implements ownership.Store: a name's locks die with its
 // process, so a reaped owner holds nothing.
 func (s *Store) ReleaseReaped(string, string, int) error { return nil }
+
+// LeaseTTL is 0: the fake's holds end with their owners.
+func (s *Store) LeaseTTL() time.Duration { return 0 }

@@ -180,3 +180,6 @@ func (s *Store) Leader(string) (string, error) { return "", nil }
 // ReleaseReaped implements ownership.Store: a name's locks die with its
 // process, so a reaped owner holds nothing.
 func (s *Store) ReleaseReaped(string, string, int) error { return nil }
+
+// LeaseTTL is 0: a name's lock dies with its owner's process.
+func (s *Store) LeaseTTL() time.Duration { return 0 }
