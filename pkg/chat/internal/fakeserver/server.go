@@ -21,6 +21,9 @@ type Config struct {
 	// Drop cuts every socket of the fake and says how many; an outage
 	// (Faults.SetUnavailable) begins with it.
 	Drop func() int
+	// APIPrefix is the path prefix of the answers SetSlow delays: "/api/"
+	// when empty (Telegram's Bot API lives under "/bot<token>/").
+	APIPrefix string
 }
 
 // Server listens, serves a fake's handler and closes it down.
@@ -47,6 +50,9 @@ func Listen(cfg Config) (*Server, error) {
 	host := cfg.Host
 	if host == "" {
 		host = "127.0.0.1"
+	}
+	if cfg.APIPrefix == "" {
+		cfg.APIPrefix = "/api/"
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	if err != nil {

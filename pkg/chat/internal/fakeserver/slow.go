@@ -18,7 +18,7 @@ func (s *Server) sleep(ctx context.Context, d time.Duration) {
 	}
 }
 
-// slowed delays the answers of h under /api/ (not the socket's: it needs
+// slowed delays the answers of h under Config.APIPrefix (not the socket's: it needs
 // the raw connection) while SetSlow is on: the handler runs at once, its
 // answer waits until it writes, or cuts the connection (FailCut).
 func (s *Server) slowed(h http.Handler) http.Handler {
@@ -26,7 +26,7 @@ func (s *Server) slowed(h http.Handler) http.Handler {
 		s.mu.Lock()
 		d := s.faults.slow
 		s.mu.Unlock()
-		if d > 0 && strings.HasPrefix(r.URL.Path, "/api/") {
+		if d > 0 && strings.HasPrefix(r.URL.Path, s.cfg.APIPrefix) {
 			w = &slowWriter{ResponseWriter: w, wait: func() { s.sleep(r.Context(), d) }}
 		}
 		h.ServeHTTP(w, r)
