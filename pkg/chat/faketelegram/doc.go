@@ -1,0 +1,75 @@
+// Package faketelegram is a local stand-in for Telegram's Bot API, good
+// enough for github.com/go-telegram/bot v1.19.0 to call getMe, long-poll
+// getUpdates and post, edit and react against it. End-to-end tests and
+// the demo use it; it listens on 127.0.0.1 only. Point a client at it
+// with bot.WithServerURL(server.URL()) and server.Token().
+//
+// Emulated (the wording of every answer is the Bot API server's own, from
+// its source, tdlib/telegram-bot-api, where the library does not show it):
+//   - Requests: POST or GET /bot<token>/<method>, the method's name in any
+//     case; parameters from the query and a url-encoded, multipart or
+//     JSON body, objects as JSON text. Answers {"ok":true,"result":...}
+//     or {"ok":false,"error_code":N,"description":"..."} with HTTP status
+//     N; a 429 carries parameters.retry_after and a Retry-After header. A
+//     token without a colon: 401 "Unauthorized: invalid token specified";
+//     another bot's or a revoked one: 401 "Unauthorized"; an unknown
+//     method: 404 "Not Found: method not found".
+//   - Supergroups (Options.Chats), with topics or without. Message ids are
+//     sequential per chat, whoever writes: the bot, InjectMessage's
+//     people, and service messages (the chat's creation, a topic's
+//     creation and closing) each take the next one.
+//   - getMe; getUpdates: offset confirms the updates below it (negative:
+//     keeps the last -offset), limit 1-100, timeout up to 50 s, and
+//     allowed_updates kept until changed, applied to updates made after
+//     it (default: all but message_reaction). Updates are kept until
+//     confirmed. One getUpdates waits at a time: a new one that has to
+//     wait ends the waiting one with 409 "Conflict: terminated by other
+//     getUpdates request; make sure that only one bot instance is
+//     running"; a webhook makes getUpdates 409 "Conflict: can't use
+//     getUpdates method while webhook is active; use deleteWebhook to
+//     delete the webhook first". setWebhook, deleteWebhook (counted) and
+//     getWebhookInfo.
+//   - sendMessage (message_thread_id, reply_parameters or
+//     reply_to_message_id with allow_sending_without_reply, entities,
+//     parse_mode, link_preview_options, reply_markup): the text trimmed of
+//     surrounding whitespace and at most 4,096 characters; the entities
+//     the service finds in plain text (mention, hashtag, cashtag,
+//     bot_command by tdlib's rules; url and email simplified) added to
+//     those sent, so a bot's "@name" is a mention. In a forum a message
+//     carries message_thread_id, is_topic_message and, replying to nothing
+//     else, the topic's creation as reply_to_message; without topics
+//     message_thread_id is ignored and a reply's thread is its chain's
+//     root. Refusals: chat not found, bot was kicked, message text is
+//     empty, message is too long, message thread not found (an unknown or
+//     deleted topic, or General, 1), message to be replied not found,
+//     TOPIC_CLOSED, unsupported parse_mode.
+//   - editMessageText: "message to edit not found" (no such id, or
+//     deleted), "message can't be edited" (another author's, or a service
+//     message), "message is not modified: specified new message content
+//     and reply markup are exactly the same as a current content and
+//     reply markup of the message" (same text, entities and reply markup).
+//   - createForumTopic (the topic's id is its creation message's; a name
+//     over 128 characters is cut, an empty one refused; "the chat is not
+//     a forum"), closeForumTopic (TOPIC_NOT_MODIFIED when closed),
+//     setMessageReaction (the bot's one emoji from the Bot API's list,
+//     replacing its earlier one; REACTION_INVALID, REACTIONS_TOO_MANY,
+//     "message to react not found").
+//   - Rate: a per-chat budget (Options.Limit, SetLimit; TelegramLimit is
+//     the documented one) on sendMessage, createForumTopic and
+//     closeForumTopic: over it, 429 for that chat only.
+//   - People (InjectMessage, InjectEdit, InjectReaction, DeleteMessage,
+//     DeleteTopic), faults (the shared RateLimitNext, AcceptThenFail and
+//     SetSlow; FailBefore, FailAfter, HoldNext, SetTokenRevoked,
+//     SetBotKicked, SetWebhook, SetUnavailable) and the oracle
+//     (Snapshot: messages, updates, polls in flight, 409s, deleteWebhook
+//     calls, the bot's posts stored twice; WaitFor; Requests): each method
+//     says what it does on the wire.
+//
+// Not emulated: markup parsing (a parse_mode is recorded, the text kept
+// as sent), phone number and bank card entities, URLs without a scheme or
+// "www.", privacy mode (the bot sees every message), the service's 3 s
+// delay between 409s and its throttling of repeated short polls, other
+// methods (files, callback queries, chat administration), other chat
+// kinds, and message_reaction_count, chat_member and callback_query
+// updates.
+package faketelegram

@@ -1,0 +1,69 @@
+package faketelegram
+
+import (
+	"encoding/json"
+	"reflect"
+	"slices"
+	"time"
+)
+
+// The service's descriptions of editMessageText's refusals, which the
+// provider's id probe reads.
+const (
+	editNotFound    = "message to edit not found"
+	editCantBe      = "message can't be edited"
+	editNotModified = "message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message"
+)
+
+// editMessageTextLocked answers editMessageText: only the bot's own text
+// messages can be edited; the same text, entities and reply markup again
+// is "not modified", and nothing changes.
+func (s *Server) editMessageTextLocked(p params) *answer {
+	if p["inline_message_id"] != "" {
+		return badRequest("inline messages are not emulated")
+	}
+	ch, fail := s.chatLocked(p["chat_id"])
+	if fail != nil {
+		return fail
+	}
+	var sent []Entity
+	if err := p.object("entities", &sent); err != nil {
+		return badRequest(err.Error())
+	}
+	m := ch.liveMessage(p.int("message_id", 0))
+	if m == nil {
+		return badRequest(editNotFound)
+	}
+	if m.From.ID != s.bot.ID || m.Service != "" {
+		return badRequest(editCantBe)
+	}
+	t, fail := readText(p)
+	if fail != nil {
+		return fail
+	}
+	markup := p["reply_markup"]
+	if t.text == m.Text && slices.EqualFunc(t.entities, m.Entities, sameEntity) && sameJSON(markup, m.ReplyMarkup) {
+		return badRequest(editNotModified)
+	}
+	m.Edits = append(m.Edits, m.Text)
+	m.Text, m.Entities, m.ParseMode, m.ReplyMarkup = t.text, t.entities, t.parse, markup
+	m.LinkPreview, m.NoWebPreview = p["link_preview_options"], p["disable_web_page_preview"]
+	m.EditDate = time.Now()
+	s.core.NotifyLocked()
+	s.logf("message %d edited in chat %d", m.ID, ch.ID)
+	return ok(s.wireLocked(m, true))
+}
+
+func sameEntity(a, b Entity) bool { return reflect.DeepEqual(a, b) }
+
+// sameJSON compares two JSON texts by value; "" is none.
+func sameJSON(a, b string) bool {
+	if a == "" || b == "" {
+		return a == b
+	}
+	var x, y any
+	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		return a == b
+	}
+	return reflect.DeepEqual(x, y)
+}

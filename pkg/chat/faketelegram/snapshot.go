@@ -1,0 +1,90 @@
+package faketelegram
+
+import (
+	"slices"
+
+	"gjc.dev/reconciler/pkg/chat/internal/fakeserver"
+)
+
+// Snapshot is a copy of the fake's observable state.
+type Snapshot struct {
+	// Messages are every chat's messages, the chats' creation ones and
+	// deleted ones included, in creation order.
+	Messages []Message
+	// Updates are every update queued for the bot, in order.
+	Updates []Update
+	// Polls counts the getUpdates requests in flight: MaxLive above 1
+	// means two consumers polled at once, which one daemon must never do.
+	Polls fakeserver.Sessions
+	// Conflicts counts the 409s getUpdates answered; DeleteWebhook the
+	// deleteWebhook calls.
+	Conflicts, DeleteWebhook int
+	// Webhook is the webhook set, "" for none.
+	Webhook string
+	// Observed has the 429s answered (RateLimited), the sendMessage calls
+	// received (Posts) and held now (Held), and the bot's posts by chat,
+	// thread and text (Relayed), those stored twice (Duplicates).
+	fakeserver.Observed
+}
+
+func (s *Server) snapshotLocked() Snapshot {
+	sn := Snapshot{
+		Polls: s.polls, Conflicts: s.counts.conflicts, DeleteWebhook: s.counts.deleteWebhook,
+		Webhook: s.webhook, Observed: s.core.ObservedLocked(),
+	}
+	for _, m := range s.messages {
+		sn.Messages = append(sn.Messages, m.copy())
+	}
+	for _, u := range s.updates.all {
+		sn.Updates = append(sn.Updates, u.Update)
+	}
+	return sn
+}
+
+func (m *Message) copy() Message {
+	c := *m
+	c.Entities = slices.Clone(m.Entities)
+	c.Edits = slices.Clone(m.Edits)
+	c.Reactions = slices.Clone(m.Reactions)
+	return c
+}
+
+// Posted returns the bot's live text messages in a chat's thread (a forum
+// topic, or 0 for those outside any), oldest first.
+func (sn Snapshot) Posted(chatID, thread int64) []Message {
+	return slices.DeleteFunc(slices.Clone(sn.Messages), func(m Message) bool {
+		return m.Chat != chatID || m.Thread != thread || m.Deleted || m.Service != "" || !m.From.IsBot
+	})
+}
+
+// Texts returns the texts of Posted(chatID, thread).
+func (sn Snapshot) Texts(chatID, thread int64) []string {
+	var out []string
+	for _, m := range sn.Posted(chatID, thread) {
+		out = append(out, m.Text)
+	}
+	return out
+}
+
+// Message returns a chat's message by id.
+func (sn Snapshot) Message(chatID, id int64) (Message, bool) {
+	i := slices.IndexFunc(sn.Messages, func(m Message) bool { return m.Chat == chatID && m.ID == id })
+	if i < 0 {
+		return Message{}, false
+	}
+	return sn.Messages[i], true
+}
+
+// Topics returns a chat's topic creation messages, oldest first: each
+// one's ID is the topic's message_thread_id.
+func (sn Snapshot) Topics(chatID int64) []Message {
+	return slices.DeleteFunc(slices.Clone(sn.Messages), func(m Message) bool {
+		return m.Chat != chatID || m.Service != ServiceTopicCreated
+	})
+}
+
+// Pings returns the bot's messages that notify someone (a mention or
+// text_mention entity): agent text must never produce one.
+func (sn Snapshot) Pings() []Message {
+	return slices.DeleteFunc(slices.Clone(sn.Messages), func(m Message) bool { return !m.From.IsBot || !m.Pings() })
+}

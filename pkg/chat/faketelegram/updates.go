@@ -1,0 +1,114 @@
+package faketelegram
+
+import (
+	"net/http"
+	"time"
+)
+
+// maxPollTimeout is the service's cap on getUpdates' timeout, in seconds.
+const maxPollTimeout = 50
+
+// poll is a getUpdates waiting for updates. end carries why it must end
+// before it has any: another getUpdates, a webhook, a revoked token
+// (nil: an outage cuts it).
+type poll struct{ end chan *answer }
+
+// getUpdates answers getUpdates as the service does: the offset confirms
+// the updates below it; pending ones are answered at once; with none and
+// a timeout the request waits for one, until the timeout, and a new
+// getUpdates that has to wait too ends it with 409 (the service keeps one
+// waiting request per bot).
+func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request, p params) {
+	offset := p.int("offset", 0)
+	limit := int(min(max(p.int("limit", 100), 1), 100))
+	timeout := time.Duration(min(max(p.int("timeout", 0), 0), maxPollTimeout)) * time.Second
+	var allowed []string
+	if err := p.object("allowed_updates", &allowed); err != nil {
+		writeAnswer(w, badRequest(err.Error()))
+		return
+	}
+	s.mu.Lock()
+	s.polls.Up()
+	s.core.NotifyLocked()
+	defer s.pollDone()
+	if s.webhook != "" {
+		s.counts.conflicts++
+		s.mu.Unlock()
+		writeAnswer(w, conflict(conflictWebhook))
+		return
+	}
+	if _, named := p["allowed_updates"]; named {
+		s.updates.setAllowed(allowed)
+	}
+	s.updates.confirm(offset)
+	batch := s.updates.take(limit)
+	if len(batch) > 0 || timeout == 0 {
+		s.mu.Unlock()
+		writeAnswer(w, ok(batch))
+		return
+	}
+	s.endPollLocked(conflict(conflictOtherPoll))
+	me := &poll{end: make(chan *answer, 1)}
+	s.poll = me
+	wake := s.updates.wake
+	s.mu.Unlock()
+	defer s.forget(me)
+
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	for {
+		select {
+		case <-wake:
+			s.mu.Lock()
+			batch, wake = s.updates.take(limit), s.updates.wake
+			s.mu.Unlock()
+			if len(batch) > 0 {
+				writeAnswer(w, ok(batch))
+				return
+			}
+		case a := <-me.end:
+			if a == nil {
+				s.core.Fail(w, Fail502)
+			} else {
+				writeAnswer(w, a)
+			}
+			return
+		case <-timer.C:
+			writeAnswer(w, ok([]any{}))
+			return
+		case <-r.Context().Done(): // the client left: nobody to answer
+			return
+		case <-s.closed:
+			return
+		}
+	}
+}
+
+// endPollLocked ends the waiting getUpdates, if any, with a.
+func (s *Server) endPollLocked(a *answer) {
+	if s.poll == nil {
+		return
+	}
+	if a != nil && a.status == http.StatusConflict {
+		s.counts.conflicts++
+	}
+	s.poll.end <- a
+	s.poll = nil
+}
+
+// forget drops a poll that ended by itself.
+func (s *Server) forget(me *poll) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.poll == me {
+		s.poll = nil
+	}
+}
+
+// pollDone counts a getUpdates ended.
+func (s *Server) pollDone() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.polls.Live--
+	s.core.NotifyLocked()
+}
