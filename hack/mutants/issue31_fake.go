@@ -6,7 +6,7 @@ package main
 func init() {
 	mutants = append(mutants, []mutant{
 		{"faketelegram: a second waiting getUpdates ends the first with 409", "pkg/chat/faketelegram/updates.go",
-			"\ts.endPollLocked(conflict(conflictOtherPoll))\n", "\t_ = conflict(conflictOtherPoll)\n",
+			"\ts.endPollLocked(pollEnd{answer: conflict(conflictOtherPoll)})\n", "\t_ = pollEnd{answer: conflict(conflictOtherPoll)}\n",
 			"./pkg/chat/faketelegram", "TestSecondConsumerAndWebhookConflict"},
 		{"faketelegram: updates stay until an offset above them confirms them", "pkg/chat/faketelegram/queue.go",
 			"\t\tfor n < len(q.pending) && q.pending[n].ID < offset {\n", "\t\tfor n < len(q.pending) && q.pending[n].ID <= offset {\n",

@@ -25,6 +25,8 @@ var methods = map[string]method{
 	"setwebhook":         {run: (*Server).setWebhookLocked},
 	"deletewebhook":      {run: (*Server).deleteWebhookLocked},
 	"getwebhookinfo":     {run: (*Server).getWebhookInfoLocked},
+	"getchat":            {run: (*Server).getChatLocked},
+	"getchatmember":      {run: (*Server).getChatMemberLocked},
 }
 
 // serveAPI answers POST (or GET) /bot<token>/<method>.
@@ -131,6 +133,6 @@ func retrySecs(d time.Duration) int {
 func (s *Server) getMeLocked(params) *answer {
 	return ok(map[string]any{
 		"id": s.bot.ID, "is_bot": true, "first_name": s.bot.FirstName, "username": s.bot.Username,
-		"can_join_groups": true, "can_read_all_group_messages": true, "supports_inline_queries": false,
+		"can_join_groups": true, "can_read_all_group_messages": !s.privacy, "supports_inline_queries": false,
 	})
 }

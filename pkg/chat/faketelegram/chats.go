@@ -12,8 +12,12 @@ type chat struct {
 	last   int64 // the newest message's id: ids are sequential per chat
 	msgs   map[int64]*Message
 	topics map[int64]*topic // forum topics by id (their creation message's)
-	kicked bool
 	budget budget
+	// unknown: the service answers "chat not found" (SetChannelUnknown);
+	// kicked: the bot was removed (SetBotKicked); member: the bot is an
+	// ordinary member, not an admin with the right to manage topics
+	// (SetBotAdmin).
+	unknown, kicked, member bool
 }
 
 // topic is a forum topic's state.
@@ -74,15 +78,14 @@ func (s *Server) storeLocked(ch *chat, m *Message) *Message {
 }
 
 // chatLocked finds the chat a chat_id parameter names, or the service's
-// answer why not. access "write" also refuses a chat the bot was kicked
-// from.
+// answer why not: unknown, or the bot was kicked from it.
 func (s *Server) chatLocked(param string) (*chat, *answer) {
 	if param == "" {
 		return nil, badRequest("chat_id is empty")
 	}
 	id, err := strconv.ParseInt(param, 10, 64)
 	ch := s.chats[id]
-	if err != nil || ch == nil {
+	if err != nil || ch == nil || ch.unknown {
 		return nil, badRequest("chat not found")
 	}
 	if ch.kicked {

@@ -42,7 +42,8 @@
 //     root. Refusals: chat not found, bot was kicked, message text is
 //     empty, message is too long, message thread not found (an unknown or
 //     deleted topic, or General, 1), message to be replied not found,
-//     TOPIC_CLOSED, unsupported parse_mode.
+//     TOPIC_CLOSED (a closed topic, for a bot that may not manage
+//     topics), unsupported parse_mode.
 //   - editMessageText: "message to edit not found" (no such id, or
 //     deleted), "message can't be edited" (another author's, or a service
 //     message), "message is not modified: specified new message content
@@ -53,21 +54,31 @@
 //     a forum"), closeForumTopic (TOPIC_NOT_MODIFIED when closed),
 //     setMessageReaction (the bot's one emoji from the Bot API's list,
 //     replacing its earlier one; REACTION_INVALID, REACTIONS_TOO_MANY,
-//     "message to react not found").
+//     "message to react not found"), getChat, getChatMember (the bot an
+//     administrator that may manage topics, unless SetBotAdmin; a member
+//     gets "not enough rights to create a topic").
+//   - Privacy mode (SetPrivacy, off at start): getMe's
+//     can_read_all_group_messages; with it on, a bot that is no admin of
+//     a chat gets only the messages that reply to its own, carry a
+//     command or mention it.
 //   - Rate: a per-chat budget (Options.Limit, SetLimit; TelegramLimit is
 //     the documented one) on sendMessage, createForumTopic and
 //     closeForumTopic: over it, 429 for that chat only.
 //   - People (InjectMessage, InjectEdit, InjectReaction, DeleteMessage,
 //     DeleteTopic), faults (the shared RateLimitNext, AcceptThenFail and
 //     SetSlow; FailBefore, FailAfter, HoldNext, SetTokenRevoked,
-//     SetBotKicked, SetWebhook, SetUnavailable) and the oracle
-//     (Snapshot: messages, updates, polls in flight, 409s, deleteWebhook
-//     calls, the bot's posts stored twice; WaitFor; Requests): each method
-//     says what it does on the wire.
+//     SetBotKicked, SetChannelUnknown, SetWebhook, SetUnavailable,
+//     DropConnections) and the oracle (Snapshot: messages, topics,
+//     updates, polls in flight, 409s, deleteWebhook calls, the bot's
+//     posts stored twice; WaitFor; Requests): each method says what it
+//     does on the wire. The names the other fakes share
+//     (SetChannelUnknown, SetTokenRejected, DropConnections,
+//     RateLimitNext, AcceptThenFail) let pkg/chat/providertest drive it
+//     as it drives them.
 //
 // Not emulated: markup parsing (a parse_mode is recorded, the text kept
 // as sent), phone number and bank card entities, URLs without a scheme or
-// "www.", privacy mode (the bot sees every message), the service's 3 s
+// "www.", the service's 3 s
 // delay between 409s and its throttling of repeated short polls, other
 // methods (files, callback queries, chat administration), other chat
 // kinds, and message_reaction_count, chat_member and callback_query

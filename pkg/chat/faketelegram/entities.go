@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 )
 
 // findEntities returns the entities the service finds in a text by
@@ -85,6 +86,16 @@ func utf16Offsets(r []rune) []int {
 		off[i+1] = off[i] + n
 	}
 	return off
+}
+
+// utf16Slice is the part of s an entity's offset and length (UTF-16
+// code units) name.
+func utf16Slice(s string, offset, length int) string {
+	u := utf16.Encode([]rune(s))
+	if offset < 0 || length < 0 || offset+length > len(u) {
+		return ""
+	}
+	return string(utf16.Decode(u[offset : offset+length]))
 }
 
 // utf16Len is a text's length in UTF-16 code units.

@@ -25,6 +25,7 @@ type faults struct {
 	holds         map[string]*Hold
 	revoked       bool
 	outage        bool
+	dropPoll      bool // cut the next getUpdates (DropConnections)
 }
 
 // methodFault fails the next n calls of a method.
@@ -82,8 +83,10 @@ func (s *Server) takeFault(method string, ran bool) (FailMode, bool) {
 
 // HoldNext holds the next call of a method before it runs until Release
 // (or Close, which drops it); once released it runs and is answered,
-// whether or not its client is still there. A new hold of a method
-// replaces one no call has taken yet.
+// whether or not its client is still there, as the Bot API server goes
+// on with a request whose client left. Method "" holds the next post:
+// sendMessage or createForumTopic. A new hold of a method replaces one no
+// call has taken yet.
 func (s *Server) HoldNext(method string) *Hold {
 	h := fakeserver.NewHold()
 	s.mu.Lock()
@@ -96,14 +99,39 @@ func (s *Server) HoldNext(method string) *Hold {
 // release; false when the server closed first.
 func (s *Server) waitHold(_ *http.Request, method string) bool {
 	s.mu.Lock()
-	h := s.faults.holds[method]
-	delete(s.faults.holds, method)
+	key := method
+	if s.faults.holds[key] == nil && (method == "sendmessage" || method == "createforumtopic") {
+		key = ""
+	}
+	h := s.faults.holds[key]
+	delete(s.faults.holds, key)
 	s.mu.Unlock()
 	if h == nil {
 		return true
 	}
 	s.logf("%s held", method)
 	return s.core.WaitAt(context.Background(), h) // the client's leaving changes nothing
+}
+
+// SetTokenRejected is SetTokenRevoked for the bot's token (another token
+// is refused anyway): the name the other fakes give it.
+func (s *Server) SetTokenRejected(token string, rejected bool) {
+	if token == s.opts.Token {
+		s.SetTokenRevoked(rejected)
+	}
+}
+
+// DropConnections cuts the waiting getUpdates, as a network failure
+// would, or, when none is waiting, the next getUpdates; it returns how
+// many it cut now. The Bot API has no other lasting connection.
+func (s *Server) DropConnections() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.endPollLocked(pollEnd{mode: FailCut}) {
+		return 1
+	}
+	s.faults.dropPoll = true
+	return 0
 }
 
 // SetTokenRevoked revokes the bot's token (BotFather's /revoke) or
@@ -114,7 +142,7 @@ func (s *Server) SetTokenRevoked(revoked bool) {
 	defer s.mu.Unlock()
 	s.faults.revoked = revoked
 	if revoked {
-		s.endPollLocked(unauthorized("Unauthorized"))
+		s.endPollLocked(pollEnd{answer: unauthorized("Unauthorized")})
 	}
 }
 
@@ -140,7 +168,7 @@ func (s *Server) SetUnavailable(on bool) {
 	defer s.mu.Unlock()
 	s.faults.outage = on
 	if on {
-		s.endPollLocked(nil)
+		s.endPollLocked(pollEnd{mode: Fail502})
 	}
 }
 

@@ -55,7 +55,7 @@ func TestFailBeforeAndAfter(t *testing.T) {
 		t.Fatal("a cut createForumTopic answered")
 	}
 	sn := f.Snapshot()
-	if len(sn.Texts(chat, 0)) != 0 || len(sn.Topics(chat)) != 1 || sn.Topics(chat)[0].ID != 2 {
+	if len(sn.Texts(chat, 0)) != 0 || len(sn.TopicsIn(chat)) != 1 || sn.TopicsIn(chat)[0].ID != 2 {
 		t.Fatalf("messages %+v", sn.Messages)
 	}
 	var cut bool
@@ -71,7 +71,7 @@ func TestHoldNext(t *testing.T) {
 	t.Parallel()
 	f := start(t, faketelegram.Options{})
 	b := newBot(t, f)
-	h := f.HoldNext("sendMessage")
+	h := f.HoldNext("") // the next post, whichever method
 	done := make(chan error, 1)
 	go func() {
 		_, err := b.SendMessage(ctx(t), &bot.SendMessageParams{ChatID: chat, Text: "held"})

@@ -86,6 +86,19 @@ func call(t *testing.T, f *faketelegram.Server, method string, form url.Values) 
 	return resp, r
 }
 
+// pollRaw is a long poll whose failure is an answer with OK false.
+func pollRaw(t *testing.T, f *faketelegram.Server) reply {
+	t.Helper()
+	resp, err := http.PostForm(f.URL()+"/bot"+f.Token()+"/getUpdates", url.Values{"timeout": {"30"}})
+	if err != nil {
+		return reply{Description: err.Error()}
+	}
+	defer resp.Body.Close()
+	var r reply
+	_ = json.NewDecoder(resp.Body).Decode(&r)
+	return r
+}
+
 func waitFor(t *testing.T, f *faketelegram.Server, what string, cond func(faketelegram.Snapshot) bool) faketelegram.Snapshot {
 	t.Helper()
 	snap, err := f.WaitFor(ctx(t), cond)

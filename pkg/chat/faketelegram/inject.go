@@ -50,7 +50,9 @@ func (s *Server) InjectMessage(in Inbound) (Message, error) {
 		thread = threadOfReply(ch, thread, target)
 	}
 	m := s.storeLocked(ch, &Message{From: in.From, Thread: thread, ReplyTo: in.ReplyTo, Text: text, Entities: findEntities(text)})
-	s.queueLocked(Update{Kind: KindMessage, Chat: ch.ID, MessageID: m.ID}, s.wireLocked(m, true))
+	if s.seesLocked(ch, m) {
+		s.queueLocked(Update{Kind: KindMessage, Chat: ch.ID, MessageID: m.ID}, s.wireLocked(m, true))
+	}
 	s.logf("user %d wrote message %d in chat %d (thread %d)", in.From.ID, m.ID, ch.ID, m.Thread)
 	return m.copy(), nil
 }

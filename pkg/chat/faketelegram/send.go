@@ -39,7 +39,7 @@ func (s *Server) sendMessageLocked(p params) *answer {
 			return badRequest("message to be replied not found")
 		}
 	}
-	if t := ch.topics[thread]; ch.Forum && t != nil && t.closed {
+	if t := ch.topics[thread]; ch.Forum && t != nil && t.closed && ch.member {
 		return badRequest("TOPIC_CLOSED")
 	}
 	m := s.storeLocked(ch, &Message{

@@ -55,6 +55,7 @@ type Server struct {
 	poll     *poll // the getUpdates waiting now, if any
 	polls    fakeserver.Sessions
 	webhook  string
+	privacy  bool // privacy mode (SetPrivacy)
 	counts   counts
 	faults   faults
 }

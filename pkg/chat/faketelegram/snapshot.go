@@ -11,6 +11,8 @@ type Snapshot struct {
 	// Messages are every chat's messages, the chats' creation ones and
 	// deleted ones included, in creation order.
 	Messages []Message
+	// Topics are every chat's forum topics, in creation order.
+	Topics []Topic
 	// Updates are every update queued for the bot, in order.
 	Updates []Update
 	// Polls counts the getUpdates requests in flight: MaxLive above 1
@@ -34,6 +36,10 @@ func (s *Server) snapshotLocked() Snapshot {
 	}
 	for _, m := range s.messages {
 		sn.Messages = append(sn.Messages, m.copy())
+		if m.Service == ServiceTopicCreated {
+			t := s.chats[m.Chat].topics[m.ID]
+			sn.Topics = append(sn.Topics, Topic{Chat: m.Chat, ID: m.ID, Name: t.name, Closed: t.closed, Deleted: t.deleted})
+		}
 	}
 	for _, u := range s.updates.all {
 		sn.Updates = append(sn.Updates, u.Update)
@@ -75,12 +81,18 @@ func (sn Snapshot) Message(chatID, id int64) (Message, bool) {
 	return sn.Messages[i], true
 }
 
-// Topics returns a chat's topic creation messages, oldest first: each
-// one's ID is the topic's message_thread_id.
-func (sn Snapshot) Topics(chatID int64) []Message {
-	return slices.DeleteFunc(slices.Clone(sn.Messages), func(m Message) bool {
-		return m.Chat != chatID || m.Service != ServiceTopicCreated
-	})
+// Topic is a forum topic as the fake keeps it.
+type Topic struct {
+	Chat int64
+	ID   int64 // its message_thread_id: its creation message's id
+	Name string
+	// Closed by closeForumTopic; Deleted by DeleteTopic.
+	Closed, Deleted bool
+}
+
+// TopicsIn returns a chat's topics, oldest first.
+func (sn Snapshot) TopicsIn(chatID int64) []Topic {
+	return slices.DeleteFunc(slices.Clone(sn.Topics), func(t Topic) bool { return t.Chat != chatID })
 }
 
 // Pings returns the bot's messages that notify someone (a mention or

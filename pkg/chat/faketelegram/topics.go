@@ -20,6 +20,9 @@ func (s *Server) createForumTopicLocked(p params) *answer {
 	if !ch.Forum {
 		return badRequest("the chat is not a forum")
 	}
+	if ch.member {
+		return badRequest("not enough rights to create a topic")
+	}
 	name := cleanName(p["name"])
 	if name == "" {
 		return badRequest("title must be non-empty")

@@ -9,9 +9,16 @@ import (
 const maxPollTimeout = 50
 
 // poll is a getUpdates waiting for updates. end carries why it must end
-// before it has any: another getUpdates, a webhook, a revoked token
-// (nil: an outage cuts it).
-type poll struct{ end chan *answer }
+// before it has any: another getUpdates, a webhook, a revoked token, an
+// outage or a dropped connection.
+type poll struct{ end chan pollEnd }
+
+// pollEnd is how a waiting getUpdates ends early: with an answer, or
+// failed as mode says when answer is nil.
+type pollEnd struct {
+	answer *answer
+	mode   FailMode
+}
 
 // getUpdates answers getUpdates as the service does: the offset confirms
 // the updates below it; pending ones are answered at once; with none and
@@ -40,6 +47,13 @@ func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request, p params) {
 	if _, named := p["allowed_updates"]; named {
 		s.updates.setAllowed(allowed)
 	}
+	if s.faults.dropPoll {
+		s.faults.dropPoll = false
+		s.mu.Unlock()
+		s.logf("getUpdates cut")
+		s.core.Fail(w, FailCut)
+		return
+	}
 	s.updates.confirm(offset)
 	batch := s.updates.take(limit)
 	if len(batch) > 0 || timeout == 0 {
@@ -47,8 +61,8 @@ func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request, p params) {
 		writeAnswer(w, ok(batch))
 		return
 	}
-	s.endPollLocked(conflict(conflictOtherPoll))
-	me := &poll{end: make(chan *answer, 1)}
+	s.endPollLocked(pollEnd{answer: conflict(conflictOtherPoll)})
+	me := &poll{end: make(chan pollEnd, 1)}
 	s.poll = me
 	wake := s.updates.wake
 	s.mu.Unlock()
@@ -66,11 +80,11 @@ func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request, p params) {
 				writeAnswer(w, ok(batch))
 				return
 			}
-		case a := <-me.end:
-			if a == nil {
-				s.core.Fail(w, Fail502)
+		case e := <-me.end:
+			if e.answer == nil {
+				s.core.Fail(w, e.mode)
 			} else {
-				writeAnswer(w, a)
+				writeAnswer(w, e.answer)
 			}
 			return
 		case <-timer.C:
@@ -84,16 +98,18 @@ func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request, p params) {
 	}
 }
 
-// endPollLocked ends the waiting getUpdates, if any, with a.
-func (s *Server) endPollLocked(a *answer) {
+// endPollLocked ends the waiting getUpdates, if any, as e says; it
+// reports whether one was waiting.
+func (s *Server) endPollLocked(e pollEnd) bool {
 	if s.poll == nil {
-		return
+		return false
 	}
-	if a != nil && a.status == http.StatusConflict {
+	if e.answer != nil && e.answer.status == http.StatusConflict {
 		s.counts.conflicts++
 	}
-	s.poll.end <- a
+	s.poll.end <- e
 	s.poll = nil
+	return true
 }
 
 // forget drops a poll that ended by itself.

@@ -12,7 +12,7 @@ func (s *Server) SetWebhook(url string) {
 func (s *Server) setWebhookURLLocked(url string) {
 	s.webhook = url
 	if url != "" {
-		s.endPollLocked(conflict(conflictSetHook))
+		s.endPollLocked(pollEnd{answer: conflict(conflictSetHook)})
 	}
 	s.core.NotifyLocked()
 }
