@@ -68,7 +68,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		s.core.Fail(w, mode)
 		return
 	}
-	if !s.waitHold(r, name) {
+	if !s.waitHold(name) {
 		return
 	}
 	a := s.call(name, m, p)

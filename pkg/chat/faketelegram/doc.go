@@ -68,7 +68,8 @@
 //     DeleteTopic), faults (the shared RateLimitNext, AcceptThenFail and
 //     SetSlow; FailBefore, FailAfter, HoldNext, SetTokenRevoked,
 //     SetBotKicked, SetChannelUnknown, SetWebhook, SetUnavailable,
-//     DropConnections) and the oracle (Snapshot: messages, topics,
+//     DropConnections, StartRival: a second consumer of the token) and
+//     the oracle (Snapshot: messages, topics,
 //     updates, polls in flight, 409s, deleteWebhook calls, the bot's
 //     posts stored twice; WaitFor; Requests): each method says what it
 //     does on the wire. The names the other fakes share

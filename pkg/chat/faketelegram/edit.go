@@ -26,10 +26,6 @@ func (s *Server) editMessageTextLocked(p params) *answer {
 	if fail != nil {
 		return fail
 	}
-	var sent []Entity
-	if err := p.object("entities", &sent); err != nil {
-		return badRequest(err.Error())
-	}
 	m := ch.liveMessage(p.int("message_id", 0))
 	if m == nil {
 		return badRequest(editNotFound)

@@ -2,7 +2,6 @@ package faketelegram
 
 import (
 	"context"
-	"net/http"
 	"strings"
 
 	"gjc.dev/reconciler/pkg/chat/internal/fakeserver"
@@ -97,7 +96,7 @@ func (s *Server) HoldNext(method string) *Hold {
 
 // waitHold takes a method's pending hold, if any, and waits for its
 // release; false when the server closed first.
-func (s *Server) waitHold(_ *http.Request, method string) bool {
+func (s *Server) waitHold(method string) bool {
 	s.mu.Lock()
 	key := method
 	if s.faults.holds[key] == nil && (method == "sendmessage" || method == "createforumtopic") {

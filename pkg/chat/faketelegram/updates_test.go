@@ -199,3 +199,22 @@ func TestAllowedUpdates(t *testing.T) {
 		t.Fatalf("reaction update: %v, %+v", got, sn.Updates)
 	}
 }
+
+// A rival consumer keeps a client's polls ending in 409.
+func TestRival(t *testing.T) {
+	t.Parallel()
+	f := start(t, faketelegram.Options{})
+	stop := f.StartRival()
+	defer stop()
+	waitFor(t, f, "the rival waiting", func(sn faketelegram.Snapshot) bool { return sn.Polls.Live == 1 })
+	for range 2 {
+		if r := poll(t, f, 0, "timeout", "30"); r.ErrorCode != http.StatusConflict {
+			t.Fatalf("with a rival: %+v", r)
+		}
+	}
+	stop()
+	waitFor(t, f, "the rival gone", func(sn faketelegram.Snapshot) bool { return sn.Polls.Live == 0 })
+	if r := poll(t, f, 0, "timeout", "1"); !r.OK {
+		t.Fatalf("without: %+v", r)
+	}
+}
