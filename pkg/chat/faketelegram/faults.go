@@ -47,7 +47,9 @@ func (s *Server) FailBefore(method string, n int, mode FailMode) {
 // FailAfter makes the next n calls of a method that succeed fail after
 // they ran: what they did is stored, and they are answered as mode says
 // (FailCut: accepted then reset; Fail502). The shared AcceptThenFail is
-// FailAfter("sendMessage", ...); both count down.
+// FailAfter("sendMessage", ...); both count down. For getUpdates it is
+// the next n answers (with updates or empty): lost on the way, their
+// updates stay unconfirmed and come again.
 func (s *Server) FailAfter(method string, n int, mode FailMode) {
 	s.setFault(s.faults.after, method, n, mode)
 }

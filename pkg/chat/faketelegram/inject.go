@@ -22,8 +22,9 @@ type Inbound struct {
 }
 
 // InjectMessage makes a person write a message, with the chat's next id,
-// and queues its "message" update for getUpdates. It returns the message
-// as stored.
+// and queues its "message" update for getUpdates (not for another bot's
+// message, From.IsBot: the service never shows a bot another bot's
+// messages). It returns the message as stored.
 func (s *Server) InjectMessage(in Inbound) (Message, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -50,7 +51,7 @@ func (s *Server) InjectMessage(in Inbound) (Message, error) {
 		thread = threadOfReply(ch, thread, target)
 	}
 	m := s.storeLocked(ch, &Message{From: in.From, Thread: thread, ReplyTo: in.ReplyTo, Text: text, Entities: findEntities(text)})
-	if s.seesLocked(ch, m) {
+	if !in.From.IsBot && s.seesLocked(ch, m) { // bots never see other bots' messages
 		s.queueLocked(Update{Kind: KindMessage, Chat: ch.ID, MessageID: m.ID}, s.wireLocked(m, true))
 	}
 	s.logf("user %d wrote message %d in chat %d (thread %d)", in.From.ID, m.ID, ch.ID, m.Thread)

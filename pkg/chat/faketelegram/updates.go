@@ -3,6 +3,8 @@ package faketelegram
 import (
 	"net/http"
 	"time"
+
+	"gjc.dev/reconciler/pkg/chat/internal/fakeserver"
 )
 
 // maxPollTimeout is the service's cap on getUpdates' timeout, in seconds.
@@ -54,11 +56,17 @@ func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request, p params) {
 		s.core.Fail(w, FailCut)
 		return
 	}
+	if f := s.faults.before["getupdates"]; f != nil && fakeserver.Take(&f.n) {
+		s.mu.Unlock()
+		s.logf("getUpdates failed before it ran (mode %d)", f.mode)
+		s.core.Fail(w, f.mode)
+		return
+	}
 	s.updates.confirm(offset)
 	batch := s.updates.take(limit)
 	if len(batch) > 0 || timeout == 0 {
 		s.mu.Unlock()
-		writeAnswer(w, ok(batch))
+		s.answerUpdates(w, batch)
 		return
 	}
 	s.endPollLocked(pollEnd{answer: conflict(conflictOtherPoll)})
@@ -77,7 +85,7 @@ func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request, p params) {
 			batch, wake = s.updates.take(limit), s.updates.wake
 			s.mu.Unlock()
 			if len(batch) > 0 {
-				writeAnswer(w, ok(batch))
+				s.answerUpdates(w, batch)
 				return
 			}
 		case e := <-me.end:
@@ -96,6 +104,17 @@ func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request, p params) {
 			return
 		}
 	}
+}
+
+// answerUpdates answers updates taken from the queue, or, when FailAfter
+// says so, loses the answer: they stay unconfirmed, to come again.
+func (s *Server) answerUpdates(w http.ResponseWriter, batch []any) {
+	if mode, hit := s.takeFault("getupdates", true); hit {
+		s.logf("getUpdates answer with %d updates lost (mode %d)", len(batch), mode)
+		s.core.Fail(w, mode)
+		return
+	}
+	writeAnswer(w, ok(batch))
 }
 
 // endPollLocked ends the waiting getUpdates, if any, as e says; it

@@ -218,3 +218,30 @@ func TestRival(t *testing.T) {
 		t.Fatalf("without: %+v", r)
 	}
 }
+
+// A lost getUpdates answer loses nothing: its updates come again; and
+// another bot's message never becomes an update.
+func TestLostUpdatesAnswer(t *testing.T) {
+	t.Parallel()
+	f := start(t, faketelegram.Options{})
+	if _, err := f.InjectMessage(faketelegram.Inbound{From: faketelegram.User{ID: 5, IsBot: true, FirstName: "Other"}, Text: "a bot"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.InjectMessage(faketelegram.Inbound{From: alice, Text: "a person"}); err != nil {
+		t.Fatal(err)
+	}
+	f.FailAfter("getUpdates", 1, faketelegram.FailCut)
+	if r := pollRaw(t, f); r.OK {
+		t.Fatalf("a lost answer arrived: %+v", r)
+	}
+	f.FailBefore("getUpdates", 1, faketelegram.Fail502)
+	if r := pollRaw(t, f); r.OK {
+		t.Fatalf("a failed poll answered: %+v", r)
+	}
+	if got := updates(t, poll(t, f, 0)); len(got) != 1 {
+		t.Fatalf("again: %v", got)
+	}
+	if u := f.Snapshot().Updates; len(u) != 1 || u[0].Deliveries != 2 {
+		t.Fatalf("updates %+v", u)
+	}
+}
