@@ -48,7 +48,8 @@
 //     deleted), "message can't be edited" (another author's, or a service
 //     message), "message is not modified: specified new message content
 //     and reply markup are exactly the same as a current content and
-//     reply markup of the message" (same text, entities and reply markup).
+//     reply markup of the message" (same text, entities and reply markup,
+//     and, for a text with a link, the same link preview on or off).
 //   - createForumTopic (the topic's id is its creation message's; a name
 //     over 128 characters is cut, an empty one refused; "the chat is not
 //     a forum"), closeForumTopic (TOPIC_NOT_MODIFIED when closed),

@@ -37,13 +37,14 @@ func (s *Server) editMessageTextLocked(p params) *answer {
 	if fail != nil {
 		return fail
 	}
-	markup := p["reply_markup"]
-	if t.text == m.Text && slices.EqualFunc(t.entities, m.Entities, sameEntity) && sameJSON(markup, m.ReplyMarkup) {
+	markup, preview, noPreview := p["reply_markup"], p["link_preview_options"], p["disable_web_page_preview"]
+	if t.text == m.Text && slices.EqualFunc(t.entities, m.Entities, sameEntity) && sameJSON(markup, m.ReplyMarkup) &&
+		(!hasURL(t.entities) || previewOff(preview, noPreview) == previewOff(m.LinkPreview, m.NoWebPreview)) {
 		return badRequest(editNotModified)
 	}
 	m.Edits = append(m.Edits, m.Text)
 	m.Text, m.Entities, m.ParseMode, m.ReplyMarkup = t.text, t.entities, t.parse, markup
-	m.LinkPreview, m.NoWebPreview = p["link_preview_options"], p["disable_web_page_preview"]
+	m.LinkPreview, m.NoWebPreview = preview, noPreview
 	m.EditDate = time.Now()
 	s.core.NotifyLocked()
 	s.logf("message %d edited in chat %d", m.ID, ch.ID)
@@ -51,6 +52,23 @@ func (s *Server) editMessageTextLocked(p params) *answer {
 }
 
 func sameEntity(a, b Entity) bool { return reflect.DeepEqual(a, b) }
+
+// hasURL says whether a text has a link the service could preview.
+func hasURL(es []Entity) bool {
+	return slices.ContainsFunc(es, func(e Entity) bool { return e.Type == "url" || e.Type == "text_link" })
+}
+
+// previewOff says whether link_preview_options (JSON) or
+// disable_web_page_preview turn a message's link preview off. A text
+// with a link whose preview an edit turns on or off is a changed content
+// (the preview is part of it), so such an edit is no "not modified".
+func previewOff(options, disable string) bool {
+	var o struct {
+		IsDisabled bool `json:"is_disabled"`
+	}
+	_ = json.Unmarshal([]byte(options), &o)
+	return o.IsDisabled || disable == "true"
+}
 
 // sameJSON compares two JSON texts by value; "" is none.
 func sameJSON(a, b string) bool {

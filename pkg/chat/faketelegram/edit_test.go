@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
 
 	"gjc.dev/reconciler/pkg/chat/faketelegram"
 )
@@ -70,5 +71,23 @@ func TestEditComparesReplyMarkup(t *testing.T) {
 	_, r = call(t, f, "editMessageText", map[string][]string{"chat_id": {"-1001000000001"}, "message_id": {"2"}, "text": {"ask"}})
 	if r.OK || r.ErrorCode != 400 {
 		t.Fatalf("the same again: %+v", r)
+	}
+}
+
+// With a link in the text, the link preview is part of the content: the
+// same text without the options that turned the preview off is an edit.
+func TestEditComparesLinkPreview(t *testing.T) {
+	t.Parallel()
+	f := start(t, faketelegram.Options{})
+	b := newBot(t, f)
+	off := &models.LinkPreviewOptions{IsDisabled: bot.True()}
+	m, err := b.SendMessage(ctx(t), &bot.SendMessageParams{ChatID: chat, Text: "see https://example.org", LinkPreviewOptions: off})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = b.EditMessageText(ctx(t), &bot.EditMessageTextParams{ChatID: chat, MessageID: m.ID, Text: "see https://example.org", LinkPreviewOptions: off})
+	wantBadRequest(t, err, "message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message")
+	if _, err := b.EditMessageText(ctx(t), &bot.EditMessageTextParams{ChatID: chat, MessageID: m.ID, Text: "see https://example.org"}); err != nil {
+		t.Fatalf("turning the preview on is an edit: %v", err)
 	}
 }
