@@ -28,7 +28,6 @@ type pollEnd struct {
 // getUpdates that has to wait too ends it with 409 (the service keeps one
 // waiting request per bot).
 func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request, p params) {
-	offset := p.int("offset", 0)
 	limit := int(min(max(p.int("limit", 100), 1), 100))
 	timeout := time.Duration(min(max(p.int("timeout", 0), 0), maxPollTimeout)) * time.Second
 	var allowed []string
@@ -40,29 +39,12 @@ func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request, p params) {
 	s.polls.Up()
 	s.core.NotifyLocked()
 	defer s.pollDone()
-	if s.webhook != "" {
-		s.counts.conflicts++
+	if end, done := s.pollNowLocked(p, allowed); done {
 		s.mu.Unlock()
-		writeAnswer(w, conflict(conflictWebhook))
+		s.endPoll(w, end)
 		return
 	}
-	if _, named := p["allowed_updates"]; named {
-		s.updates.setAllowed(allowed)
-	}
-	if s.faults.dropPoll {
-		s.faults.dropPoll = false
-		s.mu.Unlock()
-		s.logf("getUpdates cut")
-		s.core.Fail(w, FailCut)
-		return
-	}
-	if f := s.faults.before["getupdates"]; f != nil && fakeserver.Take(&f.n) {
-		s.mu.Unlock()
-		s.logf("getUpdates failed before it ran (mode %d)", f.mode)
-		s.core.Fail(w, f.mode)
-		return
-	}
-	s.updates.confirm(offset)
+	s.updates.confirm(p.int("offset", 0))
 	batch := s.updates.take(limit)
 	if len(batch) > 0 || timeout == 0 {
 		s.mu.Unlock()
@@ -75,28 +57,51 @@ func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request, p params) {
 	wake := s.updates.wake
 	s.mu.Unlock()
 	defer s.forget(me)
+	s.wait(w, r, me, wake, limit, timeout)
+}
 
+// pollNowLocked is how a getUpdates ends before it looks at the queue:
+// with a webhook set, or a fault; done false lets it go on. It keeps the
+// allowed_updates named.
+func (s *Server) pollNowLocked(p params, allowed []string) (end pollEnd, done bool) {
+	if s.webhook != "" {
+		s.counts.conflicts++
+		return pollEnd{answer: conflict(conflictWebhook)}, true
+	}
+	if _, named := p["allowed_updates"]; named {
+		s.updates.setAllowed(allowed)
+	}
+	if s.faults.dropPoll {
+		s.faults.dropPoll = false
+		return pollEnd{mode: FailCut}, true
+	}
+	if f := s.faults.before["getupdates"]; f != nil && fakeserver.Take(&f.n) {
+		return pollEnd{mode: f.mode}, true
+	}
+	return pollEnd{}, false
+}
+
+// wait is a getUpdates waiting: it answers the first updates queued, or
+// ends as another request ends it, or answers none at its timeout.
+func (s *Server) wait(w http.ResponseWriter, r *http.Request, me *poll, wake <-chan struct{}, limit int, timeout time.Duration) {
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	for {
 		select {
 		case <-wake:
 			s.mu.Lock()
-			batch, wake = s.updates.take(limit), s.updates.wake
+			batch, next := s.updates.take(limit), s.updates.wake
 			s.mu.Unlock()
 			if len(batch) > 0 {
 				s.answerUpdates(w, batch)
 				return
 			}
+			wake = next
 		case e := <-me.end:
-			if e.answer == nil {
-				s.core.Fail(w, e.mode)
-			} else {
-				writeAnswer(w, e.answer)
-			}
+			s.endPoll(w, e)
 			return
 		case <-timer.C:
-			writeAnswer(w, ok([]any{}))
+			s.answerUpdates(w, []any{})
 			return
 		case <-r.Context().Done(): // the client left: nobody to answer
 			return
@@ -104,6 +109,16 @@ func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request, p params) {
 			return
 		}
 	}
+}
+
+// endPoll answers a getUpdates that ended early.
+func (s *Server) endPoll(w http.ResponseWriter, e pollEnd) {
+	if e.answer != nil {
+		writeAnswer(w, e.answer)
+		return
+	}
+	s.logf("getUpdates failed (mode %d)", e.mode)
+	s.core.Fail(w, e.mode)
 }
 
 // answerUpdates answers updates taken from the queue, or, when FailAfter
