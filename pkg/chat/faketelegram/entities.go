@@ -11,9 +11,11 @@ import (
 // itself, whatever parse mode or entities the client sent: a bot's plain
 // "@name" becomes a mention. The rules of mention, hashtag, cashtag and
 // bot_command are tdlib's (td/telegram/MessageEntity.cpp, which the Bot API
-// server runs); url and email are simpler: a URL needs its scheme
-// (http, https, ftp, tg) or "www.", an email a dotted domain; phone
-// numbers and bank cards are not found. Overlaps keep the earlier one.
+// server runs); url and email are simpler (urls.go): a URL with a
+// scheme or "www.", or a bare domain under a TLD of the list there (so
+// "README.md" is a link, as on the service); an email needs a dotted
+// domain. Phone numbers and bank cards are not found. Overlaps keep the
+// earlier one.
 func findEntities(text string) []Entity {
 	r := []rune(text)
 	off := utf16Offsets(r)
@@ -38,6 +40,8 @@ func findEntities(text string) []Entity {
 				typ = "url"
 			} else if j = matchEmail(r, i); j > 0 {
 				typ = "email"
+			} else if j = matchDomain(r, i); j > 0 {
+				typ = "url"
 			}
 		}
 		if j > 0 {
@@ -208,32 +212,6 @@ func matchBotCommand(r []rune, i int) int {
 		return 0
 	}
 	return j
-}
-
-var urlStarts = []string{"https://", "http://", "ftp://", "tg://", "www."}
-
-// matchURL: a scheme (or "www.") at a word start, then everything up to
-// a space or one of <>"«», less trailing punctuation.
-func matchURL(r []rune, i int) int {
-	if isWordChar(before(r, i)) {
-		return 0
-	}
-	rest := strings.ToLower(string(r[i:min(len(r), i+8)]))
-	for _, p := range urlStarts {
-		if !strings.HasPrefix(rest, p) {
-			continue
-		}
-		start := i + len([]rune(p))
-		j := run(r, start, func(c rune) bool { return !unicode.IsSpace(c) && !strings.ContainsRune("<>\"«»", c) })
-		for j > start && strings.ContainsRune(".:;,('?!`", r[j-1]) {
-			j--
-		}
-		if j == start {
-			return 0
-		}
-		return j
-	}
-	return 0
 }
 
 func isEmailLocal(c rune) bool { return isASCIIWord(c) || strings.ContainsRune(".%+-", c) }

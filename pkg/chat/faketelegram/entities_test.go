@@ -28,6 +28,11 @@ func TestFindEntities(t *testing.T) {
 		{"go to https://example.org/a?b=c.", []e{{Type: "url", Offset: 6, Length: 25}}},
 		{"www.example.org", []e{{Type: "url", Offset: 0, Length: 15}}},
 		{"plain words", nil},
+		{"see README.md, v1.2.3 e.g. x", []e{{Type: "url", Offset: 4, Length: 9}}},
+		{"example.com/a?b. done.It works", []e{{Type: "url", Offset: 0, Length: 15}}},
+		{"main.go and index.html", nil},
+		{"DONE.IT", []e{{Type: "url", Offset: 0, Length: 7}}},
+		{"https://x.org/README.md", []e{{Type: "url", Offset: 0, Length: 23}}},
 	}
 	for _, c := range cases {
 		if got := findEntities(c.text); !slices.Equal(got, c.want) {
