@@ -15,41 +15,49 @@ const maxPollTimeout = 50
 // outage or a dropped connection.
 type poll struct{ end chan pollEnd }
 
-// pollEnd is how a waiting getUpdates ends early: with an answer, or
-// failed as mode says when answer is nil.
+// pollEnd is how a getUpdates ends: with an answer, failed as mode says
+// when answer is nil, or not at all when silent (its client left, or the
+// server closed).
 type pollEnd struct {
 	answer *answer
 	mode   FailMode
+	silent bool
 }
 
 // getUpdates answers getUpdates as the service does: the offset confirms
 // the updates below it; pending ones are answered at once; with none and
 // a timeout the request waits for one, until the timeout, and a new
 // getUpdates that has to wait too ends it with 409 (the service keeps one
-// waiting request per bot).
+// waiting request per bot). A poll stops counting as live before its
+// answer goes out, so a client that polls again at once is never seen
+// polling twice.
 func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request, p params) {
-	limit := int(min(max(p.int("limit", 100), 1), 100))
-	timeout := time.Duration(min(max(p.int("timeout", 0), 0), maxPollTimeout)) * time.Second
 	var allowed []string
 	if err := p.object("allowed_updates", &allowed); err != nil {
 		writeAnswer(w, badRequest(err.Error()))
 		return
 	}
+	e := s.pollUpdates(r, p, allowed)
+	s.pollDone()
+	s.endPoll(w, e)
+}
+
+// pollUpdates is a getUpdates counted live until it returns how it ends.
+func (s *Server) pollUpdates(r *http.Request, p params, allowed []string) pollEnd {
+	limit := int(min(max(p.int("limit", 100), 1), 100))
+	timeout := time.Duration(min(max(p.int("timeout", 0), 0), maxPollTimeout)) * time.Second
 	s.mu.Lock()
 	s.polls.Up()
 	s.core.NotifyLocked()
-	defer s.pollDone()
-	if end, done := s.pollNowLocked(p, allowed); done {
+	if e, done := s.pollNowLocked(p, allowed); done {
 		s.mu.Unlock()
-		s.endPoll(w, end)
-		return
+		return e
 	}
 	s.updates.confirm(p.int("offset", 0))
 	batch := s.updates.take(limit)
 	if len(batch) > 0 || timeout == 0 {
 		s.mu.Unlock()
-		s.answerUpdates(w, batch)
-		return
+		return s.updatesEnd(batch)
 	}
 	s.endPollLocked(pollEnd{answer: conflict(conflictOtherPoll)})
 	me := &poll{end: make(chan pollEnd, 1)}
@@ -57,7 +65,7 @@ func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request, p params) {
 	wake := s.updates.wake
 	s.mu.Unlock()
 	defer s.forget(me)
-	s.wait(w, r, me, wake, limit, timeout)
+	return s.wait(r, me, wake, limit, timeout)
 }
 
 // pollNowLocked is how a getUpdates ends before it looks at the queue:
@@ -81,9 +89,9 @@ func (s *Server) pollNowLocked(p params, allowed []string) (end pollEnd, done bo
 	return pollEnd{}, false
 }
 
-// wait is a getUpdates waiting: it answers the first updates queued, or
-// ends as another request ends it, or answers none at its timeout.
-func (s *Server) wait(w http.ResponseWriter, r *http.Request, me *poll, wake <-chan struct{}, limit int, timeout time.Duration) {
+// wait is a getUpdates waiting: it ends with the first updates queued,
+// as another request ends it, or with none at its timeout.
+func (s *Server) wait(r *http.Request, me *poll, wake <-chan struct{}, limit int, timeout time.Duration) pollEnd {
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	for {
@@ -93,43 +101,41 @@ func (s *Server) wait(w http.ResponseWriter, r *http.Request, me *poll, wake <-c
 			batch, next := s.updates.take(limit), s.updates.wake
 			s.mu.Unlock()
 			if len(batch) > 0 {
-				s.answerUpdates(w, batch)
-				return
+				return s.updatesEnd(batch)
 			}
 			wake = next
 		case e := <-me.end:
-			s.endPoll(w, e)
-			return
+			return e
 		case <-timer.C:
-			s.answerUpdates(w, []any{})
-			return
+			return s.updatesEnd([]any{})
 		case <-r.Context().Done(): // the client left: nobody to answer
-			return
+			return pollEnd{silent: true}
 		case <-s.closed:
-			return
+			return pollEnd{silent: true}
 		}
 	}
 }
 
-// endPoll answers a getUpdates that ended early.
-func (s *Server) endPoll(w http.ResponseWriter, e pollEnd) {
-	if e.answer != nil {
-		writeAnswer(w, e.answer)
-		return
-	}
-	s.logf("getUpdates failed (mode %d)", e.mode)
-	s.core.Fail(w, e.mode)
-}
-
-// answerUpdates answers updates taken from the queue, or, when FailAfter
+// updatesEnd answers updates taken from the queue, or, when FailAfter
 // says so, loses the answer: they stay unconfirmed, to come again.
-func (s *Server) answerUpdates(w http.ResponseWriter, batch []any) {
+func (s *Server) updatesEnd(batch []any) pollEnd {
 	if mode, hit := s.takeFault("getupdates", true); hit {
 		s.logf("getUpdates answer with %d updates lost (mode %d)", len(batch), mode)
-		s.core.Fail(w, mode)
-		return
+		return pollEnd{mode: mode}
 	}
-	writeAnswer(w, ok(batch))
+	return pollEnd{answer: ok(batch)}
+}
+
+// endPoll answers a getUpdates as it ended.
+func (s *Server) endPoll(w http.ResponseWriter, e pollEnd) {
+	switch {
+	case e.silent:
+	case e.answer != nil:
+		writeAnswer(w, e.answer)
+	default:
+		s.logf("getUpdates failed (mode %d)", e.mode)
+		s.core.Fail(w, e.mode)
+	}
 }
 
 // endPollLocked ends the waiting getUpdates, if any, as e says; it

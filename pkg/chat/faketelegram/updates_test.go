@@ -50,6 +50,15 @@ func TestLongPollThroughTheLibrary(t *testing.T) {
 	}
 	// The library's next poll confirms it.
 	waitFor(t, f, "confirmed", func(sn faketelegram.Snapshot) bool { return len(sn.Updates) == 1 && sn.Updates[0].Confirmed })
+	// A cut poll, polled again at once, is never counted twice: one
+	// client, one consumer.
+	f.DropConnections()
+	waitFor(t, f, "polling again", func(sn faketelegram.Snapshot) bool {
+		return sn.Polls.Live == 1 && len(f.Requests()) > 4
+	})
+	if sn := f.Snapshot(); sn.Polls.MaxLive != 1 || sn.Conflicts != 0 {
+		t.Fatalf("one client: polls %+v, conflicts %d", sn.Polls, sn.Conflicts)
+	}
 }
 
 // updates is getUpdates' result as it comes over the wire.
