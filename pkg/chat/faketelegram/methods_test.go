@@ -1,7 +1,9 @@
 package faketelegram_test
 
 import (
+	"encoding/json"
 	"errors"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -183,4 +185,27 @@ func TestSetMessageReaction(t *testing.T) {
 	wantBadRequest(t, err, "REACTION_INVALID")
 	_, err = b.SetMessageReaction(ctx(t), &bot.SetMessageReactionParams{ChatID: chat, MessageID: 999, Reaction: eyes})
 	wantBadRequest(t, err, "message to react not found")
+}
+
+// A JSON body, objects and numbers as JSON, is read like a form.
+func TestJSONBody(t *testing.T) {
+	t.Parallel()
+	f := start(t, faketelegram.Options{})
+	body := `{"chat_id": -1001000000001, "text": "by json", "link_preview_options": {"is_disabled": true},
+		"reply_parameters": {"message_id": 1}}`
+	resp, err := http.Post(f.URL()+"/bot"+f.Token()+"/sendMessage", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var r struct {
+		OK     bool           `json:"ok"`
+		Result models.Message `json:"result"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil || !r.OK || r.Result.Text != "by json" || r.Result.ReplyToMessage == nil {
+		t.Fatalf("%+v, %v", r, err)
+	}
+	if m, _ := f.Snapshot().Message(chat, 2); m.LinkPreview != `{"is_disabled": true}` || m.ReplyTo != 1 {
+		t.Fatalf("stored %+v", m)
+	}
 }
