@@ -34,8 +34,9 @@
 //     parse_mode, link_preview_options, reply_markup): the text trimmed of
 //     surrounding whitespace and at most 4,096 characters; the entities
 //     the service finds in plain text (mention, hashtag, cashtag,
-//     bot_command by tdlib's rules; url and email simplified) added to
-//     those sent, so a bot's "@name" is a mention. In a forum a message
+//     bot_command by tdlib's rules; url, bare domains like README.md
+//     among them, and email simplified) added to those sent, so a bot's
+//     "@name" is a mention. Other bots' messages never become updates. In a forum a message
 //     carries message_thread_id, is_topic_message and, replying to nothing
 //     else, the topic's creation as reply_to_message; without topics
 //     message_thread_id is ignored and a reply's thread is its chain's
@@ -70,19 +71,18 @@
 //     SetSlow; FailBefore, FailAfter, HoldNext, SetTokenRevoked,
 //     SetBotKicked, SetChannelUnknown, SetWebhook, SetUnavailable,
 //     DropConnections, StartRival: a second consumer of the token) and
-//     the oracle (Snapshot: messages, topics,
-//     updates, polls in flight, 409s, deleteWebhook calls, the bot's
-//     posts stored twice; WaitFor; Requests): each method says what it
-//     does on the wire. The names the other fakes share
+//     the oracle (Snapshot: messages, topics, updates, polls in flight,
+//     409s, deleteWebhook calls, the bot's posts stored twice; WaitFor;
+//     Requests): each method says what it does on the wire. The names
+//     the other fakes share
 //     (SetChannelUnknown, SetTokenRejected, DropConnections,
 //     RateLimitNext, AcceptThenFail) let pkg/chat/providertest drive it
 //     as it drives them.
 //
 // Not emulated: markup parsing (a parse_mode is recorded, the text kept
-// as sent), phone number and bank card entities, URLs without a scheme or
-// "www.", the service's 3 s
-// delay between 409s and its throttling of repeated short polls, other
-// methods (files, callback queries, chat administration), other chat
-// kinds, and message_reaction_count, chat_member and callback_query
-// updates.
+// as sent), phone number and bank card entities, bare domains under TLDs
+// outside urls.go's list, the service's 3 s delay between 409s and its
+// throttling of repeated short polls, limits on edits, other methods
+// (files, callback queries, chat administration), other chat kinds, and
+// message_reaction_count, chat_member and callback_query updates.
 package faketelegram
