@@ -144,3 +144,30 @@ func TestRateLimitPerChat(t *testing.T) {
 		t.Fatalf("RateLimited %d", sn.RateLimited)
 	}
 }
+
+// SetSlow delays the Bot API's answers (under /bot), not the work.
+func TestSlowDelaysTheAnswer(t *testing.T) {
+	t.Parallel()
+	f, err := faketelegram.Start(faketelegram.Options{Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	f.SetSlow(time.Minute)
+	answered := make(chan struct{})
+	go func() {
+		defer close(answered)
+		resp, err := http.PostForm(f.URL()+"/bot"+f.Token()+"/sendMessage", map[string][]string{"chat_id": {"-1001000000001"}, "text": {"slow"}})
+		if err == nil {
+			_ = resp.Body.Close()
+		}
+	}()
+	waitFor(t, f, "the post stored", func(sn faketelegram.Snapshot) bool { return len(sn.Texts(chat, 0)) == 1 })
+	select {
+	case <-answered:
+		t.Fatal("answered before the delay")
+	default:
+	}
+	f.Close() // ends the delay
+	<-answered
+}
