@@ -21,6 +21,8 @@ var methods = map[string]method{
 	"editmessagetext":    {run: (*Server).editMessageTextLocked},
 	"createforumtopic":   {run: (*Server).createForumTopicLocked, posts: true},
 	"closeforumtopic":    {run: (*Server).closeForumTopicLocked, posts: true},
+	"editforumtopic":     {run: (*Server).editForumTopicLocked},
+	"reopenforumtopic":   {run: (*Server).reopenForumTopicLocked},
 	"setmessagereaction": {run: (*Server).setMessageReactionLocked},
 	"setwebhook":         {run: (*Server).setWebhookLocked},
 	"deletewebhook":      {run: (*Server).deleteWebhookLocked},

@@ -53,7 +53,10 @@
 //     and, for a text with a link, the same link preview on or off).
 //   - createForumTopic (the topic's id is its creation message's; a name
 //     over 128 characters is cut, an empty one refused; "the chat is not
-//     a forum"), closeForumTopic (TOPIC_NOT_MODIFIED when closed),
+//     a forum"), closeForumTopic and reopenForumTopic (TOPIC_NOT_MODIFIED
+//     when already so), editForumTopic (the same name again:
+//     TOPIC_NOT_MODIFIED, a probe that changes nothing; an id that is no
+//     topic: TOPIC_ID_INVALID; a rename takes an id),
 //     setMessageReaction (the bot's one emoji from the Bot API's list,
 //     replacing its earlier one; REACTION_INVALID, REACTIONS_TOO_MANY,
 //     "message to react not found"), getChat, getChatMember (the bot an

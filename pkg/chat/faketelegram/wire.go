@@ -34,8 +34,10 @@ func (s *Server) wireLocked(m *Message, withReply bool) map[string]any {
 		}
 	case ServiceTopicCreated:
 		o[ServiceTopicCreated] = map[string]any{"name": m.TopicName, "icon_color": defaultIconColor}
-	case ServiceTopicClosed:
-		o[ServiceTopicClosed] = map[string]any{}
+	case ServiceTopicEdited:
+		o[ServiceTopicEdited] = map[string]any{"name": m.TopicName}
+	case ServiceTopicClosed, ServiceTopicReopened:
+		o[m.Service] = map[string]any{}
 	case serviceChatCreated:
 		o[serviceChatCreated] = true
 	}
