@@ -11,6 +11,8 @@ func (c *Config) AuthorizedUsers() []string {
 	switch {
 	case c.Discord != nil:
 		ids = slices.Clone(c.Discord.AuthorizedUserIDs)
+	case c.Telegram != nil:
+		ids = slices.Clone(c.Telegram.AuthorizedUserIDs)
 	case c.Slack != nil:
 		ids = slices.Clone(c.Slack.AuthorizedUserIDs)
 		if c.Slack.AuthorizedUserID != "" {

@@ -24,6 +24,7 @@ type Config struct {
 	Verbosity       Verbosity
 	Discord         *DiscordConfig
 	Slack           *SlackConfig
+	Telegram        *TelegramConfig
 }
 
 // DiscordConfig is the resolved Discord block.
@@ -43,6 +44,14 @@ type SlackConfig struct {
 	WorkspaceID       string
 	ChannelID         string
 	AuthorizedUserID  string
+	AuthorizedUserIDs []string
+	APIURL            string
+}
+
+// TelegramConfig is the resolved Telegram block.
+type TelegramConfig struct {
+	BotToken          Secret
+	ChatID            string
 	AuthorizedUserIDs []string
 	APIURL            string
 }
@@ -111,6 +120,16 @@ func resolveConfig(d *ChatDaemon, specDir string, lookupEnv func(string) (string
 			AuthorizedUserIDs: slices.Clone(s.Slack.AuthorizedUserIDs),
 			APIURL:            s.Slack.APIURL,
 		}
+	case ProviderTelegram:
+		if s.Telegram == nil {
+			break
+		}
+		out.config.Telegram = &TelegramConfig{
+			BotToken:          secret(s.Telegram.BotToken, p.Child("telegram", "botToken")),
+			ChatID:            s.Telegram.ChatID,
+			AuthorizedUserIDs: slices.Clone(s.Telegram.AuthorizedUserIDs),
+			APIURL:            s.Telegram.APIURL,
+		}
 	}
 	errs = append(errs, tokenShapeErrors(out.config, p)...)
 	out.secretFiles = r.files
@@ -138,6 +157,9 @@ func tokenShapeErrors(c Config, p *field.Path) field.ErrorList {
 		if strings.HasPrefix(sl.AppToken.Reveal(), "xoxb-") {
 			invalid(p.Child("slack", "appToken"), "is a bot token (xoxb-); an app-level token starts with xapp-: are botToken and appToken swapped?")
 		}
+	}
+	if tg := c.Telegram; tg != nil && !tg.BotToken.IsZero() && !TelegramTokenShape(tg.BotToken.Reveal()) {
+		invalid(p.Child("telegram", "botToken"), "is not a bot token as BotFather issues it (<bot id>:<35 characters of A-Z a-z 0-9 _ ->)")
 	}
 	return errs
 }

@@ -24,6 +24,16 @@ func (c *Config) Identity() string {
 		s := c.Slack
 		values = []string{s.BotToken.Reveal(), s.AppToken.Reveal(), s.WorkspaceID, s.ChannelID, s.AuthorizedUserID, strconv.FormatBool(c.Redact), string(c.Verbosity)}
 		values = appendAdded(values, s.AuthorizedUserIDs, s.APIURL)
+	case c.Telegram != nil:
+		// No reference to stay compatible with: DESIGN 3's order, the user
+		// list always present (sorted, so its order rolls nothing).
+		tg := c.Telegram
+		ids := slices.Clone(tg.AuthorizedUserIDs)
+		slices.Sort(ids)
+		values = []string{tg.BotToken.Reveal(), tg.ChatID, strings.Join(ids, ","), strconv.FormatBool(c.Redact), string(c.Verbosity)}
+		if tg.APIURL != "" {
+			values = append(values, tg.APIURL)
+		}
 	default:
 		return ""
 	}

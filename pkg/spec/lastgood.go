@@ -177,7 +177,8 @@ func withoutValues(errs field.ErrorList) string {
 func hasInlineSecret(o *ChatDaemon) bool {
 	s := o.Spec
 	return s.Discord != nil && s.Discord.BotToken.Value != "" ||
-		s.Slack != nil && (s.Slack.BotToken.Value != "" || s.Slack.AppToken.Value != "")
+		s.Slack != nil && (s.Slack.BotToken.Value != "" || s.Slack.AppToken.Value != "") ||
+		s.Telegram != nil && s.Telegram.BotToken.Value != ""
 }
 
 // UseLastGood hands the loader lastgood.json's objects for its first Load:

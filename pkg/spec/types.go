@@ -19,8 +19,9 @@ const (
 type Provider string
 
 const (
-	ProviderDiscord Provider = "discord"
-	ProviderSlack   Provider = "slack"
+	ProviderDiscord  Provider = "discord"
+	ProviderSlack    Provider = "slack"
+	ProviderTelegram Provider = "telegram"
 )
 
 // DesiredState says whether a daemon should be running.
@@ -61,8 +62,9 @@ type ChatDaemonSpec struct {
 	Redact          bool             `json:"redact,omitempty"`
 	Verbosity       Verbosity        `json:"verbosity,omitempty"`
 
-	Discord *DiscordSpec `json:"discord,omitempty"`
-	Slack   *SlackSpec   `json:"slack,omitempty"`
+	Discord  *DiscordSpec  `json:"discord,omitempty"`
+	Slack    *SlackSpec    `json:"slack,omitempty"`
+	Telegram *TelegramSpec `json:"telegram,omitempty"`
 }
 
 // DiscordSpec is the Discord provider block.
@@ -85,6 +87,16 @@ type SlackSpec struct {
 	// AuthorizedUserID is the reference's single user; AuthorizedUserIDs
 	// adds more. Who may talk back is the union of the two.
 	AuthorizedUserID  string   `json:"authorizedUserId,omitempty"`
+	AuthorizedUserIDs []string `json:"authorizedUserIds,omitempty"`
+	APIURL            string   `json:"apiURL,omitempty"`
+}
+
+// TelegramSpec is the Telegram provider block.
+type TelegramSpec struct {
+	BotToken SecretRef `json:"botToken"`
+	// ChatID is a supergroup's id ("-100..."): with topics enabled a
+	// session is a forum topic, else a root message and its replies.
+	ChatID            string   `json:"chatId"`
 	AuthorizedUserIDs []string `json:"authorizedUserIds,omitempty"`
 	APIURL            string   `json:"apiURL,omitempty"`
 }

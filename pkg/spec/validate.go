@@ -55,11 +55,11 @@ func validateMeta(m *metav1.ObjectMeta, p *field.Path) field.ErrorList {
 func validateSpec(s *ChatDaemonSpec, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	switch s.Provider {
-	case ProviderDiscord, ProviderSlack:
+	case ProviderDiscord, ProviderSlack, ProviderTelegram:
 	case "":
-		errs = append(errs, field.Required(p.Child("provider"), "one of discord, slack"))
+		errs = append(errs, field.Required(p.Child("provider"), "one of discord, slack, telegram"))
 	default:
-		errs = append(errs, field.NotSupported(p.Child("provider"), s.Provider, []Provider{ProviderDiscord, ProviderSlack}))
+		errs = append(errs, field.NotSupported(p.Child("provider"), s.Provider, []Provider{ProviderDiscord, ProviderSlack, ProviderTelegram}))
 	}
 	if g := s.Generation; g != nil && !g.Valid() {
 		errs = append(errs, field.Invalid(p.Child("generation"), int64(*g), fmt.Sprintf("must be >= 0 and <= %d", int64(MaxSafeInteger))))
@@ -86,6 +86,9 @@ func validateSpec(s *ChatDaemonSpec, p *field.Path) field.ErrorList {
 	if s.Provider != ProviderSlack && s.Slack != nil {
 		errs = append(errs, field.Forbidden(p.Child("slack"), fmt.Sprintf("provider is %q; remove this block or change the provider", s.Provider)))
 	}
+	if s.Provider != ProviderTelegram && s.Telegram != nil {
+		errs = append(errs, field.Forbidden(p.Child("telegram"), fmt.Sprintf("provider is %q; remove this block or change the provider", s.Provider)))
+	}
 	switch s.Provider {
 	case ProviderDiscord:
 		if s.Discord == nil {
@@ -98,6 +101,12 @@ func validateSpec(s *ChatDaemonSpec, p *field.Path) field.ErrorList {
 			errs = append(errs, field.Required(p.Child("slack"), "the slack block is required when provider is slack"))
 		} else {
 			errs = append(errs, validateSlack(s.Slack, p.Child("slack"))...)
+		}
+	case ProviderTelegram:
+		if s.Telegram == nil {
+			errs = append(errs, field.Required(p.Child("telegram"), "the telegram block is required when provider is telegram"))
+		} else {
+			errs = append(errs, validateTelegram(s.Telegram, p.Child("telegram"))...)
 		}
 	}
 	return errs

@@ -25,6 +25,14 @@ type wireConfig struct {
 	Verbosity       Verbosity      `json:"verbosity"`
 	Discord         *wireDiscord   `json:"discord,omitempty"`
 	Slack           *wireSlackSpec `json:"slack,omitempty"`
+	Telegram        *wireTelegram  `json:"telegram,omitempty"`
+}
+
+type wireTelegram struct {
+	BotToken          string   `json:"botToken"`
+	ChatID            string   `json:"chatId"`
+	AuthorizedUserIDs []string `json:"authorizedUserIds,omitempty"`
+	APIURL            string   `json:"apiURL,omitempty"`
 }
 
 type wireDiscord struct {
@@ -58,6 +66,9 @@ func EncodeWire(w io.Writer, c *Config) error {
 	}
 	if s := c.Slack; s != nil {
 		wc.Slack = &wireSlackSpec{s.BotToken.Reveal(), s.AppToken.Reveal(), s.WorkspaceID, s.ChannelID, s.AuthorizedUserID, slices.Clone(s.AuthorizedUserIDs), s.APIURL}
+	}
+	if tg := c.Telegram; tg != nil {
+		wc.Telegram = &wireTelegram{tg.BotToken.Reveal(), tg.ChatID, slices.Clone(tg.AuthorizedUserIDs), tg.APIURL}
 	}
 	return json.NewEncoder(w).Encode(wc)
 }
@@ -96,12 +107,15 @@ func DecodeWire(r io.Reader) (*Config, error) {
 		Redact: wc.Redact, Verbosity: wc.Verbosity,
 	}
 	switch {
-	case wc.Provider == ProviderDiscord && wc.Discord != nil && wc.Slack == nil && wc.Discord.BotToken != "":
+	case wc.Provider == ProviderDiscord && wc.Discord != nil && wc.Slack == nil && wc.Telegram == nil && wc.Discord.BotToken != "":
 		d := wc.Discord
 		c.Discord = &DiscordConfig{NewSecret(d.BotToken), d.ApplicationID, d.GuildID, d.ParentChannelID, d.AuthorizedUserIDs, d.APIURL}
-	case wc.Provider == ProviderSlack && wc.Slack != nil && wc.Discord == nil && wc.Slack.BotToken != "" && wc.Slack.AppToken != "":
+	case wc.Provider == ProviderSlack && wc.Slack != nil && wc.Discord == nil && wc.Telegram == nil && wc.Slack.BotToken != "" && wc.Slack.AppToken != "":
 		s := wc.Slack
 		c.Slack = &SlackConfig{NewSecret(s.BotToken), NewSecret(s.AppToken), s.WorkspaceID, s.ChannelID, s.AuthorizedUserID, s.AuthorizedUserIDs, s.APIURL}
+	case wc.Provider == ProviderTelegram && wc.Telegram != nil && wc.Discord == nil && wc.Slack == nil && wc.Telegram.BotToken != "":
+		tg := wc.Telegram
+		c.Telegram = &TelegramConfig{NewSecret(tg.BotToken), tg.ChatID, tg.AuthorizedUserIDs, tg.APIURL}
 	default:
 		return nil, fmt.Errorf("config for provider %q lacks its block or its tokens", wc.Provider)
 	}
