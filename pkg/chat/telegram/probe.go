@@ -1,0 +1,82 @@
+package telegram
+
+// Answer is what the service said to one probing edit: editMessageText
+// of one message id with the exact text of the part being looked up.
+type Answer int
+
+const (
+	// NotModified: "message is not modified": the message is the bot's
+	// and already carries this text: the part was posted as this id.
+	NotModified Answer = iota
+	// CantEdit: "message can't be edited": someone else's message, or a
+	// service message. The probe goes on above it.
+	CantEdit
+	// NotFound: "message to edit not found": no message with this id (not
+	// yet, or deleted).
+	NotFound
+	// Edited: the edit succeeded: the message was the bot's with other
+	// content. Nothing can be concluded of the part being looked up.
+	Edited
+	// Unknown: any other answer (a timeout, a 5xx, a 429): nothing is
+	// learned of this id.
+	Unknown
+)
+
+// Verdict is what a probe concluded.
+type Verdict int
+
+const (
+	// Probing: not decided yet: probe Next.
+	Probing Verdict = iota
+	// Posted: the part is message Found.
+	Posted
+	// NotPosted: every id above the start was probed up to past the top:
+	// the part was never accepted, and may be posted.
+	NotPosted
+	// Undecided: the probe cannot tell; the session waits (never a blind
+	// re-post).
+	Undecided
+)
+
+// Probe bounds: topGap ids in a row answered NotFound are past the top
+// of the chat (a message deleted in between is one id; a gap this long
+// is not what a chat looks like while the probe runs); maxProbe ids at
+// most are probed for one part.
+const (
+	topGap   = 8
+	maxProbe = 200
+)
+
+// Decide is the id probe as a pure function (DESIGN 5, "Telegram"):
+// given the answers for the ids above start (answers[k] is for start+1+k),
+// the verdict, the id found, and the next id to probe when Probing.
+// Message ids in a supergroup are sequential, so a part whose answer was
+// lost is at one of the ids above the last one confirmed, or nowhere.
+// Its invariant: NotPosted only once topGap ids in a row past every
+// probed message were NotFound; any answer that proves nothing
+// (Unknown) or an edit that changed a message (Edited: the probe itself
+// touched a message of the bot's) decides Undecided; so a part is
+// re-posted only when the chat proves it absent.
+func Decide(start int64, answers []Answer) (v Verdict, found, next int64) {
+	gap := 0
+	for k, a := range answers {
+		id := start + 1 + int64(k)
+		switch a {
+		case NotModified:
+			return Posted, id, 0
+		case CantEdit:
+			gap = 0
+		case NotFound:
+			gap++
+			if gap >= topGap {
+				return NotPosted, 0, 0
+			}
+		default:
+			return Undecided, 0, 0
+		}
+	}
+	if len(answers) >= maxProbe {
+		return Undecided, 0, 0
+	}
+	return Probing, 0, start + 1 + int64(len(answers))
+}
