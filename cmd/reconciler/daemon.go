@@ -66,7 +66,7 @@ func newDaemonCommand(g *globals) *cobra.Command {
 			if err != nil {
 				return &exitError{code: daemonproto.ExitUsage, err: err}
 			}
-			port := chat.NewInboundPort()
+			port := chat.NewInboundPortIn(paths.Dir)
 			if secrets.EtcdPassword != "" {
 				g.fleet.password = secrets.EtcdPassword
 			}

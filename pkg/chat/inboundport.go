@@ -15,6 +15,7 @@ import (
 // side started: until then a message waits, as long as its context lets
 // it, and is then left to the service to deliver again.
 type InboundPort struct {
+	dir      string
 	mu       sync.Mutex
 	in       *inbound.Inbound
 	attached chan struct{}
@@ -23,6 +24,23 @@ type InboundPort struct {
 
 // NewInboundPort returns a port with nothing attached yet.
 func NewInboundPort() *InboundPort { return &InboundPort{attached: make(chan struct{})} }
+
+// NewInboundPortIn returns a port for a daemon whose state directory is
+// dir: a transport that must keep a small record of what it confirmed to
+// the service (Telegram's getUpdates offset) keeps it there.
+func NewInboundPortIn(dir string) *InboundPort {
+	p := NewInboundPort()
+	p.dir = dir
+	return p
+}
+
+// StateDir is the daemon's state directory; "" for a port without one.
+func (p *InboundPort) StateDir() string {
+	if p == nil {
+		return ""
+	}
+	return p.dir
+}
 
 func (p *InboundPort) attach(in *inbound.Inbound) {
 	p.mu.Lock()

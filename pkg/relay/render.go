@@ -20,11 +20,17 @@ const (
 	Markdown Markup = iota
 	// Mrkdwn is Slack's: *bold*.
 	Mrkdwn
+	// Plain is text without markup (Telegram without a parse mode):
+	// a title is written as it is.
+	Plain
 )
 
 func (k Markup) bold(s string) string {
-	if k == Mrkdwn {
+	switch k {
+	case Mrkdwn:
 		return "*" + s + "*"
+	case Plain:
+		return s
 	}
 	return "**" + s + "**"
 }

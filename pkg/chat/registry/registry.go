@@ -10,6 +10,7 @@ import (
 	"gjc.dev/reconciler/pkg/chat"
 	"gjc.dev/reconciler/pkg/chat/discord"
 	"gjc.dev/reconciler/pkg/chat/slack"
+	"gjc.dev/reconciler/pkg/chat/telegram"
 	"gjc.dev/reconciler/pkg/spec"
 )
 
@@ -17,6 +18,7 @@ import (
 var all = []chat.Provider{
 	discord.Provider,
 	slack.Provider,
+	telegram.Provider,
 }
 
 // For returns the provider named name.

@@ -79,3 +79,12 @@ func badRequest(err error) *relay.Error {
 	}
 	return &relay.Error{Kind: relay.Refused, Code: "400", Err: err}
 }
+
+func containsAny(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}

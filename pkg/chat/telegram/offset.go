@@ -26,21 +26,24 @@ const OffsetFile = "telegram-offset"
 // dedupes by message id); a crash after it loses none.
 //
 // Without a directory (a transport run without a daemon, in tests) it
-// keeps nothing: the service's own confirmation is all there is.
-type offsetStore struct{ path string }
+// keeps the offset in memory only.
+type offsetStore struct {
+	path string
+	mem  int64
+}
 
-func newOffsetStore(dir string) offsetStore {
+func newOffsetStore(dir string) *offsetStore {
 	if dir == "" {
-		return offsetStore{}
+		return &offsetStore{}
 	}
-	return offsetStore{path: filepath.Join(dir, OffsetFile)}
+	return &offsetStore{path: filepath.Join(dir, OffsetFile)}
 }
 
 // load returns the saved offset, 0 (the service's first unconfirmed
 // update) when none was saved.
-func (s offsetStore) load() (int64, error) {
+func (s *offsetStore) load() (int64, error) {
 	if s.path == "" {
-		return 0, nil
+		return s.mem, nil
 	}
 	data, err := atomicfile.ReadCapped(s.path, 64)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -57,8 +60,9 @@ func (s offsetStore) load() (int64, error) {
 }
 
 // save makes offset durable.
-func (s offsetStore) save(offset int64) error {
+func (s *offsetStore) save(offset int64) error {
 	if s.path == "" {
+		s.mem = offset
 		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {

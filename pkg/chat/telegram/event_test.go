@@ -1,0 +1,42 @@
+package telegram
+
+import (
+	"testing"
+
+	"github.com/go-telegram/bot/models"
+
+	"gjc.dev/reconciler/pkg/inbound"
+)
+
+func TestEventOf(t *testing.T) {
+	chat := models.Chat{ID: -1001000000001}
+	alice := &models.User{ID: 42}
+	bot := &models.User{ID: 7, IsBot: true}
+	for _, tc := range []struct {
+		name string
+		u    models.Update
+		ok   bool
+		want inbound.Event
+	}{
+		{"reply in a topic", models.Update{Message: &models.Message{ID: 9, MessageThreadID: 3, Chat: chat, From: alice, Text: "yes", Date: 1}},
+			true, inbound.Event{ID: "9", Place: "3", User: "42", Text: "yes", Kind: inbound.Plain}},
+		{"in General", models.Update{Message: &models.Message{ID: 9, Chat: chat, From: alice, Text: "yes"}},
+			true, inbound.Event{ID: "9", User: "42", Text: "yes", Kind: inbound.Plain}},
+		{"an edit", models.Update{EditedMessage: &models.Message{ID: 9, MessageThreadID: 3, Chat: chat, From: alice, Text: "yes!"}},
+			true, inbound.Event{ID: "9", Place: "3", User: "42", Text: "yes!", Kind: inbound.Edit}},
+		{"our own", models.Update{Message: &models.Message{ID: 9, MessageThreadID: 3, Chat: chat, From: bot, Text: "x"}},
+			true, inbound.Event{ID: "9", Place: "3", User: "7", Text: "x", Kind: inbound.Plain, Bot: true, Self: true}},
+		{"a service message", models.Update{Message: &models.Message{ID: 9, MessageThreadID: 3, Chat: chat, From: alice}},
+			true, inbound.Event{ID: "9", Place: "3", User: "42", Kind: inbound.Other}},
+		{"another chat", models.Update{Message: &models.Message{ID: 9, Chat: models.Chat{ID: -1002}, From: alice, Text: "x"}}, false, inbound.Event{}},
+		{"no message", models.Update{}, false, inbound.Event{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := eventOf(tc.u, testChat, 7)
+			got.Time = tc.want.Time
+			if ok != tc.ok || got != tc.want {
+				t.Errorf("eventOf = %+v %v, want %+v %v", got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+}

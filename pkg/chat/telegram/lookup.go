@@ -1,0 +1,89 @@
+package telegram
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	tgbot "github.com/go-telegram/bot"
+
+	"gjc.dev/reconciler/pkg/relay"
+)
+
+// Lookup implements relay.Poster with the id probe (DESIGN 5,
+// "Telegram"): the Bot API has no idempotency key and no history, but a
+// supergroup's message ids are sequential, so a part whose answer was
+// lost is one of the ids above after (the last part confirmed in its
+// thread; the thread's own id when none was), or nowhere. Each id is
+// asked editMessageText with the part's exact text, and Decide says what
+// the answers prove. The probe never posts; when it cannot decide, the
+// session is blocked (never a blind re-post) and the lookup is tried
+// again later.
+//
+// An id this process posted or edited with other text is not asked: an
+// edit of it would succeed and overwrite it. After a restart the process
+// knows none, and a probe that edits a message of the bot's (Decide's
+// Edited) stops undecided.
+func (p *Poster) Lookup(ctx context.Context, part relay.Part, after string) (string, bool, error) {
+	startAt := after
+	if startAt == "" {
+		startAt = part.Thread
+	}
+	if startAt == "" {
+		return "", false, undecided(part.Key, "no message before it is known to start the probe at")
+	}
+	start, err := messageID(startAt)
+	if err != nil {
+		return "", false, err
+	}
+	text := safeText(part.Text)
+	var answers []Answer
+	for {
+		v, found, next := Decide(start, answers)
+		switch v {
+		case Posted:
+			p.remember(found, text)
+			return strconv.FormatInt(found, 10), true, nil
+		case NotPosted:
+			return "", false, nil
+		case Undecided:
+			return "", false, undecided(part.Key, fmt.Sprintf("the ids above %d proved nothing (%d asked)", start, len(answers)))
+		}
+		a, err := p.probe(ctx, next, text)
+		if err != nil {
+			return "", false, err
+		}
+		answers = append(answers, a)
+	}
+}
+
+// probe asks one id. A 429 is returned as such (the relay waits it out
+// and looks again); any other failure is an answer that proves nothing.
+func (p *Poster) probe(ctx context.Context, id int64, text string) (Answer, error) {
+	p.mu.Lock()
+	known, ok := p.posted[id]
+	p.mu.Unlock()
+	switch {
+	case ok && known == text:
+		return NotModified, nil
+	case ok:
+		return CantEdit, nil // ours, with other text: not this part
+	}
+	var err error
+	perr := p.posting(ctx, func() error {
+		_, err = p.api.EditMessageText(ctx, &tgbot.EditMessageTextParams{ChatID: p.chat, MessageID: int(id), Text: text, LinkPreviewOptions: noPreview()})
+		return err
+	})
+	if ctx.Err() != nil {
+		return Unknown, ctx.Err()
+	}
+	if e := classify(perr); perr != nil && e.Kind == relay.RateLimited {
+		return Unknown, p.fail("probing message "+strconv.FormatInt(id, 10), perr)
+	}
+	return answerOf(err), nil
+}
+
+func undecided(key, why string) *relay.Error {
+	return &relay.Error{Kind: relay.Blocked, Reason: relay.ReasonRelayBlocked, Code: "probe-undecided",
+		Err: fmt.Errorf("telegram cannot tell whether %s was posted: %s; the session waits rather than post it twice", key, why)}
+}

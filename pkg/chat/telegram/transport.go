@@ -1,0 +1,230 @@
+package telegram
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/go-telegram/bot/models"
+
+	"gjc.dev/reconciler/pkg/chat"
+	"gjc.dev/reconciler/pkg/daemonproto"
+	"gjc.dev/reconciler/pkg/inbound"
+	"gjc.dev/reconciler/pkg/spec"
+)
+
+// Degraded reasons of the transport, as health errors name them.
+const (
+	// ReasonTokenInUse: another getUpdates consumer uses this bot's token
+	// (HTTP 409); the service splits updates between them.
+	ReasonTokenInUse = "TokenInUse"
+	// ReasonWebhookSet: a webhook is set for this token, so getUpdates
+	// is refused (HTTP 409). The daemon never deletes it itself.
+	ReasonWebhookSet = "WebhookSet"
+)
+
+// TransportOptions tunes a Transport; zero values take defaults.
+type TransportOptions struct {
+	Log logr.Logger
+	// Inbound receives the messages (nil: every one is ignored); its
+	// Receive returns once a landing is durable.
+	Inbound Receiver
+	// StateDir keeps the offset (OffsetFile); "" keeps it in memory.
+	StateDir string
+	// PollTimeout is the long poll's timeout (default PollTimeout).
+	PollTimeout time.Duration
+	// MaxBackoff caps the wait between failed polls (default 30 s).
+	MaxBackoff time.Duration
+}
+
+// Receiver is the inbound side as the transport hands it messages
+// (*chat.InboundPort).
+type Receiver interface {
+	Receive(ctx context.Context, ev inbound.Event) (inbound.Outcome, error)
+}
+
+// Transport long-polls getUpdates and hands each message to the inbound
+// side, confirming an update to the service only once it landed.
+type Transport struct {
+	cfg    *spec.TelegramConfig
+	opts   TransportOptions
+	offset *offsetStore
+}
+
+var _ chat.Transport = (*Transport)(nil)
+
+// NewTransport returns the transport for cfg.
+func NewTransport(cfg *spec.TelegramConfig, opts TransportOptions) *Transport {
+	if opts.PollTimeout <= 0 {
+		opts.PollTimeout = PollTimeout
+	}
+	if opts.MaxBackoff <= 0 {
+		opts.MaxBackoff = 30 * time.Second
+	}
+	if opts.Log.GetSink() == nil {
+		opts.Log = logr.Discard()
+	}
+	return &Transport{cfg: cfg, opts: opts, offset: newOffsetStore(opts.StateDir)}
+}
+
+// Run implements chat.Transport: getMe, then long polls until ctx ends.
+// Healthy means the last poll came back within its timeout plus a
+// margin; a 409 is TokenInUse or WebhookSet (Degraded, never healthy,
+// retried with back-off); a refused token is terminal.
+func (t *Transport) Run(ctx context.Context, report func(chat.Health)) error {
+	if t.cfg == nil || t.cfg.BotToken.IsZero() {
+		return &chat.TerminalError{Reason: daemonproto.ReasonInvalidCredentials, Message: "telegram.botToken is empty"}
+	}
+	token := t.cfg.BotToken.Reveal()
+	api, err := newClient(t.cfg, t.opts.PollTimeout)
+	if err != nil {
+		return &chat.TerminalError{Reason: daemonproto.ReasonInvalidCredentials, Message: err.Error()}
+	}
+	hc := &http.Client{Timeout: t.opts.PollTimeout + pollMargin}
+	base := apiURL(t.cfg)
+	self := botID(token)
+	wait := time.Duration(0)
+	checked := false
+	for {
+		if wait > 0 && !sleepCtx(ctx, wait) {
+			return nil
+		}
+		if !checked {
+			_, err := api.GetMe(ctx)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
+				if terminal := refusedToken(err); terminal != nil {
+					return terminal
+				}
+				report(chat.Health{Err: "telegram getMe: " + scrub(err, token).Error()})
+				wait = t.backoff(wait)
+				continue
+			}
+			checked = true
+		}
+		offset, err := t.offset.load()
+		if err != nil {
+			report(chat.Health{Err: err.Error()})
+			wait = t.backoff(wait)
+			continue
+		}
+		ups, err := getUpdates(ctx, hc, base, token, offset, t.opts.PollTimeout)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err != nil {
+			h, terminal, retryAfter := pollFailure(err)
+			if terminal != nil {
+				return terminal
+			}
+			report(h)
+			wait = max(t.backoff(wait), retryAfter)
+			continue
+		}
+		report(chat.Health{Healthy: true})
+		wait = 0
+		if err := t.land(ctx, ups, self); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			t.opts.Log.Error(err, "landing telegram updates; the service sends them again")
+			wait = t.backoff(wait)
+		}
+	}
+}
+
+// land hands each update to the inbound side, in order, and then saves
+// the offset past the last one handed on; the next poll sends it, which
+// is when the service forgets them. An update whose landing fails stops
+// the batch: the offset saved confirms only the ones before it.
+func (t *Transport) land(ctx context.Context, ups []models.Update, self int64) error {
+	if len(ups) == 0 {
+		return nil
+	}
+	next := ups[0].ID
+	var failed error
+	for _, u := range ups {
+		if ev, ok := eventOf(u, t.cfg.ChatID, self); ok {
+			if _, err := t.receive(ctx, ev); err != nil {
+				failed = fmt.Errorf("update %d: %w", u.ID, err)
+				break
+			}
+		}
+		next = u.ID + 1
+	}
+	if next > ups[0].ID {
+		if err := t.offset.save(next); err != nil {
+			return errors.Join(failed, err)
+		}
+	}
+	return failed
+}
+
+func (t *Transport) receive(ctx context.Context, ev inbound.Event) (inbound.Outcome, error) {
+	if t.opts.Inbound == nil {
+		return inbound.Ignored, nil
+	}
+	return t.opts.Inbound.Receive(ctx, ev)
+}
+
+// pollFailure says what a failed poll means: the health to report, a
+// terminal error, and the wait the service asked for.
+func pollFailure(err error) (chat.Health, *chat.TerminalError, time.Duration) {
+	var ae *apiError
+	if !errors.As(err, &ae) {
+		return chat.Health{Err: "telegram getUpdates: " + err.Error()}, nil, 0
+	}
+	switch {
+	case ae.Code == http.StatusUnauthorized || ae.Code == http.StatusNotFound:
+		return chat.Health{}, &chat.TerminalError{Reason: daemonproto.ReasonInvalidCredentials,
+			Message: "telegram refused the bot token (botToken): " + ae.Description + "; create a new one with BotFather"}, 0
+	case ae.Code == http.StatusConflict && strings.Contains(ae.Description, descWebhook):
+		return chat.Health{Err: ReasonWebhookSet + ": a webhook is set for this bot, so it cannot poll; remove it with deleteWebhook (the daemon never does)"}, nil, 0
+	case ae.Code == http.StatusConflict:
+		return chat.Health{Err: ReasonTokenInUse + ": another program polls this bot's updates (getUpdates); stop it, or give this daemon a bot of its own"}, nil, 0
+	case ae.Code == http.StatusTooManyRequests:
+		return chat.Health{Err: "telegram getUpdates: " + ae.Error()}, nil, time.Duration(ae.RetryAfter) * time.Second
+	}
+	return chat.Health{Err: "telegram getUpdates: " + ae.Error()}, nil, 0
+}
+
+// refusedToken is the terminal error for a getMe the service refused the
+// token for.
+func refusedToken(err error) *chat.TerminalError {
+	e := classify(err)
+	if e.Code == "401" || e.Code == "404" {
+		return &chat.TerminalError{Reason: daemonproto.ReasonInvalidCredentials, Message: "telegram refused the bot token (botToken); create a new one with BotFather"}
+	}
+	return nil
+}
+
+func (t *Transport) backoff(last time.Duration) time.Duration {
+	next := max(last*2, 500*time.Millisecond)
+	next = min(next, t.opts.MaxBackoff)
+	return next/2 + rand.N(next/2+1)
+}
+
+// botID is the bot's user id: the digits before the token's colon.
+func botID(token string) int64 {
+	id, _ := strconv.ParseInt(strings.SplitN(token, ":", 2)[0], 10, 64)
+	return id
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
