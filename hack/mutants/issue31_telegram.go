@@ -1,0 +1,25 @@
+package main
+
+// The rules of issue 31's Telegram provider: the getUpdates offset that
+// confirms an update is saved only after the update landed; the id
+// probe never calls a part unposted unless the chat proves it absent;
+// agent text never carries an '@' that starts a mention.
+func init() {
+	mutants = append(mutants, []mutant{
+		{"telegram: the offset is saved only after its update landed", "pkg/chat/telegram/transport.go",
+			"\t\tif ev, ok := eventOf(u, t.cfg.ChatID, self); ok {\n", "\t\tif ev, ok := eventOf(u, t.cfg.ChatID, self); ok && t.offset.save(u.ID+1) == nil {\n",
+			"./pkg/chat/telegram", "TestLandSavesTheOffsetOnlyAfterLanding"},
+		{"telegram: an update that did not land is not confirmed", "pkg/chat/telegram/transport.go",
+			"\t\t\t\tbreak\n", "\t\t\t\tcontinue\n",
+			"./pkg/chat/telegram", "TestLandSavesTheOffsetOnlyAfterLanding"},
+		{"telegram: a probe that learns nothing is undecided, never 'not posted'", "pkg/chat/telegram/probe.go",
+			"\t\tdefault:\n\t\t\treturn Undecided, 0, 0\n", "\t\tdefault:\n\t\t\treturn NotPosted, 0, 0\n",
+			"./pkg/chat/telegram", "TestDecide"},
+		{"telegram: one missing id is not the top of the chat", "pkg/chat/telegram/probe.go",
+			"\t\t\tif gap >= topGap {\n", "\t\t\tif gap >= 1 {\n",
+			"./pkg/chat/telegram", "TestDecide"},
+		{"telegram: an '@' that starts a mention is replaced", "pkg/chat/telegram/markup.go",
+			"\t\t\trs[i] = fullwidthAt\n", "\t\t\trs[i] = '@'\n",
+			"./pkg/chat/telegram", "TestSafeText"},
+	}...)
+}
