@@ -68,6 +68,10 @@ type Part struct {
 	// FirstAttempt is when this part was first attempted: a lookup may
 	// depend on how long ago that was (Discord's nonce window).
 	FirstAttempt time.Time
+	// Confirmed, set for a lookup, reports whether a service id is one
+	// the relay knows a part was confirmed with (any session's): a lookup
+	// that probes ids by editing them (Telegram) must leave those alone.
+	Confirmed func(remoteID string) bool
 }
 
 // EditRequest edits an earlier part.

@@ -199,8 +199,21 @@ func (r *Relay) lookup(ctx context.Context, a attempt) (string, bool, error) {
 		return "", false, err
 	}
 	rec := a.rec
-	p := Part{Key: rec.Key(), Session: rec.Session, Thread: rec.Thread, Text: rec.Text, FirstAttempt: a.firstAttempt()}
+	p := Part{Key: rec.Key(), Session: rec.Session, Thread: rec.Thread, Text: rec.Text, FirstAttempt: a.firstAttempt(), Confirmed: r.confirmed}
 	return r.opts.Poster.Lookup(ctx, p, a.after)
+}
+
+// confirmed reports whether remote is the service id of a part known
+// done (Part.Confirmed).
+func (r *Relay) confirmed(remote string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, id := range r.st.done {
+		if id == remote {
+			return true
+		}
+	}
+	return false
 }
 
 // record appends one journal record and folds it into the state. An

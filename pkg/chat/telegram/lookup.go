@@ -20,10 +20,11 @@ import (
 // session is blocked (never a blind re-post) and the lookup is tried
 // again later.
 //
-// An id this process posted or edited with other text is not asked: an
-// edit of it would succeed and overwrite it. After a restart the process
-// knows none, and a probe that edits a message of the bot's (Decide's
-// Edited) stops undecided.
+// An id the relay confirmed for a part (part.Confirmed), or that this
+// process posted or edited with other text, is not asked: an edit of it
+// would succeed and overwrite it. What is left to overwrite is another
+// part whose answer was lost too (two sessions cut off at once); the
+// probe that edits one (Decide's Edited) stops undecided.
 func (p *Poster) Lookup(ctx context.Context, part relay.Part, after string) (string, bool, error) {
 	startAt := after
 	if startAt == "" {
@@ -49,7 +50,7 @@ func (p *Poster) Lookup(ctx context.Context, part relay.Part, after string) (str
 		case Undecided:
 			return "", false, undecided(part.Key, fmt.Sprintf("the ids above %d proved nothing (%d asked)", start, len(answers)))
 		}
-		a, err := p.probe(ctx, next, text)
+		a, err := p.probe(ctx, next, text, part.Confirmed)
 		if err != nil {
 			return "", false, err
 		}
@@ -59,15 +60,17 @@ func (p *Poster) Lookup(ctx context.Context, part relay.Part, after string) (str
 
 // probe asks one id. A 429 is returned as such (the relay waits it out
 // and looks again); any other failure is an answer that proves nothing.
-func (p *Poster) probe(ctx context.Context, id int64, text string) (Answer, error) {
+func (p *Poster) probe(ctx context.Context, id int64, text string, confirmed func(string) bool) (Answer, error) {
 	p.mu.Lock()
 	known, ok := p.posted[id]
 	p.mu.Unlock()
 	switch {
+	case confirmed != nil && confirmed(strconv.FormatInt(id, 10)):
+		return Skipped, nil
 	case ok && known == text:
 		return NotModified, nil
 	case ok:
-		return CantEdit, nil // ours, with other text: not this part
+		return Skipped, nil // ours, with other text: not this part
 	}
 	var err error
 	perr := p.posting(ctx, func() error {

@@ -20,6 +20,9 @@ const (
 	// Unknown: any other answer (a timeout, a 5xx, a 429): nothing is
 	// learned of this id.
 	Unknown
+	// Skipped: not asked: the id is a part the relay confirmed, or one
+	// this process posted with other text; an edit would overwrite it.
+	Skipped
 )
 
 // Verdict is what a probe concluded.
@@ -57,14 +60,20 @@ const (
 // (Unknown) or an edit that changed a message (Edited: the probe itself
 // touched a message of the bot's) decides Undecided; so a part is
 // re-posted only when the chat proves it absent.
+//
+// Skipped ids are the bot's own known messages: they end a gap like
+// CantEdit, and do not count towards the bound, which is on requests.
 func Decide(start int64, answers []Answer) (v Verdict, found, next int64) {
-	gap := 0
+	gap, asked := 0, 0
 	for k, a := range answers {
 		id := start + 1 + int64(k)
+		if a != Skipped {
+			asked++
+		}
 		switch a {
 		case NotModified:
 			return Posted, id, 0
-		case CantEdit:
+		case CantEdit, Skipped:
 			gap = 0
 		case NotFound:
 			gap++
@@ -75,7 +84,7 @@ func Decide(start int64, answers []Answer) (v Verdict, found, next int64) {
 			return Undecided, 0, 0
 		}
 	}
-	if len(answers) >= maxProbe {
+	if asked >= maxProbe {
 		return Undecided, 0, 0
 	}
 	return Probing, 0, start + 1 + int64(len(answers))

@@ -42,6 +42,8 @@ func TestDecide(t *testing.T) {
 		{"an unknown answer", []Answer{CantEdit, Unknown}, Undecided, 0, 0},
 		{"the probe edited a message of ours", []Answer{Edited}, Undecided, 0, 0},
 		{"bounded", cant(maxProbe), Undecided, 0, 0},
+		{"known ones do not count", cat(cant(maxProbe-1), []Answer{Skipped}), Probing, 0, 10 + maxProbe + 1},
+		{"a known one is no top", cat(nf(topGap-1), []Answer{Skipped}, nf(topGap-1)), Probing, 0, 10 + 2*topGap},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v, found, next := Decide(10, tc.answers)
