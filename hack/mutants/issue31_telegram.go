@@ -21,5 +21,17 @@ func init() {
 		{"telegram: an '@' that starts a mention is replaced", "pkg/chat/telegram/markup.go",
 			"\t\t\trs[i] = fullwidthAt\n", "\t\t\trs[i] = '@'\n",
 			"./pkg/chat/telegram", "TestSafeText"},
+		{"telegram: a post's text is made mention-safe", "pkg/chat/telegram/poster.go",
+			"\ttext := safeText(part.Text)\n", "\ttext := part.Text\n",
+			"./pkg/chat/telegram", "TestPostIsPlainAndPingsNobody"},
+		{"telegram: the probe leaves parts the relay confirmed alone", "pkg/chat/telegram/lookup.go",
+			"\tcase confirmed != nil && confirmed(strconv.FormatInt(id, 10)):\n", "\tcase false:\n",
+			"./pkg/chat/telegram", "TestLookupLeavesConfirmedPartsAlone"},
+		{"telegram: an undecided probe blocks the session, never 'not posted'", "pkg/chat/telegram/lookup.go",
+			"\t\t\treturn \"\", false, undecided(part.Key, fmt.Sprintf(", "\t\t\treturn \"\", false, nil\n\t\t\t_ = undecided(part.Key, fmt.Sprintf(",
+			"./pkg/chat/telegram", "TestLookupUndecidedBlocks"},
+		{"telegram: a reply that did not land is not confirmed (live)", "pkg/chat/telegram/transport.go",
+			"\t\t\t\tfailed = fmt.Errorf(\"update %d: %w\", u.ID, err)\n\t\t\t\tbreak\n", "\t\t\t\t_ = fmt.Errorf(\"update %d: %w\", u.ID, err)\n",
+			"./pkg/chat/telegram", "TestAReplyThatDidNotLandComesAgain"},
 	}...)
 }

@@ -62,3 +62,5 @@ func id64(t *testing.T, s string) int64 {
 	}
 	return n
 }
+
+func strconvI(id int64) string { return strconv.FormatInt(id, 10) }
