@@ -108,6 +108,11 @@ func runChild(s Subject) error {
 		o.Inbound = chat.NewInboundPort()
 	}
 	log := funcr.New(func(prefix, args string) { fmt.Fprintln(os.Stderr, prefix, args) }, funcr.Options{Verbosity: 1, LogTimestamp: true})
+	if user != "" && s.InboundByTransport {
+		o.Inbound = chat.NewInboundPortIn(ownership.PathsFor(dir, name).Dir)
+		tr := s.Provider(nonceWindow).Transport(s.config(url, user), log, o.Inbound)
+		go func() { _ = tr.Run(context.Background(), func(chat.Health) {}) }()
+	}
 	rc, err := chat.NewRelay(s.Provider(nonceWindow), s.config(url, user), dir, log, o)(fenceOnly{}, nil)
 	if err != nil {
 		return err

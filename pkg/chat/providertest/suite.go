@@ -40,6 +40,11 @@ type Subject struct {
 	ThreadRequest bool
 	// ClosesThreads: closing a session archives and locks its thread.
 	ClosesThreads bool
+	// InboundByTransport: replies come only through the transport (a
+	// service with no history to read, Telegram), so a child relay that
+	// lands replies runs the provider's transport too, its state in the
+	// daemon's state directory.
+	InboundByTransport bool
 	// DoctorChecks are the checks the provider's Doctor reports, in
 	// order; each but "clock" can be withheld at the fake (Fake.Withhold).
 	DoctorChecks []string

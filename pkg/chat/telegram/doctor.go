@@ -6,14 +6,16 @@ import (
 	"net/http"
 
 	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
 
 	"gjc.dev/reconciler/pkg/doctor"
 	"gjc.dev/reconciler/pkg/spec"
 )
 
 // Doctor checks cfg against Telegram with reads only (chat.Provider): the
-// bot token and whether the bot reads every group message (getMe), the
-// chat (getChat: a supergroup, with or without topics), that no webhook
+// bot token (getMe), the chat (getChat: a supergroup, with or without
+// topics), that the bot sees replies (privacy mode off, or an admin:
+// getChatMember), that no webhook
 // keeps the daemon from polling (getWebhookInfo), then the clock.
 func (provider) Doctor(ctx context.Context, cfg *spec.Config) []doctor.Line {
 	tg := cfg.Telegram
@@ -33,11 +35,6 @@ func (provider) Doctor(ctx context.Context, cfg *spec.Config) []doctor.Line {
 		return []doctor.Line{doctor.Fail("bot token", fmt.Sprintf("could not call getMe: %v; check the network (and apiURL if set)", scrub(err, token)))}
 	}
 	lines := []doctor.Line{doctor.Pass("bot token", fmt.Sprintf("bot @%s (%d)", me.Username, me.ID))}
-	if me.CanReadAllGroupMessages {
-		lines = append(lines, doctor.Pass("replies", "privacy mode is off: the bot sees every message of the group"))
-	} else {
-		lines = append(lines, doctor.Pass("replies", "privacy mode is on: the bot sees replies only as an admin of the group (or turn it off with BotFather: /setprivacy, Disable)"))
-	}
 	chat, err := api.GetChat(ctx, &tgbot.GetChatParams{ChatID: tg.ChatID})
 	switch {
 	case err != nil:
@@ -47,6 +44,7 @@ func (provider) Doctor(ctx context.Context, cfg *spec.Config) []doctor.Line {
 	default:
 		lines = append(lines, doctor.Pass("chat", fmt.Sprintf("%q (%s), a supergroup without topics: a root message and its replies per session", chat.Title, tg.ChatID)))
 	}
+	lines = append(lines, repliesLine(ctx, api, tg.ChatID, me.ID, me.CanReadAllGroupMessages, token))
 	hook, err := api.GetWebhookInfo(ctx)
 	switch {
 	case err != nil:
@@ -57,4 +55,21 @@ func (provider) Doctor(ctx context.Context, cfg *spec.Config) []doctor.Line {
 		lines = append(lines, doctor.Pass("webhook", "none: the daemon can poll getUpdates"))
 	}
 	return append(lines, timed.Clock("Telegram")...)
+}
+
+// repliesLine: the bot sees the replies it relays only with privacy mode
+// off, or as an administrator of the group.
+func repliesLine(ctx context.Context, api *tgbot.Bot, chatID string, self int64, readsAll bool, token string) doctor.Line {
+	const check = "replies"
+	if readsAll {
+		return doctor.Pass(check, "privacy mode is off: the bot sees every message of the group")
+	}
+	m, err := api.GetChatMember(ctx, &tgbot.GetChatMemberParams{ChatID: chatID, UserID: self})
+	switch {
+	case err != nil:
+		return doctor.Fail(check, fmt.Sprintf("privacy mode is on, and getChatMember answered %v: turn privacy mode off with BotFather (/setprivacy, Disable), or make the bot an admin of the group", scrub(err, token)))
+	case m.Type == models.ChatMemberTypeAdministrator || m.Type == models.ChatMemberTypeOwner:
+		return doctor.Pass(check, "privacy mode is on, but the bot is an admin of the group: it sees every message")
+	}
+	return doctor.Fail(check, "privacy mode is on and the bot is no admin of the group: it would not see replies; turn privacy mode off with BotFather (/setprivacy, Disable, then add the bot to the group again), or make it an admin")
 }

@@ -53,7 +53,7 @@ func classify(err error) *relay.Error {
 	case errors.Is(err, tgbot.ErrorUnauthorized):
 		return &relay.Error{Kind: relay.Blocked, Reason: relay.ReasonRelayBlocked, Code: "401", Err: err}
 	case errors.Is(err, tgbot.ErrorForbidden):
-		return &relay.Error{Kind: relay.Blocked, Reason: relay.ReasonChannelUnavailable, Code: "403", Err: err}
+		return &relay.Error{Kind: relay.Blocked, Reason: relay.ReasonRelayBlocked, Code: "403", Err: err}
 	case errors.Is(err, tgbot.ErrorBadRequest):
 		return badRequest(err)
 	case errors.Is(err, tgbot.ErrorNotFound):
@@ -62,20 +62,22 @@ func classify(err error) *relay.Error {
 	}
 	var migrate *tgbot.MigrateError
 	if errors.As(err, &migrate) {
-		return &relay.Error{Kind: relay.Blocked, Reason: relay.ReasonChannelUnavailable, Code: "migrated", Err: err}
+		return &relay.Error{Kind: relay.Blocked, Reason: relay.ReasonRelayBlocked, Code: "migrated", Err: err}
 	}
 	return &relay.Error{Kind: relay.Uncertain, Err: err}
 }
 
 // badRequest: a 400 accepted nothing. A place that went away is Gone,
-// an unknown chat Blocked, anything else a refusal of the content.
+// an unknown chat or missing rights Blocked, anything else a refusal of
+// the content. (At the start-up check every block is the channel's:
+// CheckChannel.)
 func badRequest(err error) *relay.Error {
 	msg := err.Error()
 	switch {
 	case strings.Contains(msg, descThreadGone), strings.Contains(msg, descReplyGone):
 		return &relay.Error{Kind: relay.Gone, Code: "400", Err: err}
 	case strings.Contains(msg, descChatGone), strings.Contains(msg, "not enough rights"), strings.Contains(msg, "not a forum"):
-		return &relay.Error{Kind: relay.Blocked, Reason: relay.ReasonChannelUnavailable, Code: "400", Err: err}
+		return &relay.Error{Kind: relay.Blocked, Reason: relay.ReasonRelayBlocked, Code: "400", Err: err}
 	}
 	return &relay.Error{Kind: relay.Refused, Code: "400", Err: err}
 }

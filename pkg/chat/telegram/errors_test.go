@@ -40,8 +40,8 @@ func TestClassify(t *testing.T) {
 	}{
 		{&tgbot.TooManyRequestsError{RetryAfter: 3}, relay.RateLimited, ""},
 		{fmt.Errorf("%w, Unauthorized", tgbot.ErrorUnauthorized), relay.Blocked, relay.ReasonRelayBlocked},
-		{fmt.Errorf("%w, Forbidden: bot was kicked from the supergroup chat", tgbot.ErrorForbidden), relay.Blocked, relay.ReasonChannelUnavailable},
-		{bad("chat not found"), relay.Blocked, relay.ReasonChannelUnavailable},
+		{fmt.Errorf("%w, Forbidden: bot was kicked from the supergroup chat", tgbot.ErrorForbidden), relay.Blocked, relay.ReasonRelayBlocked},
+		{bad("chat not found"), relay.Blocked, relay.ReasonRelayBlocked},
 		{bad("message thread not found"), relay.Gone, ""},
 		{bad("message to be replied not found"), relay.Gone, ""},
 		{bad("message is too long"), relay.Refused, ""},

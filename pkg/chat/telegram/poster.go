@@ -77,7 +77,7 @@ func (p *Poster) isForum(ctx context.Context) (bool, error) {
 	chat, err := p.api.GetChat(ctx, &tgbot.GetChatParams{ChatID: p.chat})
 	if err != nil {
 		e := p.fail("checking chat "+p.chat, err)
-		if e.Kind == relay.Refused || e.Kind == relay.Gone {
+		if e.Kind != relay.Uncertain && e.Kind != relay.RateLimited {
 			e.Kind, e.Reason = relay.Blocked, relay.ReasonChannelUnavailable
 		}
 		return false, e

@@ -1,0 +1,239 @@
+package telegram_test
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr/testr"
+
+	"gjc.dev/reconciler/pkg/chat"
+	"gjc.dev/reconciler/pkg/chat/faketelegram"
+	"gjc.dev/reconciler/pkg/chat/providertest"
+	"gjc.dev/reconciler/pkg/chat/telegram"
+	"gjc.dev/reconciler/pkg/spec"
+)
+
+const suiteChat = faketelegram.DefaultChatID
+
+var suiteUser = faketelegram.User{ID: 4200, FirstName: "Operator"}
+
+// Telegram against faketelegram, a forum supergroup: the providers'
+// conformance suite.
+func TestConformance(t *testing.T) {
+	providertest.Run(t, providertest.Subject{
+		Provider: func(time.Duration) chat.Provider {
+			return telegram.New(telegram.Options{Timeout: 2 * time.Second})
+		},
+		Config: func(url, user string) *spec.Config {
+			cfg := &spec.Config{Provider: spec.ProviderTelegram, Telegram: &spec.TelegramConfig{
+				BotToken: spec.NewSecret(faketelegram.DefaultToken), ChatID: strconv.FormatInt(suiteChat, 10), APIURL: url}}
+			if user != "" {
+				cfg.Telegram.AuthorizedUserIDs = []string{user}
+			}
+			return cfg
+		},
+		Start:              startFake,
+		Transport:          func(t *testing.T) providertest.TransportFake { return startTransportFake(t) },
+		ThreadRequest:      true,
+		ClosesThreads:      true,
+		InboundByTransport: true,
+		DoctorChecks:       []string{"bot token", "chat", "replies", "webhook", "clock"},
+	})
+}
+
+// fake is faketelegram as the suite drives it.
+type fake struct{ f *faketelegram.Server }
+
+func startFake(t *testing.T, _ time.Duration) providertest.Fake {
+	f, err := faketelegram.Start(faketelegram.Options{Logf: t.Logf})
+	providertest.Started(t, f, err)
+	return fake{f}
+}
+
+func (r fake) URL() string { return r.f.URL() }
+
+func (r fake) WaitFor(ctx context.Context, cond func() bool) error {
+	_, err := r.f.WaitFor(ctx, func(faketelegram.Snapshot) bool { return cond() })
+	return err
+}
+
+func (r fake) HoldNext() (func(context.Context) error, func(context.Context) error) {
+	h := r.f.HoldNext("sendMessage")
+	held := func(ctx context.Context) error {
+		select {
+		case <-h.Arrived():
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	after := func(ctx context.Context) error {
+		n := len(r.f.Snapshot().Messages)
+		h.Release()
+		// Stored although its client is gone: the restarted relay must
+		// find it, not post it again.
+		_, err := r.f.WaitFor(ctx, func(s faketelegram.Snapshot) bool { return len(s.Messages) > n })
+		return err
+	}
+	return held, after
+}
+
+func (r fake) AcceptThenFail(cut bool) {
+	mode := faketelegram.Fail502
+	if cut {
+		mode = faketelegram.FailCut
+	}
+	r.f.AcceptThenFail(1, mode)
+}
+
+func (r fake) WaitPosts(ctx context.Context, n int) (int, error) {
+	s, err := r.f.WaitFor(ctx, func(s faketelegram.Snapshot) bool { return s.Posts > n })
+	return s.Posts, err
+}
+
+// Places: each root the bot posted in General, with the topics made for
+// it (one, unless one was made twice) and the texts posted in the first
+// of them, those since deleted with their topic included. A topic is
+// its root's by name: the relay names a topic from the session's title,
+// which its root line begins with, or from the session id, which the
+// root line names; the latest such root without a topic takes it.
+func (r fake) Places() []providertest.Place {
+	sn := r.f.Snapshot()
+	var out []providertest.Place
+	closed := map[string]bool{}
+	for _, m := range sn.Messages {
+		switch {
+		case m.Chat != suiteChat || !m.From.IsBot:
+		case m.Service == "" && m.Thread == 0 && !m.Deleted:
+			out = append(out, providertest.Place{ID: strconv.FormatInt(m.ID, 10), Root: m.Text})
+		case m.Service == faketelegram.ServiceTopicCreated:
+			if p := rootOf(out, m.TopicName); p != nil {
+				p.Threads++
+				if p.Thread == "" {
+					p.Thread, p.Name = strconv.FormatInt(m.ID, 10), m.TopicName
+				}
+			}
+		case m.Service == faketelegram.ServiceTopicClosed:
+			closed[strconv.FormatInt(m.Thread, 10)] = true
+		}
+	}
+	for i := range out {
+		out[i].Closed = closed[out[i].Thread]
+		for _, m := range sn.Messages {
+			if m.Chat == suiteChat && m.From.IsBot && m.Service == "" && strconv.FormatInt(m.Thread, 10) == out[i].Thread {
+				out[i].Replies = append(out[i].Replies, m.Text)
+			}
+		}
+	}
+	return out
+}
+
+func rootOf(places []providertest.Place, name string) *providertest.Place {
+	var taken *providertest.Place
+	for i := len(places) - 1; i >= 0; i-- {
+		p := &places[i]
+		if !strings.HasPrefix(p.Root, name+" · ") && !strings.Contains(p.Root, "session `"+name+"`") {
+			continue
+		}
+		if p.Thread == "" {
+			return p
+		}
+		if taken == nil {
+			taken = p
+		}
+	}
+	return taken
+}
+
+// Messages counts the bot's text messages.
+func (r fake) Messages() int {
+	n := 0
+	for _, m := range r.f.Snapshot().Messages {
+		if m.Chat == suiteChat && m.From.IsBot && m.Service == "" && !m.Deleted {
+			n++
+		}
+	}
+	return n
+}
+
+func (r fake) LoseChannel(lost bool) { _ = r.f.SetBotKicked(suiteChat, lost) }
+
+// DeletePlace deletes the session's topic, as a moderator; its root in
+// General stays, as a Discord thread's starter message does.
+func (r fake) DeletePlace(p providertest.Place) {
+	if thread, err := strconv.ParseInt(p.Thread, 10, 64); err == nil {
+		_ = r.f.DeleteTopic(suiteChat, thread)
+	}
+}
+
+func (r fake) RateLimitNext(n int, retryAfter time.Duration) { r.f.RateLimitNext(n, retryAfter) }
+
+func (r fake) User() string { return strconv.FormatInt(suiteUser.ID, 10) }
+
+func (r fake) Reply(place, text string) (string, error) {
+	thread, err := strconv.ParseInt(place, 10, 64)
+	if err != nil {
+		return "", err
+	}
+	m, err := r.f.InjectMessage(faketelegram.Inbound{From: suiteUser, Thread: thread, Text: text})
+	return strconv.FormatInt(m.ID, 10), err
+}
+
+// WaitEyes: setMessageReaction replaces the bot's reactions, so the one
+// 👀 stays one however often it is asked for; n counts the requests.
+func (r fake) WaitEyes(ctx context.Context, _ string, id string, n int) error {
+	mid, err := strconv.ParseInt(id, 10, 64)
+	if err != nil {
+		return err
+	}
+	_, err = r.f.WaitFor(ctx, func(s faketelegram.Snapshot) bool {
+		m, ok := s.Message(suiteChat, mid)
+		return ok && len(m.Reactions) == 1 && m.Reactions[0] == "👀" && m.ReactRequests == n
+	})
+	return err
+}
+
+// Withhold: what the fake can take away from the bot, by doctor check.
+func (r fake) Withhold(check string) {
+	switch check {
+	case "bot token":
+		r.f.SetTokenRevoked(true)
+	case "chat":
+		_ = r.f.SetBotKicked(suiteChat, true)
+	case "replies":
+		r.f.SetPrivacy(true)
+		_ = r.f.SetBotAdmin(suiteChat, false)
+	case "webhook":
+		r.f.SetWebhook("https://example.com/hook")
+	default:
+		panic("faketelegram cannot withhold " + check)
+	}
+}
+
+// transportFake is faketelegram as providertest.Transport drives it.
+type transportFake struct{ f *faketelegram.Server }
+
+func startTransportFake(t *testing.T) transportFake {
+	t.Helper()
+	f, err := faketelegram.Start(faketelegram.Options{Logf: t.Logf})
+	providertest.Started(t, f, err)
+	return transportFake{f}
+}
+
+func (f transportFake) Transport(t *testing.T) chat.Transport {
+	cfg := &spec.TelegramConfig{BotToken: spec.NewSecret(f.f.Token()), ChatID: strconv.FormatInt(suiteChat, 10), APIURL: f.f.URL()}
+	return telegram.NewTransport(cfg, telegram.TransportOptions{Log: testr.New(t), PollTimeout: time.Second, MaxBackoff: 200 * time.Millisecond})
+}
+
+// DropConnections cuts the waiting long poll, as the network does.
+func (f transportFake) DropConnections() { f.f.DropConnections() }
+
+func (f transportFake) RejectTokens() { f.f.SetTokenRevoked(true) }
+
+func (f transportFake) MaxLive(ctx context.Context) (int, error) {
+	s, err := f.f.WaitFor(ctx, func(s faketelegram.Snapshot) bool { return s.Polls.Live == 0 })
+	return s.Polls.MaxLive, err
+}
