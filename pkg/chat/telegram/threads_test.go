@@ -43,4 +43,3 @@ func TestSessionIsATopic(t *testing.T) {
 		t.Errorf("closing a closed topic again: %v", err)
 	}
 }
-
