@@ -10,9 +10,11 @@ import (
 const RecordVersion = 1
 
 // Kinds are the providers a record's kind may name: the reference's
-// ChatDaemonKind. A record of any other kind is malformed, as in the
-// reference, so this list only grows together with the parser.
-var kinds = []string{"discord", "slack"}
+// ChatDaemonKind, and telegram, which the reference never runs (so its
+// parser never meets a record of that kind). A record of any other kind
+// is malformed, as in the reference, so this list only grows together
+// with the parser.
+var kinds = []string{"discord", "slack", "telegram"}
 
 // KnownKind reports whether kind is a provider a record may name.
 func KnownKind(kind string) bool { return slices.Contains(kinds, kind) }

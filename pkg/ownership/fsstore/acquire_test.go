@@ -82,7 +82,7 @@ func mustRead(t testing.TB, path string) []byte {
 
 func TestAcquireRefusesInvalidRequests(t *testing.T) {
 	for _, r := range []ownership.AcquireRequest{
-		{Kind: "telegram", OwnerID: "o", Identity: "i"},
+		{Kind: "irc", OwnerID: "o", Identity: "i"},
 		{Kind: "discord", OwnerID: "", Identity: "i"},
 		{Kind: "discord", OwnerID: "o", Identity: ""},
 		{Kind: "discord", OwnerID: "o\xff", Identity: "i"},

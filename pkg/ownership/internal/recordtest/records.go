@@ -104,7 +104,7 @@ func referenceMalformed(r Obj, pid int) []Case {
 		field("version string", "version", r.With("version", `"1"`)),
 		field("version null", "version", r.With("version", "null")),
 		field("kind missing", "kind", r.Without("kind")),
-		field("kind unknown", "kind", r.With("kind", `"telegram"`)),
+		field("kind unknown", "kind", r.With("kind", `"irc"`)),
 		field("kind empty", "kind", r.With("kind", `""`)),
 		field("kind number", "kind", r.With("kind", "1")),
 		field("pid missing", "pid", r.Without("pid")),

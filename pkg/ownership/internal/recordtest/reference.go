@@ -23,8 +23,10 @@ import (
 // system's incarnation authority.
 
 // referenceKinds is the reference's ChatDaemonKind: the providers its
-// records may name, frozen with the reference.
-var referenceKinds = []string{"discord", "slack"}
+// records may name, frozen with the reference, and telegram, which this
+// system added: the reference never runs a Telegram daemon, so it never
+// meets such a record, and the model accepts it as this system does.
+var referenceKinds = []string{"discord", "slack", "telegram"}
 
 // JSParse is JSON.parse; ok is false where JSON.parse would throw.
 func JSParse(data []byte) (v any, ok bool) {
