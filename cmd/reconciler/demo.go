@@ -27,7 +27,7 @@ func newDemoCommand(g *globals) *cobra.Command {
 	var every time.Duration
 	cmd := &cobra.Command{
 		Use:   "demo",
-		Short: "Run the whole loop against local fake Discord and Slack servers; no tokens needed",
+		Short: "Run the whole loop against local fake Discord, Slack and Telegram servers; no tokens needed",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			width := lineWidth(cmd.OutOrStdout())
@@ -44,8 +44,8 @@ func newDemoCommand(g *globals) *cobra.Command {
 					return err
 				}
 			}
-			fmt.Fprintf(out, "demo: fake Discord at %s, fake Slack at %s\ndemo: agent dir %s (edit %s while it runs)\ndemo: Ctrl-C stops the loop, the daemons and the fakes, and removes the agent dir\n",
-				env.Discord.URL(), env.Slack.URL(), env.AgentDir, env.SpecPath)
+			fmt.Fprintf(out, "demo: fake Discord at %s, fake Slack at %s, fake Telegram at %s\ndemo: agent dir %s (edit %s while it runs)\ndemo: Ctrl-C stops the loop, the daemons and the fakes, and removes the agent dir\n",
+				env.Discord.URL(), env.Slack.URL(), env.Telegram.URL(), env.AgentDir, env.SpecPath)
 			if exe, err := os.Executable(); err == nil {
 				fmt.Fprintf(out, "demo: from another shell, try:\n")
 				for _, c := range []string{"status", "stop slack", "start slack", "restart discord"} {
@@ -97,7 +97,7 @@ func newDemoCommand(g *globals) *cobra.Command {
 					outputGone()
 				}
 			}()
-			for _, name := range []string{"discord", "slack"} {
+			for _, name := range []string{"discord", "slack", "telegram"} {
 				go func() {
 					if err := demo.Produce(ctx, env.AgentDir, name, demoPace, env.Connected(name)); err != nil {
 						log.Error(err, "demo agent stopped", "daemon", name)

@@ -17,8 +17,8 @@ import (
 func newFakesCommand(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "fakes",
-		Short: "Run the local fake Discord and Slack on 127.0.0.1 until interrupted, and print a spec for them",
-		Long: `Run the local fake Discord and Slack servers on 127.0.0.1 until Ctrl-C, each
+		Short: "Run the local fake Discord, Slack and Telegram on 127.0.0.1 until interrupted, and print a spec for them",
+		Long: `Run the local fake Discord, Slack and Telegram servers on 127.0.0.1 until Ctrl-C, each
 with one bot that has every permission or scope the relay needs, and print a
 spec of one bot on each and the environment its tokens come from, so the real
 loop, send, inbox and doctor can be tried without any token.
@@ -40,7 +40,7 @@ is refused and left as it is. What the fakes hold is gone when they stop.`,
 			}
 			defer f.Close()
 			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "fakes: Discord at %s, Slack at %s\n", f.Discord.URL(), f.Slack.URL())
+			fmt.Fprintf(out, "fakes: Discord at %s, Slack at %s, Telegram at %s\n", f.Discord.URL(), f.Slack.URL(), f.Telegram.URL())
 			if g.agentDir != "" {
 				specPath, err := demo.WriteAgentDir(f, g.agentDir)
 				if errors.Is(err, demo.ErrNotOurs) {

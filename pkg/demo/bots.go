@@ -6,6 +6,7 @@ import (
 
 	"gjc.dev/reconciler/pkg/chat/fakediscord"
 	"gjc.dev/reconciler/pkg/chat/fakeslack"
+	"gjc.dev/reconciler/pkg/chat/faketelegram"
 )
 
 // bot is one of the demo's daemons as the demo drives it, on its own
@@ -20,7 +21,7 @@ type bot interface {
 
 // bots are the demo's daemons by name, one per fake.
 func (e *Env) bots() map[string]bot {
-	return map[string]bot{"discord": onDiscord{e.Discord}, "slack": onSlack{e.Slack}}
+	return map[string]bot{"discord": onDiscord{e.Discord}, "slack": onSlack{e.Slack}, "telegram": onTelegram{e.Telegram}}
 }
 
 func (e *Env) bot(name string) (bot, error) {
@@ -75,6 +76,33 @@ func (b onSlack) reply(ctx context.Context) error {
 	}
 	if _, err := b.f.InjectMessage(slackChannel, OtherSlackUser, OtherReply, root); err != nil {
 		return fmt.Errorf("demo reply: %w", err)
+	}
+	return nil
+}
+
+type onTelegram struct{ f *faketelegram.Server }
+
+// connected: the daemon is polling for updates.
+func (b onTelegram) connected(ctx context.Context) error {
+	_, err := b.f.WaitFor(ctx, func(s faketelegram.Snapshot) bool { return s.Polls.Live > 0 })
+	return err
+}
+
+func (b onTelegram) reply(ctx context.Context) error {
+	var topic int64
+	if _, err := b.f.WaitFor(ctx, func(s faketelegram.Snapshot) bool {
+		topic = telegramTopic(s)
+		return topic != 0
+	}); err != nil {
+		return err
+	}
+	for _, in := range []faketelegram.Inbound{
+		{From: AuthorizedTelegramUser, Thread: topic, Text: AuthorizedReply},
+		{From: OtherTelegramUser, Thread: topic, Text: OtherReply},
+	} {
+		if _, err := b.f.InjectMessage(in); err != nil {
+			return fmt.Errorf("demo reply: %w", err)
+		}
 	}
 	return nil
 }

@@ -1,5 +1,5 @@
 // Package demo sets up a world in which the whole reconciler runs with no
-// real tokens: the local fake Discord and Slack servers on 127.0.0.1, a
+// real tokens: the local fake Discord, Slack and Telegram servers on 127.0.0.1, a
 // temporary agent dir, and a spec of one bot on each pointing at them.
 package demo
 

@@ -6,6 +6,7 @@ import (
 
 	"gjc.dev/reconciler/pkg/chat/fakediscord"
 	"gjc.dev/reconciler/pkg/chat/fakeslack"
+	"gjc.dev/reconciler/pkg/chat/faketelegram"
 )
 
 // The fakes' tokens are made up; the fakes accept exactly these.
@@ -13,20 +14,24 @@ const (
 	discordToken = "demo-discord-bot-token"
 	slackBot     = "xoxb-demo-bot-token"
 	slackApp     = "xapp-demo-app-token"
+	// telegramToken has the shape BotFather issues, as validation asks.
+	telegramToken = "7000000002:AADemoTokenDemoTokenDemoTokenDemo00"
 
 	discordParent = "100000000000000010"
 	slackChannel  = "C0DEMO0001"
 )
 
-// Fakes are the local fake Discord and Slack, on 127.0.0.1, each with one
-// bot that has every permission or scope the relay needs, a channel for
-// it, and an authorized user.
+// Fakes are the local fake Discord, Slack and Telegram, on 127.0.0.1,
+// each with one bot that has every permission or scope the relay needs, a
+// channel for it (Telegram: a supergroup with topics), and an authorized
+// user.
 type Fakes struct {
-	Discord *fakediscord.Server
-	Slack   *fakeslack.Server
+	Discord  *fakediscord.Server
+	Slack    *fakeslack.Server
+	Telegram *faketelegram.Server
 }
 
-// StartFakes starts both fakes; Close stops them.
+// StartFakes starts the three fakes; Close stops them.
 func StartFakes() (*Fakes, error) {
 	d, err := fakediscord.Start(fakediscord.Options{
 		Tokens: []string{discordToken}, Channels: []string{discordParent}, HeartbeatInterval: 5 * time.Second,
@@ -41,13 +46,20 @@ func StartFakes() (*Fakes, error) {
 		d.Close()
 		return nil, fmt.Errorf("starting the fake Slack: %w", err)
 	}
-	return &Fakes{Discord: d, Slack: s}, nil
+	tg, err := faketelegram.Start(faketelegram.Options{Token: telegramToken})
+	if err != nil {
+		d.Close()
+		s.Close()
+		return nil, fmt.Errorf("starting the fake Telegram: %w", err)
+	}
+	return &Fakes{Discord: d, Slack: s, Telegram: tg}, nil
 }
 
-// Close stops both fakes.
+// Close stops the fakes.
 func (f *Fakes) Close() {
 	f.Discord.Close()
 	f.Slack.Close()
+	f.Telegram.Close()
 }
 
 // Token names one of the fakes' tokens, for a spec's secret references.
@@ -58,17 +70,20 @@ type Token struct {
 }
 
 // Tokens are the fakes' made-up tokens, in the spec's order (Discord's
-// bot token, Slack's bot token, Slack's app token); tests check that
+// bot token, Slack's bot token, Slack's app token, Telegram's bot token);
+// tests check that
 // none of them ever shows where a secret must not.
 func Tokens() []Token {
 	return []Token{
 		{"DEMO_DISCORD_TOKEN", "discord.token", discordToken},
 		{"DEMO_SLACK_BOT_TOKEN", "slack-bot.token", slackBot},
 		{"DEMO_SLACK_APP_TOKEN", "slack-app.token", slackApp},
+		{"DEMO_TELEGRAM_TOKEN", "telegram.token", telegramToken},
 	}
 }
 
-// Spec is a spec of one bot on each fake, "discord" and "slack", verbose
+// Spec is a spec of one bot on each fake, "discord", "slack" and
+// "telegram", verbose
 // (every message an agent sends is posted), each token named by ref.
 func (f *Fakes) Spec(ref func(Token) string) string {
 	t := Tokens()
@@ -103,8 +118,23 @@ spec:
     channelId: %s
     authorizedUserIds: [%s]
     apiURL: %s
+---
+apiVersion: reconciler.gjc.dev/v1alpha1
+kind: ChatDaemon
+metadata:
+  name: telegram
+spec:
+  provider: telegram
+  generation: 1
+  verbosity: verbose
+  telegram:
+    botToken: %s
+    chatId: "%d"
+    authorizedUserIds: ["%d"]
+    apiURL: %s
 `, ref(t[0]), fakediscord.ApplicationID(discordToken), f.Discord.GuildID(), discordParent, AuthorizedDiscordUser, f.Discord.URL(),
-		ref(t[1]), ref(t[2]), f.Slack.TeamID(), slackChannel, AuthorizedSlackUser, f.Slack.URL())
+		ref(t[1]), ref(t[2]), f.Slack.TeamID(), slackChannel, AuthorizedSlackUser, f.Slack.URL(),
+		ref(t[3]), faketelegram.DefaultChatID, AuthorizedTelegramUser.ID, f.Telegram.URL())
 }
 
 // FromEnv names a token by its variable.

@@ -5,6 +5,7 @@ import (
 
 	"gjc.dev/reconciler/pkg/chat/fakediscord"
 	"gjc.dev/reconciler/pkg/chat/fakeslack"
+	"gjc.dev/reconciler/pkg/chat/faketelegram"
 )
 
 // The demo's users. Each bot's spec authorizes AuthorizedUser; OtherUser
@@ -14,6 +15,12 @@ const (
 	OtherDiscordUser      = "100000000000000031"
 	AuthorizedSlackUser   = "U0DEMOUSER"
 	OtherSlackUser        = "U0DEMOOTHER"
+)
+
+// The demo's Telegram users, with their names (Telegram ids are numbers).
+var (
+	AuthorizedTelegramUser = faketelegram.User{ID: 100000030, FirstName: "Ada"}
+	OtherTelegramUser      = faketelegram.User{ID: 100000031, FirstName: "Bob"}
 )
 
 // ReplySession is the session the demo's users reply in: the script's
@@ -69,4 +76,25 @@ func slackThread(s fakeslack.Snapshot) string {
 		}
 	}
 	return ""
+}
+
+// telegramTopic is the forum topic of ReplySession once the bot has
+// posted in it, else 0. A topic is named from its session's title or id;
+// the session's root line in General, posted just before, names the
+// session.
+func telegramTopic(s faketelegram.Snapshot) int64 {
+	open := false // the last root the bot posted was ReplySession's
+	topic := int64(0)
+	for _, m := range s.Messages {
+		switch {
+		case !m.From.IsBot:
+		case m.Service == "" && m.Thread == 0:
+			open = sessionOf(m.Text) == ReplySession
+		case m.Service == faketelegram.ServiceTopicCreated && open && topic == 0:
+			topic = m.ID
+		case m.Service == "" && topic != 0 && m.Thread == topic:
+			return topic
+		}
+	}
+	return 0
 }

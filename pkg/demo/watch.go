@@ -7,17 +7,18 @@ import (
 
 	"gjc.dev/reconciler/pkg/chat/fakediscord"
 	"gjc.dev/reconciler/pkg/chat/fakeslack"
+	"gjc.dev/reconciler/pkg/chat/faketelegram"
 )
 
 // Post is one thing a fake received, as the demo shows it.
 type Post struct {
-	Provider string // "discord" or "slack"
+	Provider string // "discord", "slack" or "telegram"
 	// Session is the relay session the post belongs to, read back from
 	// its root line ("... session `id`"); "" when it has none.
 	Session string
 	Text    string // the text as the fake stored it (for an edit, the new one)
 	Edit    bool   // an earlier message edited in place
-	Closed  bool   // the session's thread archived and locked (Discord)
+	Closed  bool   // the session's thread archived and locked (Discord), its topic closed (Telegram)
 }
 
 // rootSession finds the session id at the end of a root line.
@@ -99,23 +100,63 @@ func SlackPosts(prev, cur fakeslack.Snapshot) []Post {
 	return out
 }
 
-// Watch calls show for every post either fake receives, in the order
+// TelegramPosts is what changed from prev to cur: new messages (roots in
+// General, parts in topics), edits, and topics closed. A topic's
+// messages belong to the session whose root the bot posted last before
+// the topic was made.
+func TelegramPosts(prev, cur faketelegram.Snapshot) []Post {
+	topics := map[int64]string{} // topic -> session
+	last := ""
+	for _, m := range cur.Messages {
+		switch {
+		case !m.From.IsBot:
+		case m.Service == "" && m.Thread == 0:
+			last = sessionOf(m.Text)
+		case m.Service == faketelegram.ServiceTopicCreated:
+			topics[m.ID] = last
+		}
+	}
+	var out []Post
+	for i, m := range cur.Messages {
+		if !m.From.IsBot {
+			continue
+		}
+		session := sessionOf(m.Text)
+		if m.Thread != 0 {
+			session = topics[m.Thread]
+		}
+		switch {
+		case i >= len(prev.Messages) && m.Service == faketelegram.ServiceTopicClosed:
+			out = append(out, Post{Provider: "telegram", Session: session, Closed: true})
+		case i >= len(prev.Messages) && m.Service == "":
+			out = append(out, Post{Provider: "telegram", Session: session, Text: m.Text})
+		case i < len(prev.Messages) && len(m.Edits) > len(prev.Messages[i].Edits):
+			out = append(out, Post{Provider: "telegram", Session: session, Text: m.Text, Edit: true})
+		}
+	}
+	return out
+}
+
+// Watch calls show for every post any fake receives, in the order
 // each fake stored them, until ctx ends (nil) or show fails (its error).
 // It waits on the fakes' change notifications (WaitFor), never on a
 // timer.
 func (e *Env) Watch(ctx context.Context, show func(Post) error) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	errc := make(chan error, 2)
+	errc := make(chan error, 3)
 	go func() {
 		errc <- watch(ctx, e.Discord.WaitFor, DiscordPosts, show)
 	}()
 	go func() {
 		errc <- watch(ctx, e.Slack.WaitFor, SlackPosts, show)
 	}()
+	go func() {
+		errc <- watch(ctx, e.Telegram.WaitFor, TelegramPosts, show)
+	}()
 	err := <-errc
 	cancel(err)
-	return errors.Join(err, <-errc)
+	return errors.Join(err, <-errc, <-errc)
 }
 
 // watch diffs each snapshot against the last one shown.

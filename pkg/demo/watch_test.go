@@ -6,6 +6,7 @@ import (
 
 	"gjc.dev/reconciler/pkg/chat/fakediscord"
 	"gjc.dev/reconciler/pkg/chat/fakeslack"
+	"gjc.dev/reconciler/pkg/chat/faketelegram"
 )
 
 func TestDiscordPosts(t *testing.T) {
@@ -61,6 +62,34 @@ func TestSlackPosts(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := SlackPosts(tc.prev, tc.cur); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got %+v\nwant %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestTelegramPosts(t *testing.T) {
+	bot := faketelegram.User{ID: 7, IsBot: true}
+	root := faketelegram.Message{ID: 2, From: bot, Text: "Build · session `build-42`"}
+	topic := faketelegram.Message{ID: 3, From: bot, Service: faketelegram.ServiceTopicCreated, TopicName: "Build"}
+	part := faketelegram.Message{ID: 4, From: bot, Thread: 3, Text: "running tests"}
+	edited := part
+	edited.Text, edited.Edits = "tests pass", []string{"running tests"}
+	person := faketelegram.Message{ID: 5, From: faketelegram.User{ID: 42}, Thread: 3, Text: "ok"}
+	closed := faketelegram.Message{ID: 6, From: bot, Thread: 3, Service: faketelegram.ServiceTopicClosed}
+	all := []faketelegram.Message{root, topic, part}
+	for _, tc := range []struct {
+		name      string
+		prev, cur []faketelegram.Message
+		want      []Post
+	}{
+		{"root and part", nil, all, []Post{{Provider: "telegram", Session: "build-42", Text: root.Text}, {Provider: "telegram", Session: "build-42", Text: "running tests"}}},
+		{"edit", all, []faketelegram.Message{root, topic, edited}, []Post{{Provider: "telegram", Session: "build-42", Text: "tests pass", Edit: true}}},
+		{"a person's reply and the close", all, append(all[:3:3], person, closed), []Post{{Provider: "telegram", Session: "build-42", Closed: true}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := TelegramPosts(faketelegram.Snapshot{Messages: tc.prev}, faketelegram.Snapshot{Messages: tc.cur})
+			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got %+v\nwant %+v", got, tc.want)
 			}
 		})

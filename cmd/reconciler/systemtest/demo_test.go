@@ -61,8 +61,8 @@ func runDemo(t *testing.T, end func(*exec.Cmd, io.ReadCloser) error) {
 		close(lines)
 	}()
 	agentDirRe := regexp.MustCompile(`agent dir (\S+)`)
-	readyRow := regexp.MustCompile(`^(discord|slack)\s+\S+\s+Running\s+Running\s+1\s+(\d+)\s+True`)
-	postRow := regexp.MustCompile(`^(discord|slack)\s+(\S+)\s+│ (.*)$`)
+	readyRow := regexp.MustCompile(`^(discord|slack|telegram)\s+\S+\s+Running\s+Running\s+1\s+(\d+)\s+True`)
+	postRow := regexp.MustCompile(`^(discord|slack|telegram)\s+(\S+)\s+│ (.*)$`)
 	scripted := scriptedFirstLines()
 	var agentDir string
 	tryLines, sendLines := 0, 0
@@ -71,17 +71,17 @@ func runDemo(t *testing.T, end func(*exec.Cmd, io.ReadCloser) error) {
 	deadline := time.After(e2eDeadline)
 	// The demo's two replies per bot: the authorized user's shown from
 	// the inbox, the other user's shown as ignored.
-	landedHead := regexp.MustCompile(`^demo: (discord|slack): landed in the inbox`)
-	ignoredRow := regexp.MustCompile(`^demo: (discord|slack): ignored 1 reply from a user not in authorizedUserIds`)
-	authorized := map[string]string{"discord": demo.AuthorizedDiscordUser, "slack": demo.AuthorizedSlackUser}
+	landedHead := regexp.MustCompile(`^demo: (discord|slack|telegram): landed in the inbox`)
+	ignoredRow := regexp.MustCompile(`^demo: (discord|slack|telegram): ignored 1 reply from a user not in authorizedUserIds`)
+	authorized := map[string]string{"discord": demo.AuthorizedDiscordUser, "slack": demo.AuthorizedSlackUser, "telegram": strconv.FormatInt(demo.AuthorizedTelegramUser.ID, 10)}
 	landing := ""                // the provider whose inbox lines follow
 	landed := map[string]bool{}  // provider -> its authorized reply shown from the inbox
 	ignored := map[string]bool{} // provider -> the other reply shown as ignored
-	for len(pids) < 2 || len(posted) < 2 || len(landed) < 2 || len(ignored) < 2 {
+	for len(pids) < 3 || len(posted) < 3 || len(landed) < 3 || len(ignored) < 3 {
 		select {
 		case l, ok := <-lines:
 			if !ok {
-				t.Fatalf("demo output ended before two Ready daemons, a post on each and their replies handled (ready %v, posted %v, landed %v, ignored %v)", pids, posted, landed, ignored)
+				t.Fatalf("demo output ended before three Ready daemons, a post on each and their replies handled (ready %v, posted %v, landed %v, ignored %v)", pids, posted, landed, ignored)
 			}
 			checkNoToken(t, l)
 			if m := postRow.FindStringSubmatch(l); m != nil && scripted[m[3]] {
@@ -115,7 +115,7 @@ func runDemo(t *testing.T, end func(*exec.Cmd, io.ReadCloser) error) {
 				pids[m[1]], _ = strconv.Atoi(m[2])
 			}
 		case <-deadline:
-			t.Fatalf("demo did not show two Ready daemons, a scripted post on each and their replies handled within %v (ready %v, posted %v, landed %v, ignored %v)", e2eDeadline, pids, posted, landed, ignored)
+			t.Fatalf("demo did not show three Ready daemons, a scripted post on each and their replies handled within %v (ready %v, posted %v, landed %v, ignored %v)", e2eDeadline, pids, posted, landed, ignored)
 		}
 	}
 	if agentDir == "" || !strings.HasPrefix(filepath.Base(agentDir), "reconciler-demo-") {
