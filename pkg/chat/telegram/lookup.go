@@ -26,14 +26,7 @@ import (
 // part whose answer was lost too (two sessions cut off at once); the
 // probe that edits one (Decide's Edited) stops undecided.
 func (p *Poster) Lookup(ctx context.Context, part relay.Part, after string) (string, bool, error) {
-	startAt := after
-	if startAt == "" {
-		startAt = part.Thread
-	}
-	if startAt == "" {
-		return "", false, undecided(part.Key, "no message before it is known to start the probe at")
-	}
-	start, err := messageID(startAt)
+	start, err := probeStart(after, part.Thread)
 	if err != nil {
 		return "", false, err
 	}
@@ -84,6 +77,21 @@ func (p *Poster) probe(ctx context.Context, id int64, text string, confirmed fun
 		return Unknown, p.fail("probing message "+strconv.FormatInt(id, 10), perr)
 	}
 	return answerOf(err), nil
+}
+
+// probeStart is the id the probe starts above: the last part confirmed
+// in the part's thread, else the thread itself (its root or topic), else,
+// for the first root of a relay that confirmed nothing yet, the start of
+// the chat: in a group with a long history that probe reaches its bound
+// and is undecided, so the session waits rather than guess.
+func probeStart(after, thread string) (int64, error) {
+	switch {
+	case after != "":
+		return messageID(after)
+	case thread != "":
+		return messageID(thread)
+	}
+	return 0, nil
 }
 
 func undecided(key, why string) *relay.Error {
