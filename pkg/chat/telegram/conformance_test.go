@@ -20,10 +20,16 @@ const suiteChat = faketelegram.DefaultChatID
 
 var suiteUser = faketelegram.User{ID: 4200, FirstName: "Operator"}
 
-// Telegram against faketelegram, a forum supergroup: the providers'
-// conformance suite.
-func TestConformance(t *testing.T) {
-	providertest.Run(t, providertest.Subject{
+// Telegram against faketelegram, a forum supergroup (a topic per
+// session): the providers' conformance suite.
+func TestConformance(t *testing.T) { providertest.Run(t, subject(true)) }
+
+// Telegram against faketelegram, a supergroup without topics (a root
+// message and its replies per session).
+func TestConformanceWithoutTopics(t *testing.T) { providertest.Run(t, subject(false)) }
+
+func subject(forum bool) providertest.Subject {
+	return providertest.Subject{
 		Provider: func(time.Duration) chat.Provider {
 			return telegram.New(telegram.Options{Timeout: 2 * time.Second})
 		},
@@ -35,22 +41,23 @@ func TestConformance(t *testing.T) {
 			}
 			return cfg
 		},
-		Start:              startFake,
+		Start: func(t *testing.T, _ time.Duration) providertest.Fake {
+			f, err := faketelegram.Start(faketelegram.Options{Chats: []faketelegram.Chat{{ID: suiteChat, Forum: forum}}, Logf: t.Logf})
+			providertest.Started(t, f, err)
+			return fake{f: f, forum: forum}
+		},
 		Transport:          func(t *testing.T) providertest.TransportFake { return startTransportFake(t) },
-		ThreadRequest:      true,
-		ClosesThreads:      true,
+		ThreadRequest:      forum,
+		ClosesThreads:      forum,
 		InboundByTransport: true,
 		DoctorChecks:       []string{"bot token", "chat", "replies", "webhook", "clock"},
-	})
+	}
 }
 
 // fake is faketelegram as the suite drives it.
-type fake struct{ f *faketelegram.Server }
-
-func startFake(t *testing.T, _ time.Duration) providertest.Fake {
-	f, err := faketelegram.Start(faketelegram.Options{Logf: t.Logf})
-	providertest.Started(t, f, err)
-	return fake{f}
+type fake struct {
+	f     *faketelegram.Server
+	forum bool
 }
 
 func (r fake) URL() string { return r.f.URL() }
@@ -101,6 +108,9 @@ func (r fake) WaitPosts(ctx context.Context, n int) (int, error) {
 // which its root line begins with, or from the session id, which the
 // root line names; the latest such root without a topic takes it.
 func (r fake) Places() []providertest.Place {
+	if !r.forum {
+		return r.rootPlaces()
+	}
 	sn := r.f.Snapshot()
 	var out []providertest.Place
 	closed := map[string]bool{}
@@ -126,6 +136,20 @@ func (r fake) Places() []providertest.Place {
 			if m.Chat == suiteChat && m.From.IsBot && m.Service == "" && strconv.FormatInt(m.Thread, 10) == out[i].Thread {
 				out[i].Replies = append(out[i].Replies, m.Text)
 			}
+		}
+	}
+	return out
+}
+
+// rootPlaces: without topics a session's thread is its root's replies,
+// nothing to make twice.
+func (r fake) rootPlaces() []providertest.Place {
+	sn := r.f.Snapshot()
+	var out []providertest.Place
+	for _, m := range sn.Messages {
+		if m.Chat == suiteChat && m.From.IsBot && m.Service == "" && m.Thread == 0 && !m.Deleted {
+			id := strconv.FormatInt(m.ID, 10)
+			out = append(out, providertest.Place{ID: id, Thread: id, Root: m.Text, Threads: 1, Replies: sn.Texts(suiteChat, m.ID)})
 		}
 	}
 	return out
@@ -162,11 +186,22 @@ func (r fake) Messages() int {
 func (r fake) LoseChannel(lost bool) { _ = r.f.SetBotKicked(suiteChat, lost) }
 
 // DeletePlace deletes the session's topic, as a moderator; its root in
-// General stays, as a Discord thread's starter message does.
+// General stays, as a Discord thread's starter message does. Without
+// topics it deletes the root and every reply, as a moderator clearing a
+// thread does.
 func (r fake) DeletePlace(p providertest.Place) {
-	if thread, err := strconv.ParseInt(p.Thread, 10, 64); err == nil {
-		_ = r.f.DeleteTopic(suiteChat, thread)
+	id, err := strconv.ParseInt(p.Thread, 10, 64)
+	if err != nil {
+		return
 	}
+	if r.forum {
+		_ = r.f.DeleteTopic(suiteChat, id)
+		return
+	}
+	for _, m := range r.f.Snapshot().Posted(suiteChat, id) {
+		_ = r.f.DeleteMessage(suiteChat, m.ID)
+	}
+	_ = r.f.DeleteMessage(suiteChat, id)
 }
 
 func (r fake) RateLimitNext(n int, retryAfter time.Duration) { r.f.RateLimitNext(n, retryAfter) }
@@ -178,7 +213,11 @@ func (r fake) Reply(place, text string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	m, err := r.f.InjectMessage(faketelegram.Inbound{From: suiteUser, Thread: thread, Text: text})
+	in := faketelegram.Inbound{From: suiteUser, Thread: thread, Text: text}
+	if !r.forum {
+		in = faketelegram.Inbound{From: suiteUser, ReplyTo: thread, Text: text}
+	}
+	m, err := r.f.InjectMessage(in)
 	return strconv.FormatInt(m.ID, 10), err
 }
 
