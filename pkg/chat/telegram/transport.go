@@ -19,16 +19,6 @@ import (
 	"gjc.dev/reconciler/pkg/spec"
 )
 
-// Degraded reasons of the transport, as health errors name them.
-const (
-	// ReasonTokenInUse: another getUpdates consumer uses this bot's token
-	// (HTTP 409); the service splits updates between them.
-	ReasonTokenInUse = "TokenInUse"
-	// ReasonWebhookSet: a webhook is set for this token, so getUpdates
-	// is refused (HTTP 409). The daemon never deletes it itself.
-	ReasonWebhookSet = "WebhookSet"
-)
-
 // TransportOptions tunes a Transport; zero values take defaults.
 type TransportOptions struct {
 	Log logr.Logger
@@ -175,8 +165,10 @@ func (t *Transport) receive(ctx context.Context, ev inbound.Event) (inbound.Outc
 	return t.opts.Inbound.Receive(ctx, ev)
 }
 
-// pollFailure says what a failed poll means: the health to report, a
-// terminal error, and the wait the service asked for.
+// pollFailure says what a failed poll means: the health to report (a
+// 409 names its reason, TokenInUse or WebhookSet: Degraded, never Ready,
+// polled again with back-off), a terminal error, and the wait the
+// service asked for.
 func pollFailure(err error) (chat.Health, *chat.TerminalError, time.Duration) {
 	var ae *apiError
 	if !errors.As(err, &ae) {
@@ -187,9 +179,11 @@ func pollFailure(err error) (chat.Health, *chat.TerminalError, time.Duration) {
 		return chat.Health{}, &chat.TerminalError{Reason: daemonproto.ReasonInvalidCredentials,
 			Message: "telegram refused the bot token (botToken): " + ae.Description + "; create a new one with BotFather"}, 0
 	case ae.Code == http.StatusConflict && strings.Contains(ae.Description, descWebhook):
-		return chat.Health{Err: ReasonWebhookSet + ": a webhook is set for this bot, so it cannot poll; remove it with deleteWebhook (the daemon never does)"}, nil, 0
+		return chat.Health{Reason: daemonproto.ReasonWebhookSet,
+			Err: "a webhook is set for this bot, so it cannot poll; remove it with deleteWebhook (the daemon never does)"}, nil, 0
 	case ae.Code == http.StatusConflict:
-		return chat.Health{Err: ReasonTokenInUse + ": another program polls this bot's updates (getUpdates); stop it, or give this daemon a bot of its own"}, nil, 0
+		return chat.Health{Reason: daemonproto.ReasonTokenInUse,
+			Err: "another program polls this bot's updates (getUpdates); stop it, or give this daemon a bot of its own"}, nil, 0
 	case ae.Code == http.StatusTooManyRequests:
 		return chat.Health{Err: "telegram getUpdates: " + ae.Error()}, nil, time.Duration(ae.RetryAfter) * time.Second
 	}

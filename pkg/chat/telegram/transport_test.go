@@ -178,7 +178,7 @@ func TestConflictsAreDegraded(t *testing.T) {
 		h2, _ := run(t, f, newInbox(), "")
 		var seen chat.Health
 		select {
-		case seen = <-waitEither(t, h1, h2, ReasonTokenInUse+":"):
+		case seen = <-waitEither(t, h1, h2, daemonproto.ReasonTokenInUse):
 		case <-time.After(20 * time.Second):
 			t.Fatal("no TokenInUse report")
 		}
@@ -190,7 +190,7 @@ func TestConflictsAreDegraded(t *testing.T) {
 		f := startFake(t, false)
 		f.SetWebhook("https://example.com/hook")
 		h, _ := run(t, f, newInbox(), "")
-		v := h.waitFor(t, func(v chat.Health) bool { return strings.HasPrefix(v.Err, ReasonWebhookSet+":") })
+		v := h.waitFor(t, func(v chat.Health) bool { return v.Reason == daemonproto.ReasonWebhookSet })
 		if !strings.Contains(v.Err, "deleteWebhook") {
 			t.Errorf("WebhookSet does not name deleteWebhook: %s", v.Err)
 		}
@@ -202,14 +202,13 @@ func TestConflictsAreDegraded(t *testing.T) {
 	})
 }
 
-// waitEither forwards the first report of h1 or h2 whose error starts
-// with prefix.
-func waitEither(t *testing.T, h1, h2 *health, prefix string) <-chan chat.Health {
+// waitEither forwards the first report of h1 or h2 with reason.
+func waitEither(t *testing.T, h1, h2 *health, reason string) <-chan chat.Health {
 	out := make(chan chat.Health, 1)
 	for _, h := range []*health{h1, h2} {
 		go func() {
 			for v := range h.ch {
-				if strings.HasPrefix(v.Err, prefix) {
+				if v.Reason == reason {
 					select {
 					case out <- v:
 					default:

@@ -46,14 +46,15 @@ func FuzzDecodeUpdates(f *testing.F) {
 }
 
 func TestPollFailure(t *testing.T) {
+	reasons := map[string]string{"another program polls": daemonproto.ReasonTokenInUse, "a webhook is set for this bot, so it cannot poll; remove it with deleteWebhook": daemonproto.ReasonWebhookSet}
 	for _, tc := range []struct {
 		err      error
 		terminal bool
 		health   string
 	}{
 		{&apiError{Code: 401, Description: "Unauthorized"}, true, ""},
-		{&apiError{Code: 409, Description: "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running"}, false, ReasonTokenInUse + ":"},
-		{&apiError{Code: 409, Description: "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first"}, false, ReasonWebhookSet + ": a webhook is set for this bot, so it cannot poll; remove it with deleteWebhook"},
+		{&apiError{Code: 409, Description: "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running"}, false, "another program polls"},
+		{&apiError{Code: 409, Description: "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first"}, false, "a webhook is set for this bot, so it cannot poll; remove it with deleteWebhook"},
 		{&apiError{Code: 502, Description: "Bad Gateway"}, false, "telegram getUpdates: 502"},
 		{errors.New("read: connection reset"), false, "telegram getUpdates: read"},
 	} {
@@ -66,6 +67,9 @@ func TestPollFailure(t *testing.T) {
 		}
 		if h.Healthy || !strings.HasPrefix(h.Err, tc.health) {
 			t.Errorf("pollFailure(%v) health = %+v, want %q...", tc.err, h, tc.health)
+		}
+		if h.Reason != reasons[tc.health] {
+			t.Errorf("pollFailure(%v) reason = %q, want %q", tc.err, h.Reason, reasons[tc.health])
 		}
 	}
 }
