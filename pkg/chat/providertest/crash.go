@@ -104,6 +104,7 @@ func crashMatrix(t *testing.T, s Subject, top string) {
 func childEnvOf(f Fake) []string { return []string{"RELAY_URL=" + f.URL()} }
 
 func runCrashCase(t *testing.T, s Subject, top string, c crashCase) {
+	s.skipGap(t, top)
 	ctx, cancel := context.WithTimeout(context.Background(), crashWait)
 	defer cancel()
 	f := s.Start(t, c.nonceWindow)

@@ -48,6 +48,19 @@ type Subject struct {
 	// DoctorChecks are the checks the provider's Doctor reports, in
 	// order; each but "clock" can be withheld at the fake (Fake.Withhold).
 	DoctorChecks []string
+	// Gaps are the cases this provider does not pass yet, by their path
+	// under the suite ("RelayRandomKills", "RelayCrashMatrix/<case>"),
+	// each with why: they are skipped saying so, never run and ignored.
+	// A provider with gaps does not pass the suite whole.
+	Gaps map[string]string
+}
+
+// skipGap skips t when its case is one of s's known gaps.
+func (s Subject) skipGap(t *testing.T, top string) {
+	t.Helper()
+	if why, ok := s.Gaps[strings.TrimPrefix(t.Name(), top+"/")]; ok {
+		t.Skipf("a known gap of this provider, not passed yet: %s", why)
+	}
 }
 
 // Fake is a provider's fake as the suite drives and reads it.
@@ -146,6 +159,6 @@ func Run(t *testing.T, s Subject) {
 	if s.ClosesThreads {
 		t.Run("RelayThreadDeletedBeforeItsArchive", func(t *testing.T) { threadDeletedBeforeArchive(t, s) })
 	}
-	t.Run("RelayRandomKills", func(t *testing.T) { randomKills(t, s, top) })
+	t.Run("RelayRandomKills", func(t *testing.T) { s.skipGap(t, top); randomKills(t, s, top) })
 	t.Run("Doctor", func(t *testing.T) { doctorChecks(t, s) })
 }
