@@ -44,5 +44,11 @@ func init() {
 		{"fleet inbox: every machine's loop follows the fleet's inbox", "cmd/reconciler/fleet.go",
 			"Log: log.WithName(\"fleet-inbox\"), Names: names}", "Log: log.WithName(\"fleet-inbox\"), Names: func() []string { return nil }}",
 			"./cmd/reconciler/systemtest", "TestFleetReplyReachesEveryMachinesInbox$"},
+		{"fleet inbox: the daemon keeps a landing under the ledger's lock", "pkg/fleetbus/inboxledger.go",
+			"\tunlock, err := l.lock()\n\tif err != nil {\n\t\treturn false, err\n\t}\n", "\tunlock, err := func() {}, error(nil)\n\tif err != nil {\n\t\treturn false, err\n\t}\n",
+			"./pkg/fleetbus", "TestLandingAndCopyOfOneEntryTakeTurns$"},
+		{"fleet inbox: the loop copies an entry under the ledger's lock", "pkg/fleetbus/inboxcopy.go",
+			"\tunlock, err := l.lock() // against", "\tunlock, err := func() {}, error(nil) // against",
+			"./pkg/fleetbus", "TestLandingAndCopyOfOneEntryTakeTurns$"},
 	}...)
 }

@@ -16,7 +16,9 @@ import (
 // record leaves a stage that recover removes (the entry is copied again
 // from the start); after it, one that recover publishes; and an entry
 // recorded is never staged again, so a reader that took the file never
-// gets it a second time.
+// gets it a second time. The ledger's lock is held throughout, so this
+// machine's daemon landing e meanwhile either kept it first (and e is
+// not copied) or finds it copied (and drops its landing).
 func (f *InboxFollower) take(d bus.Dirs, dir, key string, value []byte, rev int64) {
 	session, file, _ := strings.Cut(strings.TrimPrefix(key, inboxPrefix(dir)), "/")
 	if err := bus.CheckInboxEntry(session, file, value); err != nil {
@@ -24,6 +26,12 @@ func (f *InboxFollower) take(d bus.Dirs, dir, key string, value []byte, rev int6
 		return
 	}
 	e, l := entry{session, file}, ledgerOf(d)
+	unlock, err := l.lock() // against a landing of e by this machine's daemon
+	if err != nil {
+		f.Log.Error(err, "an entry of the fleet's inbox waits: the ledger cannot be locked", "key", key)
+		return
+	}
+	defer unlock()
 	switch state, err := l.state(e); {
 	case err != nil:
 		f.Log.Error(err, "an entry of the fleet's inbox waits: the ledger cannot be read", "key", key)

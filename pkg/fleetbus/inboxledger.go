@@ -28,7 +28,8 @@ import (
 // into the inbox from etcd only by the one step that records it in
 // copied/, and never while any of the three holds its entry; so every
 // machine has it once, whatever restarts, and the landing machine never
-// gets it twice. put/ and copied/ are pruned after LedgerKeep, once etcd
+// gets it twice. The daemon and the loop read and change an entry's state
+// only under the ledger's lock (.lock, inboxlock.go). put/ and copied/ are pruned after LedgerKeep, once etcd
 // has long forgotten the entry.
 const FleetInbox = "fleet-inbox"
 
@@ -102,6 +103,11 @@ func (l ledger) state(e entry) (string, error) {
 // in etcd; copied: e is here already, copied from etcd, so the landing
 // must not publish it again.
 func (l ledger) keep(e entry, data []byte) (isCopied bool, err error) {
+	unlock, err := l.lock()
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
 	state, err := l.state(e)
 	switch {
 	case err != nil:
