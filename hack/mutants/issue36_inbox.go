@@ -50,5 +50,8 @@ func init() {
 		{"fleet inbox: the loop copies an entry under the ledger's lock", "pkg/fleetbus/inboxcopy.go",
 			"\tunlock, err := l.lock() // against", "\tunlock, err := func() {}, error(nil) // against",
 			"./pkg/fleetbus", "TestLandingAndCopyOfOneEntryTakeTurns$"},
+		{"fleet inbox: the resync lists keys, reading only the values missing here", "pkg/fleetbus/inboxfollow.go",
+			", clientv3.WithKeysOnly()}", "}",
+			"./pkg/fleetbus", "TestInboxResyncReadsOnlyWhatIsMissing$"},
 	}...)
 }

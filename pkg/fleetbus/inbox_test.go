@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -366,4 +367,63 @@ func TestInboxRefusesMalformedEntries(t *testing.T) {
 	if n := m.logs.count(`inbox/../../../evil.json`); n == 0 {
 		t.Errorf("a refusal does not name its key")
 	}
+}
+
+// The pass every Resync lists the fleet's inbox by its keys: an entry
+// every machine has already is not read again (a day of replies, up to
+// bus.MaxInboxFileSize each, on every machine for every name, twice a
+// minute).
+func TestInboxResyncReadsOnlyWhatIsMissing(t *testing.T) {
+	c := etcdtest.Start(t, etcdtest.Options{})
+	m := newMachine(t, c)
+	dir := fleetbus.Dir(prefix, "bot") + "inbox/"
+	put := func(n int) {
+		id := fmt.Sprint(2000 + n)
+		data := `{"id":"` + id + `","session":"s1","user":"alice","text":"` + strings.Repeat("r", 8<<10) + `","ts":"2026-12-02T08:00:00.000Z"}`
+		if _, err := m.cli.Put(context.Background(), dir+"s1/1796198400000-"+id+".json", data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for n := range 20 {
+		put(n)
+	}
+	cli := c.Client(t)
+	kv := &countingKV{KV: cli.KV}
+	cli.KV = kv
+	f := &fleetbus.InboxFollower{Client: cli, Prefix: prefix, AgentDir: m.agentDir, Log: m.logs.logger(t)}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := f.Sync(ctx, m.dirs, "bot"); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(m.files()); n != 20 {
+		t.Fatalf("%d entries copied, want 20", n)
+	}
+	put(20)
+	kv.read.Store(0)
+	if _, err := f.Sync(ctx, m.dirs, "bot"); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(m.files()); n != 21 {
+		t.Fatalf("%d entries copied, want 21", n)
+	}
+	if got, max := kv.read.Load(), int64(9<<10); got > max {
+		t.Fatalf("a pass with one entry missing read %d bytes of values, want at most %d (that one's)", got, max)
+	}
+}
+
+// countingKV counts the bytes of the values Get returns.
+type countingKV struct {
+	clientv3.KV
+	read atomic.Int64
+}
+
+func (c *countingKV) Get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
+	resp, err := c.KV.Get(ctx, key, opts...)
+	if err == nil {
+		for _, kv := range resp.Kvs {
+			c.read.Add(int64(len(kv.Value)))
+		}
+	}
+	return resp, err
 }

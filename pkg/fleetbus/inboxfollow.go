@@ -3,6 +3,7 @@ package fleetbus
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -187,14 +188,17 @@ func (f *InboxFollower) Sync(ctx context.Context, d bus.Dirs, name string) (int6
 	return f.copyAll(ctx, d, dir)
 }
 
-// copyAll takes every entry of the fleet's inbox, a page at a time from
-// one revision's view, and returns that revision.
+// copyAll takes every entry of the fleet's inbox, a page of keys at a
+// time from one revision's view, and returns that revision. Only the keys
+// are listed: this runs every Resync on every machine for every name, and
+// the values (up to bus.MaxInboxFileSize each, a day of them) are read
+// only for the entries the ledger does not have, a few at most.
 func (f *InboxFollower) copyAll(ctx context.Context, d bus.Dirs, dir string) (int64, error) {
 	prefix := inboxPrefix(dir)
 	from, end := prefix, clientv3.GetPrefixRangeEnd(prefix)
 	var rev int64
 	for {
-		opts := []clientv3.OpOption{clientv3.WithRange(end), clientv3.WithLimit(pageSize), clientv3.WithSort(clientv3.SortByKey, clientv3.SortAscend)}
+		opts := []clientv3.OpOption{clientv3.WithRange(end), clientv3.WithLimit(pageSize), clientv3.WithSort(clientv3.SortByKey, clientv3.SortAscend), clientv3.WithKeysOnly()}
 		if rev != 0 {
 			opts = append(opts, clientv3.WithRev(rev))
 		}
@@ -206,13 +210,40 @@ func (f *InboxFollower) copyAll(ctx context.Context, d bus.Dirs, dir string) (in
 			rev = resp.Header.Revision
 		}
 		for _, kv := range resp.Kvs {
-			f.take(d, dir, string(kv.Key), kv.Value, kv.ModRevision)
+			key := string(kv.Key)
+			switch named, settled := f.settled(d, dir, key); {
+			case !named:
+				f.take(d, dir, key, nil, kv.ModRevision) // refused by its name alone
+				continue
+			case settled:
+				continue
+			}
+			got, err := f.Client.Get(ctx, key, clientv3.WithRev(rev))
+			if err != nil {
+				return 0, fmt.Errorf("reading the fleet's inbox entry %s: %w", key, err)
+			}
+			for _, kv := range got.Kvs {
+				f.take(d, dir, key, kv.Value, kv.ModRevision)
+			}
 		}
 		if !resp.More || len(resp.Kvs) == 0 {
 			return rev, nil
 		}
 		from = string(resp.Kvs[len(resp.Kvs)-1].Key) + "\x00"
 	}
+}
+
+// settled says whether key names an entry of the bus's alphabet, and
+// whether the ledger has that entry already, for good: landed or put
+// here, or copied (Sync's recover completed any copy cut short), so take
+// would do nothing with its value.
+func (f *InboxFollower) settled(d bus.Dirs, dir, key string) (named, settled bool) {
+	session, file, _ := strings.Cut(strings.TrimPrefix(key, inboxPrefix(dir)), "/")
+	if !bus.ValidInboxSession(session) || !bus.ValidInboxFile(file) {
+		return false, false
+	}
+	state, err := ledgerOf(d).state(entry{session, file})
+	return true, err == nil && state != notHere
 }
 
 // lock serializes the work on name's inbox: a watch event, a landing and
