@@ -53,5 +53,8 @@ func init() {
 		{"fleet inbox: the resync lists keys, reading only the values missing here", "pkg/fleetbus/inboxfollow.go",
 			", clientv3.WithKeysOnly()}", "}",
 			"./pkg/fleetbus", "TestInboxResyncReadsOnlyWhatIsMissing$"},
+		{"fleet inbox: the ledger's own directory is judged (no symbolic link)", "pkg/fleetbus/inboxledger.go",
+			"range []string{l.dir, l.stateDir(landed),", "range []string{l.stateDir(landed),",
+			"./pkg/fleetbus", "TestLedgerRefusesALinkedDirectory$"},
 	}...)
 }

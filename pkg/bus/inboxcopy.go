@@ -9,14 +9,15 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"gjc.dev/reconciler/pkg/atomicfile"
 	"gjc.dev/reconciler/pkg/platform"
 )
 
 // A copy of an inbox file landed elsewhere (by another machine's daemon,
 // DESIGN 10) is written like a landing: StageInboxCopy writes it whole and
-// durable under a hidden stage name of its own, the caller records that it
-// has it, PublishInboxCopy renames it into place without replacing
-// anything. A copy's stage is never a landing's (".<file>.copy", not
+// durable (its name too) under a hidden stage name of its own, the caller
+// records that it has it, PublishInboxCopy renames it into place without
+// replacing anything. A copy's stage is never a landing's (".<file>.copy", not
 // ".<file>.tmp"): the inbound side removes the landing stages its journal
 // does not name, and its journal never names a copy.
 
@@ -36,6 +37,12 @@ func StageInboxCopy(d Dirs, session, file string, data []byte) error {
 		return err
 	}
 	if err := platform.StageFile(filepath.Join(dir, copyStageName(file)), data); err != nil {
+		return fmt.Errorf("inbox copy %s of session %q: %w", file, session, err)
+	}
+	// The stage's name is made durable before the caller records the
+	// copy in its ledger, another directory, maybe another filesystem: a
+	// record that outlived its stage would stand for a copy never made.
+	if err := atomicfile.SyncDir(dir); err != nil {
 		return fmt.Errorf("inbox copy %s of session %q: %w", file, session, err)
 	}
 	return nil

@@ -71,11 +71,21 @@ func (l ledger) path(state string, e entry) string {
 	return filepath.Join(l.stateDir(state), e.name())
 }
 
-// ensure makes the ledger's directories, private.
+// ensure makes the ledger's directories, private, each durably where it
+// is new (a record in a directory whose own entry a crash lost is lost
+// too, and a copy recorded then lost is copied again). FleetInbox itself
+// is judged first: a symbolic link there would move the ledger elsewhere.
 func (l ledger) ensure() error {
-	for _, state := range []string{landed, put, copied} {
-		if err := atomicfile.CheckPrivateDir(filepath.Join(l.dir, state)); err != nil {
+	for _, dir := range []string{l.dir, l.stateDir(landed), l.stateDir(put), l.stateDir(copied)} {
+		_, err := os.Lstat(dir)
+		missing := errors.Is(err, fs.ErrNotExist)
+		if err := atomicfile.CheckPrivateDir(dir); err != nil {
 			return fmt.Errorf("the fleet inbox ledger: %w", err)
+		}
+		if missing {
+			if err := atomicfile.SyncDir(filepath.Dir(dir)); err != nil {
+				return fmt.Errorf("the fleet inbox ledger: %w", err)
+			}
 		}
 	}
 	return nil

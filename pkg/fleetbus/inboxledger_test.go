@@ -71,3 +71,34 @@ func TestLedgerPrune(t *testing.T) {
 		t.Fatalf("a landing put now, a day later: %q, %v", state, err)
 	}
 }
+
+// The ledger's own directory is judged as the bus's are: a symbolic link
+// there (to another private directory of the same user) would move the
+// record of what was copied here, and is refused before anything is
+// written through it.
+func TestLedgerRefusesALinkedDirectory(t *testing.T) {
+	d, err := bus.Paths(t.TempDir(), "bot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bus.EnsureDirs(d); err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := filepath.Join(t.TempDir(), "ledger")
+	if err := os.Mkdir(elsewhere, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, filepath.Join(d.Dir, FleetInbox)); err != nil {
+		t.Fatal(err)
+	}
+	l := ledgerOf(d)
+	if err := l.ensure(); err == nil {
+		t.Fatal("a ledger behind a symbolic link was taken")
+	}
+	if _, err := l.keep(entry{"s1", "1796198400000-1.json"}, []byte("{}")); err == nil {
+		t.Fatal("a landing was kept through a symbolic link")
+	}
+	if names, _ := os.ReadDir(elsewhere); len(names) != 0 {
+		t.Fatalf("written through the link: %v", names)
+	}
+}
