@@ -56,5 +56,11 @@ func init() {
 		{"fleet inbox: the ledger's own directory is judged (no symbolic link)", "pkg/fleetbus/inboxledger.go",
 			"range []string{l.dir, l.stateDir(landed),", "range []string{l.stateDir(landed),",
 			"./pkg/fleetbus", "TestLedgerRefusesALinkedDirectory$"},
+		{"fleet inbox: a record is kept while etcd has its entry, however old", "pkg/fleetbus/inboxfollow.go",
+			"\t\t\t\tlisted[e] = true\n", "\t\t\t\t_ = e\n",
+			"./pkg/fleetbus", "TestInboxRecordOutlivesAnExtendedLease$"},
+		{"fleet inbox: prune spares what etcd still has", "pkg/fleetbus/inboxledger.go",
+			"ok && state != landed && !inEtcd[e] &&", "ok && state != landed && e == e &&",
+			"./pkg/fleetbus", "TestLedgerPrune$"},
 	}...)
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"gjc.dev/reconciler/pkg/bus"
 	"gjc.dev/reconciler/pkg/fleetbus"
@@ -117,5 +118,32 @@ func TestInboxLandingKeptWhileTheLoopWasDownIsPutAtStart(t *testing.T) {
 	}
 	if got := m1.files(); !same(got, map[string]string{file2: data2}) {
 		t.Fatalf("the owner's inbox = %v, want reply 2 alone (its reader took reply 1)", got)
+	}
+}
+
+// etcd extends every lease by its whole TTL at each change of leader, so
+// an entry can outlive InboxTTL: its record here is kept while the entry
+// is there, however old, and a reader that took the file never gets it
+// back.
+func TestInboxRecordOutlivesAnExtendedLease(t *testing.T) {
+	c := etcdtest.Start(t, etcdtest.Options{})
+	m := newMachine(t, c)
+	file := "1796198400000-1001.json"
+	data := `{"id":"1001","session":"s1","user":"alice","text":"reply","ts":"2026-12-02T08:00:00.000Z"}`
+	if _, err := m.cli.Put(context.Background(), fleetbus.Dir(prefix, "bot")+"inbox/s1/"+file, data); err != nil {
+		t.Fatal(err)
+	}
+	m.sync()
+	if err := os.Remove(filepath.Join(m.dirs.Inbox, "s1", file)); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-fleetbus.LedgerKeep - time.Hour)
+	if err := os.Chtimes(filepath.Join(m.dirs.Dir, fleetbus.FleetInbox, "copied", "s1,"+file), old, old); err != nil {
+		t.Fatal(err)
+	}
+	m.sync()
+	m.sync()
+	if got := m.files(); len(got) != 0 {
+		t.Fatalf("a reply taken by its reader came back once its record was old: %v", got)
 	}
 }

@@ -178,25 +178,31 @@ func (f *InboxFollower) Sync(ctx context.Context, d bus.Dirs, name string) (int6
 	if err := f.recover(d, l); err != nil {
 		return 0, err
 	}
-	if err := l.prune(f.now()); err != nil {
-		f.Log.Error(err, "the fleet inbox ledger keeps entries past their time", "name", name)
-	}
 	dir := Dir(f.Prefix, name)
 	if err := f.putLanded(ctx, d, dir); err != nil {
 		return 0, err
 	}
-	return f.copyAll(ctx, d, dir)
+	rev, inEtcd, err := f.copyAll(ctx, d, dir)
+	if err != nil {
+		return 0, err
+	}
+	if err := l.prune(f.now(), inEtcd); err != nil {
+		f.Log.Error(err, "the fleet inbox ledger keeps entries past their time", "name", name)
+	}
+	return rev, nil
 }
 
 // copyAll takes every entry of the fleet's inbox, a page of keys at a
-// time from one revision's view, and returns that revision. Only the keys
+// time from one revision's view, and returns that revision and the
+// entries listed. Only the keys
 // are listed: this runs every Resync on every machine for every name, and
 // the values (up to bus.MaxInboxFileSize each, a day of them) are read
 // only for the entries the ledger does not have, a few at most.
-func (f *InboxFollower) copyAll(ctx context.Context, d bus.Dirs, dir string) (int64, error) {
+func (f *InboxFollower) copyAll(ctx context.Context, d bus.Dirs, dir string) (int64, map[entry]bool, error) {
 	prefix := inboxPrefix(dir)
 	from, end := prefix, clientv3.GetPrefixRangeEnd(prefix)
 	var rev int64
+	listed := map[entry]bool{}
 	for {
 		opts := []clientv3.OpOption{clientv3.WithRange(end), clientv3.WithLimit(pageSize), clientv3.WithSort(clientv3.SortByKey, clientv3.SortAscend), clientv3.WithKeysOnly()}
 		if rev != 0 {
@@ -204,14 +210,18 @@ func (f *InboxFollower) copyAll(ctx context.Context, d bus.Dirs, dir string) (in
 		}
 		resp, err := f.Client.Get(ctx, from, opts...)
 		if err != nil {
-			return 0, fmt.Errorf("reading the fleet's inbox %s: %w", prefix, err)
+			return 0, nil, fmt.Errorf("reading the fleet's inbox %s: %w", prefix, err)
 		}
 		if rev == 0 {
 			rev = resp.Header.Revision
 		}
 		for _, kv := range resp.Kvs {
 			key := string(kv.Key)
-			switch named, settled := f.settled(d, dir, key); {
+			e, named, settled := f.settled(d, dir, key)
+			if named {
+				listed[e] = true
+			}
+			switch {
 			case !named:
 				f.take(d, dir, key, nil, kv.ModRevision) // refused by its name alone
 				continue
@@ -220,30 +230,31 @@ func (f *InboxFollower) copyAll(ctx context.Context, d bus.Dirs, dir string) (in
 			}
 			got, err := f.Client.Get(ctx, key, clientv3.WithRev(rev))
 			if err != nil {
-				return 0, fmt.Errorf("reading the fleet's inbox entry %s: %w", key, err)
+				return 0, nil, fmt.Errorf("reading the fleet's inbox entry %s: %w", key, err)
 			}
 			for _, kv := range got.Kvs {
 				f.take(d, dir, key, kv.Value, kv.ModRevision)
 			}
 		}
 		if !resp.More || len(resp.Kvs) == 0 {
-			return rev, nil
+			return rev, listed, nil
 		}
 		from = string(resp.Kvs[len(resp.Kvs)-1].Key) + "\x00"
 	}
 }
 
-// settled says whether key names an entry of the bus's alphabet, and
-// whether the ledger has that entry already, for good: landed or put
-// here, or copied (Sync's recover completed any copy cut short), so take
-// would do nothing with its value.
-func (f *InboxFollower) settled(d bus.Dirs, dir, key string) (named, settled bool) {
+// settled returns the entry key names, whether its names are of the
+// bus's alphabet, and whether the ledger has it already, for good: landed
+// or put here, or copied (Sync's recover completed any copy cut short),
+// so take would do nothing with its value.
+func (f *InboxFollower) settled(d bus.Dirs, dir, key string) (e entry, named, settled bool) {
 	session, file, _ := strings.Cut(strings.TrimPrefix(key, inboxPrefix(dir)), "/")
+	e = entry{session, file}
 	if !bus.ValidInboxSession(session) || !bus.ValidInboxFile(file) {
-		return false, false
+		return e, false, false
 	}
-	state, err := ledgerOf(d).state(entry{session, file})
-	return true, err == nil && state != notHere
+	state, err := ledgerOf(d).state(e)
+	return e, true, err == nil && state != notHere
 }
 
 // lock serializes the work on name's inbox: a watch event, a landing and

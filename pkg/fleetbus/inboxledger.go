@@ -29,8 +29,8 @@ import (
 // copied/, and never while any of the three holds its entry; so every
 // machine has it once, whatever restarts, and the landing machine never
 // gets it twice. The daemon and the loop read and change an entry's state
-// only under the ledger's lock (.lock, inboxlock.go). put/ and copied/ are pruned after LedgerKeep, once etcd
-// has long forgotten the entry.
+// only under the ledger's lock (.lock, inboxlock.go). put/ and copied/ are
+// pruned after LedgerKeep, and only once etcd has forgotten the entry.
 const FleetInbox = "fleet-inbox"
 
 // InboxTTL is how long a landed file stays in the fleet's inbox in etcd.
@@ -182,9 +182,13 @@ func (l ledger) markCopied(e entry) error {
 	return nil
 }
 
-// prune removes the put/ and copied/ entries older than LedgerKeep, and
-// the temp files a crashed write left in any of the three.
-func (l ledger) prune(now time.Time) error {
+// prune removes the put/ and copied/ entries older than LedgerKeep that
+// are not inEtcd (the fleet's inbox as just listed), and the temp files a
+// crashed write left in any of the three. The age alone is not enough:
+// etcd extends every lease by its whole TTL at each change of leader, so
+// an entry can outlive InboxTTL by a day, and one forgotten here while it
+// is there would be copied again.
+func (l ledger) prune(now time.Time, inEtcd map[entry]bool) error {
 	var errs []error
 	for _, state := range []string{landed, put, copied} {
 		dir := filepath.Join(l.dir, state)
@@ -201,10 +205,10 @@ func (l ledger) prune(now time.Time) error {
 			if err != nil {
 				continue // gone since the listing
 			}
-			_, ok := parseEntry(n.Name())
+			e, ok := parseEntry(n.Name())
 			_, kind, temp := atomicfile.ParseLeftover(n.Name())
 			stale := temp && kind == atomicfile.LeftoverTemp && now.Sub(fi.ModTime()) > time.Hour ||
-				ok && state != landed && now.Sub(fi.ModTime()) > LedgerKeep
+				ok && state != landed && !inEtcd[e] && now.Sub(fi.ModTime()) > LedgerKeep
 			if stale && fi.Mode().IsRegular() {
 				if err := os.Remove(filepath.Join(dir, n.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
 					errs = append(errs, err)

@@ -45,7 +45,7 @@ func TestLedgerPrune(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := l.prune(now); err != nil {
+	if err := l.prune(now, nil); err != nil {
 		t.Fatal(err)
 	}
 	for p, want := range map[string]bool{
@@ -59,12 +59,31 @@ func TestLedgerPrune(t *testing.T) {
 		}
 	}
 
+	// An entry etcd still has is not forgotten, however old its record:
+	// each change of etcd's leader extends the entry's lease by its TTL.
+	for _, p := range []string{l.path(put, e("6")), l.path(copied, e("7"))} {
+		if err := os.WriteFile(p, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.prune(now, map[entry]bool{e("6"): true, e("7"): true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"6", "7"} {
+		if state, err := l.state(e(id)); err != nil || state == notHere {
+			t.Errorf("entry %s, still in etcd, forgotten: %q, %v", id, state, err)
+		}
+	}
+
 	// A put is dated when it is made, not when it landed: an entry kept
 	// for long before etcd took it lives its LedgerKeep from the put.
 	if err := l.markPut(e("1"), now); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.prune(now.Add(InboxTTL)); err != nil {
+	if err := l.prune(now.Add(InboxTTL), nil); err != nil {
 		t.Fatal(err)
 	}
 	if state, err := l.state(e("1")); err != nil || state != put {
