@@ -10,7 +10,7 @@ func init() {
 	mutants = append(mutants, []mutant{
 		{"fleet inbox: the landing machine never gets its own landing again", "pkg/fleetbus/inboxcopy.go",
 			"\tcase state != notHere:\n", "\tcase false:\n",
-			"./pkg/fleetbus", "TestInboxLandingKeptWhileTheLoopWasDownIsPutAtStart$"},
+			"./pkg/fleetbus", "TestInboxLandingKeptWhileTheLoopWasDownIsPutAtStart$|TestInboxWatchLeavesALandingHereAlone$"},
 		{"fleet inbox: a copy is recorded before it is published", "pkg/fleetbus/inboxcopy.go",
 			"\tif err := l.markCopied(e); err != nil {\n", "\tif err := error(nil); err != nil {\n",
 			"./pkg/fleetbus", "TestInboxReachesEveryMachineOnce$"},
@@ -25,7 +25,7 @@ func init() {
 			"./pkg/fleetbus", "TestInboxRefusesMalformedEntries$"},
 		{"fleet inbox: an entry's session must be a session name", "pkg/bus/inboxcopy.go",
 			"\tif !ValidInboxSession(session) {\n\t\treturn fmt.Errorf(\"inbox entry: session", "\tif false {\n\t\treturn fmt.Errorf(\"inbox entry: session",
-			"./pkg/fleetbus", "TestInboxRefusesMalformedEntries$"},
+			"./pkg/bus", "TestCheckInboxEntry$"},
 		{"fleet inbox: an entry's file must be a name the bus writes", "pkg/bus/inboxcopy.go",
 			"\tif !ValidInboxFile(file) {\n\t\treturn fmt.Errorf(\"inbox entry: file", "\tif false {\n\t\treturn fmt.Errorf(\"inbox entry: file",
 			"./pkg/bus", "TestCheckInboxEntry$"},

@@ -23,6 +23,7 @@ func TestCheckInboxEntry(t *testing.T) {
 		{"session climbs out", "..", file, string(reply), false},
 		{"session hidden", ".s", file, string(reply), false},
 		{"session with a slash", "s/1", file, string(reply), false},
+		{"session climbs out, its value agreeing", "..", file, `{"id":"1234567890123","session":".."}`, false},
 		{"session empty", "", file, string(reply), false},
 		{"file climbs out", "s-1", "../1796198400123-1234567890123.json", string(reply), false},
 		{"file with a slash", "s-1", "1796198400123-12/34.json", string(reply), false},

@@ -147,3 +147,44 @@ func TestInboxRecordOutlivesAnExtendedLease(t *testing.T) {
 		t.Fatalf("a reply taken by its reader came back once its record was old: %v", got)
 	}
 }
+
+// The landing machine's loop, watching, sees its own put come back from
+// etcd after the reader took the file: it is not copied back (the pass
+// every Resync never reads such an entry; the watch hands it over).
+func TestInboxWatchLeavesALandingHereAlone(t *testing.T) {
+	c := etcdtest.Start(t, etcdtest.Options{})
+	m := newMachine(t, c)
+	dir := fleetbus.Dir(prefix, "bot") + "inbox/s1/"
+	entry := func(id string) (string, string) {
+		return "1796198400000-" + id + ".json", `{"id":"` + id + `","session":"s1","user":"alice","text":"reply","ts":"2026-12-02T08:00:00.000Z"}`
+	}
+	put := func(id string) string {
+		file, data := entry(id)
+		if _, err := m.cli.Put(context.Background(), dir+file, data); err != nil {
+			t.Fatal(err)
+		}
+		return filepath.Join("inbox", "s1", file)
+	}
+	// Once another machine's 1000 is here, the loop listed the fleet's
+	// inbox: what is put after comes through its watch.
+	m.start()
+	first := put("1000")
+	waitFor(t, "1000 copied", func() bool { return m.files()[first] != "" })
+	if err := os.Remove(filepath.Join(m.dirs.Dir, first)); err != nil {
+		t.Fatal(err)
+	}
+	// The daemon here landed 1001, the loop put it, and the reader took
+	// its file: the put comes back through the watch.
+	file, _ := entry("1001")
+	if err := os.WriteFile(filepath.Join(m.dirs.Dir, fleetbus.FleetInbox, "put", "s1,"+file), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	put("1001")
+	// Another machine's 1002 comes after it in the watch: once it is
+	// here, 1001's event was handled.
+	last := put("1002")
+	waitFor(t, "1002 copied", func() bool { return m.files()[last] != "" })
+	if got := m.files(); len(got) != 1 || got[last] == "" {
+		t.Fatalf("files = %v, want only %s", got, last)
+	}
+}
