@@ -96,6 +96,9 @@ func TestParseStateAccepts(t *testing.T) {
 				return s.Relay.Pending == 2 && s.Relay.Posted == 1 && s.Relay.PostSeconds == 1e-7 && s.Relay.Blocked.Reason == "ChannelUnavailable" &&
 					!strings.ContainsFunc(s.Relay.Blocked.Message, unicode.IsControl)
 			}},
+		{"relay missed replies and lag",
+			r.With("relay", `{"pending":0,"failed":0,"posted":0,"postSeconds":0,"rateLimitWaits":0,"inboxMissed":2,"inboxLagMs":1500}`).Bytes(), false,
+			func(s *State) bool { return s.Relay.InboxMissed == 2 && s.Relay.InboxLagMs == 1500 }},
 		{"relay block message at the cap", r.With("relay", strings.Replace(rt.GoodRelay, "403 Missing Access", strings.Repeat("x", MaxDetail), 1)).Bytes(), false,
 			func(s *State) bool { return len(s.Relay.Blocked.Message) == MaxDetail }},
 		{"no relay", r.Bytes(), false, func(s *State) bool { return s.Relay == nil }},

@@ -13,6 +13,7 @@ var relayKeys = []string{
 	"pending", "oldestPendingAt", "failed", "blocked", "rateLimitedUntil",
 	"lastPostAt", "posted", "postSeconds", "rateLimitWaits", "filtered",
 	"inboxLanded", "inboxDuplicates", "inboxIgnored", "lastInboxAt", "inboxIgnoredBy", "inboxWaiting",
+	"inboxMissed", "inboxLagMs",
 }
 
 // blockReasons are the reasons a relay may be blocked for.
@@ -63,6 +64,8 @@ func (f *fields) relay() *RelayState {
 		LastInboxAt:     r.time("lastInboxAt"),
 		InboxIgnoredBy:  r.ignoredBy(),
 		InboxWaiting:    r.optionalCount("inboxWaiting"),
+		InboxMissed:     r.optionalCount("inboxMissed"),
+		InboxLagMs:      r.time("inboxLagMs"),
 	}
 	if f.err != nil {
 		return nil

@@ -40,6 +40,12 @@ type RelayState struct {
 	// InboxWaiting is how many replies could not land yet (a full disk)
 	// and are being tried again: now, not since the start.
 	InboxWaiting int64 `json:"inboxWaiting,omitempty"`
+	// InboxMissed counts the replies the history sweep found that the
+	// live stream had not delivered (DESIGN 5, "A deaf connection").
+	InboxMissed int64 `json:"inboxMissed,omitempty"`
+	// InboxLagMs is the latest landed reply's inbound lag: from the
+	// service's timestamp of the message to its landing, in ms.
+	InboxLagMs int64 `json:"inboxLagMs,omitempty"`
 }
 
 // RelayBlock says why a relay is paused: Reason is ReasonRelayBlocked or
@@ -108,8 +114,13 @@ func (r *RelayState) marshal(w *jswriter.Writer) {
 		}
 		w.Close()
 	}
-	if r.InboxWaiting != 0 {
-		w.Key("inboxWaiting").Int(r.InboxWaiting)
+	for _, kv := range []struct {
+		key string
+		v   int64
+	}{{"inboxWaiting", r.InboxWaiting}, {"inboxMissed", r.InboxMissed}, {"inboxLagMs", r.InboxLagMs}} {
+		if kv.v != 0 {
+			w.Key(kv.key).Int(kv.v)
+		}
 	}
 	w.Close()
 }

@@ -53,6 +53,12 @@ type InboxStatus struct {
 	Ignored    int64            `json:"ignored"`
 	IgnoredBy  map[string]int64 `json:"ignoredBy,omitempty"`
 	LastAt     *metav1.Time     `json:"lastAt,omitempty"`
+	// Missed counts the replies the history sweep found that the live
+	// stream had not delivered.
+	Missed int64 `json:"missed,omitempty"`
+	// LagSeconds is the latest landed reply's inbound lag: from the
+	// service's timestamp to its landing.
+	LagSeconds float64 `json:"lagSeconds,omitempty"`
 }
 
 // relayStatusOf is a record's relay as status shows it.
@@ -66,9 +72,10 @@ func relayStatusOf(r *ownership.RelayState) *RelayStatus {
 		b := *r.Blocked
 		out.Blocked = &b
 	}
-	if r.InboxLanded+r.InboxDuplicates+r.InboxIgnored+r.InboxWaiting > 0 {
+	if r.InboxLanded+r.InboxDuplicates+r.InboxIgnored+r.InboxWaiting+r.InboxMissed > 0 {
 		out.Inbox = &InboxStatus{Landed: r.InboxLanded, Waiting: r.InboxWaiting, Duplicates: r.InboxDuplicates, Ignored: r.InboxIgnored,
-			IgnoredBy: maps.Clone(r.InboxIgnoredBy), LastAt: msTime(r.LastInboxAt)}
+			IgnoredBy: maps.Clone(r.InboxIgnoredBy), LastAt: msTime(r.LastInboxAt),
+			Missed: r.InboxMissed, LagSeconds: float64(r.InboxLagMs) / 1000}
 	}
 	return out
 }

@@ -70,6 +70,9 @@ func (s *Server) helloLocked(c *conn) {
 		return
 	}
 	c.hello = true
+	// num_connections is the app's open sockets now, this one included:
+	// one whose peer left during the hello delay no longer counts.
+	s.sweepLocked(c.appToken)
 	s.sendLocked(c, map[string]any{
 		"type":            "hello",
 		"num_connections": s.apps[c.appToken].Live,

@@ -3,6 +3,7 @@ package providertest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -80,15 +81,21 @@ func (h *HealthLog) report(v chat.Health) {
 // WaitFor returns the next report whose Healthy is healthy.
 func (h *HealthLog) WaitFor(t *testing.T, healthy bool) chat.Health {
 	t.Helper()
+	return h.Next(t, fmt.Sprintf("healthy=%v", healthy), func(v chat.Health) bool { return v.Healthy == healthy })
+}
+
+// Next returns the next report that match accepts (what names it).
+func (h *HealthLog) Next(t *testing.T, what string, match func(chat.Health) bool) chat.Health {
+	t.Helper()
 	deadline := time.After(Wait)
 	for {
 		select {
 		case v := <-h.c:
-			if v.Healthy == healthy {
+			if match(v) {
 				return v
 			}
 		case <-deadline:
-			t.Fatalf("no report with healthy=%v within %v", healthy, Wait)
+			t.Fatalf("no report with %s within %v", what, Wait)
 		}
 	}
 }

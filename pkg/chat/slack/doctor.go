@@ -16,7 +16,8 @@ import (
 // token (auth.test), the channel (conversations.info), the token's scopes
 // against those the relay uses (auth.test's X-OAuth-Scopes, judged for the
 // channel's kind, so they come after it), Socket Mode
-// (apps.connections.open, the socket left unopened), then the clock.
+// (apps.connections.open, and the socket's hello for the app's connection
+// count, the socket closed at once), then the clock.
 // With the bot token refused nothing else can be asked of it; the app-level
 // token is still checked.
 func (provider) Doctor(ctx context.Context, cfg *spec.Config) []doctor.Line {
@@ -41,8 +42,13 @@ func (provider) Doctor(ctx context.Context, cfg *spec.Config) []doctor.Line {
 		ch, err := api.GetConversationInfoContext(ctx, &slackapi.GetConversationInfoInput{ChannelID: s.ChannelID})
 		lines = append(lines, channelAndScopeLines(s.ChannelID, me, ch, scrub(err, secrets...))...)
 	}
-	_, _, err = api.StartSocketModeContext(ctx)
-	lines = append(lines, socketModeLine(scrub(err, secrets...)))
+	_, url, err := api.StartSocketModeContext(ctx)
+	var connections int
+	var helloErr error
+	if err == nil {
+		connections, helloErr = helloConnections(ctx, url)
+	}
+	lines = append(lines, socketModeLine(scrub(err, secrets...), connections, scrub(helloErr, append(secrets, url)...)))
 	return append(lines, timed.Clock("Slack")...)
 }
 

@@ -7,7 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr/testr"
+
 	"gjc.dev/reconciler/pkg/chat/fakeslack"
+	"gjc.dev/reconciler/pkg/chat/providertest"
 	"gjc.dev/reconciler/pkg/chat/slack"
 	"gjc.dev/reconciler/pkg/doctor"
 	"gjc.dev/reconciler/pkg/spec"
@@ -161,5 +164,35 @@ func TestDoctorOtherWorkspace(t *testing.T) {
 	}
 	if got := checks(lines); !slices.Equal(got, doctorChecks) {
 		t.Errorf("checks %q, want %q", got, doctorChecks)
+	}
+}
+
+// The socket line counts the app's other Socket Mode connections from
+// the hello of its own: one is a running daemon's; two are TokenInUse.
+func TestDoctorCountsTheAppsConnections(t *testing.T) {
+	for _, tc := range []struct {
+		running int
+		ok      bool
+		says    string
+	}{
+		{0, true, "no other Socket Mode connection"},
+		{1, true, "1 other Socket Mode connection of the app is open"},
+		{2, false, "Slack counts 2 other Socket Mode connections of the app (TokenInUse): Slack splits events between them"},
+	} {
+		lines := runDoctor(t, suiteChannel, func(f *fakeslack.Server) {
+			cfg := &spec.SlackConfig{BotToken: spec.NewSecret(suiteToken), AppToken: spec.NewSecret("xapp-doctor"), WorkspaceID: suiteTeam, ChannelID: suiteChannel, APIURL: f.URL()}
+			for range tc.running {
+				providertest.StartTransport(t, slack.NewTransport(cfg, slack.TransportOptions{Log: testr.New(t)}))
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), providertest.Wait)
+			defer cancel()
+			if _, err := f.WaitFor(ctx, func(s fakeslack.Snapshot) bool { return s.Apps["xapp-doctor"].Live == tc.running }); err != nil {
+				t.Fatal(err)
+			}
+		})
+		l := lines[len(lines)-2]
+		if l.Check != "socket mode" || l.OK != tc.ok || !strings.Contains(l.Says, tc.says) {
+			t.Errorf("%d running: %+v, want ok=%v saying %q", tc.running, l, tc.ok, tc.says)
+		}
 	}
 }

@@ -57,20 +57,25 @@ func TestChannelLines(t *testing.T) {
 // Socket Mode's line from each answer apps.connections.open can give.
 func TestSocketModeLine(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		err  error
-		ok   bool
-		says string
+		name        string
+		err         error
+		connections int
+		helloErr    error
+		ok          bool
+		says        string
 	}{
-		{"a socket", nil, true, "hands the app a socket"},
-		{"refused", slackapi.SlackErrorResponse{Err: "invalid_auth"}, false, "refused the app-level token (invalid_auth)"},
-		{"no token", slackapi.SlackErrorResponse{Err: "not_authed"}, false, "generate a token with connections:write"},
-		{"no connections:write", slackapi.SlackErrorResponse{Err: "missing_scope", Needed: "connections:write"}, false, "lacks connections:write"},
-		{"anything else Slack says", slackapi.SlackErrorResponse{Err: "forbidden_team"}, false, "turn on Socket Mode"},
-		{"no answer", errors.New("connection refused"), false, "check the network"},
+		{"a socket", nil, 1, nil, true, "hands the app a socket; no other"},
+		{"a socket beside a daemon's", nil, 2, nil, true, "1 other Socket Mode connection of the app is open"},
+		{"a socket beside two", nil, 3, nil, false, "2 other Socket Mode connections of the app (TokenInUse): Slack splits events"},
+		{"no hello", nil, 0, errors.New("reading the socket's hello: EOF"), false, "a proxy must let websockets through"},
+		{"refused", slackapi.SlackErrorResponse{Err: "invalid_auth"}, 0, nil, false, "refused the app-level token (invalid_auth)"},
+		{"no token", slackapi.SlackErrorResponse{Err: "not_authed"}, 0, nil, false, "generate a token with connections:write"},
+		{"no connections:write", slackapi.SlackErrorResponse{Err: "missing_scope", Needed: "connections:write"}, 0, nil, false, "lacks connections:write"},
+		{"anything else Slack says", slackapi.SlackErrorResponse{Err: "forbidden_team"}, 0, nil, false, "turn on Socket Mode"},
+		{"no answer", errors.New("connection refused"), 0, nil, false, "check the network"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			l := socketModeLine(tc.err)
+			l := socketModeLine(tc.err, tc.connections, tc.helloErr)
 			if l.Check != "socket mode" || l.OK != tc.ok || !strings.Contains(l.Says, tc.says) {
 				t.Errorf("line %+v, want ok=%v saying %q", l, tc.ok, tc.says)
 			}

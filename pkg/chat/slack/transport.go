@@ -108,7 +108,15 @@ func (t *transport) session(ctx context.Context, api *slackapi.Client, report fu
 				return &chat.TerminalError{Reason: daemonproto.ReasonInvalidCredentials, Message: "slack rejected the app token (appToken)"}
 			case socketmode.EventTypeHello:
 				b.Reset()
-				report(chat.Health{Healthy: true})
+				n := 0
+				if ev.Request != nil {
+					n = ev.Request.NumConnections
+				}
+				h := helloHealth(n)
+				if h.Reason != "" {
+					t.opts.Log.Info("another consumer of the app token", "reason", h.Reason, "message", h.Err)
+				}
+				report(h)
 				t.opts.Inbound.Connected()
 			case socketmode.EventTypeDisconnect:
 				report(chat.Health{Err: "slack asked to reconnect"})
