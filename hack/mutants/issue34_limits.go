@@ -14,3 +14,27 @@ func init() {
 			"./pkg/chat/slack", "TestDoctorCountsTheAppsConnections|TestSocketModeLine"},
 	}...)
 }
+
+// Edits of one message: at most one request per EditGap, and one a later
+// queued message edits again is left to it (the latest content wins).
+func init() {
+	mutants = append(mutants, []mutant{
+		{"relay: an edit waits for its message's edit turn", "pkg/relay/coalesce.go",
+			"\tif wait := EditGap - time.Since(at); wait > 0 {\n", "\tif wait := EditGap - time.Since(at); false {\n",
+			"./pkg/relay", "TestRapidEditsAreCoalesced"},
+		{"relay: an edit a later queued message makes again is coalesced", "pkg/relay/coalesce.go",
+			"\tsuperseded := r.supersededLocked(m)\n", "\tsuperseded := false\n",
+			"./pkg/relay", "TestRapidEditsAreCoalesced"},
+		{"relay: a coalesced edit's parts are the replaced message's", "pkg/relay/coalesce.go",
+			"\t\tif err := r.record(ctx, rec, bus.OpDone, replaced[k]); err != nil {\n", "\t\tif err := error(nil); err != nil {\n",
+			"./pkg/relay", "TestRapidEditsAreCoalesced"},
+	}...)
+}
+
+// Discord's rule on edits of messages older than an hour: its 30046 is a
+// rate limit whatever the status, the edit kept.
+func init() {
+	mutants = append(mutants, mutant{"discord: an old message's spent edits (30046) are a rate limit", "pkg/chat/discord/classify.go",
+		"\tcase status == http.StatusTooManyRequests, e.Code == codeOldMessageEdits:\n", "\tcase status == http.StatusTooManyRequests:\n",
+		"./pkg/chat/discord", "TestClassify"})
+}

@@ -21,6 +21,7 @@ type fakePoster struct {
 	edits    map[string]string    // message id -> text
 	archived map[string]bool
 	posts    []postCall // every Post, in order, with its time
+	edited   []editCall // every Edit, in order, with its time
 	changed  chan struct{}
 
 	channelErr   error  // CheckChannel's answer
@@ -34,6 +35,11 @@ type fakePoster struct {
 }
 
 type fakeMsg struct{ id, key, text string }
+
+type editCall struct {
+	remote, text string
+	at           time.Time
+}
 
 type postCall struct {
 	key     string
@@ -125,6 +131,7 @@ func (f *fakePoster) Edit(_ context.Context, e EditRequest) error {
 	if f.blocked != nil {
 		return f.blocked
 	}
+	f.edited = append(f.edited, editCall{remote: e.RemoteID, text: e.Text, at: time.Now()})
 	f.edits[e.RemoteID] = e.Text
 	return nil
 }

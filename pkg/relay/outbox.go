@@ -186,6 +186,7 @@ func (r *Relay) admit(ctx context.Context, box *bus.Box, name string) {
 	}
 	id := m.ID
 	seen := e.ModTime
+	r.queuedEdit(m)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.known[name] = seen

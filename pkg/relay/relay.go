@@ -67,7 +67,8 @@ type Relay struct {
 	blocks   map[string]*Block // by session, and "" for the channel check
 	globalRL time.Time         // a global rate limit: no request before it
 	failed   int
-	settled  bool // see Health.Settled
+	settled  bool  // see Health.Settled
+	edits    edits // coalescing (coalesce.go)
 
 	wake     chan struct{}
 	checked  chan struct{} // closed once the channel check passed
@@ -114,7 +115,7 @@ func New(opts Options) *Relay {
 	}
 	return &Relay{
 		opts: opts, queues: map[string]*queue{}, known: map[string]time.Time{}, ignored: map[string]platform.Entry{}, later: map[string]time.Time{},
-		blocks: map[string]*Block{}, wake: make(chan struct{}, 1), checked: make(chan struct{}), loaded: make(chan struct{}), done: make(chan struct{}),
+		blocks: map[string]*Block{}, edits: newEdits(), wake: make(chan struct{}, 1), checked: make(chan struct{}), loaded: make(chan struct{}), done: make(chan struct{}),
 	}
 }
 

@@ -44,6 +44,7 @@ func (r *Relay) work(ctx context.Context, session string) {
 			q.ids = slices.Delete(q.ids, i, i+1)
 		}
 		delete(r.known, id+".json")
+		delete(r.edits.replacing, id)
 		r.mu.Unlock()
 		// A file of the same name may have come back while this one was
 		// in flight, and been skipped as known: look again.
@@ -213,14 +214,25 @@ func (r *Relay) postIn(ctx context.Context, m bus.Message, sum string, rd Render
 	if rd.Close {
 		parts = append(parts[:len(parts):len(parts)], rd.CloseLine)
 	}
+	if !rd.Close {
+		if skip, err := r.coalesced(ctx, m, thread, parts, replaced); skip || err != nil {
+			return err
+		}
+	}
 	for k, text := range parts {
 		rec := bus.Record{ID: m.ID, Part: strconv.Itoa(k), Session: m.Session, Thread: thread, Text: text, Parts: len(parts), Sum: sum}
 		op := opPost
 		if k < len(replaced) && replaced[k] != "" && !rd.Close {
-			rec.Part, rec.Remote, op = "edit:"+strconv.Itoa(k), replaced[k], opEdit
+			rec.Part, rec.Remote, op = editPart(k), replaced[k], opEdit
+			if !r.editTurn(ctx, rec.Remote) {
+				return errStopped
+			}
 		}
 		if _, err := r.do(ctx, op, rec, still); err != nil {
 			return err
+		}
+		if op == opEdit {
+			r.edited(rec.Remote)
 		}
 	}
 	if rd.Close {

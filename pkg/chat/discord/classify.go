@@ -17,6 +17,15 @@ const (
 	codeUnknownMessage = 10008
 	codeArchivedThread = 50083
 	codeThreadExists   = 160004
+	// codeOldMessageEdits is Discord's rule on editing old messages:
+	// edits of messages older than an hour draw on a separate, smaller
+	// allowance Discord does not publish, and one spent is answered
+	// "Maximum number of edits to messages older than 1 hour reached. Try
+	// again later" (a 429). It is a rate limit, whatever the status it
+	// comes with: the edit waits its retry_after and is kept, never
+	// failed as refused. The relay's coalescing (relay.EditGap) keeps such
+	// edits few.
+	codeOldMessageEdits = 30046
 )
 
 // errUnauthorized is the cause of every 401: the token, not the channel.
@@ -48,7 +57,7 @@ func classify(status int, h http.Header, body []byte) *relay.Error {
 		cause = fmt.Errorf("discord answered %d", status)
 	}
 	switch {
-	case status == http.StatusTooManyRequests:
+	case status == http.StatusTooManyRequests, e.Code == codeOldMessageEdits:
 		return &relay.Error{Kind: relay.RateLimited, Code: code, RetryAfter: retryAfter(e.RetryAfter, h),
 			Global: e.Global || h.Get("X-RateLimit-Scope") == "global" || h.Get("X-RateLimit-Global") != "", Err: cause}
 	case status == http.StatusUnauthorized:

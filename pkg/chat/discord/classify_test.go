@@ -36,6 +36,8 @@ func TestClassify(t *testing.T) {
 		{"429 reset-after only", 429, hdr("X-RateLimit-Reset-After", "0.75"), ``, relay.RateLimited, "", "HTTP 429", 750 * time.Millisecond, false},
 		{"429 nothing parses", 429, nil, ``, relay.RateLimited, "", "HTTP 429", time.Second, false},
 		{"429 absurd", 429, nil, `{"retry_after":1e300}`, relay.RateLimited, "", "HTTP 429", time.Hour, false},
+		{"old message edits spent", 429, nil, `{"code":30046,"message":"Maximum number of edits to messages older than 1 hour reached. Try again later","retry_after":120}`, relay.RateLimited, "", "30046", 2 * time.Minute, false},
+		{"old message edits spent, not as a 429", 400, nil, `{"code":30046,"message":"Maximum number of edits to messages older than 1 hour reached. Try again later","retry_after":90}`, relay.RateLimited, "", "30046", 90 * time.Second, false},
 		{"slowmode code", 429, nil, `{"code":20016,"retry_after":5}`, relay.RateLimited, "", "20016", 5 * time.Second, false},
 		{"401", 401, nil, `{"message":"401: Unauthorized","code":0}`, relay.Blocked, relay.ReasonRelayBlocked, "HTTP 401", 0, false},
 		{"403 missing access", 403, nil, `{"message":"Missing Access","code":50001}`, relay.Blocked, relay.ReasonRelayBlocked, "50001", 0, false},
