@@ -22,6 +22,12 @@ type Health struct {
 	// since with no reply owed.
 	Failures int64
 	Error    string
+	// Missed counts the replies a history sweep landed that the live
+	// connection had not delivered (sweep.go).
+	Missed int64
+	// LastLag is the latest landed reply's inbound lag: from its
+	// service timestamp to its landing.
+	LastLag time.Duration
 }
 
 // Health returns a copy of the current counters.

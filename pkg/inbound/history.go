@@ -9,9 +9,11 @@ import (
 	"gjc.dev/reconciler/pkg/bus"
 )
 
-// historyLoop reads every open thread's history once at start and again
+// historyLoop reads every open thread's history once at start, again
 // on every Connected, so that what was sent while the daemon was down or
-// disconnected lands. A read that fails is tried again with back-off.
+// disconnected lands, and every Options.Sweep (sweep.go), so that what a
+// connection that looks healthy did not deliver lands too. A read that
+// fails is tried again with back-off.
 func (in *Inbound) historyLoop(ctx context.Context) {
 	if len(in.authorized) == 0 {
 		return // nobody's replies land: there is nothing to look for
@@ -21,12 +23,20 @@ func (in *Inbound) historyLoop(ctx context.Context) {
 	case <-ctx.Done():
 		return
 	}
+	var sweeps <-chan time.Time
+	if in.opts.Sweep > 0 {
+		t := time.NewTicker(in.opts.Sweep)
+		defer t.Stop()
+		sweeps = t.C
+	}
 	b := in.newBackoff()
+	sweep := false
 	for {
-		err := in.readHistory(ctx)
+		missed, err := in.readHistory(ctx, sweep)
 		if ctx.Err() != nil {
 			return
 		}
+		in.missed(missed)
 		var retry <-chan time.Time
 		if err != nil {
 			in.opts.Log.Error(err, "reading the sessions' history; trying again", "in", b.peek().String())
@@ -41,29 +51,37 @@ func (in *Inbound) historyLoop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-in.history:
+			sweep = false
 		case <-retry:
+		case <-sweeps:
+			sweep = true
 		}
 	}
 }
 
 // readHistory reads each open thread after its cursor and lands what
 // it finds; the cursor then moves to the last message handled. A thread
-// whose read fails keeps its cursor, so nothing after it is skipped.
-func (in *Inbound) readHistory(ctx context.Context) error {
+// whose read fails keeps its cursor, so nothing after it is skipped. A
+// sweep's read returns how many replies it landed that the live stream
+// should have delivered (missedBy).
+func (in *Inbound) readHistory(ctx context.Context, sweep bool) (int, error) {
 	since := in.opts.Now().Add(-in.opts.Window)
 	var errs []error
+	missed := 0
 	for _, p := range in.opts.Sessions.OpenPlaces() {
-		if err := in.readPlace(ctx, p.ID, since); err != nil {
+		n, err := in.readPlace(ctx, p.ID, since, sweep)
+		missed += n
+		if err != nil {
 			if ctx.Err() != nil {
-				return ctx.Err()
+				return missed, ctx.Err()
 			}
 			errs = append(errs, fmt.Errorf("session %s: %w", p.Session, err))
 		}
 	}
-	return errors.Join(errs...)
+	return missed, errors.Join(errs...)
 }
 
-func (in *Inbound) readPlace(ctx context.Context, place string, since time.Time) error {
+func (in *Inbound) readPlace(ctx context.Context, place string, since time.Time, sweep bool) (int, error) {
 	in.mu.Lock()
 	cur, hasCursor := in.cursors[place]
 	in.mu.Unlock()
@@ -72,13 +90,17 @@ func (in *Inbound) readPlace(ctx context.Context, place string, since time.Time)
 		after = cur.ID
 	}
 	var last Event
-	read := 0
+	read, missed := 0, 0
 	err := in.opts.Service.History(ctx, place, after, since, func(ev Event) error {
 		if ev.Place != place {
 			return fmt.Errorf("history of %s returned a message of %s", place, ev.Place)
 		}
-		if _, err := in.land(ctx, ev); err != nil {
+		o, err := in.land(ctx, ev)
+		if err != nil {
 			return err
+		}
+		if sweep && o == Landed && in.missedBy(ev) {
+			missed++
 		}
 		last = ev
 		read++
@@ -90,7 +112,7 @@ func (in *Inbound) readPlace(ctx context.Context, place string, since time.Time)
 			err = cerr
 		}
 	}
-	return err
+	return missed, err
 }
 
 func (in *Inbound) moveCursor(ctx context.Context, place string, last Event) error {

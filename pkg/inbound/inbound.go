@@ -78,6 +78,12 @@ type Options struct {
 	Changed func()
 	// Now is the clock (tests); time.Now when nil.
 	Now func() time.Time
+	// Sweep is how often every open session's history is read besides
+	// on connect (spec inboundSweep); 0: only on connect.
+	Sweep time.Duration
+	// Deaf, when set, is told why the live connection must be made
+	// again: a sweep landed replies it did not deliver (sweep.go).
+	Deaf func(why string)
 }
 
 // Steps of a landing, for Options.Step.
@@ -138,6 +144,9 @@ func New(opts Options) *Inbound {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Deaf == nil {
+		opts.Deaf = func(string) {}
 	}
 	in := &Inbound{
 		opts: opts, authorized: map[string]bool{},

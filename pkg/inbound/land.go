@@ -85,6 +85,9 @@ func (in *Inbound) land(ctx context.Context, ev Event) (Outcome, error) {
 	in.unreacted[ev.ID] = rec
 	in.health.Landed++
 	in.health.LastLandedAt = ev.Time
+	if !ev.Time.IsZero() {
+		in.health.LastLag = max(0, in.opts.Now().Sub(ev.Time))
+	}
 	in.health.Unreacted = len(in.unreacted)
 	in.changed()
 	poke(in.reacts)
