@@ -20,6 +20,7 @@ type Config struct {
 	ReadyTimeout    time.Duration
 	GracefulTimeout time.Duration
 	KillTimeout     time.Duration
+	InboundSweep    time.Duration
 	Redact          bool
 	Verbosity       Verbosity
 	Discord         *DiscordConfig
@@ -80,6 +81,7 @@ func resolveConfig(d *ChatDaemon, specDir string, lookupEnv func(string) (string
 		ReadyTimeout:    s.ReadyTimeout.Duration,
 		GracefulTimeout: s.GracefulTimeout.Duration,
 		KillTimeout:     s.KillTimeout.Duration,
+		InboundSweep:    s.InboundSweep.Duration,
 		Redact:          s.Redact,
 		Verbosity:       s.Verbosity,
 	}}

@@ -30,6 +30,7 @@ func Default(d *ChatDaemon) {
 	defaultDuration(&s.ReadyTimeout, DefaultReadyTimeout)
 	defaultDuration(&s.GracefulTimeout, DefaultGracefulTimeout)
 	defaultDuration(&s.KillTimeout, DefaultKillTimeout)
+	defaultDuration(&s.InboundSweep, DefaultInboundSweep)
 }
 
 func defaultDuration(p **metav1.Duration, d time.Duration) {

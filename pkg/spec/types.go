@@ -59,6 +59,7 @@ type ChatDaemonSpec struct {
 	ReadyTimeout    *metav1.Duration `json:"readyTimeout,omitempty"`
 	GracefulTimeout *metav1.Duration `json:"gracefulTimeout,omitempty"`
 	KillTimeout     *metav1.Duration `json:"killTimeout,omitempty"`
+	InboundSweep    *metav1.Duration `json:"inboundSweep,omitempty"`
 	Redact          bool             `json:"redact,omitempty"`
 	Verbosity       Verbosity        `json:"verbosity,omitempty"`
 

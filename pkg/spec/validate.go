@@ -77,6 +77,7 @@ func validateSpec(s *ChatDaemonSpec, p *field.Path) field.ErrorList {
 	errs = append(errs, validateTimeout(s.ReadyTimeout, p.Child("readyTimeout"))...)
 	errs = append(errs, validateTimeout(s.GracefulTimeout, p.Child("gracefulTimeout"))...)
 	errs = append(errs, validateTimeout(s.KillTimeout, p.Child("killTimeout"))...)
+	errs = append(errs, validateInboundSweep(s.InboundSweep, p.Child("inboundSweep"))...)
 
 	// Exactly the block that matches the provider: a second block is most likely
 	// a copy-paste left behind, and guessing which one is meant is unsafe.

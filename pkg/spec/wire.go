@@ -21,6 +21,7 @@ type wireConfig struct {
 	ReadyTimeout    time.Duration  `json:"readyTimeout"`
 	GracefulTimeout time.Duration  `json:"gracefulTimeout"`
 	KillTimeout     time.Duration  `json:"killTimeout"`
+	InboundSweep    time.Duration  `json:"inboundSweep,omitempty"`
 	Redact          bool           `json:"redact"`
 	Verbosity       Verbosity      `json:"verbosity"`
 	Discord         *wireDiscord   `json:"discord,omitempty"`
@@ -59,7 +60,7 @@ func EncodeWire(w io.Writer, c *Config) error {
 	wc := wireConfig{
 		Name: c.Name, Provider: c.Provider, Generation: c.Generation,
 		ReadyTimeout: c.ReadyTimeout, GracefulTimeout: c.GracefulTimeout, KillTimeout: c.KillTimeout,
-		Redact: c.Redact, Verbosity: c.Verbosity,
+		InboundSweep: c.InboundSweep, Redact: c.Redact, Verbosity: c.Verbosity,
 	}
 	if d := c.Discord; d != nil {
 		wc.Discord = &wireDiscord{d.BotToken.Reveal(), d.ApplicationID, d.GuildID, d.ParentChannelID, slices.Clone(d.AuthorizedUserIDs), d.APIURL}
@@ -104,7 +105,10 @@ func DecodeWire(r io.Reader) (*Config, error) {
 	c := &Config{
 		Name: wc.Name, Provider: wc.Provider, Generation: wc.Generation, State: StateRunning,
 		ReadyTimeout: wc.ReadyTimeout, GracefulTimeout: wc.GracefulTimeout, KillTimeout: wc.KillTimeout,
-		Redact: wc.Redact, Verbosity: wc.Verbosity,
+		InboundSweep: wc.InboundSweep, Redact: wc.Redact, Verbosity: wc.Verbosity,
+	}
+	if c.InboundSweep == 0 {
+		c.InboundSweep = DefaultInboundSweep // from a reconciler before inboundSweep
 	}
 	switch {
 	case wc.Provider == ProviderDiscord && wc.Discord != nil && wc.Slack == nil && wc.Telegram == nil && wc.Discord.BotToken != "":

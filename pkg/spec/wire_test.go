@@ -2,6 +2,7 @@ package spec
 
 import (
 	"bytes"
+	"cmp"
 	"slices"
 	"strings"
 	"testing"
@@ -11,7 +12,7 @@ func TestWireRoundTrip(t *testing.T) {
 	for _, c := range []*Config{
 		{Name: "d", Provider: ProviderDiscord, Generation: 3, Verbosity: VerbosityLean, ReadyTimeout: DefaultReadyTimeout,
 			Discord: &DiscordConfig{BotToken: NewSecret("tok"), ApplicationID: "a", GuildID: "g", ParentChannelID: "p", AuthorizedUserIDs: []string{"u"}, APIURL: "http://127.0.0.1:1"}},
-		{Name: "s", Provider: ProviderSlack, Redact: true, Verbosity: VerbosityVerbose,
+		{Name: "s", Provider: ProviderSlack, Redact: true, Verbosity: VerbosityVerbose, InboundSweep: 30 * DefaultInboundSweep / 300,
 			Slack: &SlackConfig{BotToken: NewSecret("xoxb"), AppToken: NewSecret("xapp"), WorkspaceID: "T", ChannelID: "C", AuthorizedUserID: "U"}},
 		{Name: "s2", Provider: ProviderSlack, Verbosity: VerbosityLean,
 			Slack: &SlackConfig{BotToken: NewSecret("xoxb"), AppToken: NewSecret("xapp"), WorkspaceID: "T", ChannelID: "C", AuthorizedUserID: "U", AuthorizedUserIDs: []string{"U3", "U2"}, APIURL: "http://127.0.0.1:2"}},
@@ -26,6 +27,10 @@ func TestWireRoundTrip(t *testing.T) {
 		}
 		if got.Identity() != c.Identity() || got.Name != c.Name || got.Generation != c.Generation || got.ReadyTimeout != c.ReadyTimeout {
 			t.Errorf("round trip changed the config: %+v -> %+v", c, got)
+		}
+		// A config from a reconciler before inboundSweep sweeps at the default.
+		if want := cmp.Or(c.InboundSweep, DefaultInboundSweep); got.InboundSweep != want {
+			t.Errorf("round trip: inboundSweep %v -> %v, want %v", c.InboundSweep, got.InboundSweep, want)
 		}
 		if !slices.Equal(got.AuthorizedUsers(), c.AuthorizedUsers()) {
 			t.Errorf("round trip changed the users: %q -> %q", c.AuthorizedUsers(), got.AuthorizedUsers())
