@@ -38,3 +38,20 @@ func init() {
 		"\tcase status == http.StatusTooManyRequests, e.Code == codeOldMessageEdits:\n", "\tcase status == http.StatusTooManyRequests:\n",
 		"./pkg/chat/discord", "TestClassify"})
 }
+
+// A deaf connection: a sweep's landing of a reply the live connection
+// should have delivered is counted missed, only once it is past the
+// grace, and the transport connects again.
+func init() {
+	mutants = append(mutants, []mutant{
+		{"inbound: a periodic read is a sweep", "pkg/inbound/history.go",
+			"\t\tcase <-sweeps:\n\t\t\tsweep = true\n", "\t\tcase <-sweeps:\n\t\t\tsweep = false\n",
+			"./pkg/inbound", "TestSweepLandsWhatTheLiveStreamMissed"},
+		{"inbound: a reply is missed only past the grace", "pkg/inbound/sweep.go",
+			"\treturn !ev.Time.IsZero() && in.opts.Now().Sub(ev.Time) >= in.missedGrace()\n", "\treturn true\n",
+			"./pkg/inbound", "TestMissedBy"},
+		{"slack: a deaf socket is made again", "pkg/chat/slack/transport.go",
+			"\t\t\tcancel()\n\t\t\t<-errc\n\t\t\treturn fmt.Errorf(\"reconnecting: %s\", why)\n", "\t\t\t_ = why\n",
+			"./pkg/chat/slack", "TestDeafConnection"},
+	}...)
+}

@@ -14,16 +14,42 @@ import (
 // the port is made first, given to both, and attached once the inbound
 // side started: until then a message waits, as long as its context lets
 // it, and is then left to the service to deliver again.
+//
+// The port carries one thing back: the inbound side's word that the
+// live connection is deaf (its history sweep landed replies the
+// connection did not deliver), which the transport answers by
+// connecting again.
 type InboundPort struct {
 	dir      string
 	mu       sync.Mutex
 	in       *inbound.Inbound
 	attached chan struct{}
 	once     sync.Once
+	deaf     chan string
 }
 
 // NewInboundPort returns a port with nothing attached yet.
-func NewInboundPort() *InboundPort { return &InboundPort{attached: make(chan struct{})} }
+func NewInboundPort() *InboundPort {
+	return &InboundPort{attached: make(chan struct{}), deaf: make(chan string, 1)}
+}
+
+// Deaf delivers why the live connection must be made again; never for a
+// nil port.
+func (p *InboundPort) Deaf() <-chan string {
+	if p == nil {
+		return nil
+	}
+	return p.deaf
+}
+
+// reportDeaf is inbound.Options.Deaf: one reason waits at most, a newer
+// one while it waits is dropped (one reconnect answers both).
+func (p *InboundPort) reportDeaf(why string) {
+	select {
+	case p.deaf <- why:
+	default:
+	}
+}
 
 // NewInboundPortIn returns a port for a daemon whose state directory is
 // dir: a transport that must keep a small record of what it confirmed to

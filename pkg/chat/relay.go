@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -31,6 +32,9 @@ type RelayOptions struct {
 	// InboundStep, when set, is called at each step of a landing
 	// (inbound.Options.Step).
 	InboundStep func(step, id string)
+	// InboundSweep, when set, overrides the spec's inboundSweep (tests:
+	// under the spec's least).
+	InboundSweep time.Duration
 }
 
 // NewRelay returns DaemonOptions.NewRelay for cfg: the relay of its
@@ -93,6 +97,7 @@ func NewRelay(p Provider, cfg *spec.Config, agentDir string, log logr.Logger, o 
 				Fence: claim.Fence, Keep: keep, Log: log.WithName("inbound"),
 				MinBackoff: o.MinBackoff, MaxBackoff: o.MaxBackoff,
 				Step: o.InboundStep, Changed: rc.poke,
+				Sweep: cmp.Or(o.InboundSweep, cfg.InboundSweep), Deaf: o.Inbound.reportDeaf,
 			})
 		}
 		return rc, nil
@@ -194,6 +199,7 @@ func (c *relayComponent) RelayState() *ownership.RelayState {
 		if !h.LastLandedAt.IsZero() {
 			s.LastInboxAt = h.LastLandedAt.UnixMilli()
 		}
+		s.InboxMissed, s.InboxLagMs = h.Missed, h.LastLag.Milliseconds()
 	}
 	return s
 }

@@ -37,8 +37,9 @@
 //     answer missing_scope with needed (the conversations methods: the
 //     scope of the channel's kind, channels: for a C id, groups: for a G
 //     id, im: for a D id) and provided.
-//   - Socket Mode: hello on connect (num_connections, debug_info,
-//     connection_info), websocket pings at a fixed interval, events_api
+//   - Socket Mode: hello on connect (num_connections: the app's open
+//     sockets, this one included; debug_info, connection_info),
+//     websocket pings at a fixed interval, events_api
 //     envelopes carrying message events to one open connection of every
 //     app, for every message: a human's (client_msg_id; thread_ts and
 //     parent_user_id for a reply), the app's own bots' posts as Slack
@@ -52,7 +53,9 @@
 //     counting up and retry_reason "timeout"; so is one whose socket closed
 //     first (to another open socket, or on the app's next hello). After 3
 //     retries in all it is given up. Disconnect (refresh_requested) on
-//     request.
+//     request. Deafen: the open sockets stay up and pinged but hear no
+//     event (sent to them, unacked, retried, given up), as a connection
+//     that looks healthy and delivers nothing; a new socket hears.
 //   - Faults a test flips at run time (the shared ones of Server.Faults
 //     and Slack's own), other users' messages (InjectMessage,
 //     InjectBotMessage, EditInjected, DeleteMessage) and what a test

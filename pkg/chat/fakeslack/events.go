@@ -197,6 +197,12 @@ func (s *Server) deliverLocked(e *envelope) {
 	if e.Deliveries > 1 {
 		retry = "timeout"
 	}
+	if c.deaf {
+		// Lost on the way, as far as either end can tell: unacked, it
+		// is retried, to the same deaf socket while it is the only one.
+		s.armAckTimeoutLocked(e)
+		return
+	}
 	s.sendLocked(c, map[string]any{
 		"envelope_id":              e.ID,
 		"payload":                  e.payload,

@@ -35,6 +35,23 @@ func (s *Server) cutLocked(token string) (cut []*fakeserver.Socket) {
 	return cut
 }
 
+// Deafen makes every socket open now deaf: it stays open, answers pings
+// and looks healthy, but no event sent to it arrives (as a connection
+// Slack's side forgot can). Sockets opened later hear again. It returns
+// how many it deafened.
+func (s *Server) Deafen() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for c := range s.conns {
+		if !c.closing {
+			c.deaf = true
+			n++
+		}
+	}
+	return n
+}
+
 // SetPings stops websocket pings (socketmode then reconnects after its
 // ping interval) or starts them again.
 func (s *Server) SetPings(on bool) { s.pings.Store(on) }

@@ -18,6 +18,7 @@ type conn struct {
 	appToken string
 	hello    bool // hello sent: envelopes may go out
 	closing  bool // cut or cutting: send nothing more, count it gone
+	deaf     bool // open and pinged, but events sent to it never arrive
 }
 
 // serveSocket accepts a socket for a ticket from apps.connections.open.

@@ -87,6 +87,7 @@ func (t *transport) session(ctx context.Context, api *slackapi.Client, report fu
 	defer cancel()
 	errc := make(chan error, 1)
 	go func() { errc <- client.RunContext(runCtx) }()
+	healthy := false // since the last hello
 	for {
 		select {
 		case err := <-errc:
@@ -99,8 +100,10 @@ func (t *transport) session(ctx context.Context, api *slackapi.Client, report fu
 		case ev := <-client.Events:
 			switch ev.Type {
 			case socketmode.EventTypeConnecting:
+				healthy = false
 				report(chat.Health{Err: "connecting to socket mode"})
 			case socketmode.EventTypeConnectionError, socketmode.EventTypeIncomingError, socketmode.EventTypeErrorWriteFailed:
+				healthy = false
 				report(chat.Health{Err: fmt.Sprintf("socket mode: %s", ev.Type)})
 			case socketmode.EventTypeInvalidAuth:
 				cancel()
@@ -117,12 +120,24 @@ func (t *transport) session(ctx context.Context, api *slackapi.Client, report fu
 					t.opts.Log.Info("another consumer of the app token", "reason", h.Reason, "message", h.Err)
 				}
 				report(h)
+				healthy = true
 				t.opts.Inbound.Connected()
 			case socketmode.EventTypeDisconnect:
+				healthy = false
 				report(chat.Health{Err: "slack asked to reconnect"})
 			case socketmode.EventTypeEventsAPI:
 				t.eventsAPI(runCtx, client, ev, me.UserID)
 			}
+		case why := <-t.opts.Inbound.Deaf():
+			if !healthy {
+				continue // reconnecting already
+			}
+			// Slack has no way to ask a socket what it holds back: a new
+			// one is the cure. The sweep already landed what was missed.
+			t.opts.Log.Info("reconnecting socket mode: the connection looks healthy but delivers nothing", "why", why)
+			cancel()
+			<-errc
+			return fmt.Errorf("reconnecting: %s", why)
 		}
 	}
 }
