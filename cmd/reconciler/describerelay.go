@@ -75,7 +75,10 @@ func inboxLine(in *reconcile.InboxStatus, now time.Time) string {
 		s += " (" + strings.Join(by, ", ") + ")"
 	}
 	if in.LastAt != nil {
-		s += "; the latest reply sent " + since(in.LastAt.Time, now) + " ago"
+		s += "; the latest reply sent " + since(in.LastAt.Time, now) + " ago, landed " + lagCell(time.Duration(in.LagSeconds*float64(time.Second))) + " after"
+	}
+	if in.Missed > 0 {
+		s += fmt.Sprintf("; %d missed by the live connection (found by the history sweep, which reconnected it)", in.Missed)
 	}
 	return s
 }

@@ -19,7 +19,7 @@ import (
 // -o wide adds.
 var (
 	statusColumns = []string{"NAME", "PROVIDER", "DESIRED", "PHASE", "GEN", "PID", "READY", "RESTARTS", "AGE", "REASON"}
-	wideColumns   = []string{"OUTBOX", "FAILED", "FILTERED", "LAST-POST", "MESSAGE"}
+	wideColumns   = []string{"OUTBOX", "FAILED", "FILTERED", "LAST-POST", "IN-LAG", "MISSED", "MESSAGE"}
 )
 
 // ageColumn is AGE's place in a row: computed when printed, it is no
@@ -89,17 +89,36 @@ func statusRows(st *reconcile.Status, wide bool, now time.Time) []row {
 }
 
 // relayCells are OUTBOX (pending), FAILED, FILTERED (left out by the
-// verbosity since the daemon started) and LAST-POST (the age of the last
-// post): "-" while no relay has reported, never a zero nobody measured.
+// verbosity since the daemon started), LAST-POST (the age of the last
+// post), IN-LAG (the latest landed reply's inbound lag: its service
+// timestamp to its landing) and MISSED (replies the history sweep found
+// that the live connection had not delivered): "-" while no relay has
+// reported, or no reply landed, never a zero nobody measured.
 func relayCells(r *reconcile.RelayStatus, now time.Time) []string {
 	if r == nil {
-		return []string{"-", "-", "-", "-"}
+		return []string{"-", "-", "-", "-", "-", "-"}
 	}
 	last := "-"
 	if r.LastPostAt != nil {
 		last = duration(now.Sub(r.LastPostAt.Time))
 	}
-	return []string{strconv.FormatInt(r.Pending, 10), strconv.FormatInt(r.Failed, 10), strconv.FormatInt(r.Filtered, 10), last}
+	lag, missed := "-", "0"
+	if in := r.Inbox; in != nil {
+		if in.Landed > 0 {
+			lag = lagCell(time.Duration(in.LagSeconds * float64(time.Second)))
+		}
+		missed = strconv.FormatInt(in.Missed, 10)
+	}
+	return []string{strconv.FormatInt(r.Pending, 10), strconv.FormatInt(r.Failed, 10), strconv.FormatInt(r.Filtered, 10), last, lag, missed}
+}
+
+// lagCell is an inbound lag: tenths of a second under a minute (a reply
+// lands in well under one), else as AGE is.
+func lagCell(d time.Duration) string {
+	if d < time.Minute {
+		return fmt.Sprintf("%.1fs", max(0, d.Seconds()))
+	}
+	return duration(d)
 }
 
 // wideMessage is MESSAGE: the relay's block message while it is paused

@@ -18,6 +18,8 @@ const (
 	NameRelayRateLimitWaits = "reconciler_relay_rate_limit_waits_total"
 	NameRelayPostSeconds    = "reconciler_relay_post_seconds"
 	NameRelayFiltered       = "reconciler_relay_filtered_total"
+	NameInboxLag            = "reconciler_inbox_lag_seconds"
+	NameInboxMissed         = "reconciler_inbox_missed_total"
 )
 
 // blockReasons are the reason label's values: every one is sent, 1 for
@@ -34,10 +36,12 @@ var (
 	relayWaitsDesc    = prometheus.NewDesc(NameRelayRateLimitWaits, "Rate-limit answers (429) the relay honoured since the daemon started.", daemonLabels, nil)
 	relayPostSecsDesc = prometheus.NewDesc(NameRelayPostSeconds, "Request latency of the message parts the service confirmed since the daemon started.", daemonLabels, nil)
 	relayFilteredDesc = prometheus.NewDesc(NameRelayFiltered, "Messages the spec's verbosity left out (moved to sent/ unposted) since the daemon started.", daemonLabels, nil)
+	inboxLagDesc      = prometheus.NewDesc(NameInboxLag, "The latest landed reply's inbound lag: from its timestamp at the service to its landing in the inbox.", daemonLabels, nil)
+	inboxMissedDesc   = prometheus.NewDesc(NameInboxMissed, "Replies the history sweep landed that the live connection had not delivered, since the daemon started; each sweep that finds some reconnects the transport.", daemonLabels, nil)
 )
 
 // relayDescs are what Describe sends for the relay.
-var relayDescs = []*prometheus.Desc{relayPendingDesc, relayFailedDesc, relayBlockedDesc, relayPostedDesc, relayWaitsDesc, relayPostSecsDesc, relayFilteredDesc}
+var relayDescs = []*prometheus.Desc{relayPendingDesc, relayFailedDesc, relayBlockedDesc, relayPostedDesc, relayWaitsDesc, relayPostSecsDesc, relayFilteredDesc, inboxLagDesc, inboxMissedDesc}
 
 // relayMetrics are d's relay series; none while its owner publishes no
 // relay: unknown, not zero. The counters restart with the daemon, which
@@ -64,6 +68,13 @@ func relayMetrics(d reconcile.DaemonStatus) []prometheus.Metric {
 	}
 	if blocked == Other { // a reason outside the set, should one ever come
 		out = append(out, prometheus.MustNewConstMetric(relayBlockedDesc, prometheus.GaugeValue, 1, d.Name, d.Provider, Other))
+	}
+	if in := r.Inbox; in != nil {
+		// The lag only once a reply landed: unknown, not zero, before.
+		if in.Landed > 0 {
+			out = append(out, prometheus.MustNewConstMetric(inboxLagDesc, prometheus.GaugeValue, in.LagSeconds, d.Name, d.Provider))
+		}
+		out = append(out, prometheus.MustNewConstMetric(inboxMissedDesc, prometheus.CounterValue, float64(in.Missed), d.Name, d.Provider))
 	}
 	return out
 }

@@ -16,7 +16,8 @@ func TestRelayValues(t *testing.T) {
 	m := New()
 	m.Status(reconcile.PassResult{Status: &reconcile.Status{Version: 1, SpecValid: true, Daemons: []reconcile.DaemonStatus{
 		{Name: "busy", Provider: "discord", DesiredState: "Running", Phase: reconcile.PhaseRunning,
-			Relay: &reconcile.RelayStatus{Pending: 3, Failed: 1, Posted: 40, PostSeconds: 6.5, RateLimitWaits: 2, Filtered: 7}},
+			Relay: &reconcile.RelayStatus{Pending: 3, Failed: 1, Posted: 40, PostSeconds: 6.5, RateLimitWaits: 2, Filtered: 7,
+				Inbox: &reconcile.InboxStatus{Landed: 3, Missed: 2, LagSeconds: 1.5}}},
 		{Name: "paused", Provider: "slack", DesiredState: "Running", Phase: reconcile.PhaseRunning, Reason: "ChannelUnavailable",
 			Relay: &reconcile.RelayStatus{Pending: 5, Blocked: &ownership.RelayBlock{Reason: "ChannelUnavailable", Message: "channel C1 not found"}}},
 		{Name: "norelay", Provider: "slack", DesiredState: "Running", Phase: reconcile.PhaseRunning},
@@ -38,6 +39,8 @@ func TestRelayValues(t *testing.T) {
 		{NameRelayPending, "name=paused,provider=slack", 5},
 		{NameRelayBlocked, "name=paused,provider=slack,reason=ChannelUnavailable", 1},
 		{NameRelayBlocked, "name=paused,provider=slack,reason=RelayBlocked", 0},
+		{NameInboxLag, "name=busy,provider=discord", 1.5},
+		{NameInboxMissed, "name=busy,provider=discord", 2},
 	} {
 		if got, ok := value(families[c.name], c.labels); !ok || got != c.want {
 			t.Errorf("%s{%s} = %v (present %v), want %v", c.name, c.labels, got, ok, c.want)
@@ -53,7 +56,7 @@ func TestRelayValues(t *testing.T) {
 	}
 	for name, mf := range families {
 		for _, s := range mf.GetMetric() {
-			if labelsOf(s)["name"] == "norelay" && strings.HasPrefix(name, "reconciler_relay_") {
+			if labelsOf(s)["name"] == "norelay" && (strings.HasPrefix(name, "reconciler_relay_") || strings.HasPrefix(name, "reconciler_inbox_")) {
 				t.Errorf("%s has a series for a daemon without a relay", name)
 			}
 		}
