@@ -32,6 +32,9 @@ func TestSweepLandsWhatTheLiveStreamMissed(t *testing.T) {
 	if o := r.receive(live); o != Landed && o != Duplicate {
 		t.Fatalf("live reply: %v", o)
 	}
+	// The read at start (no sweep) must not be the one to find it: it
+	// takes its copy of the history when called.
+	waitUntil(t, "the read at start", func() bool { r.svc.mu.Lock(); defer r.svc.mu.Unlock(); return r.svc.calls > 0 })
 	r.svc.add(ev("200", "T1", "alice")) // never delivered live
 	select {
 	case why := <-deaf:

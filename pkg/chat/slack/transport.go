@@ -120,7 +120,10 @@ func (t *transport) session(ctx context.Context, api *slackapi.Client, report fu
 					t.opts.Log.Info("another consumer of the app token", "reason", h.Reason, "message", h.Err)
 				}
 				report(h)
-				healthy = true
+				// Under TokenInUse the cause of missed replies is known
+				// (Slack hands them to the other connection): a new socket
+				// would not hear them either.
+				healthy = h.Healthy
 				t.opts.Inbound.Connected()
 			case socketmode.EventTypeDisconnect:
 				healthy = false
