@@ -34,28 +34,8 @@ func TestDeafConnection(t *testing.T) {
 	cfg := &spec.Config{Name: "deaf", Provider: spec.ProviderSlack, Verbosity: spec.VerbosityVerbose, InboundSweep: spec.DefaultInboundSweep,
 		Slack: &spec.SlackConfig{BotToken: spec.NewSecret(bot), AppToken: spec.NewSecret(app), WorkspaceID: f.TeamID(), ChannelID: channel,
 			AuthorizedUserIDs: []string{user}, APIURL: f.URL()}}
-	dir := t.TempDir()
-	dirs, err := bus.Paths(dir, cfg.Name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := bus.EnsureDirs(dirs); err != nil {
-		t.Fatal(err)
-	}
 	port := chat.NewInboundPort()
-	rc, err := chat.NewRelay(slack.New(slack.Options{Timeout: 2 * time.Second, PostInterval: -1}), cfg, dir, testr.New(t),
-		chat.RelayOptions{Inbound: port, InboundSweep: time.Second, MinBackoff: 10 * time.Millisecond, MaxBackoff: 100 * time.Millisecond, Settle: 3 * time.Second})(fenced{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := rc.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = rc.Stop(ctx)
-	})
+	rc, dirs := startRelay(t, cfg, chat.RelayOptions{Inbound: port, InboundSweep: time.Second})
 	health, _, _ := providertest.StartTransport(t, slack.NewTransport(cfg.Slack, slack.TransportOptions{Log: testr.New(t), Inbound: port}))
 	health.WaitFor(t, true)
 
@@ -118,4 +98,32 @@ func TestDeafConnection(t *testing.T) {
 	if s.InboxMissed != 1 {
 		t.Errorf("missed %d after the reconnect, want still 1", s.InboxMissed)
 	}
+}
+
+// startRelay runs the daemon's relay for cfg (the Slack provider, a bus
+// in a temporary dir) until the test ends, with short back-offs.
+func startRelay(t *testing.T, cfg *spec.Config, o chat.RelayOptions) (chat.RelayComponent, bus.Dirs) {
+	t.Helper()
+	dir := t.TempDir()
+	dirs, err := bus.Paths(dir, cfg.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bus.EnsureDirs(dirs); err != nil {
+		t.Fatal(err)
+	}
+	o.MinBackoff, o.MaxBackoff, o.Settle = 10*time.Millisecond, 100*time.Millisecond, 3*time.Second
+	rc, err := chat.NewRelay(slack.New(slack.Options{Timeout: 2 * time.Second, PostInterval: -1}), cfg, dir, testr.New(t), o)(fenced{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rc.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = rc.Stop(ctx)
+	})
+	return rc, dirs
 }
