@@ -36,6 +36,9 @@ func (in *Inbound) historyLoop(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
+		if sweep {
+			missed += in.overdue()
+		}
 		in.missed(missed)
 		var retry <-chan time.Time
 		if err != nil {
@@ -99,7 +102,7 @@ func (in *Inbound) readPlace(ctx context.Context, place string, since time.Time,
 		if err != nil {
 			return err
 		}
-		if sweep && o == Landed && in.missedBy(ev) {
+		if o == Landed && in.readLanding(ev, sweep) {
 			missed++
 		}
 		last = ev

@@ -106,6 +106,8 @@ type Inbound struct {
 	cursors   map[string]bus.InboundRecord
 	unreacted map[string]bus.InboundRecord // landed, reaction not yet recorded
 	owed      []owedReply                  // could not land yet, oldest first
+	young     map[string]time.Time         // landed by a read too young to judge (sweep.go)
+	heard     map[string]time.Time         // delivered live lately (sweep.go)
 	health    Health
 
 	ready   chan struct{} // closed once the journal was replayed
@@ -150,7 +152,7 @@ func New(opts Options) *Inbound {
 	}
 	in := &Inbound{
 		opts: opts, authorized: map[string]bool{},
-		seen: map[string]seenMsg{}, cursors: map[string]bus.InboundRecord{}, unreacted: map[string]bus.InboundRecord{},
+		seen: map[string]seenMsg{}, young: map[string]time.Time{}, heard: map[string]time.Time{}, cursors: map[string]bus.InboundRecord{}, unreacted: map[string]bus.InboundRecord{},
 		health: Health{Ignored: map[Reason]int64{}},
 		ready:  make(chan struct{}), reacts: make(chan struct{}, 1), history: make(chan struct{}, 1),
 		retry: make(chan struct{}, 1),
@@ -241,7 +243,11 @@ func (in *Inbound) Receive(ctx context.Context, ev Event) (Outcome, error) {
 	case <-in.done:
 		return 0, errStopped
 	}
-	return in.land(ctx, ev)
+	o, err := in.land(ctx, ev)
+	if err == nil {
+		in.heardLive(ev.ID)
+	}
+	return o, err
 }
 
 var errStopped = errors.New("inbound stopped")

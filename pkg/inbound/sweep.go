@@ -26,6 +26,54 @@ func (in *Inbound) missedBy(ev Event) bool {
 	return !ev.Time.IsZero() && in.opts.Now().Sub(ev.Time) >= in.missedGrace()
 }
 
+// readLanding judges a reply a history read landed: missed when a sweep
+// found it past the grace. One too young to tell, whatever read found
+// it (a sweep, or the read of a connect or of a new thread racing the
+// live delivery), is remembered, and counted missed at a later sweep
+// (overdue) unless the live connection delivers it by then. An old one
+// a connect's read found was sent while the connection was down: not
+// the live connection's to deliver.
+func (in *Inbound) readLanding(ev Event, sweep bool) bool {
+	if in.missedBy(ev) {
+		return sweep
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if _, heard := in.heard[ev.ID]; !heard && !ev.Time.IsZero() {
+		in.young[ev.ID] = ev.Time
+	}
+	return false
+}
+
+// heardLive notes a live delivery of id: not missed after all, whether
+// a read's landing of it is judged before this or after.
+func (in *Inbound) heardLive(id string) {
+	in.mu.Lock()
+	delete(in.young, id)
+	in.heard[id] = in.opts.Now()
+	in.mu.Unlock()
+}
+
+// overdue counts, and forgets, the replies a sweep landed young that the
+// live connection has not delivered within missedGrace of their sending.
+func (in *Inbound) overdue() int {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	n := 0
+	for id, at := range in.young {
+		if in.opts.Now().Sub(at) >= in.missedGrace() {
+			delete(in.young, id)
+			n++
+		}
+	}
+	for id, at := range in.heard {
+		if in.opts.Now().Sub(at) >= in.missedGrace() {
+			delete(in.heard, id) // no read can race it any more
+		}
+	}
+	return n
+}
+
 // missed counts n replies a sweep landed that the live stream missed,
 // and asks the transport to reconnect: while it looks healthy, it is
 // not delivering.

@@ -92,3 +92,28 @@ func TestMissedBy(t *testing.T) {
 		t.Error("a sweep of 100ms: a reply 50ms old is not judged missed")
 	}
 }
+
+// A reply a sweep landed too young to judge is missed at a later sweep
+// unless the live connection delivered it meanwhile.
+func TestYoungSweptRepliesAreJudgedLater(t *testing.T) {
+	now := time.Now()
+	in := &Inbound{young: map[string]time.Time{}, heard: map[string]time.Time{}, opts: Options{Sweep: 5 * time.Minute, Now: func() time.Time { return now }}}
+	if in.readLanding(Event{ID: "heard", Time: now}, true) || in.readLanding(Event{ID: "lost", Time: now}, false) {
+		t.Fatal("a reply just sent is judged missed at once")
+	}
+	in.heardLive("heard")
+	in.heardLive("early") // live first, then a read's landing
+	if in.readLanding(Event{ID: "early", Time: now}, true) {
+		t.Fatal("a reply heard live judged missed")
+	}
+	if n := in.overdue(); n != 0 {
+		t.Fatalf("%d overdue within the grace", n)
+	}
+	now = now.Add(2 * time.Minute)
+	if n := in.overdue(); n != 1 {
+		t.Fatalf("%d overdue after the grace, want the one never heard live", n)
+	}
+	if n := in.overdue(); n != 0 {
+		t.Fatalf("%d overdue again: counted twice", n)
+	}
+}
