@@ -29,8 +29,8 @@ type Health struct {
 	// of daemonproto's transport reasons (TokenInUse, ...). Empty for an
 	// ordinary outage.
 	Reason string
-	// Logins is the service's count of the bot's logins as last read, or
-	// nil.
+	// Logins is the service's count of the bot's logins as last read
+	// (and counted since), or nil; compared by value (same).
 	Logins *ownership.Logins
 }
 

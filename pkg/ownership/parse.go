@@ -34,7 +34,11 @@ var legacyKeys = []string{
 //     present, is a string and terminated an object with a non-empty string
 //     reason and a string message; a key that appears twice makes the record
 //     malformed; relay, when present, is judged whole (parserelay.go), an
-//     unknown key in it included.
+//     unknown key in it included, and so is logins (logins.go);
+//     transportReason, when present, is a CamelCase word (ValidReason)
+//     beside a transportError. A later version that adds to these is
+//     read as malformed here, and touched by nothing: an older reconciler
+//     never acts on a record it cannot fully read.
 //   - Other keys are ignored, except that the legacy record is recognised
 //     only with exactly the old key set (stoppedAt optional) and incarnation
 //     "unavailable"; legacy is then true and Incarnation is "unavailable".
