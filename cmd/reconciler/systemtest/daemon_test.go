@@ -28,6 +28,9 @@ const (
 	discordToken = "discord-e2e-TOKEN-5c1f"
 	slackBot     = "xoxb-e2e-TOKEN-77aa"
 	slackApp     = "xapp-e2e-TOKEN-91bd"
+	// slackApp2 is a second app's token, for a test that runs two Slack
+	// daemons at once: two of one app would be TokenInUse.
+	slackApp2 = "xapp-e2e-TOKEN-2c4e"
 	// testHeartbeat keeps "within one heartbeat" short in tests.
 	testHeartbeat = 300 * time.Millisecond
 	e2eDeadline   = 20 * time.Second
@@ -51,7 +54,7 @@ func startFakesWith(t testing.TB, slackOpts fakeslack.Options) *fakes {
 		t.Fatal(err)
 	}
 	t.Cleanup(d.Close)
-	slackOpts.BotTokens, slackOpts.AppTokens, slackOpts.Channels, slackOpts.PingInterval = []string{slackBot}, []string{slackApp}, []string{"C1"}, time.Second
+	slackOpts.BotTokens, slackOpts.AppTokens, slackOpts.Channels, slackOpts.PingInterval = []string{slackBot}, []string{slackApp, slackApp2}, []string{"C1"}, time.Second
 	s, err := fakeslack.Start(slackOpts)
 	if err != nil {
 		t.Fatal(err)

@@ -45,7 +45,7 @@ func newE2EWith(t testing.TB, f *fakes) *e2e {
 	e := &e2e{t: t, f: f, agentDir: t.TempDir()}
 	e.specPath = filepath.Join(e.agentDir, "daemons.yaml")
 	e.env = append(os.Environ(), "GORACE=atexit_sleep_ms=0",
-		"E2E_DISCORD_TOKEN="+discordToken, "E2E_SLACK_BOT="+slackBot, "E2E_SLACK_APP="+slackApp)
+		"E2E_DISCORD_TOKEN="+discordToken, "E2E_SLACK_BOT="+slackBot, "E2E_SLACK_APP="+slackApp, "E2E_SLACK_APP2="+slackApp2)
 	t.Cleanup(e.killAllDaemons)
 	return e
 }
@@ -54,7 +54,7 @@ func newE2EWith(t testing.TB, f *fakes) *e2e {
 type object struct {
 	name, provider, state string
 	generation            int64
-	tokenEnv              string // discord: the bot token's variable (default E2E_DISCORD_TOKEN)
+	tokenEnv              string // discord: the bot token's variable (default E2E_DISCORD_TOKEN); slack: the app token's (E2E_SLACK_APP)
 	graceful              string // gracefulTimeout (default 10s)
 	extra                 string // more spec lines, indented two spaces
 	providerExtra         string // more lines of the provider block, indented four spaces
@@ -84,7 +84,11 @@ func (e *e2e) writeSpec(objs ...object) {
 			}
 			doc += fmt.Sprintf("  discord:\n    botToken: {fromEnv: %s}\n    applicationId: app-1\n    guildId: %q\n    parentChannelId: chan-3\n    apiURL: %s\n", tok, e.f.discord.GuildID(), e.f.discord.URL())
 		} else {
-			doc += fmt.Sprintf("  slack:\n    botToken: {fromEnv: E2E_SLACK_BOT}\n    appToken: {fromEnv: E2E_SLACK_APP}\n    workspaceId: %s\n    channelId: C1\n    apiURL: %s\n", e.f.slack.TeamID(), e.f.slack.URL())
+			app := o.tokenEnv
+			if app == "" {
+				app = "E2E_SLACK_APP"
+			}
+			doc += fmt.Sprintf("  slack:\n    botToken: {fromEnv: E2E_SLACK_BOT}\n    appToken: {fromEnv: %s}\n    workspaceId: %s\n    channelId: C1\n    apiURL: %s\n", app, e.f.slack.TeamID(), e.f.slack.URL())
 		}
 		doc += o.providerExtra
 		docs = append(docs, doc)

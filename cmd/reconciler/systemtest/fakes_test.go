@@ -90,13 +90,13 @@ func TestFakesAgentDirIsReadyToRun(t *testing.T) {
 	if r.code != 0 || strings.Contains(r.stdout, "FAIL") {
 		t.Fatalf("doctor against the fakes: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	for _, want := range []string{"this machine:", "discord (discord):", "slack (slack):", "ok    token:", "ok    bot token:", "ok    lingering:"} {
+	for _, want := range []string{"this machine:", "discord (discord):", "slack (slack):", "telegram (telegram):", "ok    token:", "ok    bot token:", "ok    lingering:"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("doctor's report lacks %q:\n%s", want, r.stdout)
 		}
 	}
 
-	if r := e.once(); r.code != 0 || !strings.Contains(r.stdout, "converged: 2 daemons running") {
+	if r := e.once(); r.code != 0 || !strings.Contains(r.stdout, "converged: 3 daemons running") {
 		t.Fatalf("--once on the fakes' spec: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if r := runBinary(t, nil, "--agent-dir", dir, "stop", "--all"); r.code != 0 {

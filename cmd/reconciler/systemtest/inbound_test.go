@@ -93,6 +93,11 @@ func (e *e2e) openSession(name, session string) string {
 	if err != nil {
 		e.t.Fatal(err)
 	}
+	// As an agent's first `reconciler send` does: on a machine whose loop
+	// has not made the bus yet (a fleet's standby), the dirs may not exist.
+	if err := bus.EnsureDirs(d); err != nil {
+		e.t.Fatal(err)
+	}
 	if _, err := bus.Write(d.Outbox, bus.Message{ID: "open-" + session, Session: session, Event: bus.EventOpen, Title: "Session " + session}); err != nil {
 		e.t.Fatal(err)
 	}

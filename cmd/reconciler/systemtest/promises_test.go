@@ -88,7 +88,8 @@ func TestRecordNamingAnotherProcessIsNeverSignalled(t *testing.T) {
 	plant("canary", canary.Process.Pid)
 	loop := e.startLoop()
 	plant("loop", loop.cmd.Process.Pid)
-	e.writeSpec(object{name: "canary", provider: "slack", generation: 1}, object{name: "loop", provider: "slack", generation: 1})
+	// Two Slack daemons at once: two apps, or they are TokenInUse.
+	e.writeSpec(object{name: "canary", provider: "slack", generation: 1}, object{name: "loop", provider: "slack", generation: 1, tokenEnv: "E2E_SLACK_APP2"})
 	e.waitStatus("both converged", func(s *reconcile.Status) bool {
 		a, _ := daemonStatus(s, "canary")
 		b, _ := daemonStatus(s, "loop")

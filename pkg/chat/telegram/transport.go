@@ -81,6 +81,11 @@ func (t *Transport) Run(ctx context.Context, report func(chat.Health)) error {
 	self := botID(token)
 	wait := time.Duration(0)
 	checked := false
+	// answered: a poll came back since the last failure. Until one has,
+	// polls do not wait (timeout 0), so health is known at once: a 409
+	// is never preceded by a Ready, and a working poll is not Ready only
+	// after its whole long wait.
+	answered := false
 	for {
 		if wait > 0 && !sleepCtx(ctx, wait) {
 			return nil
@@ -106,10 +111,15 @@ func (t *Transport) Run(ctx context.Context, report func(chat.Health)) error {
 			wait = t.backoff(wait)
 			continue
 		}
-		ups, err := getUpdates(ctx, hc, base, token, offset, t.opts.PollTimeout)
+		timeout := t.opts.PollTimeout
+		if !answered {
+			timeout = 0
+		}
+		ups, err := getUpdates(ctx, hc, base, token, offset, timeout)
 		if ctx.Err() != nil {
 			return nil
 		}
+		answered = err == nil
 		if err != nil {
 			h, terminal, retryAfter := pollFailure(err)
 			if terminal != nil {
