@@ -1,7 +1,6 @@
 package discord
 
 import (
-	"context"
 	"fmt"
 	"time"
 
@@ -56,18 +55,6 @@ func judgeBudget(l discordgo.SessionInformation, reserve int, resuming bool, now
 type budgetLowError struct{ identifyVerdict }
 
 func (e *budgetLowError) Error() string { return e.message }
-
-// waitUntil returns at t, or with ctx's error when ctx ends first.
-func waitUntil(ctx context.Context, t time.Time) error {
-	timer := time.NewTimer(time.Until(t))
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-timer.C:
-		return nil
-	}
-}
 
 // loginsOf is session_start_limit, read at now, as the record shows it.
 // A service's odd answer (a negative figure, more left than allowed) is

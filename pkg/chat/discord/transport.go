@@ -131,7 +131,7 @@ func (d *transport) Run(ctx context.Context, report func(chat.Health)) error {
 			if low, ok := errors.AsType[*budgetLowError](err); ok {
 				report(chat.Health{Err: low.message, Reason: daemonproto.ReasonIdentifyBudgetLow})
 				d.opts.Log.Info("discord session starts at the reserve; not identifying", "until", low.until)
-				if waitUntil(ctx, low.until) != nil {
+				if sleep(ctx, time.Until(low.until)) != nil {
 					return nil
 				}
 				continue
