@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"gjc.dev/reconciler/pkg/chat"
+	"gjc.dev/reconciler/pkg/chat/internal/backoff"
 	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/inbound"
 	"gjc.dev/reconciler/pkg/spec"
@@ -79,6 +79,7 @@ func (t *Transport) Run(ctx context.Context, report func(chat.Health)) error {
 	hc := &http.Client{Timeout: t.opts.PollTimeout + pollMargin}
 	base := apiURL(t.cfg)
 	self := botID(token)
+	b := backoff.New(500*time.Millisecond, t.opts.MaxBackoff)
 	wait := time.Duration(0)
 	checked := false
 	// answered: a poll came back since the last failure. Until one has,
@@ -100,7 +101,7 @@ func (t *Transport) Run(ctx context.Context, report func(chat.Health)) error {
 					return terminal
 				}
 				report(chat.Health{Err: "telegram getMe: " + scrub(err, token).Error()})
-				wait = t.backoff(wait)
+				wait = b.Next()
 				continue
 			}
 			checked = true
@@ -108,7 +109,7 @@ func (t *Transport) Run(ctx context.Context, report func(chat.Health)) error {
 		offset, err := t.offset.load()
 		if err != nil {
 			report(chat.Health{Err: err.Error()})
-			wait = t.backoff(wait)
+			wait = b.Next()
 			continue
 		}
 		timeout := t.opts.PollTimeout
@@ -126,17 +127,18 @@ func (t *Transport) Run(ctx context.Context, report func(chat.Health)) error {
 				return terminal
 			}
 			report(h)
-			wait = max(t.backoff(wait), retryAfter)
+			wait = max(b.Next(), retryAfter)
 			continue
 		}
 		report(chat.Health{Healthy: true})
 		wait = 0
+		b.Reset()
 		if err := t.land(ctx, ups, self); err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
 			t.opts.Log.Error(err, "landing telegram updates; the service sends them again")
-			wait = t.backoff(wait)
+			wait = b.Next()
 		}
 	}
 }
@@ -208,12 +210,6 @@ func refusedToken(err error) *chat.TerminalError {
 		return &chat.TerminalError{Reason: daemonproto.ReasonInvalidCredentials, Message: "telegram refused the bot token (botToken); create a new one with BotFather"}
 	}
 	return nil
-}
-
-func (t *Transport) backoff(last time.Duration) time.Duration {
-	next := max(last*2, 500*time.Millisecond)
-	next = min(next, t.opts.MaxBackoff)
-	return next/2 + rand.N(next/2+1)
 }
 
 // botID is the bot's user id: the digits before the token's colon.

@@ -20,9 +20,7 @@ func New(min, max time.Duration) *Backoff { return &Backoff{min: min, max: max, 
 // Wait sleeps for the next delay (with jitter so that many bots on one machine
 // do not reconnect in step) or until ctx is done.
 func (b *Backoff) Wait(ctx context.Context) error {
-	d := b.next/2 + rand.N(b.next/2+1)
-	b.next = min(b.next*2, b.max)
-	t := time.NewTimer(d)
+	t := time.NewTimer(b.Next())
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
@@ -30,6 +28,14 @@ func (b *Backoff) Wait(ctx context.Context) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// Next returns the next delay, with its jitter, and moves on: for a
+// caller that waits the longer of it and a wait the service asked for.
+func (b *Backoff) Next() time.Duration {
+	d := b.next/2 + rand.N(b.next/2+1)
+	b.next = min(b.next*2, b.max)
+	return d
 }
 
 // Reset makes the next wait the shortest again, after a success.
