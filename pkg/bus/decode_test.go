@@ -44,7 +44,7 @@ func TestDecode(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Decode: %v", err)
 				}
-				if got != tt.want {
+				if !got.Equal(tt.want) {
 					t.Fatalf("got %+v, want %+v", got, tt.want)
 				}
 				return
@@ -63,7 +63,7 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := Decode(data)
-	if err != nil || got != m {
+	if err != nil || !got.Equal(m) {
 		t.Fatalf("round trip: got %+v, %v; want %+v", got, err, m)
 	}
 }
@@ -83,7 +83,7 @@ func FuzzDecode(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m2, err := Decode(again); err != nil || m2 != m {
+		if m2, err := Decode(again); err != nil || !m2.Equal(m) {
 			t.Fatalf("re-encoded message does not decode the same: %+v, %v", m2, err)
 		}
 	})

@@ -22,7 +22,12 @@ type InboxMessage struct {
 	User string `json:"user"`
 	// Text is what the user wrote, plain: Slack's &amp; &lt; &gt; are
 	// turned back into & < >; mentions are left as the service wrote them.
-	Text string `json:"text"`
+	Text string `json:"text,omitempty"`
+	// Ask, set on a decision (DESIGN 5, "Decisions"), is the id of the
+	// ask it decides, which is its id too: an ask is decided once.
+	Ask string `json:"ask,omitempty"`
+	// Choice is a decision's choice: a label of the ask, or "expired".
+	Choice string `json:"choice,omitempty"`
 	// TS is when the service says it was sent, RFC 3339 in UTC with
 	// milliseconds (InboxTime).
 	TS string `json:"ts"`
@@ -71,7 +76,12 @@ func (m InboxMessage) Validate() []error {
 	if !ValidInboxSession(m.Session) {
 		bad("session", "must match [A-Za-z0-9._:-]{1,%d} and not start with a dot", MaxSessionLen)
 	}
-	if !validToken(m.User, MaxRemoteLen, true) {
+	switch {
+	case m.Ask != "":
+		errs = append(errs, m.validateDecision()...)
+	case m.Choice != "":
+		bad("choice", "only a decision (with ask) has a choice")
+	case !validToken(m.User, MaxRemoteLen, true):
 		bad("user", "must match [A-Za-z0-9._:-]{1,%d}", MaxRemoteLen)
 	}
 	if !utf8.ValidString(m.Text) {
@@ -85,7 +95,7 @@ func (m InboxMessage) Validate() []error {
 	return errs
 }
 
-var inboxFields = map[string]uint16{"id": 1 << 0, "session": 1 << 1, "user": 1 << 2, "text": 1 << 3, "ts": 1 << 4}
+var inboxFields = map[string]uint16{"id": 1 << 0, "session": 1 << 1, "user": 1 << 2, "text": 1 << 3, "ts": 1 << 4, "ask": 1 << 5, "choice": 1 << 6}
 
 // EncodeInbox is the canonical file form of a valid inbox message: the
 // same message always gives the same bytes.

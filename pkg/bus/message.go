@@ -2,6 +2,7 @@ package bus
 
 import (
 	"fmt"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -10,6 +11,9 @@ const (
 	EventMessage = "message"
 	EventOpen    = "open"
 	EventClose   = "close"
+	// EventAsk is a question with buttons (DESIGN 5, "Decisions"): its id
+	// is the ask id, and the first authorized click decides it.
+	EventAsk = "ask"
 )
 
 // Levels of a message.
@@ -38,6 +42,25 @@ type Message struct {
 	// Replaces is the id of an earlier message of the same session, to be
 	// edited in place (progress updates).
 	Replaces string `json:"replaces,omitempty"`
+	// Choices are an ask's buttons, in order; only an ask has them.
+	Choices []string `json:"choices,omitempty"`
+	// ExpiresAt is when an undecided ask is decided "expired", as
+	// InboxTime formats it; only an ask has it.
+	ExpiresAt string `json:"expiresAt,omitempty"`
+}
+
+// Equal reports whether m and o are the same message, field by field.
+func (m Message) Equal(o Message) bool {
+	return slices.Equal(m.Choices, o.Choices) && m.strip() == o.strip()
+}
+
+// comparable is a message without its slices, which == can compare.
+type comparable struct {
+	ID, Session, Event, Title, Text, Level, Replaces, ExpiresAt string
+}
+
+func (m Message) strip() comparable {
+	return comparable{m.ID, m.Session, m.Event, m.Title, m.Text, m.Level, m.Replaces, m.ExpiresAt}
 }
 
 // WithDefaults returns m with an empty event and level set to their
@@ -48,6 +71,11 @@ func (m Message) WithDefaults() Message {
 	}
 	if m.Level == "" {
 		m.Level = LevelInfo
+		if m.Event == EventAsk {
+			// An ask waits for people: it is shown as an action, and a
+			// lean daemon never leaves it out.
+			m.Level = LevelAction
+		}
 	}
 	return m
 }
@@ -71,9 +99,9 @@ func (m Message) Validate() []error {
 		bad("session", "must match [A-Za-z0-9._:-]{1,%d}", MaxSessionLen)
 	}
 	switch m.Event {
-	case EventMessage, EventOpen, EventClose:
+	case EventMessage, EventOpen, EventClose, EventAsk:
 	default:
-		bad("event", "must be one of message, open, close")
+		bad("event", "must be one of message, open, close, ask")
 	}
 	if !utf8.ValidString(m.Title) {
 		bad("title", "must be valid UTF-8")
@@ -97,6 +125,7 @@ func (m Message) Validate() []error {
 			bad("replaces", "must not be the message's own id")
 		}
 	}
+	errs = append(errs, m.validateAsk()...)
 	return errs
 }
 

@@ -61,7 +61,7 @@ func Write(dir string, m Message) (string, error) {
 	if rerr != nil {
 		return "", fmt.Errorf("message %q: id already used by a file that cannot be read: %w", m.ID, rerr)
 	}
-	if prev != m {
+	if !prev.Equal(m) {
 		return "", fmt.Errorf("message %q: id already used with different content", m.ID)
 	}
 	return m.ID, nil
@@ -105,7 +105,7 @@ func settled(outbox string, m Message) (posted bool, err error) {
 	if err != nil {
 		return false, fmt.Errorf("message %q: id already used by a sent file that cannot be read: %w", m.ID, err)
 	}
-	if prev != m {
+	if !prev.Equal(m) {
 		return false, fmt.Errorf("message %q: id already used by a sent message with different content: %s", m.ID, sent)
 	}
 	return true, nil

@@ -59,7 +59,7 @@ func TestWriteReadRoundTrip(t *testing.T) {
 	}
 	want := in
 	want.ID, want.Event, want.Level = id, EventMessage, LevelInfo
-	if got != want {
+	if !got.Equal(want) {
 		t.Fatalf("read %+v, want %+v", got, want)
 	}
 	if n := names(t, dir); len(n) != 1 {
@@ -102,7 +102,7 @@ func TestWriteSameIDSameContentIsOneFile(t *testing.T) {
 		t.Fatalf("outbox holds %v, want exactly same-1.json and no temp file", n)
 	}
 	got, err := Read(filepath.Join(dir, "same-1.json"))
-	if err != nil || got != m.WithDefaults() {
+	if err != nil || !got.Equal(m.WithDefaults()) {
 		t.Fatalf("read back %v, %v", got.ID, err)
 	}
 }

@@ -101,7 +101,7 @@ func TestForwardStoresOnceThenRemoves(t *testing.T) {
 	if len(stored.Kvs) != 1 {
 		t.Fatalf("outbox/a1 not stored")
 	}
-	if m, err := bus.Decode(stored.Kvs[0].Value); err != nil || m != msg("a1", "hello").WithDefaults() {
+	if m, err := bus.Decode(stored.Kvs[0].Value); err != nil || !m.Equal(msg("a1", "hello").WithDefaults()) {
 		t.Fatalf("stored %q (%v), want the message", stored.Kvs[0].Value, err)
 	}
 	if exists(filepath.Join(r.dirs.Outbox, "a1.json")) {
@@ -353,7 +353,7 @@ func TestPullerSyncsAndFinishes(t *testing.T) {
 	if _, err := p.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := bus.Read(filepath.Join(d.Outbox, "p1.json")); err != nil || got != m.WithDefaults() {
+	if got, err := bus.Read(filepath.Join(d.Outbox, "p1.json")); err != nil || !got.Equal(m.WithDefaults()) {
 		t.Errorf("p1 in the relay's outbox: %+v, %v", got, err)
 	}
 	if exists(filepath.Join(d.Outbox, "stale.json")) {
@@ -422,7 +422,7 @@ func TestPullerMakesTheRelaysOutboxAgain(t *testing.T) {
 	defer wcancel()
 	wch := r.cli.Watch(wctx, r.dir, clientv3.WithPrefix())
 	for {
-		if got, err := bus.Read(filepath.Join(d.Outbox, "r1.json")); err == nil && got == m.WithDefaults() {
+		if got, err := bus.Read(filepath.Join(d.Outbox, "r1.json")); err == nil && got.Equal(m.WithDefaults()) {
 			break
 		}
 		if len(r.get(t, r.dir+"outbox/r1").Kvs) == 0 {

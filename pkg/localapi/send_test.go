@@ -64,14 +64,14 @@ func TestCheckMessage(t *testing.T) {
 		{"no name", SendRequest{Message: ok}, `"" is not a daemon name`},
 		{"path as a name", SendRequest{Name: "../d1", Message: ok}, `"../d1" is not a daemon name`},
 		{"no session", SendRequest{Name: "d1", Message: bus.Message{ID: "m1"}}, `message "m1": session: must match`},
-		{"bad event", SendRequest{Name: "d1", Message: bus.Message{ID: "m1", Session: "s", Event: "edit"}}, "event: must be one of message, open, close"},
+		{"bad event", SendRequest{Name: "d1", Message: bus.Message{ID: "m1", Session: "s", Event: "edit"}}, "event: must be one of message, open, close, ask"},
 		{"bad level", SendRequest{Name: "d1", Message: bus.Message{ID: "m1", Session: "s", Level: "debug"}}, "level: must be one of"},
 		{"bad id", SendRequest{Name: "d1", Message: bus.Message{ID: "a/b", Session: "s"}}, `message "a/b": id: must match`},
 		// <id>.json would be a temp name: written, then never read.
 		{"id starting with a dot", SendRequest{Name: "d1", Message: bus.Message{ID: ".x", Session: "s"}}, `message ".x": id: ` + bus.IDRule},
 		{"id dot", SendRequest{Name: "d1", Message: bus.Message{ID: ".", Session: "s"}}, `message ".": id: ` + bus.IDRule},
 		{"id dot dot", SendRequest{Name: "d1", Message: bus.Message{ID: "..", Session: "s"}}, `message "..": id: ` + bus.IDRule},
-		{"two fields", SendRequest{Name: "d1", Message: bus.Message{ID: "m1", Session: "s", Event: "x", Level: "y"}}, "event: must be one of message, open, close; level:"},
+		{"two fields", SendRequest{Name: "d1", Message: bus.Message{ID: "m1", Session: "s", Event: "x", Level: "y"}}, "event: must be one of message, open, close, ask; level:"},
 		{"text over 1 MiB", SendRequest{Name: "d1", Message: bus.Message{ID: "m1", Session: "s", Text: strings.Repeat("x", bus.MaxTextSize+1)}}, "text: is 1048577 bytes"},
 		{"text whose escapes are too big", SendRequest{Name: "d1", Message: bus.Message{ID: "m1", Session: "s", Text: strings.Repeat("\x01", bus.MaxTextSize)}}, "text: the message encodes to"},
 	} {
@@ -192,7 +192,7 @@ func TestSendThroughTheSocket(t *testing.T) {
 		}
 	}
 	got, err := bus.Read(filepath.Join(dirs.Outbox, m.ID+".json"))
-	if err != nil || got != m {
+	if err != nil || !got.Equal(m) {
 		t.Fatalf("outbox file: %v; differs from the message sent", err)
 	}
 	if resp, err := c.Send(t.Context(), SendRequest{Name: "d1", Message: m}); err != nil || resp.ID != m.ID {

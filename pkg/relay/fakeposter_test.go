@@ -45,6 +45,8 @@ type postCall struct {
 	key     string
 	at      time.Time
 	limited bool
+	choices []Choice
+	ping    []string
 }
 
 func newFakePoster() *fakePoster {
@@ -73,7 +75,7 @@ func (f *fakePoster) Post(ctx context.Context, p Part) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	defer f.poke()
-	call := postCall{key: p.Key, at: time.Now()}
+	call := postCall{key: p.Key, at: time.Now(), choices: p.Choices, ping: p.Ping}
 	if f.blocked != nil {
 		f.posts = append(f.posts, call)
 		return "", f.blocked

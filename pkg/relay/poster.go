@@ -68,13 +68,24 @@ type Part struct {
 	// FirstAttempt is when this part was first attempted: a lookup may
 	// depend on how long ago that was (Discord's nonce window).
 	FirstAttempt time.Time
+	// Choices, set on an ask's last part, are its buttons: the service
+	// shows one per choice on the posted message, and hands a click's
+	// Data back. Post and Lookup treat a part with choices alike (a
+	// probe by edit carries them, so that an unchanged message is still
+	// "not modified"). Nil for every other part.
+	Choices []Choice
+	// Ping, set only on an ask's last part when the spec says pingOnAsk,
+	// are the user ids the part mentions, through the service's explicit
+	// allowance; no other part ever mentions anyone.
+	Ping []string
 	// Confirmed, set for a lookup, reports whether a service id is one
 	// the relay knows a part was confirmed with (any session's): a lookup
 	// that probes ids by editing them (Telegram) must leave those alone.
 	Confirmed func(remoteID string) bool
 }
 
-// EditRequest edits an earlier part.
+// EditRequest edits an earlier part. An edit leaves the message with no
+// buttons: an ask is edited only to show its outcome.
 type EditRequest struct {
 	Thread   string // where the part is ("" for a root, in the channel)
 	RemoteID string // the part's service id

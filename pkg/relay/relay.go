@@ -47,6 +47,12 @@ type Options struct {
 	// left the outbox for good (to sent/ or failed/): a fleet's outbox
 	// entry is removed then.
 	Finished func(id string)
+	// AskPosted, when set, takes an ask once every part of it is posted,
+	// before its file leaves the outbox: m the ask, place its session's
+	// thread (as an inbound event's Place there), remote the service id
+	// of the part its buttons are on. It may be handed the same ask again
+	// (after a restart) and must make that no different from once.
+	AskPosted func(ctx context.Context, m bus.Message, place, remote string) error
 }
 
 // Relay posts a daemon's outbox. It is a daemon Component: Start, then

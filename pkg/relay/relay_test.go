@@ -24,6 +24,8 @@ type harness struct {
 	fake    *fakePoster
 	relay   *Relay
 	changed chan struct{}
+	// askPosted is the relay's AskPosted (nil: none).
+	askPosted func(ctx context.Context, m bus.Message, place, remote string) error
 }
 
 func newHarness(t *testing.T, fake *fakePoster) *harness {
@@ -50,6 +52,7 @@ func (h *harness) start() *Relay {
 		Bus: h.dirs, Poster: h.fake,
 		Log:        funcr.New(func(prefix, args string) { h.t.Log(prefix, args) }, funcr.Options{Verbosity: 1}),
 		Render:     h.renderOptions(),
+		AskPosted:  h.askPosted,
 		MinBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond, Settle: settle,
 		Changed: func() {
 			select {
@@ -67,7 +70,7 @@ func (h *harness) start() *Relay {
 }
 
 func (h *harness) renderOptions() RenderOptions {
-	if h.render == (RenderOptions{}) {
+	if h.render.Limit == 0 {
 		return RenderOptions{Verbose: true, Limit: h.fake.PartLimit()}
 	}
 	return h.render

@@ -42,6 +42,9 @@ type RenderOptions struct {
 	Verbose bool   // the spec's verbosity: verbose (else lean)
 	Limit   int    // the Poster's PartLimit; at least 1
 	Markup  Markup
+	// Ping are the users an ask mentions (the authorized users, when the
+	// spec says pingOnAsk); nil mentions no one.
+	Ping []string
 }
 
 // Rendered is what a message becomes at the service. Every field is a
@@ -68,6 +71,9 @@ type Rendered struct {
 	// that says so, posted after Parts.
 	Close     bool
 	CloseLine string
+	// Ask is what an ask's last part carries besides its text: its
+	// buttons, and whom it mentions.
+	Ask decoration
 }
 
 const (
@@ -123,6 +129,9 @@ func Render(m bus.Message, o RenderOptions) Rendered {
 	}
 	if m.Event == bus.EventClose {
 		r.Close, r.CloseLine = true, closeLine
+	}
+	if m.Event == bus.EventAsk {
+		r.Ask = decoration{choices: choicesOf(m), ping: o.Ping}
 	}
 	return r
 }

@@ -37,14 +37,20 @@ var (
 // the outbox); a message taken away by hand while its request waits to
 // be retried is dropped (errGone), never retried forever.
 func (r *Relay) do(ctx context.Context, o op, rec bus.Record, still func() bool) (string, error) {
-	remote, err := r.doOnce(ctx, o, rec, still)
+	return r.doDecorated(ctx, o, rec, decoration{}, still)
+}
+
+// doDecorated is do for a part that carries deco besides its text (an
+// ask's last part: its buttons).
+func (r *Relay) doDecorated(ctx context.Context, o op, rec bus.Record, deco decoration, still func() bool) (string, error) {
+	remote, err := r.doOnce(ctx, o, rec, deco, still)
 	if err == nil {
 		r.clearBlock(rec.Session)
 	}
 	return remote, err
 }
 
-func (r *Relay) doOnce(ctx context.Context, o op, rec bus.Record, still func() bool) (string, error) {
+func (r *Relay) doOnce(ctx context.Context, o op, rec bus.Record, deco decoration, still func() bool) (string, error) {
 	key := rec.Key()
 	b := r.newBackoff()
 	// unlanded: no attempt of key can still land at the service. True
@@ -67,7 +73,7 @@ func (r *Relay) doOnce(ctx context.Context, o op, rec bus.Record, still func() b
 			unlanded = !pending || a.rec.Thread != rec.Thread
 		}
 		if pending && o.lookup && !unlanded {
-			remote, found, err := r.lookup(ctx, a)
+			remote, found, err := r.lookup(ctx, a, deco)
 			switch {
 			case KindOf(err) == Gone:
 				return "", &placeGone{err: err}
@@ -94,7 +100,7 @@ func (r *Relay) doOnce(ctx context.Context, o op, rec bus.Record, still func() b
 			// Sure it was never accepted: attempt it afresh.
 			unlanded = true
 		}
-		remote, err := r.attempt(ctx, o, rec)
+		remote, err := r.attempt(ctx, o, rec, deco)
 		if err == nil {
 			return remote, nil
 		}
@@ -146,7 +152,7 @@ func (e *placeGone) Unwrap() error { return e.err }
 
 // attempt makes one request: the attempt record, the request, the done
 // record, with the labelled steps in between.
-func (r *Relay) attempt(ctx context.Context, o op, rec bus.Record) (string, error) {
+func (r *Relay) attempt(ctx context.Context, o op, rec bus.Record, deco decoration) (string, error) {
 	key := rec.Key()
 	if err := r.waitGlobal(ctx); err != nil {
 		return "", err
@@ -163,7 +169,7 @@ func (r *Relay) attempt(ctx context.Context, o op, rec bus.Record) (string, erro
 		return "", err
 	}
 	start := time.Now()
-	remote, err := r.send(ctx, o, rec)
+	remote, err := r.send(ctx, o, rec, deco)
 	if err != nil {
 		return "", err
 	}
@@ -177,7 +183,7 @@ func (r *Relay) attempt(ctx context.Context, o op, rec bus.Record) (string, erro
 }
 
 // send is the request itself.
-func (r *Relay) send(ctx context.Context, o op, rec bus.Record) (string, error) {
+func (r *Relay) send(ctx context.Context, o op, rec bus.Record, deco decoration) (string, error) {
 	p := r.opts.Poster
 	switch o {
 	case opThread:
@@ -187,11 +193,12 @@ func (r *Relay) send(ctx context.Context, o op, rec bus.Record) (string, error) 
 	case opArchive:
 		return rec.Thread, p.Archive(ctx, rec.Thread)
 	}
-	return p.Post(ctx, Part{Key: rec.Key(), Session: rec.Session, Thread: rec.Thread, Text: rec.Text, FirstAttempt: time.Now()})
+	return p.Post(ctx, Part{Key: rec.Key(), Session: rec.Session, Thread: rec.Thread, Text: rec.Text, FirstAttempt: time.Now(),
+		Choices: deco.choices, Ping: deco.ping})
 }
 
 // lookup asks the service whether an attempted part was accepted.
-func (r *Relay) lookup(ctx context.Context, a attempt) (string, bool, error) {
+func (r *Relay) lookup(ctx context.Context, a attempt, deco decoration) (string, bool, error) {
 	if err := r.waitGlobal(ctx); err != nil {
 		return "", false, err
 	}
@@ -199,7 +206,8 @@ func (r *Relay) lookup(ctx context.Context, a attempt) (string, bool, error) {
 		return "", false, err
 	}
 	rec := a.rec
-	p := Part{Key: rec.Key(), Session: rec.Session, Thread: rec.Thread, Text: rec.Text, FirstAttempt: a.firstAttempt(), Confirmed: r.confirmed}
+	p := Part{Key: rec.Key(), Session: rec.Session, Thread: rec.Thread, Text: rec.Text, FirstAttempt: a.firstAttempt(), Confirmed: r.confirmed,
+		Choices: deco.choices, Ping: deco.ping}
 	return r.opts.Poster.Lookup(ctx, p, a.after)
 }
 

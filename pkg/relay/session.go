@@ -124,6 +124,11 @@ func (r *Relay) deliver(ctx context.Context, session, id string) error {
 	if err != nil {
 		return err
 	}
+	if m.Event == bus.EventAsk {
+		if err := r.askPosted(ctx, m, rd); err != nil {
+			return err
+		}
+	}
 	r.opts.Step("message:before-sent", id)
 	return r.sent(ctx, name, id)
 }
@@ -222,13 +227,17 @@ func (r *Relay) postIn(ctx context.Context, m bus.Message, sum string, rd Render
 	for k, text := range parts {
 		rec := bus.Record{ID: m.ID, Part: strconv.Itoa(k), Session: m.Session, Thread: thread, Text: text, Parts: len(parts), Sum: sum}
 		op := opPost
+		var deco decoration
+		if k == len(parts)-1 {
+			deco = rd.Ask // an ask's buttons are on its last part
+		}
 		if k < len(replaced) && replaced[k] != "" && !rd.Close {
 			rec.Part, rec.Remote, op = editPart(k), replaced[k], opEdit
 			if !r.editTurn(ctx, rec.Remote) {
 				return errStopped
 			}
 		}
-		if _, err := r.do(ctx, op, rec, still); err != nil {
+		if _, err := r.doDecorated(ctx, op, rec, deco, still); err != nil {
 			return err
 		}
 		if op == opEdit {
@@ -293,7 +302,7 @@ func (r *Relay) reused(ctx context.Context, name string, m bus.Message, sum stri
 		return "", err
 	}
 	defer box.Close()
-	if sent, err := box.Sent(name); err == nil && sent != m.WithDefaults() {
+	if sent, err := box.Sent(name); err == nil && !sent.Equal(m.WithDefaults()) {
 		return fmt.Sprintf("id %s was already posted with other content (sent/%s): this message is not posted", m.ID, name), nil
 	}
 	return "", nil

@@ -77,7 +77,7 @@ func TestSendThroughTheLoop(t *testing.T) {
 	}
 	id := strings.TrimSpace(r.stdout)
 	want := bus.Message{ID: id, Session: "agent:1", Event: bus.EventOpen, Title: "Build 42", Text: "hello <@here> & more", Level: bus.LevelAction}
-	if got := e.readOutbox("discord", id); got != want {
+	if got := e.readOutbox("discord", id); !got.Equal(want) {
 		t.Errorf("outbox file: %+v, want %+v", got, want)
 	}
 	loop.logs.waitLog(t, "the loop served the send", func(lines []map[string]any) bool {
@@ -125,7 +125,7 @@ func TestSendThroughTheLoop(t *testing.T) {
 		says  string
 	}{
 		{"unknown name", nil, []string{"discrod", "--session", "s", "x"}, `unknown daemon "discrod"`},
-		{"invalid event", nil, []string{"discord", "--session", "s", "--event", "edit", "x"}, "event: must be one of message, open, close"},
+		{"invalid event", nil, []string{"discord", "--session", "s", "--event", "edit", "x"}, "event: must be one of message, open, close, ask"},
 		{"invalid level", nil, []string{"discord", "--session", "s", "--level", "warn", "x"}, "level: must be one of info, action, error"},
 		{"invalid session", nil, []string{"discord", "--session", "a b", "x"}, "session: must match"},
 		{"no session", nil, []string{"discord", "x"}, "--session is required"},
@@ -162,7 +162,7 @@ func TestSendDirectly(t *testing.T) {
 		"send: slack has verbosity: lean, which leaves info messages out: this one is not posted (it moves to sent/ and counts as filtered); give --level action or error to have it posted, or set verbosity: verbose\n" {
 		t.Fatalf("send without a loop: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
-	if got := e.readOutbox("slack", "d-1"); got != (bus.Message{ID: "d-1", Session: "s", Event: bus.EventMessage, Text: "with tokens", Level: bus.LevelInfo}) {
+	if got := e.readOutbox("slack", "d-1"); !got.Equal(bus.Message{ID: "d-1", Session: "s", Event: bus.EventMessage, Text: "with tokens", Level: bus.LevelInfo}) {
 		t.Errorf("outbox file: %+v", got)
 	}
 	// Without the tokens and without a daemon dir, the name cannot be

@@ -1,0 +1,127 @@
+package bus
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestAskValidate(t *testing.T) {
+	ask := func(edit func(*Message)) Message {
+		m := Message{ID: "01JASK", Session: "s", Event: EventAsk, Text: "May I run rm -rf build?",
+			Choices: []string{"Approve", "Deny"}, ExpiresAt: "2026-12-06T09:00:00.000Z"}
+		if edit != nil {
+			edit(&m)
+		}
+		return m.WithDefaults()
+	}
+	tests := []struct {
+		name   string
+		m      Message
+		errHas string // "" is valid
+	}{
+		{"valid", ask(nil), ""},
+		{"level defaults to action", ask(func(m *Message) { m.Level = "" }), ""},
+		{"one choice", ask(func(m *Message) { m.Choices = []string{"OK"} }), ""},
+		{"no choices", ask(func(m *Message) { m.Choices = nil }), "1 to 5 choices"},
+		{"six choices", ask(func(m *Message) { m.Choices = []string{"a", "b", "c", "d", "e", "f"} }), "1 to 5 choices"},
+		{"twice", ask(func(m *Message) { m.Choices = []string{"Yes", "yes"} }), "given twice"},
+		{"expired", ask(func(m *Message) { m.Choices = []string{"Expired"} }), `"expired"`},
+		{"long label", ask(func(m *Message) { m.Choices = []string{strings.Repeat("é", 41)} }), "at most 40"},
+		{"blank label", ask(func(m *Message) { m.Choices = []string{" Yes"} }), "leading or trailing"},
+		{"control", ask(func(m *Message) { m.Choices = []string{"a\nb"} }), "control"},
+		{"no text", ask(func(m *Message) { m.Text = " " }), "question's text"},
+		{"no expiry", ask(func(m *Message) { m.ExpiresAt = "" }), "expiresAt"},
+		{"bad expiry", ask(func(m *Message) { m.ExpiresAt = "2026-12-06T09:00:00Z" }), "expiresAt"},
+		{"replaces", ask(func(m *Message) { m.Replaces = "other" }), "replaces nothing"},
+		{"long id", ask(func(m *Message) { m.ID = strings.Repeat("a", 57) }), "56 bytes"},
+		{"message with choices", ask(func(m *Message) { m.Event = EventMessage }), "only an ask"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := errorsOf(tt.m.Validate())
+			switch {
+			case tt.errHas == "" && err != "":
+				t.Fatalf("Validate: %s", err)
+			case tt.errHas != "" && !strings.Contains(err, tt.errHas):
+				t.Fatalf("Validate = %q, want it to say %q", err, tt.errHas)
+			}
+		})
+	}
+}
+
+func TestAskRoundTrip(t *testing.T) {
+	m := Message{ID: "01JASK", Session: "s", Event: EventAsk, Text: "ok?", Choices: []string{"Yes", "No"},
+		ExpiresAt: "2026-12-06T09:00:00.000Z"}
+	data, err := Encode(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Equal(m.WithDefaults()) || got.Level != LevelAction {
+		t.Fatalf("got %+v", got)
+	}
+	if OutcomeID(m.ID) != "01JASK.outcome" || !ValidID(OutcomeID(strings.Repeat("a", MaxAskIDLen))) {
+		t.Fatal("an outcome id must be a valid id for every ask id")
+	}
+}
+
+func TestDecisionValidate(t *testing.T) {
+	d := Decision("s", "01JASK", "Approve", "U1", mustTime(t, "2026-12-06T09:00:00.000Z"))
+	tests := []struct {
+		name   string
+		m      InboxMessage
+		errHas string
+	}{
+		{"valid", d, ""},
+		{"expired", Decision("s", "01JASK", ChoiceExpired, "", mustTime(t, "2026-12-06T09:00:00.000Z")), ""},
+		{"expired with user", func() InboxMessage { m := d; m.Choice = ChoiceExpired; return m }(), "no one"},
+		{"no user", func() InboxMessage { m := d; m.User = ""; return m }(), "user"},
+		{"other id", func() InboxMessage { m := d; m.ID = "x"; return m }(), "id of the ask"},
+		{"text", func() InboxMessage { m := d; m.Text = "hi"; return m }(), "no text"},
+		{"no choice", func() InboxMessage { m := d; m.Choice = ""; return m }(), "choice"},
+		{"reply with choice", InboxMessage{ID: "1", Session: "s", User: "U1", Text: "x", Choice: "Yes", TS: d.TS}, "only a decision"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := errorsOf(tt.m.Validate())
+			switch {
+			case tt.errHas == "" && err != "":
+				t.Fatalf("Validate: %s", err)
+			case tt.errHas != "" && !strings.Contains(err, tt.errHas):
+				t.Fatalf("Validate = %q, want it to say %q", err, tt.errHas)
+			}
+		})
+	}
+	data, err := EncodeInbox(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"id":"01JASK","session":"s","user":"U1","ask":"01JASK","choice":"Approve","ts":"2026-12-06T09:00:00.000Z"}` + "\n"; string(data) != want {
+		t.Fatalf("encoded %s, want %s", data, want)
+	}
+	back, err := DecodeInbox(data)
+	if err != nil || back != d {
+		t.Fatalf("DecodeInbox = %+v, %v", back, err)
+	}
+}
+
+func errorsOf(errs []error) string {
+	var s []string
+	for _, e := range errs {
+		s = append(s, e.Error())
+	}
+	return strings.Join(s, "; ")
+}
+
+func mustTime(t *testing.T, s string) time.Time {
+	t.Helper()
+	at, err := time.Parse(InboxTimeLayout, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return at
+}

@@ -1,0 +1,97 @@
+package relay
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"gjc.dev/reconciler/pkg/bus"
+)
+
+func TestChoiceData(t *testing.T) {
+	long := strings.Repeat("a", bus.MaxAskIDLen)
+	if d := ChoiceData(long, 4); len(d) > 64 {
+		t.Fatalf("choice data %d bytes, over Telegram's 64", len(d))
+	}
+	tests := []struct {
+		data string
+		ask  string
+		i    int
+		ok   bool
+	}{
+		{"01JASK:0", "01JASK", 0, true},
+		{"01JASK:4", "01JASK", 4, true},
+		{long + ":1", long, 1, true},
+		{"01JASK:5", "", 0, false}, // past MaxChoices
+		{"01JASK:10", "", 0, false},
+		{"01JASK:", "", 0, false},
+		{":0", "", 0, false},
+		{"a/b:0", "", 0, false},
+		{"01JASK", "", 0, false},
+		{long + "a:0", "", 0, false}, // no ask has so long an id
+		{"01JASK:-", "", 0, false},
+	}
+	for _, tt := range tests {
+		ask, i, ok := ParseChoiceData(tt.data)
+		if ask != tt.ask || i != tt.i || ok != tt.ok {
+			t.Errorf("ParseChoiceData(%q) = %q, %d, %v; want %q, %d, %v", tt.data, ask, i, ok, tt.ask, tt.i, tt.ok)
+		}
+	}
+}
+
+// An ask's buttons ride on its last part only, the ping with them, and
+// the inbound side is handed the ask, with the service id of that part,
+// before the file leaves the outbox; its outcome edits it in place.
+func TestAskPostsButtonsOnItsLastPart(t *testing.T) {
+	f := newFakePoster()
+	h := newHarness(t, f)
+	h.render = RenderOptions{Verbose: true, Limit: 40, Ping: []string{"U1"}}
+	var mu sync.Mutex
+	type handed struct{ id, place, remote string }
+	var got []handed
+	ask := bus.Message{ID: "01JASK", Session: "s", Event: bus.EventAsk,
+		Text:    strings.Repeat("long question ", 5), // two parts at 40
+		Choices: []string{"Yes", "No"}, ExpiresAt: "2026-12-06T09:00:00.000Z"}
+	h.send(bus.Message{ID: "01", Session: "s", Text: "before"})
+	h.send(ask)
+	h.askPosted = func(_ context.Context, m bus.Message, place, remote string) error {
+		if _, err := os.Stat(filepath.Join(h.dirs.Sent, m.ID+".json")); err == nil {
+			t.Errorf("ask %s handed after it left the outbox", m.ID)
+		}
+		mu.Lock()
+		got = append(got, handed{m.ID, place, remote})
+		mu.Unlock()
+		return nil
+	}
+	h.start()
+	h.waitFor("outbox drained", h.outboxEmpty)
+
+	f.mu.Lock()
+	var buttons [][]Choice
+	var pings [][]string
+	for _, c := range f.posts {
+		buttons, pings = append(buttons, c.choices), append(pings, c.ping)
+	}
+	f.mu.Unlock()
+	// root, "before", the ask's two parts
+	want := []Choice{{Data: "01JASK:0", Label: "Yes"}, {Data: "01JASK:1", Label: "No"}}
+	if len(buttons) != 4 || buttons[2] != nil || !slices.Equal(buttons[3], want) {
+		t.Fatalf("posts carried buttons %v, want only the ask's last part to carry %v", buttons, want)
+	}
+	if pings[2] != nil || !slices.Equal(pings[3], []string{"U1"}) || pings[1] != nil {
+		t.Fatalf("posts pinged %v, want only the ask's last part", pings)
+	}
+	th := f.sessionThread("s")
+	f.mu.Lock()
+	last := f.places[th][len(f.places[th])-1].id
+	f.mu.Unlock()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 1 || got[0].id != "01JASK" || got[0].place != th || got[0].remote != last {
+		t.Fatalf("handed %+v, want the ask once with thread %s and its last part's id", got, th)
+	}
+}
