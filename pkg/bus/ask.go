@@ -1,6 +1,7 @@
 package bus
 
 import (
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -93,4 +94,19 @@ func choiceRule(c string) string {
 func (m Message) ExpiresAtTime() time.Time {
 	t, _ := time.Parse(InboxTimeLayout, m.ExpiresAt)
 	return t
+}
+
+// ChoiceData is the data of ask askID's button i: "<ask id>:<i>". An ask
+// id is at most MaxAskIDLen bytes and i one digit, so it fits every
+// service's limit (Telegram's callback_data: 64 bytes).
+func ChoiceData(askID string, i int) string { return askID + ":" + strconv.Itoa(i) }
+
+// ParseChoiceData is ChoiceData's inverse; ok is false for data no ask
+// button carries (anything a click can bring is untrusted).
+func ParseChoiceData(data string) (askID string, i int, ok bool) {
+	askID, n, found := strings.Cut(data, ":")
+	if !found || len(n) != 1 || n[0] < '0' || n[0] >= '0'+MaxChoices || !ValidID(askID) || len(askID) > MaxAskIDLen {
+		return "", 0, false
+	}
+	return askID, int(n[0] - '0'), true
 }

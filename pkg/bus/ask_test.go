@@ -1,6 +1,8 @@
 package bus
 
 import (
+	"bytes"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -124,4 +126,60 @@ func mustTime(t *testing.T, s string) time.Time {
 		t.Fatal(err)
 	}
 	return at
+}
+
+func TestChoiceData(t *testing.T) {
+	long := strings.Repeat("a", MaxAskIDLen)
+	if d := ChoiceData(long, 4); len(d) > 64 {
+		t.Fatalf("choice data %d bytes, over Telegram's 64", len(d))
+	}
+	tests := []struct {
+		data string
+		ask  string
+		i    int
+		ok   bool
+	}{
+		{"01JASK:0", "01JASK", 0, true},
+		{"01JASK:4", "01JASK", 4, true},
+		{long + ":1", long, 1, true},
+		{"01JASK:5", "", 0, false}, // past MaxChoices
+		{"01JASK:10", "", 0, false},
+		{"01JASK:", "", 0, false},
+		{":0", "", 0, false},
+		{"a/b:0", "", 0, false},
+		{"01JASK", "", 0, false},
+		{long + "a:0", "", 0, false}, // no ask has so long an id
+		{"01JASK:-", "", 0, false},
+	}
+	for _, tt := range tests {
+		ask, i, ok := ParseChoiceData(tt.data)
+		if ask != tt.ask || i != tt.i || ok != tt.ok {
+			t.Errorf("ParseChoiceData(%q) = %q, %d, %v; want %q, %d, %v", tt.data, ask, i, ok, tt.ask, tt.i, tt.ok)
+		}
+	}
+}
+
+// An ask's record holds an array: its keys are still checked, and a
+// choice that looks like JSON inside its string is only a string.
+func TestAskRecordRoundTrip(t *testing.T) {
+	rec := InboundRecord{Op: OpAsk, ID: "01JASK", Place: "T1", Session: "s", Remote: "R1",
+		Choices: []string{`Yes, "do" it]`, `[No`, `{}`}, At: 1}
+	data, err := encodeInbound([]InboundRecord{rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ParseInboundRecord(bytes.TrimRight(data, "\n"))
+	if err != nil || !reflect.DeepEqual(got, rec) {
+		t.Fatalf("ParseInboundRecord = %+v, %v", got, err)
+	}
+	for _, bad := range []string{
+		`{"op":"ask","id":"a","place":"T1","session":"s","remote":"R1","choices":["Yes"],"at":1,"choices":["No"]}`,
+		`{"op":"ask","id":"a","place":"T1","session":"s","remote":"R1","choices":["Yes"],"at":1,"extra":1}`,
+		`{"op":"landed","id":"a","place":"T1","session":"s","file":"0000000000001-a.json","choices":["Yes"],"at":1}`,
+		`{"op":"decided","id":"a","place":"T1","session":"s","file":"0000000000001-a.json","choice":"expired","user":"U1","at":1}`,
+	} {
+		if _, err := ParseInboundRecord([]byte(bad)); err == nil {
+			t.Errorf("ParseInboundRecord accepted %s", bad)
+		}
+	}
 }

@@ -27,6 +27,17 @@ const (
 	// handled (landed, or ignored for good): history reads resume after
 	// it.
 	OpCursor = "cursor"
+	// OpAsk: ask ID was posted in Place (its session Session), its
+	// buttons on message Remote, one per Choices; At is its expiresAt.
+	OpAsk = "ask"
+	// OpDecided: ask ID was decided, Choice by User (shown as Name; both
+	// empty for an expired ask); its decision file (File, in Session's
+	// inbox) is staged and, once this record is durable, published. At
+	// is when.
+	OpDecided = "decided"
+	// OpOutcome: the message that edits ask ID to show its outcome is in
+	// the outbox.
+	OpOutcome = "outcome"
 )
 
 // InboundRecord is one line of the inbound journal.
@@ -39,11 +50,21 @@ type InboundRecord struct {
 	// At is the message's time at the service, unix ms: what ages a
 	// record out of the journal.
 	At int64 `json:"at"`
+	// Of an ask (OpAsk, OpDecided): see the ops.
+	Remote  string   `json:"remote,omitempty"`
+	Choices []string `json:"choices,omitempty"`
+	Choice  string   `json:"choice,omitempty"`
+	User    string   `json:"user,omitempty"`
+	Name    string   `json:"name,omitempty"`
 }
 
 var inboundFields = map[string]uint16{
 	"op": 1 << 0, "id": 1 << 1, "place": 1 << 2, "session": 1 << 3, "file": 1 << 4, "at": 1 << 5,
+	"remote": 1 << 6, "choices": 1 << 7, "choice": 1 << 8, "user": 1 << 9, "name": 1 << 10,
 }
+
+// MaxNameLen caps a decider's display name as the journal keeps it.
+const MaxNameLen = 128
 
 // InboundJournalPath is where the inbound journal of the bus d lives.
 func (d Dirs) InboundJournalPath() string { return filepath.Join(d.Dir, "inbound.journal") }
@@ -54,8 +75,10 @@ func ValidateInboundRecord(r InboundRecord) error {
 	bad := func(field, format string, a ...any) {
 		errs = append(errs, &FieldError{Field: field, Rule: fmt.Sprintf(format, a...)})
 	}
-	if r.Op != OpLanded && r.Op != OpReacted && r.Op != OpCursor {
-		bad("op", "must be %s, %s or %s", OpLanded, OpReacted, OpCursor)
+	switch r.Op {
+	case OpLanded, OpReacted, OpCursor, OpAsk, OpDecided, OpOutcome:
+	default:
+		bad("op", "must be one of %s, %s, %s, %s, %s, %s", OpLanded, OpReacted, OpCursor, OpAsk, OpDecided, OpOutcome)
 	}
 	if !validToken(r.ID, MaxIDLen, false) {
 		bad("id", "must match [A-Za-z0-9._-]{1,%d}", MaxIDLen)
@@ -66,17 +89,27 @@ func ValidateInboundRecord(r InboundRecord) error {
 	if r.At <= 0 {
 		bad("at", "must be a time after 1970, in unix ms")
 	}
-	switch {
-	case r.Op == OpLanded:
+	switch r.Op {
+	case OpLanded, OpDecided:
 		if !ValidInboxSession(r.Session) {
 			bad("session", "must be a session name that is not hidden")
 		}
 		if !ValidInboxFile(r.File) || r.File[14:len(r.File)-len(".json")] != r.ID {
 			bad("file", "must be <13 digits>-<id>.json for this record's id")
 		}
-	case r.Session != "" || r.File != "":
-		bad("session", "only a %s record names a session and a file", OpLanded)
+	case OpAsk:
+		if !ValidInboxSession(r.Session) {
+			bad("session", "must be a session name that is not hidden")
+		}
+		if r.File != "" {
+			bad("file", "only a %s or %s record names a file", OpLanded, OpDecided)
+		}
+	default:
+		if r.Session != "" || r.File != "" {
+			bad("session", "only a %s, %s or %s record names a session", OpLanded, OpAsk, OpDecided)
+		}
 	}
+	errs = append(errs, r.validateAsk()...)
 	return errors.Join(errs...)
 }
 

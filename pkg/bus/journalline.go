@@ -238,6 +238,10 @@ func checkKeysIn(line []byte, fields map[string]uint16) error {
 			return fmt.Errorf("field %s is null", raw)
 		case line[i] == '"':
 			i = stringEnd(line, i)
+		case line[i] == '[':
+			// An array of strings (an ask's choices), already decoded
+			// whole by json.Unmarshal: only its end is looked for here.
+			i = arrayEnd(line, i)
 		default:
 			for i < len(line) && line[i] != ',' && line[i] != '}' && !isSpace(line[i]) {
 				i++
@@ -250,6 +254,26 @@ func checkKeysIn(line []byte, fields map[string]uint16) error {
 		i = skipSpace(line, i+1) // the comma
 	}
 	return errors.New("unterminated object")
+}
+
+// arrayEnd returns the index just past the JSON array starting at i,
+// skipping the strings in it (which may hold brackets).
+func arrayEnd(b []byte, i int) int {
+	depth := 0
+	for j := i; j < len(b); j++ {
+		switch b[j] {
+		case '"':
+			j = stringEnd(b, j) - 1
+		case '[':
+			depth++
+		case ']':
+			depth--
+			if depth == 0 {
+				return j + 1
+			}
+		}
+	}
+	return len(b)
 }
 
 // stringEnd returns the index just past the JSON string starting at i.

@@ -105,3 +105,21 @@ func (p *InboundPort) Connected() {
 		in.Connected()
 	}
 }
+
+// Decide hands a click to the inbound side and returns its verdict
+// (inbound.Inbound.Decide); with nothing attached yet it waits as Receive
+// does, and a nil port knows no ask.
+func (p *InboundPort) Decide(ctx context.Context, c inbound.Click) (inbound.Verdict, error) {
+	if p == nil {
+		return inbound.Verdict{Kind: inbound.Unknown}, nil
+	}
+	select {
+	case <-p.attached:
+	case <-ctx.Done():
+		return inbound.Verdict{}, errNoInbound
+	}
+	p.mu.Lock()
+	in := p.in
+	p.mu.Unlock()
+	return in.Decide(ctx, c)
+}

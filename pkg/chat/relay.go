@@ -76,7 +76,16 @@ func NewRelay(p Provider, cfg *spec.Config, agentDir string, log logr.Logger, o 
 			Journal: journal, Finished: finished,
 			Render: relay.RenderOptions{
 				Redact: cfg.Redact, Home: home, Verbose: cfg.Verbosity == spec.VerbosityVerbose,
-				Limit: poster.PartLimit(), Markup: p.Markup(),
+				Limit: poster.PartLimit(), Markup: p.Markup(), Ping: pingOnAsk(cfg),
+			},
+			// The inbound side is made after the relay, which it asks
+			// which thread is whose; an ask is handed to it once it runs
+			// (none is posted before: the relay waits for its start).
+			AskPosted: func(ctx context.Context, m bus.Message, place, remote string) error {
+				if rc.in == nil {
+					return nil // nothing comes back: no click can decide it
+				}
+				return rc.in.AskPosted(ctx, m, place, remote)
 			},
 			MinBackoff: o.MinBackoff, MaxBackoff: o.MaxBackoff, Settle: o.Settle,
 			Step:    o.Step,
@@ -98,6 +107,7 @@ func NewRelay(p Provider, cfg *spec.Config, agentDir string, log logr.Logger, o 
 				MinBackoff: o.MinBackoff, MaxBackoff: o.MaxBackoff,
 				Step: o.InboundStep, Changed: rc.poke,
 				Sweep: cmp.Or(o.InboundSweep, cfg.InboundSweep), Deaf: o.Inbound.reportDeaf,
+				Relay: relayDirs,
 			})
 		}
 		return rc, nil
@@ -200,6 +210,7 @@ func (c *relayComponent) RelayState() *ownership.RelayState {
 			s.LastInboxAt = h.LastLandedAt.UnixMilli()
 		}
 		s.InboxMissed, s.InboxLagMs = h.Missed, h.LastLag.Milliseconds()
+		s.AsksOpen, s.AsksDecided, s.AsksExpired, s.AsksRefused = h.Asks.Open, h.Asks.Decided, h.Asks.Expired, h.Asks.Refused
 	}
 	return s
 }
@@ -224,4 +235,13 @@ func relayState(h relay.Health) *ownership.RelayState {
 		s.Blocked = &ownership.RelayBlock{Reason: h.Blocked.Reason, Message: h.Blocked.Message}
 	}
 	return s
+}
+
+// pingOnAsk are the users an ask mentions: the authorized ones when the
+// spec says pingOnAsk, else none.
+func pingOnAsk(cfg *spec.Config) []string {
+	if !cfg.PingOnAsk {
+		return nil
+	}
+	return cfg.AuthorizedUsers()
 }

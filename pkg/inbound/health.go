@@ -28,6 +28,17 @@ type Health struct {
 	// LastLag is the latest landed reply's inbound lag: from its
 	// service timestamp to its landing.
 	LastLag time.Duration
+	// Asks counts the asks and the clicks on them (ask.go).
+	Asks AskCounts
+}
+
+// AskCounts are the asks' numbers: Open is how many wait for a decision
+// now; the others count since the daemon started.
+type AskCounts struct {
+	Open, Decided, Expired int64
+	// Refused counts clicks by people who may not decide; Unknown clicks
+	// on buttons of no ask of ours.
+	Refused, Unknown int64
 }
 
 // Health returns a copy of the current counters.

@@ -84,6 +84,11 @@ type Options struct {
 	// Deaf, when set, is told why the live connection must be made
 	// again: a sweep landed replies it did not deliver (sweep.go).
 	Deaf func(why string)
+	// Relay is the bus the relay posts from (a fleet's shared one; zero:
+	// Bus): an ask's question is read from there, to show its outcome
+	// under it. The outcome itself is written to Bus's outbox, as any
+	// producer on this machine writes.
+	Relay bus.Dirs
 }
 
 // Steps of a landing, for Options.Step.
@@ -108,12 +113,14 @@ type Inbound struct {
 	owed      []owedReply                  // could not land yet, oldest first
 	young     map[string]time.Time         // landed by a read too young to judge (sweep.go)
 	heard     map[string]time.Time         // delivered live lately (sweep.go)
+	asks      map[string]*askState         // by ask id (ask.go)
 	health    Health
 
 	ready   chan struct{} // closed once the journal was replayed
 	reacts  chan struct{} // pokes the reaction worker
 	history chan struct{} // pokes the history reader
 	retry   chan struct{} // pokes the retry of owed replies
+	expiry  chan struct{} // pokes the asks' expiry (expire.go)
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	done    chan struct{}
@@ -147,6 +154,9 @@ func New(opts Options) *Inbound {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.Relay.Dir == "" {
+		opts.Relay = opts.Bus
+	}
 	if opts.Deaf == nil {
 		opts.Deaf = func(string) {}
 	}
@@ -155,8 +165,8 @@ func New(opts Options) *Inbound {
 		seen: map[string]seenMsg{}, young: map[string]time.Time{}, heard: map[string]time.Time{}, cursors: map[string]bus.InboundRecord{}, unreacted: map[string]bus.InboundRecord{},
 		health: Health{Ignored: map[Reason]int64{}},
 		ready:  make(chan struct{}), reacts: make(chan struct{}, 1), history: make(chan struct{}, 1),
-		retry: make(chan struct{}, 1),
-		done:  make(chan struct{}),
+		retry: make(chan struct{}, 1), expiry: make(chan struct{}, 1), asks: map[string]*askState{},
+		done: make(chan struct{}),
 	}
 	for _, u := range opts.Authorized {
 		if u != "" {
@@ -181,7 +191,8 @@ func (in *Inbound) Start(context.Context) error {
 			return
 		}
 		close(in.ready)
-		in.wg.Add(3)
+		in.wg.Add(4)
+		go func() { defer in.wg.Done(); in.expiryLoop(ctx) }()
 		go func() { defer in.wg.Done(); in.reactLoop(ctx) }()
 		go func() { defer in.wg.Done(); in.historyLoop(ctx) }()
 		go func() { defer in.wg.Done(); in.retryLoop(ctx) }()

@@ -43,6 +43,7 @@ func (in *Inbound) recover() error {
 	seen := map[string]seenMsg{}
 	cursors := map[string]bus.InboundRecord{}
 	reacted := map[string]bool{}
+	asks := map[string]*askState{}
 	records := 0
 	err := bus.ReplayInboundJournal(path, func(r bus.InboundRecord) error {
 		records++
@@ -53,6 +54,8 @@ func (in *Inbound) recover() error {
 			reacted[r.ID] = true
 		case bus.OpCursor:
 			cursors[r.Place] = r
+		default:
+			replayAsk(asks, r)
 		}
 		return nil
 	})
@@ -66,6 +69,11 @@ func (in *Inbound) recover() error {
 	named := map[bus.StagedInbox]bool{}
 	for _, s := range seen {
 		named[bus.StagedInbox{Session: s.rec.Session, File: s.rec.File}] = true
+	}
+	for _, a := range asks {
+		if a.decided != nil {
+			named[bus.StagedInbox{Session: a.decided.Session, File: a.decided.File}] = true
+		}
 	}
 	for _, s := range staged {
 		if !named[s] {
@@ -90,8 +98,17 @@ func (in *Inbound) recover() error {
 			unreacted[id] = s.rec
 		}
 	}
+	for id, a := range asks {
+		if a.decided == nil {
+			continue
+		}
+		if err := in.publish(a.decided.Session, a.decided.File); err != nil {
+			return fmt.Errorf("completing the decision of ask %s: %w", id, err)
+		}
+		a.published = true
+	}
 	if records > compactAbove {
-		if err := compact(path, seen, reacted, cursors, cutoff); err != nil {
+		if err := compact(path, seen, reacted, cursors, asks, cutoff); err != nil {
 			return err
 		}
 	}
@@ -100,8 +117,9 @@ func (in *Inbound) recover() error {
 		return err
 	}
 	in.mu.Lock()
-	in.j, in.seen, in.cursors, in.unreacted = j, seen, cursors, unreacted
+	in.j, in.seen, in.cursors, in.unreacted, in.asks = j, seen, cursors, unreacted, asks
 	in.health.Unreacted = len(unreacted)
+	in.health.Asks.Open = openAsks(asks)
 	in.mu.Unlock()
 	return nil
 }
@@ -110,8 +128,8 @@ func (in *Inbound) recover() error {
 // younger than cutoff (a history read never goes back that far), their
 // reactions, and the latest cursor of each place. What it drops is
 // dropped from the maps too.
-func compact(path string, seen map[string]seenMsg, reacted map[string]bool, cursors map[string]bus.InboundRecord, cutoff int64) error {
-	var recs []bus.InboundRecord
+func compact(path string, seen map[string]seenMsg, reacted map[string]bool, cursors map[string]bus.InboundRecord, asks map[string]*askState, cutoff int64) error {
+	recs := compactAsks(asks, cutoff)
 	for id, s := range seen {
 		if s.rec.At < cutoff {
 			delete(seen, id)

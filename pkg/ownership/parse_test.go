@@ -99,6 +99,11 @@ func TestParseStateAccepts(t *testing.T) {
 		{"relay missed replies and lag",
 			r.With("relay", `{"pending":0,"failed":0,"posted":0,"postSeconds":0,"rateLimitWaits":0,"inboxMissed":2,"inboxLagMs":1500}`).Bytes(), false,
 			func(s *State) bool { return s.Relay.InboxMissed == 2 && s.Relay.InboxLagMs == 1500 }},
+		{"relay asks",
+			r.With("relay", `{"pending":0,"failed":0,"posted":0,"postSeconds":0,"rateLimitWaits":0,"asksOpen":1,"asksDecided":2,"asksExpired":3,"asksRefused":4}`).Bytes(), false,
+			func(s *State) bool {
+				return s.Relay.AsksOpen == 1 && s.Relay.AsksDecided == 2 && s.Relay.AsksExpired == 3 && s.Relay.AsksRefused == 4
+			}},
 		{"relay block message at the cap", r.With("relay", strings.Replace(rt.GoodRelay, "403 Missing Access", strings.Repeat("x", MaxDetail), 1)).Bytes(), false,
 			func(s *State) bool { return len(s.Relay.Blocked.Message) == MaxDetail }},
 		{"no relay", r.Bytes(), false, func(s *State) bool { return s.Relay == nil }},

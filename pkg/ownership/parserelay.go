@@ -13,7 +13,7 @@ var relayKeys = []string{
 	"pending", "oldestPendingAt", "failed", "blocked", "rateLimitedUntil",
 	"lastPostAt", "posted", "postSeconds", "rateLimitWaits", "filtered",
 	"inboxLanded", "inboxDuplicates", "inboxIgnored", "lastInboxAt", "inboxIgnoredBy", "inboxWaiting",
-	"inboxMissed", "inboxLagMs",
+	"inboxMissed", "inboxLagMs", "asksOpen", "asksDecided", "asksExpired", "asksRefused",
 }
 
 // blockReasons are the reasons a relay may be blocked for.
@@ -66,6 +66,10 @@ func (f *fields) relay() *RelayState {
 		InboxWaiting:    r.optionalCount("inboxWaiting"),
 		InboxMissed:     r.optionalCount("inboxMissed"),
 		InboxLagMs:      r.time("inboxLagMs"),
+		AsksOpen:        r.optionalCount("asksOpen"),
+		AsksDecided:     r.optionalCount("asksDecided"),
+		AsksExpired:     r.optionalCount("asksExpired"),
+		AsksRefused:     r.optionalCount("asksRefused"),
 	}
 	if f.err != nil {
 		return nil

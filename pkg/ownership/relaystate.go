@@ -46,6 +46,13 @@ type RelayState struct {
 	// InboxLagMs is the latest landed reply's inbound lag: from the
 	// service's timestamp of the message to its landing, in ms.
 	InboxLagMs int64 `json:"inboxLagMs,omitempty"`
+	// The asks (DESIGN 5, "Decisions"): how many wait for a decision now,
+	// and since the daemon started how many were decided, expired, and
+	// how many clicks were refused (by people who may not decide).
+	AsksOpen    int64 `json:"asksOpen,omitempty"`
+	AsksDecided int64 `json:"asksDecided,omitempty"`
+	AsksExpired int64 `json:"asksExpired,omitempty"`
+	AsksRefused int64 `json:"asksRefused,omitempty"`
 }
 
 // RelayBlock says why a relay is paused: Reason is ReasonRelayBlocked or
@@ -117,7 +124,8 @@ func (r *RelayState) marshal(w *jswriter.Writer) {
 	for _, kv := range []struct {
 		key string
 		v   int64
-	}{{"inboxWaiting", r.InboxWaiting}, {"inboxMissed", r.InboxMissed}, {"inboxLagMs", r.InboxLagMs}} {
+	}{{"inboxWaiting", r.InboxWaiting}, {"inboxMissed", r.InboxMissed}, {"inboxLagMs", r.InboxLagMs},
+		{"asksOpen", r.AsksOpen}, {"asksDecided", r.AsksDecided}, {"asksExpired", r.AsksExpired}, {"asksRefused", r.AsksRefused}} {
 		if kv.v != 0 {
 			w.Key(kv.key).Int(kv.v)
 		}

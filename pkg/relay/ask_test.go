@@ -12,37 +12,6 @@ import (
 	"gjc.dev/reconciler/pkg/bus"
 )
 
-func TestChoiceData(t *testing.T) {
-	long := strings.Repeat("a", bus.MaxAskIDLen)
-	if d := ChoiceData(long, 4); len(d) > 64 {
-		t.Fatalf("choice data %d bytes, over Telegram's 64", len(d))
-	}
-	tests := []struct {
-		data string
-		ask  string
-		i    int
-		ok   bool
-	}{
-		{"01JASK:0", "01JASK", 0, true},
-		{"01JASK:4", "01JASK", 4, true},
-		{long + ":1", long, 1, true},
-		{"01JASK:5", "", 0, false}, // past MaxChoices
-		{"01JASK:10", "", 0, false},
-		{"01JASK:", "", 0, false},
-		{":0", "", 0, false},
-		{"a/b:0", "", 0, false},
-		{"01JASK", "", 0, false},
-		{long + "a:0", "", 0, false}, // no ask has so long an id
-		{"01JASK:-", "", 0, false},
-	}
-	for _, tt := range tests {
-		ask, i, ok := ParseChoiceData(tt.data)
-		if ask != tt.ask || i != tt.i || ok != tt.ok {
-			t.Errorf("ParseChoiceData(%q) = %q, %d, %v; want %q, %d, %v", tt.data, ask, i, ok, tt.ask, tt.i, tt.ok)
-		}
-	}
-}
-
 // An ask's buttons ride on its last part only, the ping with them, and
 // the inbound side is handed the ask, with the service id of that part,
 // before the file leaves the outbox; its outcome edits it in place.

@@ -23,9 +23,11 @@ type Config struct {
 	InboundSweep    time.Duration
 	Redact          bool
 	Verbosity       Verbosity
-	Discord         *DiscordConfig
-	Slack           *SlackConfig
-	Telegram        *TelegramConfig
+	// PingOnAsk is the provider block's pingOnAsk.
+	PingOnAsk bool
+	Discord   *DiscordConfig
+	Slack     *SlackConfig
+	Telegram  *TelegramConfig
 }
 
 // DiscordConfig is the resolved Discord block.
@@ -101,6 +103,7 @@ func resolveConfig(d *ChatDaemon, specDir string, lookupEnv func(string) (string
 		if s.Discord == nil {
 			break
 		}
+		out.config.PingOnAsk = s.Discord.PingOnAsk
 		out.config.Discord = &DiscordConfig{
 			BotToken:          secret(s.Discord.BotToken, p.Child("discord", "botToken")),
 			ApplicationID:     s.Discord.ApplicationID,
@@ -113,6 +116,7 @@ func resolveConfig(d *ChatDaemon, specDir string, lookupEnv func(string) (string
 		if s.Slack == nil {
 			break
 		}
+		out.config.PingOnAsk = s.Slack.PingOnAsk
 		out.config.Slack = &SlackConfig{
 			BotToken:          secret(s.Slack.BotToken, p.Child("slack", "botToken")),
 			AppToken:          secret(s.Slack.AppToken, p.Child("slack", "appToken")),
@@ -126,6 +130,7 @@ func resolveConfig(d *ChatDaemon, specDir string, lookupEnv func(string) (string
 		if s.Telegram == nil {
 			break
 		}
+		out.config.PingOnAsk = s.Telegram.PingOnAsk
 		out.config.Telegram = &TelegramConfig{
 			BotToken:          secret(s.Telegram.BotToken, p.Child("telegram", "botToken")),
 			ChatID:            s.Telegram.ChatID,

@@ -37,6 +37,11 @@ func (c *Config) Identity() string {
 	default:
 		return ""
 	}
+	if c.PingOnAsk {
+		// Added after every provider's fields, only when set, so that a
+		// spec without it keeps its identity (DESIGN 3).
+		values = append(values, "pingOnAsk")
+	}
 	sum := sha256.Sum256([]byte(strings.Join(values, "\x00")))
 	return hex.EncodeToString(sum[:])[:16]
 }

@@ -46,6 +46,11 @@ func TestIdentityAddedFields(t *testing.T) {
 	if withUsers.Identity() != sameUsers.Identity() {
 		t.Error("the order of authorizedUserIds changes the identity")
 	}
+	pinging := base()
+	pinging.PingOnAsk = true
+	if pinging.Identity() == ref.Identity() {
+		t.Error("pingOnAsk does not change the identity")
+	}
 }
 
 func TestSlackIdentityAddedFields(t *testing.T) {

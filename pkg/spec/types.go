@@ -77,6 +77,9 @@ type DiscordSpec struct {
 	ParentChannelID   string    `json:"parentChannelId"`
 	AuthorizedUserIDs []string  `json:"authorizedUserIds,omitempty"`
 	APIURL            string    `json:"apiURL,omitempty"`
+	// PingOnAsk lets an ask, and nothing else, mention the authorized
+	// users (DESIGN 5, "Decisions").
+	PingOnAsk bool `json:"pingOnAsk,omitempty"`
 }
 
 // SlackSpec is the Slack provider block.
@@ -90,6 +93,9 @@ type SlackSpec struct {
 	AuthorizedUserID  string   `json:"authorizedUserId,omitempty"`
 	AuthorizedUserIDs []string `json:"authorizedUserIds,omitempty"`
 	APIURL            string   `json:"apiURL,omitempty"`
+	// PingOnAsk lets an ask, and nothing else, mention the authorized
+	// users (DESIGN 5, "Decisions").
+	PingOnAsk bool `json:"pingOnAsk,omitempty"`
 }
 
 // TelegramSpec is the Telegram provider block.
@@ -100,6 +106,9 @@ type TelegramSpec struct {
 	ChatID            string   `json:"chatId"`
 	AuthorizedUserIDs []string `json:"authorizedUserIds,omitempty"`
 	APIURL            string   `json:"apiURL,omitempty"`
+	// PingOnAsk lets an ask, and nothing else, mention the authorized
+	// users (DESIGN 5, "Decisions").
+	PingOnAsk bool `json:"pingOnAsk,omitempty"`
 }
 
 // SecretRef says where a credential comes from. Exactly one field is set.

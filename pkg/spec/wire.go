@@ -24,6 +24,7 @@ type wireConfig struct {
 	InboundSweep    time.Duration  `json:"inboundSweep,omitempty"`
 	Redact          bool           `json:"redact"`
 	Verbosity       Verbosity      `json:"verbosity"`
+	PingOnAsk       bool           `json:"pingOnAsk,omitempty"`
 	Discord         *wireDiscord   `json:"discord,omitempty"`
 	Slack           *wireSlackSpec `json:"slack,omitempty"`
 	Telegram        *wireTelegram  `json:"telegram,omitempty"`
@@ -60,7 +61,7 @@ func EncodeWire(w io.Writer, c *Config) error {
 	wc := wireConfig{
 		Name: c.Name, Provider: c.Provider, Generation: c.Generation,
 		ReadyTimeout: c.ReadyTimeout, GracefulTimeout: c.GracefulTimeout, KillTimeout: c.KillTimeout,
-		InboundSweep: c.InboundSweep, Redact: c.Redact, Verbosity: c.Verbosity,
+		InboundSweep: c.InboundSweep, Redact: c.Redact, Verbosity: c.Verbosity, PingOnAsk: c.PingOnAsk,
 	}
 	if d := c.Discord; d != nil {
 		wc.Discord = &wireDiscord{d.BotToken.Reveal(), d.ApplicationID, d.GuildID, d.ParentChannelID, slices.Clone(d.AuthorizedUserIDs), d.APIURL}
@@ -105,7 +106,7 @@ func DecodeWire(r io.Reader) (*Config, error) {
 	c := &Config{
 		Name: wc.Name, Provider: wc.Provider, Generation: wc.Generation, State: StateRunning,
 		ReadyTimeout: wc.ReadyTimeout, GracefulTimeout: wc.GracefulTimeout, KillTimeout: wc.KillTimeout,
-		InboundSweep: wc.InboundSweep, Redact: wc.Redact, Verbosity: wc.Verbosity,
+		InboundSweep: wc.InboundSweep, Redact: wc.Redact, Verbosity: wc.Verbosity, PingOnAsk: wc.PingOnAsk,
 	}
 	if c.InboundSweep == 0 {
 		c.InboundSweep = DefaultInboundSweep // from a reconciler before inboundSweep

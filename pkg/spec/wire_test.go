@@ -14,7 +14,7 @@ func TestWireRoundTrip(t *testing.T) {
 			Discord: &DiscordConfig{BotToken: NewSecret("tok"), ApplicationID: "a", GuildID: "g", ParentChannelID: "p", AuthorizedUserIDs: []string{"u"}, APIURL: "http://127.0.0.1:1"}},
 		{Name: "s", Provider: ProviderSlack, Redact: true, Verbosity: VerbosityVerbose, InboundSweep: 30 * DefaultInboundSweep / 300,
 			Slack: &SlackConfig{BotToken: NewSecret("xoxb"), AppToken: NewSecret("xapp"), WorkspaceID: "T", ChannelID: "C", AuthorizedUserID: "U"}},
-		{Name: "s2", Provider: ProviderSlack, Verbosity: VerbosityLean,
+		{Name: "s2", Provider: ProviderSlack, Verbosity: VerbosityLean, PingOnAsk: true,
 			Slack: &SlackConfig{BotToken: NewSecret("xoxb"), AppToken: NewSecret("xapp"), WorkspaceID: "T", ChannelID: "C", AuthorizedUserID: "U", AuthorizedUserIDs: []string{"U3", "U2"}, APIURL: "http://127.0.0.1:2"}},
 	} {
 		var buf bytes.Buffer
@@ -25,7 +25,7 @@ func TestWireRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.Identity() != c.Identity() || got.Name != c.Name || got.Generation != c.Generation || got.ReadyTimeout != c.ReadyTimeout {
+		if got.Identity() != c.Identity() || got.Name != c.Name || got.Generation != c.Generation || got.ReadyTimeout != c.ReadyTimeout || got.PingOnAsk != c.PingOnAsk {
 			t.Errorf("round trip changed the config: %+v -> %+v", c, got)
 		}
 		// A config from a reconciler before inboundSweep sweeps at the default.
