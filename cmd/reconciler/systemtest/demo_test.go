@@ -50,7 +50,15 @@ func runDemo(t *testing.T, end func(*exec.Cmd, io.ReadCloser) error) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	var agentDir string
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		// Its daemons outlive a demo killed this way, by design: a
+		// failed run must not leave them running for the next.
+		if agentDir != "" {
+			(&e2e{t: t, agentDir: agentDir}).killAllDaemons()
+		}
+	})
 
 	lines := make(chan string, 1024)
 	go func() {
@@ -64,7 +72,6 @@ func runDemo(t *testing.T, end func(*exec.Cmd, io.ReadCloser) error) {
 	readyRow := regexp.MustCompile(`^(discord|slack|telegram)\s+\S+\s+Running\s+Running\s+1\s+(\d+)\s+True`)
 	postRow := regexp.MustCompile(`^(discord|slack|telegram)\s+(\S+)\s+│ (.*)$`)
 	scripted := scriptedFirstLines()
-	var agentDir string
 	tryLines, sendLines := 0, 0
 	pids := map[string]int{}
 	posted := map[string]string{} // provider -> a scripted text it showed
