@@ -18,6 +18,7 @@ import (
 	"gjc.dev/reconciler/pkg/atomicfile"
 	"gjc.dev/reconciler/pkg/chat/fakediscord"
 	"gjc.dev/reconciler/pkg/chat/fakeslack"
+	"gjc.dev/reconciler/pkg/chat/faketelegram"
 	"gjc.dev/reconciler/pkg/daemonproto"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/ownership/fsstore"
@@ -31,6 +32,9 @@ const (
 	// slackApp2 is a second app's token, for a test that runs two Slack
 	// daemons at once: two of one app would be TokenInUse.
 	slackApp2 = "xapp-e2e-TOKEN-2c4e"
+	// telegramToken has the shape the Bot API issues, which the spec
+	// checks.
+	telegramToken = "7000000003:AAE2eeTokenE2eeTokenE2eeTokenE2ee00"
 	// testHeartbeat keeps "within one heartbeat" short in tests.
 	testHeartbeat = 300 * time.Millisecond
 	e2eDeadline   = 20 * time.Second
@@ -38,8 +42,9 @@ const (
 
 // fakes are the two local services every daemon test talks to.
 type fakes struct {
-	discord *fakediscord.Server
-	slack   *fakeslack.Server
+	discord  *fakediscord.Server
+	slack    *fakeslack.Server
+	telegram *faketelegram.Server
 }
 
 func startFakes(t testing.TB) *fakes { return startFakesWith(t, fakeslack.Options{}) }
@@ -60,7 +65,12 @@ func startFakesWith(t testing.TB, slackOpts fakeslack.Options) *fakes {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
-	return &fakes{discord: d, slack: s}
+	tg, err := faketelegram.Start(faketelegram.Options{Token: telegramToken, Host: slackOpts.Host})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tg.Close)
+	return &fakes{discord: d, slack: s, telegram: tg}
 }
 
 func (f *fakes) config(provider spec.Provider, name string, generation spec.Generation) *spec.Config {

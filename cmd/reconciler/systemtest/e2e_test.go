@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"gjc.dev/reconciler/pkg/chat/faketelegram"
 	"gjc.dev/reconciler/pkg/ownership"
 	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"gjc.dev/reconciler/pkg/platform"
@@ -45,7 +46,7 @@ func newE2EWith(t testing.TB, f *fakes) *e2e {
 	e := &e2e{t: t, f: f, agentDir: t.TempDir()}
 	e.specPath = filepath.Join(e.agentDir, "daemons.yaml")
 	e.env = append(os.Environ(), "GORACE=atexit_sleep_ms=0",
-		"E2E_DISCORD_TOKEN="+discordToken, "E2E_SLACK_BOT="+slackBot, "E2E_SLACK_APP="+slackApp, "E2E_SLACK_APP2="+slackApp2)
+		"E2E_DISCORD_TOKEN="+discordToken, "E2E_SLACK_BOT="+slackBot, "E2E_SLACK_APP="+slackApp, "E2E_SLACK_APP2="+slackApp2, "E2E_TELEGRAM_TOKEN="+telegramToken)
 	t.Cleanup(e.killAllDaemons)
 	return e
 }
@@ -83,6 +84,8 @@ func (e *e2e) writeSpec(objs ...object) {
 				tok = "E2E_DISCORD_TOKEN"
 			}
 			doc += fmt.Sprintf("  discord:\n    botToken: {fromEnv: %s}\n    applicationId: app-1\n    guildId: %q\n    parentChannelId: chan-3\n    apiURL: %s\n", tok, e.f.discord.GuildID(), e.f.discord.URL())
+		} else if o.provider == "telegram" {
+			doc += fmt.Sprintf("  telegram:\n    botToken: {fromEnv: E2E_TELEGRAM_TOKEN}\n    chatId: \"%d\"\n    apiURL: %s\n", faketelegram.DefaultChatID, e.f.telegram.URL())
 		} else {
 			app := o.tokenEnv
 			if app == "" {
