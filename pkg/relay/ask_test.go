@@ -46,21 +46,41 @@ func TestAskPostsButtonsOnItsLastPart(t *testing.T) {
 		buttons, pings = append(buttons, c.choices), append(pings, c.ping)
 	}
 	f.mu.Unlock()
-	// root, "before", the ask's two parts
+	// root, "before", then the ask's parts: the last one alone carries
+	// the buttons and the ping.
 	want := []Choice{{Data: "01JASK:0", Label: "Yes"}, {Data: "01JASK:1", Label: "No"}}
-	if len(buttons) != 4 || buttons[2] != nil || !slices.Equal(buttons[3], want) {
-		t.Fatalf("posts carried buttons %v, want only the ask's last part to carry %v", buttons, want)
+	last := len(buttons) - 1
+	if len(buttons) < 4 || !slices.Equal(buttons[last], want) || !slices.Equal(pings[last], []string{"U1"}) {
+		t.Fatalf("posts carried buttons %v and pings %v, want the ask's last part to carry %v", buttons, pings, want)
 	}
-	if pings[2] != nil || !slices.Equal(pings[3], []string{"U1"}) || pings[1] != nil {
-		t.Fatalf("posts pinged %v, want only the ask's last part", pings)
+	for i := range last {
+		if buttons[i] != nil || pings[i] != nil {
+			t.Fatalf("post %d carried buttons %v, pings %v: only the ask's last part may", i, buttons[i], pings[i])
+		}
 	}
 	th := f.sessionThread("s")
 	f.mu.Lock()
-	last := f.places[th][len(f.places[th])-1].id
+	lastID := f.places[th][len(f.places[th])-1].id
 	f.mu.Unlock()
 	mu.Lock()
 	defer mu.Unlock()
-	if len(got) != 1 || got[0].id != "01JASK" || got[0].place != th || got[0].remote != last {
+	if len(got) != 1 || got[0].id != "01JASK" || got[0].place != th || got[0].remote != lastID {
 		t.Fatalf("handed %+v, want the ask once with thread %s and its last part's id", got, th)
+	}
+}
+
+// An ask that pings leaves room in its parts for the mentions.
+func TestAskPartsLeaveRoomForMentions(t *testing.T) {
+	m := bus.Message{ID: "q", Session: "s", Event: bus.EventAsk, Text: strings.Repeat("word ", 200),
+		Choices: []string{"Yes"}, ExpiresAt: "2026-12-06T09:00:00.000Z"}
+	o := RenderOptions{Verbose: true, Limit: 300, Ping: []string{"1", "2"}}
+	for _, p := range Render(m, o).Parts {
+		if n := len([]rune(p)); n > 300-2*mentionReserve {
+			t.Fatalf("a part of %d code points leaves no room for two mentions under 300", n)
+		}
+	}
+	o.Ping = nil
+	if n := len([]rune(Render(m, o).Parts[0])); n <= 300-2*mentionReserve {
+		t.Fatalf("an ask without pings is cut at %d, short of the limit", n)
 	}
 }

@@ -125,7 +125,7 @@ func Render(m bus.Message, o RenderOptions) Rendered {
 		title = ""
 	}
 	if body := compose(title, text, m.Level, o.Markup); body != "" {
-		r.Parts = Split(body, o.Limit)
+		r.Parts = Split(body, partLimit(m, o))
 	}
 	if m.Event == bus.EventClose {
 		r.Close, r.CloseLine = true, closeLine
@@ -134,6 +134,21 @@ func Render(m bus.Message, o RenderOptions) Rendered {
 		r.Ask = decoration{choices: choicesOf(m), ping: o.Ping}
 	}
 	return r
+}
+
+// mentionReserve is the room an ask's part leaves for each mention the
+// poster adds (Discord's "<@" + a 20-digit id + "> " is 24; the others'
+// are shorter), so that every mention of pingOnAsk fits.
+const mentionReserve = 32
+
+// partLimit is the length m's parts are cut to: the poster's limit, less
+// the room of an ask's mentions (its parts are all cut alike, so that a
+// part's text does not depend on which is last).
+func partLimit(m bus.Message, o RenderOptions) int {
+	if m.Event != bus.EventAsk || len(o.Ping) == 0 {
+		return o.Limit
+	}
+	return max(o.Limit/2, o.Limit-mentionReserve*len(o.Ping))
 }
 
 // LeftOut reports whether a daemon's verbosity (verbose or lean) leaves
