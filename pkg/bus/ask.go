@@ -69,6 +69,12 @@ func (m Message) validateAsk() []error {
 	}
 	if t, err := time.Parse(InboxTimeLayout, m.ExpiresAt); err != nil || InboxTime(t) != m.ExpiresAt {
 		bad("expiresAt", "must be RFC 3339 UTC with milliseconds, like 2026-01-02T15:04:05.000Z")
+	} else if t.UnixMilli() <= 0 {
+		bad("expiresAt", "must be after 1970")
+	}
+	if !ValidInboxSession(m.Session) {
+		// Its decision lands in the session's inbox directory.
+		bad("session", "an ask's session must not start with a dot")
 	}
 	return errs
 }

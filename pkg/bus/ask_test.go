@@ -36,6 +36,8 @@ func TestAskValidate(t *testing.T) {
 		{"no expiry", ask(func(m *Message) { m.ExpiresAt = "" }), "expiresAt"},
 		{"bad expiry", ask(func(m *Message) { m.ExpiresAt = "2026-12-06T09:00:00Z" }), "expiresAt"},
 		{"replaces", ask(func(m *Message) { m.Replaces = "other" }), "replaces nothing"},
+		{"expiry at 1970", ask(func(m *Message) { m.ExpiresAt = "1970-01-01T00:00:00.000Z" }), "after 1970"},
+		{"hidden session", ask(func(m *Message) { m.Session = ".s" }), "must not start with a dot"},
 		{"long id", ask(func(m *Message) { m.ID = strings.Repeat("a", 57) }), "56 bytes"},
 		{"message with choices", ask(func(m *Message) { m.Event = EventMessage }), "only an ask"},
 	}

@@ -22,7 +22,7 @@ type InboxMessage struct {
 	User string `json:"user"`
 	// Text is what the user wrote, plain: Slack's &amp; &lt; &gt; are
 	// turned back into & < >; mentions are left as the service wrote them.
-	Text string `json:"text,omitempty"`
+	Text string `json:"text"`
 	// Ask, set on a decision (DESIGN 5, "Decisions"), is the id of the
 	// ask it decides, which is its id too: an ask is decided once.
 	Ask string `json:"ask,omitempty"`
@@ -103,7 +103,22 @@ func EncodeInbox(m InboxMessage) ([]byte, error) {
 	if errs := m.Validate(); len(errs) > 0 {
 		return nil, fmt.Errorf("inbox message %q: %w", m.ID, errors.Join(errs...))
 	}
+	if m.IsDecision() {
+		return encode(decisionFile{m.ID, m.Session, m.User, m.Ask, m.Choice, m.TS})
+	}
 	return encode(m)
+}
+
+// decisionFile is a decision's file form: a reply's without its text
+// (which a reply always has, even empty), and its user always, empty for
+// an expired ask.
+type decisionFile struct {
+	ID      string `json:"id"`
+	Session string `json:"session"`
+	User    string `json:"user"`
+	Ask     string `json:"ask"`
+	Choice  string `json:"choice"`
+	TS      string `json:"ts"`
 }
 
 // DecodeInbox parses one inbox file strictly, as Decode does an outbox

@@ -54,13 +54,13 @@ func (m Message) Equal(o Message) bool {
 	return slices.Equal(m.Choices, o.Choices) && m.strip() == o.strip()
 }
 
-// comparable is a message without its slices, which == can compare.
-type comparable struct {
+// messageKey is a message without its slices, which == can compare.
+type messageKey struct {
 	ID, Session, Event, Title, Text, Level, Replaces, ExpiresAt string
 }
 
-func (m Message) strip() comparable {
-	return comparable{m.ID, m.Session, m.Event, m.Title, m.Text, m.Level, m.Replaces, m.ExpiresAt}
+func (m Message) strip() messageKey {
+	return messageKey{m.ID, m.Session, m.Event, m.Title, m.Text, m.Level, m.Replaces, m.ExpiresAt}
 }
 
 // WithDefaults returns m with an empty event and level set to their

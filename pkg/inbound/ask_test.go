@@ -100,6 +100,7 @@ func TestFirstAuthorizedClickDecidesOnce(t *testing.T) {
 	if len(d) != 1 || d["01JASK"].Choice != "No" || d["01JASK"].User != "alice" || d["01JASK"].Session != "s1" {
 		t.Fatalf("inbox decisions %+v, want one: No by alice", d)
 	}
+	waitUntil(t, "the outcome written", func() bool { _, ok := r.outcome("01JASK"); return ok })
 	out, ok := r.outcome("01JASK")
 	if !ok || out.Replaces != "01JASK" || out.Title != "Deploy" || out.Text != "May I deploy?\n\nDecided: No, by Alice" {
 		t.Fatalf("outcome %+v (%v), want the question edited with who decided what", out, ok)
@@ -179,4 +180,76 @@ func TestRecordedDecisionIsPublishedLater(t *testing.T) {
 		_, ok := r.outcome("01JA")
 		return len(r.decisions()) == 1 && ok
 	})
+}
+
+// closedSessions knows T1 as s1's thread, but s1 is closed.
+type closedSessions struct{ fakeSessions }
+
+func (closedSessions) OpenPlaces() []Place { return nil }
+
+// An ask decided after its session closed writes no outcome (a closed
+// session takes no message, and it would only fail): the decision is in
+// the inbox, and nothing is left to retry.
+func TestDecisionAfterCloseWritesNoOutcome(t *testing.T) {
+	r := newRig(t)
+	r.sessions = closedSessions{fakeSessions{places: map[string]string{"T1": "s1"}}}
+	r.start()
+	r.posted(askMsg("01JC", time.Now().Add(time.Hour)), "R1")
+	if v := r.click("alice", bus.ChoiceData("01JC", 0), "R1"); v.Kind != Decided {
+		t.Fatalf("verdict %+v", v)
+	}
+	if len(r.decisions()) != 1 {
+		t.Fatal("the decision did not land")
+	}
+	waitUntil(t, "the outcome settled", func() bool {
+		r.in.mu.Lock()
+		defer r.in.mu.Unlock()
+		return r.in.asks["01JC"].outcome
+	})
+	if _, ok := r.outcome("01JC"); ok {
+		t.Fatal("an outcome was written for a closed session")
+	}
+}
+
+// The journal's first decision of an ask is the one: a second (which
+// only a decision in doubt appended again can make, and then the same)
+// never replaces it.
+func TestReplayKeepsTheFirstDecision(t *testing.T) {
+	asks := map[string]*askState{}
+	ask := bus.InboundRecord{Op: bus.OpAsk, ID: "q", Place: "T1", Session: "s1", Remote: "R1", Choices: []string{"Yes", "No"}, At: 1}
+	first := bus.InboundRecord{Op: bus.OpDecided, ID: "q", Place: "T1", Session: "s1", File: "0000000000002-q.json", Choice: "Yes", User: "alice", At: 2}
+	second := first
+	second.Choice, second.File, second.At = "No", "0000000000003-q.json", 3
+	for _, r := range []bus.InboundRecord{ask, first, second} {
+		replayAsk(asks, r)
+	}
+	if d := asks["q"].decided; d == nil || d.Choice != "Yes" {
+		t.Fatalf("replayed decision %+v, want the first (Yes)", d)
+	}
+}
+
+// A decision whose append failed may be durable: the next attempt to
+// decide, whoever clicks what, appends that same decision again.
+func TestDecisionInDoubtIsTheOnlyOne(t *testing.T) {
+	r := newRig(t)
+	r.start()
+	r.posted(askMsg("01JD", time.Now().Add(time.Hour)), "R1")
+	r.in.mu.Lock()
+	a := r.in.asks["01JD"]
+	tried := bus.InboundRecord{Op: bus.OpDecided, ID: "01JD", Place: "T1", Session: "s1", File: "0000000000042-01JD.json",
+		Choice: "No", User: "alice", Name: "Alice", At: 42}
+	a.tried = &tried
+	r.in.mu.Unlock()
+	if err := bus.EnsureDirs(r.d); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bus.StageInbox(r.d, bus.Decision("s1", "01JD", "No", "alice", time.UnixMilli(42))); err != nil {
+		t.Fatal(err)
+	}
+	if v := r.click("alice", bus.ChoiceData("01JD", 0), "R1"); v != (Verdict{Kind: AlreadyDecided, Choice: "No", By: "Alice"}) {
+		t.Fatalf("a click on an ask with a decision in doubt: %+v, want the one in doubt", v)
+	}
+	if d := r.decisions()["01JD"]; d.Choice != "No" {
+		t.Fatalf("decision %+v", d)
+	}
 }

@@ -17,8 +17,13 @@ func (in *Inbound) expiryLoop(ctx context.Context) {
 		var wake <-chan time.Time
 		var t *time.Timer
 		switch {
-		case failed:
+		case failed && (next.IsZero() || time.Until(next) > b.peek()):
 			wake = b.timer()
+		case failed:
+			// The next ask falls due before the back-off ends: it is not
+			// left to expire late.
+			t = time.NewTimer(max(time.Until(next), 0))
+			wake = t.C
 		case !next.IsZero():
 			b.reset()
 			t = time.NewTimer(max(time.Until(next), 0))

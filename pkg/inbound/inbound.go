@@ -114,6 +114,7 @@ type Inbound struct {
 	young     map[string]time.Time         // landed by a read too young to judge (sweep.go)
 	heard     map[string]time.Time         // delivered live lately (sweep.go)
 	asks      map[string]*askState         // by ask id (ask.go)
+	closed    bool                         // stopped: the journal is closed for good
 	health    Health
 
 	ready   chan struct{} // closed once the journal was replayed
@@ -204,6 +205,7 @@ func (in *Inbound) Start(context.Context) error {
 			_ = in.j.Close()
 			in.j = nil
 		}
+		in.closed = true
 		in.mu.Unlock()
 		close(in.done)
 	}()

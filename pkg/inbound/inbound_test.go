@@ -107,6 +107,8 @@ type rig struct {
 	svc  *fakeService
 	in   *Inbound
 	keep func(session, file string) (bool, error) // Options.Keep
+	// sessions, when set, is Options.Sessions (default: T1 and T2 open)
+	sessions Sessions
 }
 
 func newRig(t *testing.T) *rig {
@@ -119,8 +121,12 @@ func newRig(t *testing.T) *rig {
 
 func (r *rig) start() *Inbound {
 	r.t.Helper()
+	sessions := r.sessions
+	if sessions == nil {
+		sessions = fakeSessions{places: map[string]string{"T1": "s1", "T2": "s2"}}
+	}
 	in := New(Options{
-		Bus: r.d, Service: r.svc, Sessions: fakeSessions{places: map[string]string{"T1": "s1", "T2": "s2"}},
+		Bus: r.d, Service: r.svc, Sessions: sessions,
 		Authorized: []string{"alice"}, Log: testr.New(r.t), MinBackoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond,
 		Keep: r.keep,
 	})

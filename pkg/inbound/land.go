@@ -131,6 +131,11 @@ func (in *Inbound) landedClean() {
 // appendLocked appends recs, reopening the journal when an earlier
 // append broke it. in.mu is held.
 func (in *Inbound) appendLocked(ctx context.Context, recs ...bus.InboundRecord) error {
+	if in.closed {
+		// A Receive or Decide that raced Stop: nothing lands after it,
+		// and the journal is not opened again to be left open.
+		return errStopped
+	}
 	if in.j == nil {
 		j, err := bus.OpenInboundJournal(in.opts.Bus.InboundJournalPath())
 		if err != nil {

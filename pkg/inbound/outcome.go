@@ -2,8 +2,8 @@ package inbound
 
 import (
 	"errors"
-	"fmt"
 	"os"
+	"path/filepath"
 
 	"gjc.dev/reconciler/pkg/bus"
 )
@@ -14,11 +14,28 @@ import (
 // and the journal's decision, so writing it again after a crash is the
 // same message, posted once.
 func (in *Inbound) writeOutcome(a *askState) error {
+	id := bus.OutcomeID(a.rec.ID)
+	if in.outcomeWritten(id) {
+		// Written before a crash cut its record short: its text was made
+		// from the question as it was then, which may be gone now.
+		return nil
+	}
 	m := outcomeMessage(a, in.question(a.rec.ID))
 	if _, err := bus.Write(in.opts.Bus.Outbox, m); err != nil {
 		return err
 	}
 	return nil
+}
+
+// outcomeWritten reports whether a message of id is in the outbox or has
+// left it (sent/, failed/): whatever it says, it is the outcome.
+func (in *Inbound) outcomeWritten(id string) bool {
+	for _, dir := range []string{in.opts.Bus.Outbox, in.opts.Bus.Sent, in.opts.Bus.Failed} {
+		if _, err := os.Lstat(filepath.Join(dir, id+".json")); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // outcomeMessage is the edit that shows a's outcome under q, the
@@ -46,25 +63,26 @@ func outcomeLine(d *bus.InboundRecord) string {
 }
 
 // question reads ask id as the relay has it: in its outbox still, or in
-// sent/. Zero when it is in neither (pruned from sent/, or unreadable:
-// the file is untrusted, and the outcome is shown without it).
+// sent/ (the outbox first: the relay moves it from there to sent/, never
+// back). Zero when it is in neither (pruned from sent/) or cannot be read
+// (the file is untrusted): the outcome is then shown without it.
 func (in *Inbound) question(id string) bus.Message {
 	box, err := bus.OpenBox(in.opts.Relay)
 	if err != nil {
+		in.opts.Log.Info("the relay's bus cannot be read; the outcome of an ask replaces its question", "ask", id, "error", err.Error())
 		return bus.Message{}
 	}
 	defer box.Close()
 	name := id + ".json"
-	if m, err := box.Sent(name); err == nil {
-		return m
-	} else if !errors.Is(err, os.ErrNotExist) {
-		in.opts.Log.Info("the question of an ask cannot be read; its outcome replaces it", "ask", id, "error", err.Error())
-		return bus.Message{}
-	}
 	m, _, err := box.Take(name)
-	if err != nil {
-		in.opts.Log.Info("the question of an ask cannot be read; its outcome replaces it", "ask", id, "error", fmt.Sprint(err))
-		return bus.Message{}
+	if err == nil {
+		return m
 	}
-	return m
+	if m, err = box.Sent(name); err == nil {
+		return m
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		in.opts.Log.Info("the question of an ask cannot be read; its outcome replaces it", "ask", id, "error", err.Error())
+	}
+	return bus.Message{}
 }

@@ -218,6 +218,10 @@ func (r *Relay) postIn(ctx context.Context, m bus.Message, sum string, rd Render
 	parts := rd.Parts
 	if rd.Close {
 		parts = append(parts[:len(parts):len(parts)], rd.CloseLine)
+	} else if len(replaced) > len(parts) && len(parts) > 0 {
+		// Every part of the replaced message is edited, its last one (an
+		// ask's buttons) included: none is left showing what it said.
+		parts = spread(parts, len(replaced))
 	}
 	if !rd.Close {
 		if skip, err := r.coalesced(ctx, m, thread, parts, replaced); skip || err != nil {
