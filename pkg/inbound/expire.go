@@ -11,6 +11,13 @@ import (
 // expired, and completes the decisions a failure left unpublished or
 // without their outcome, until ctx is done.
 func (in *Inbound) expiryLoop(ctx context.Context) {
+	// Not before the relay knows its sessions: which are closed decides
+	// whether an outcome is posted (completeDecision).
+	select {
+	case <-ctx.Done():
+		return
+	case <-in.opts.Sessions.Loaded():
+	}
 	b := in.newBackoff()
 	for {
 		next, failed := in.expireDue(ctx)
