@@ -39,6 +39,9 @@ import (
 //	RELAY_CRASH_KEY     the key (or message id) it must match, and
 //	RELAY_INBOUND_USER  when set, the inbound side runs too, this user
 //	                    authorized (the crash steps include its landing's)
+//	RELAY_TRANSPORT     1: the provider's transport runs too, as it does
+//	                    for a provider whose replies come only through it
+//	                    (clicks always do)
 //	RELAY_CRASH_MODE    crash: print "STEP <step> <key>" and block until
 //	                    killed; pause: print it, then go on once a line
 //	                    arrives on stdin.
@@ -108,7 +111,8 @@ func runChild(s Subject) error {
 		o.Inbound = chat.NewInboundPort()
 	}
 	log := funcr.New(func(prefix, args string) { fmt.Fprintln(os.Stderr, prefix, args) }, funcr.Options{Verbosity: 1, LogTimestamp: true})
-	if user != "" && s.InboundByTransport {
+	// Clicks come only through the transport, as Telegram's replies do.
+	if user != "" && (s.InboundByTransport || os.Getenv("RELAY_TRANSPORT") == "1") {
 		o.Inbound = chat.NewInboundPortIn(ownership.PathsFor(dir, name).Dir)
 		tr := s.Provider(nonceWindow).Transport(s.config(url, user), log, o.Inbound)
 		go func() { _ = tr.Run(context.Background(), func(chat.Health) {}) }()

@@ -107,6 +107,24 @@ type Fake interface {
 	// doctor check checks is missing: the token refused, a permission or
 	// a scope not granted.
 	Withhold(check string)
+
+	// Asked are the ids of the messages in place that were posted with
+	// buttons (an ask's), in order, whether they still have them or not.
+	Asked(place string) []string
+	// Buttons are the data of the buttons message id in place has now,
+	// in order; none once an edit took them away.
+	Buttons(place, id string) []string
+	// Text is message id's text in place now (after any edit).
+	Text(place, id string) string
+	// Click clicks the button with data on message id in place as user
+	// (User, or Stranger), as the service delivers a click to the bot,
+	// and returns what the bot answered the clicker: its text, "" for an
+	// answer without one. An error when the bot did not answer within
+	// the service's deadline, or ctx's.
+	Click(ctx context.Context, place, id, user, data string) (answer string, err error)
+	// Stranger is a user who may not decide: a person in the channel who
+	// is not authorized.
+	Stranger() string
 }
 
 // Place is a session's place at the service: its root, its thread (the
@@ -159,6 +177,7 @@ func Run(t *testing.T, s Subject) {
 	if s.ClosesThreads {
 		t.Run("RelayThreadDeletedBeforeItsArchive", func(t *testing.T) { threadDeletedBeforeArchive(t, s) })
 	}
+	t.Run("Decisions", func(t *testing.T) { decisions(t, s, top) })
 	t.Run("RelayRandomKills", func(t *testing.T) { s.skipGap(t, top); randomKills(t, s, top) })
 	t.Run("Doctor", func(t *testing.T) { doctorChecks(t, s) })
 }
