@@ -46,8 +46,14 @@ import (
 //	                    killed; pause: print it, then go on once a line
 //	                    arrives on stdin.
 //
-// It prints "STARTED" once the relay settled (bus read, channel checked).
+// It prints "STARTED" once the relay settled (bus read, channel checked),
+// and, running the transport, "TRANSPORT-READY" once it first connected.
 const childEnv = "RELAY_CHILD"
+
+// transportReady is the child's line once its transport connected: what
+// is clicked before it would reach no one (a click is delivered to the
+// bot's live connection).
+const transportReady = "TRANSPORT-READY"
 
 // crashWait bounds every wait of the crash tests.
 const crashWait = 30 * time.Second
@@ -115,7 +121,14 @@ func runChild(s Subject) error {
 	if user != "" && (s.InboundByTransport || os.Getenv("RELAY_TRANSPORT") == "1") {
 		o.Inbound = chat.NewInboundPortIn(ownership.PathsFor(dir, name).Dir)
 		tr := s.Provider(nonceWindow).Transport(s.config(url, user), log, o.Inbound)
-		go func() { _ = tr.Run(context.Background(), func(chat.Health) {}) }()
+		var ready sync.Once
+		go func() {
+			_ = tr.Run(context.Background(), func(h chat.Health) {
+				if h.Healthy {
+					ready.Do(func() { say(transportReady) })
+				}
+			})
+		}()
 	}
 	rc, err := chat.NewRelay(s.Provider(nonceWindow), s.config(url, user), dir, log, o)(fenceOnly{}, nil)
 	if err != nil {
@@ -211,6 +224,33 @@ func (c *relayChild) waitLine(ctx context.Context, prefix string) (string, error
 			return "", fmt.Errorf("waiting for the child's %q: %w (%s)", prefix, ctx.Err(), c.tail())
 		}
 	}
+}
+
+// waitLines waits for a line of the child's starting with each prefix,
+// in any order.
+func (c *relayChild) waitLines(ctx context.Context, prefixes ...string) error {
+	left := map[string]bool{}
+	for _, p := range prefixes {
+		left[p] = true
+	}
+	for len(left) > 0 {
+		select {
+		case l := <-c.lines:
+			for p := range left {
+				if strings.HasPrefix(l, p) {
+					delete(left, p)
+				}
+			}
+			if strings.HasPrefix(l, "CHILD-ERROR") {
+				return fmt.Errorf("child: %s", l)
+			}
+		case <-c.exited:
+			return fmt.Errorf("the child exited before printing %v (%s)", left, c.tail())
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for the child's %v: %w (%s)", left, ctx.Err(), c.tail())
+		}
+	}
+	return nil
 }
 
 // kill SIGKILLs the child and waits until it is gone.
