@@ -26,7 +26,7 @@ func (s *Server) EditInjected(channel, ts, text string) error {
 	case m.BotID != "" || m.User == "":
 		return fmt.Errorf("fakeslack: message %s in %s is a bot's, not a human's", ts, channel)
 	}
-	s.editLocked(m, text)
+	s.editLocked(m, text, nil)
 	s.logf("message %s edited by its author in %s", ts, channel)
 	return nil
 }
@@ -34,11 +34,14 @@ func (s *Server) EditInjected(channel, ts, text string) error {
 // editLocked replaces a message's text and announces the edit with a
 // message_changed event, shaped as Slack's: hidden, a new ts of its own
 // (which is also the edit's edited.ts), the message as it now is and as
-// it was.
-func (s *Server) editLocked(m *Message, text string) {
+// it was. also, when set, changes the rest of the message (its blocks).
+func (s *Server) editLocked(m *Message, text string, also func(*Message)) {
 	prev := *m
 	m.Edits = append(m.Edits, m.Text)
 	m.Text, m.EditedTS = text, s.nextTSLocked()
+	if also != nil {
+		also(m)
+	}
 
 	now := s.messageObjectLocked(*m)
 	now["edited"] = map[string]string{"user": m.User, "ts": m.EditedTS}

@@ -10,10 +10,23 @@
 //     token; hands out a single-use websocket URL), chat.postMessage (ts,
 //     thread_ts; a reply to a reply lands in the parent's thread; the raw
 //     text, message metadata, unfurl_links and unfurl_media stored),
-//     chat.update (the author only; earlier texts kept), reactions.add (a
-//     bot's reaction by emoji name on a message, once per bot and name; the
-//     fake knows no emoji list, so only an empty name, one with spaces or
-//     one wrapped in colons is invalid_name), conversations.info
+//     chat.update (the author only; earlier texts kept; blocks replaced
+//     when the call brings them, blocks=[] removing them, kept when it
+//     does not), Block Kit blocks on both (stored with the block_ids and
+//     action_ids Slack fills in, returned by history, replies and events;
+//     section and actions blocks and button elements checked against
+//     Slack's limits: at most 50 blocks, a section's text 3,000
+//     characters, an actions block 1 to 25 elements, a button's
+//     plain_text label 75, action_id 255, value 2,000, style primary or
+//     danger, block_id 255 and unique in the message, action_id unique in
+//     its block; answered invalid_blocks with response_metadata.messages
+//     naming each fault's JSON pointer, or invalid_blocks_format),
+//     chat.postEphemeral (recorded in Snapshot.Ephemerals for the user,
+//     in the thread thread_ts names; nothing stored in the channel),
+//     reactions.add (a bot's reaction by emoji name on a message, once per
+//     bot and name; the fake knows no emoji list, so only an empty name,
+//     one with spaces or one wrapped in colons is invalid_name),
+//     conversations.info
 //     (is_member false while the bots are out of the channel, is_archived),
 //     conversations.history (top-level messages newest first) and
 //     conversations.replies (the parent first on every page, outside limit,
@@ -27,7 +40,9 @@
 //     channel_not_found, not_in_channel, no_text, msg_too_long,
 //     is_archived, invalid_metadata_format, thread_not_found, message_not_found,
 //     cant_update_message, already_reacted, invalid_name, no_item_specified,
-//     bad_timestamp, invalid_cursor, unknown_method; HTTP 429 with
+//     bad_timestamp, invalid_cursor, invalid_blocks, invalid_blocks_format,
+//     user_not_in_channel (chat.postEphemeral without a user),
+//     unknown_method; HTTP 429 with
 //     Retry-After when a rate limit is injected or a method's limit is hit.
 //   - Scopes: every answer to an accepted token carries X-OAuth-Scopes (what
 //     the token holds: a bot token every scope the relay asks for, for
@@ -56,15 +71,25 @@
 //     request. Deafen: the open sockets stay up and pinged but hear no
 //     event (sent to them, unacked, retried, given up), as a connection
 //     that looks healthy and delivers nothing; a new socket hears.
+//   - Interactivity: Click sends the click of a button a message carries
+//     as Slack does (to the app the test names: the fake does not pair
+//     bot tokens with apps), an interactive envelope with a block_actions payload
+//     (user, channel, container, message, actions, trigger_id,
+//     response_url) to one open socket of the app, acked and retried as
+//     events are. The response_url takes up to 5 ephemeral answers
+//     within 30 minutes (recorded in Snapshot.Ephemerals).
 //   - Faults a test flips at run time (the shared ones of Server.Faults
 //     and Slack's own), other users' messages (InjectMessage,
 //     InjectBotMessage, EditInjected, DeleteMessage) and what a test
 //     observes (Snapshot, Requests, WaitFor, Options.OnAck): each method
 //     says what it does on the wire.
 //
-// Not emulated: OAuth and token rotation, the RTM
-// API, slash commands and interactivity payloads, blocks and attachments
-// beyond counting as content, metadata in events and in the answer to
+// Not emulated: OAuth and token rotation, the RTM API, slash commands,
+// interactions other than a button's click (menus, modals, shortcuts),
+// response_url answers other than ephemeral ones (in_channel,
+// replace_original, delete_original: answered 400), the fields of block
+// types other than section and actions, attachments beyond counting as
+// content, metadata in events and in the answer to
 // chat.postMessage, chat.delete and message_deleted events, reactions.remove and reactions.get,
 // reaction_added events, thread_broadcast, files, users and channel
 // listings, Slack's own spacing of retries (here each comes one AckTimeout

@@ -8,7 +8,11 @@ import (
 // updateLocked answers chat.update: the text replaced in place, the old
 // one kept in Edits, and a message_changed event sent, as Slack sends one
 // for every edit; only the author may edit. Metadata stays unless the call
-// brings new metadata.
+// brings new metadata; blocks likewise: blocks=[] removes them (and with
+// them the buttons), no blocks parameter keeps them. Slack's reference has
+// said both that an update without blocks keeps them and that one with
+// text removes them; the fake keeps them, so a client that means to remove
+// buttons must say so.
 func (s *Server) updateLocked(token string, form url.Values) map[string]any {
 	channel, ts, text := form.Get("channel"), form.Get("ts"), form.Get("text")
 	if e := s.writeErrLocked(channel); e != "" {
@@ -28,11 +32,19 @@ func (s *Server) updateLocked(token string, form url.Values) map[string]any {
 	if e != "" {
 		return fail(e)
 	}
+	blocks, buttons, be := parseBlocks(form.Get("blocks"))
+	if be != nil {
+		return be.answer()
+	}
 	m.Parse, m.LinkNames = form.Get("parse"), form.Get("link_names")
 	if md != nil {
 		m.Metadata = md
 	}
-	s.editLocked(m, text)
+	s.editLocked(m, text, func(m *Message) {
+		if form.Has("blocks") {
+			m.Blocks, m.Buttons = blocks, buttons
+		}
+	})
 	s.logf("message %s edited in %s", ts, channel)
 	return map[string]any{"ok": true, "channel": channel, "ts": ts, "text": text, "message": s.apiMessageLocked(*m, false)}
 }

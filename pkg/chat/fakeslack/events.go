@@ -13,7 +13,7 @@ import (
 // envelope is an Envelope plus what delivering it needs.
 type envelope struct {
 	Envelope
-	payload json.RawMessage // the events_api payload, the same on every delivery
+	payload json.RawMessage // the payload, the same on every delivery
 	conn    *conn           // the socket it is in flight on, until acked or gone
 	timer   *time.Timer     // the ack timeout of the delivery in flight, if armed
 }
@@ -92,14 +92,17 @@ func (s *Server) fanOutLocked(channel, messageTS, subType string, event map[stri
 	slices.Sort(tokens)
 	payload := s.eventPayload(event)
 	for _, tok := range tokens {
-		e := &envelope{Envelope: Envelope{
-			ID: newEnvelopeID(), AppToken: tok, Channel: channel, MessageTS: messageTS, SubType: subType,
-		}}
-		e.payload = payload
-		s.envelopes = append(s.envelopes, e)
-		s.byID[e.ID] = e
-		s.deliverLocked(e)
+		s.sendEnvelopeLocked(&envelope{Envelope: Envelope{
+			ID: newEnvelopeID(), Type: "events_api", AppToken: tok, Channel: channel, MessageTS: messageTS, SubType: subType,
+		}, payload: payload})
 	}
+}
+
+// sendEnvelopeLocked files a new envelope and delivers it.
+func (s *Server) sendEnvelopeLocked(e *envelope) {
+	s.envelopes = append(s.envelopes, e)
+	s.byID[e.ID] = e
+	s.deliverLocked(e)
 }
 
 // messageEventLocked is the message event Slack sends for a new message:
@@ -132,6 +135,9 @@ func (s *Server) messageObjectLocked(m Message) map[string]any {
 		if m.SubType == "" {
 			out["app_id"] = s.opts.AppID // posted by the app's own bot
 		}
+	}
+	if m.Blocks != nil {
+		out["blocks"] = m.Blocks
 	}
 	if m.ThreadTS != "" {
 		out["thread_ts"] = m.ThreadTS
@@ -173,7 +179,7 @@ func channelType(id string) string {
 	return "channel"
 }
 
-// deliverLocked sends an envelope to one greeted socket of its app, taking
+// deliverLocked sends an envelope (an event or an interaction alike) to one greeted socket of its app, taking
 // turns between sockets, and arms its ack timeout; with none open it waits
 // for the next hello.
 func (s *Server) deliverLocked(e *envelope) {
@@ -206,7 +212,7 @@ func (s *Server) deliverLocked(e *envelope) {
 	s.sendLocked(c, map[string]any{
 		"envelope_id":              e.ID,
 		"payload":                  e.payload,
-		"type":                     "events_api",
+		"type":                     e.Type,
 		"accepts_response_payload": false,
 		"retry_attempt":            e.Deliveries - 1,
 		"retry_reason":             retry,

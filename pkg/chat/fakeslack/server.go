@@ -72,7 +72,11 @@ type Server struct {
 	messages  []Message
 	envelopes []*envelope
 	byID      map[string]*envelope
-	faults    faults
+	// ephemerals are what only one user saw; responseURLs the live
+	// response_url of each interaction, by its path.
+	ephemerals   []Ephemeral
+	responseURLs map[string]*responseURL
+	faults       faults
 	// unknown channels answer channel_not_found; notIn ones not_in_channel.
 	unknown, notIn map[string]bool
 	archived       map[string]bool
@@ -99,18 +103,19 @@ func Start(opts Options) (*Server, error) {
 		opts.AckTimeout = DefaultAckTimeout
 	}
 	s := &Server{
-		opts:     opts,
-		channels: fakeserver.Only(opts.Channels),
-		conns:    map[*conn]struct{}{},
-		byID:     map[string]*envelope{},
-		tickets:  map[string]string{},
-		apps:     map[string]*AppStats{},
-		faults:   faults{rejected: map[string]bool{}},
-		unknown:  map[string]bool{},
-		notIn:    map[string]bool{},
-		archived: map[string]bool{},
-		withheld: map[string]bool{},
-		limits:   map[string]*methodLimit{},
+		opts:         opts,
+		channels:     fakeserver.Only(opts.Channels),
+		conns:        map[*conn]struct{}{},
+		byID:         map[string]*envelope{},
+		responseURLs: map[string]*responseURL{},
+		tickets:      map[string]string{},
+		apps:         map[string]*AppStats{},
+		faults:       faults{rejected: map[string]bool{}},
+		unknown:      map[string]bool{},
+		notIn:        map[string]bool{},
+		archived:     map[string]bool{},
+		withheld:     map[string]bool{},
+		limits:       map[string]*methodLimit{},
 	}
 	s.pings.Store(true)
 	for _, tok := range opts.AppTokens {
@@ -151,6 +156,7 @@ func (s *Server) routes() http.Handler {
 	m := http.NewServeMux()
 	m.HandleFunc("/api/{method}", s.serveAPI)
 	m.HandleFunc("GET /link/", s.serveSocket)
+	m.HandleFunc("POST /response/{id}", s.serveResponseURL)
 	m.HandleFunc("/", http.NotFound)
 	return m
 }

@@ -1,6 +1,7 @@
 package fakeslack
 
 import (
+	"encoding/json"
 	"maps"
 	"slices"
 	"time"
@@ -28,6 +29,11 @@ type Message struct {
 	Text string
 	// Metadata is the message metadata chat.postMessage carried, nil if none.
 	Metadata *Metadata
+	// Blocks are the message's Block Kit blocks as stored (block ids and
+	// action ids filled in), nil if none; Buttons are the buttons among
+	// them, in order. chat.update replaces both when it brings blocks.
+	Blocks  json.RawMessage
+	Buttons []Button
 	// UnfurlLinks and UnfurlMedia are the raw unfurl_links and unfurl_media
 	// parameters, "" when the client did not send them.
 	UnfurlLinks, UnfurlMedia string
@@ -60,12 +66,14 @@ type Metadata struct {
 	EventPayload map[string]any
 }
 
-// Envelope is one events_api event for one app, with its deliveries.
+// Envelope is one event for one app, with its deliveries: an events_api
+// message event, or an interactive block_actions payload (a click).
 type Envelope struct {
 	ID        string // envelope_id
+	Type      string // "events_api" or "interactive"
 	AppToken  string
 	Channel   string
-	MessageTS string // the message the event is about
+	MessageTS string // the message the event is about, or the button is on
 	// SubType is the message event's subtype: "" for a new message,
 	// "bot_message", or "message_changed" for an edit.
 	SubType string
@@ -93,6 +101,9 @@ type Snapshot struct {
 	Apps      map[string]AppStats // by app token
 	Messages  []Message           // in the order they were created
 	Envelopes []Envelope          // likewise
+	// Ephemerals are the messages only one user saw (chat.postEphemeral,
+	// or an answer to an interaction's response_url), in order.
+	Ephemerals []Ephemeral
 	// Observed has the 429s answered (injected and by method limits), the
 	// chat.postMessage calls received (Posts: a client that re-sent a post
 	// shows there) and those held now (HoldNextPost), and the metadata keys
@@ -111,14 +122,17 @@ func (sn Snapshot) Thread(channel, parentTS string) []Message {
 func (s *Server) snapshotLocked() Snapshot {
 	s.sweepLocked("")
 	snap := Snapshot{
-		Apps:      make(map[string]AppStats, len(s.apps)),
-		Messages:  make([]Message, len(s.messages)),
-		Envelopes: make([]Envelope, len(s.envelopes)),
-		Observed:  s.core.ObservedLocked(),
+		Apps:       make(map[string]AppStats, len(s.apps)),
+		Messages:   make([]Message, len(s.messages)),
+		Envelopes:  make([]Envelope, len(s.envelopes)),
+		Ephemerals: slices.Clone(s.ephemerals),
+		Observed:   s.core.ObservedLocked(),
 	}
 	for i, m := range s.messages {
 		m.Edits = slices.Clone(m.Edits)
 		m.Reactions = slices.Clone(m.Reactions)
+		m.Blocks = slices.Clone(m.Blocks)
+		m.Buttons = slices.Clone(m.Buttons)
 		if m.Metadata != nil {
 			md := *m.Metadata
 			md.EventPayload = maps.Clone(md.EventPayload)

@@ -32,6 +32,7 @@ var methods = map[string]method{
 	"apps.connections.open": {appToken, (*Server).openConnectionLocked, []string{"connections:write"}},
 	"chat.postMessage":      {botToken, (*Server).postMessageLocked, []string{"chat:write"}},
 	"chat.update":           {botToken, (*Server).updateLocked, []string{"chat:write"}},
+	"chat.postEphemeral":    {botToken, (*Server).postEphemeralLocked, []string{"chat:write"}},
 	"conversations.history": {botToken, (*Server).historyLocked, historyScopes},
 	"conversations.replies": {botToken, (*Server).repliesLocked, historyScopes},
 	"conversations.info":    {botToken, (*Server).infoLocked, []string{"channels:read", "groups:read", "im:read", "mpim:read"}},
@@ -137,13 +138,17 @@ func (s *Server) postMessageLocked(token string, form url.Values) map[string]any
 	if e != "" {
 		return fail(e)
 	}
+	blocks, buttons, be := parseBlocks(form.Get("blocks"))
+	if be != nil {
+		return be.answer()
+	}
 	parent, ok := s.threadLocked(channel, form.Get("thread_ts"))
 	if !ok {
 		return fail("thread_not_found")
 	}
 	m := s.addMessageLocked(Message{
 		Channel: channel, ThreadTS: parent, User: BotUserID(token), BotID: BotID(token), Text: text,
-		Metadata: md, UnfurlLinks: form.Get("unfurl_links"), UnfurlMedia: form.Get("unfurl_media"),
+		Metadata: md, Blocks: blocks, Buttons: buttons, UnfurlLinks: form.Get("unfurl_links"), UnfurlMedia: form.Get("unfurl_media"),
 		Parse: form.Get("parse"), LinkNames: form.Get("link_names"),
 	})
 	s.logf("message %s posted in %s", m.TS, channel)
