@@ -21,6 +21,10 @@ type Click struct {
 	ActionID    string // the button's action_id
 	User        string // the clicker's user id
 	Name        string // the clicker's user name; "" for the user id
+	// Stale clicks a button the message was posted with although an edit
+	// has removed it since, as a person can whose Slack has not yet shown
+	// the edit (or who clicked just before it).
+	Stale bool
 }
 
 // Interaction is what a Click sent: its envelope (Snapshot.Envelopes
@@ -46,7 +50,7 @@ const (
 // documents Socket Mode's retries for events, and a client that acks a
 // click only once it has it for good must get it again when it did not.
 // It fails when the message has no such button: no one can click a
-// button that is not there (or no longer).
+// button that is not there (or no longer, unless Stale).
 func (s *Server) Click(c Click) (Interaction, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -58,7 +62,11 @@ func (s *Server) Click(c Click) (Interaction, error) {
 	if m == nil {
 		return Interaction{}, fmt.Errorf("fakeslack: no message %q in %q", c.TS, c.Channel)
 	}
-	i := slices.IndexFunc(m.Buttons, func(b Button) bool { return b.ActionID == c.ActionID })
+	buttons := m.Buttons
+	if c.Stale {
+		buttons = m.PostedButtons
+	}
+	i := slices.IndexFunc(buttons, func(b Button) bool { return b.ActionID == c.ActionID })
 	if i < 0 {
 		return Interaction{}, fmt.Errorf("fakeslack: message %s in %s has no button %q", c.TS, c.Channel, c.ActionID)
 	}
@@ -76,7 +84,7 @@ func (s *Server) Click(c Click) (Interaction, error) {
 	path := fakeserver.RandomHex(12)
 	in.ResponseURL = s.URL() + "/response/" + path
 	s.responseURLs[path] = &responseURL{channel: c.Channel, user: c.User, thread: m.ThreadTS, expires: time.Now().Add(responseURLLife)}
-	payload := fakeserver.MustMarshal(s.blockActionsLocked(*m, m.Buttons[i], c, in))
+	payload := fakeserver.MustMarshal(s.blockActionsLocked(*m, buttons[i], c, in))
 	s.sendEnvelopeLocked(&envelope{Envelope: Envelope{
 		ID: in.EnvelopeID, Type: "interactive", AppToken: app, Channel: c.Channel, MessageTS: c.TS,
 	}, payload: payload})

@@ -156,6 +156,16 @@ func TestBlockKitButtonsAndClicks(t *testing.T) {
 		if _, err := f.Click(fakeslack.Click{Channel: channel, TS: ts, ActionID: "ask1:0", User: "U0ALICE"}); err == nil {
 			t.Fatal("a removed button was clicked")
 		}
+		// A person whose Slack still shows the buttons clicks all the same.
+		late, err := f.Click(fakeslack.Click{Channel: channel, TS: ts, ActionID: "ask1:0", User: "U0ALICE", Stale: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := c.next(t, socketmode.EventTypeInteractive, nil)
+		if cb := e.Data.(slack.InteractionCallback); e.Request.EnvelopeID != late.EnvelopeID || cb.ActionCallback.BlockActions[0].ActionID != "ask1:0" {
+			t.Fatalf("late click %+v", cb)
+		}
+		_ = c.sm.AckCtx(context.Background(), late.EnvelopeID, nil)
 	})
 	if err := c.stop(t); !errors.Is(err, context.Canceled) {
 		t.Fatalf("RunContext = %v", err)

@@ -31,9 +31,11 @@ type Message struct {
 	Metadata *Metadata
 	// Blocks are the message's Block Kit blocks as stored (block ids and
 	// action ids filled in), nil if none; Buttons are the buttons among
-	// them, in order. chat.update replaces both when it brings blocks.
-	Blocks  json.RawMessage
-	Buttons []Button
+	// them, in order. chat.update replaces both when it brings blocks;
+	// PostedButtons stay those it was posted with.
+	Blocks        json.RawMessage
+	Buttons       []Button
+	PostedButtons []Button
 	// UnfurlLinks and UnfurlMedia are the raw unfurl_links and unfurl_media
 	// parameters, "" when the client did not send them.
 	UnfurlLinks, UnfurlMedia string
@@ -133,6 +135,7 @@ func (s *Server) snapshotLocked() Snapshot {
 		m.Reactions = slices.Clone(m.Reactions)
 		m.Blocks = slices.Clone(m.Blocks)
 		m.Buttons = slices.Clone(m.Buttons)
+		m.PostedButtons = slices.Clone(m.PostedButtons)
 		if m.Metadata != nil {
 			md := *m.Metadata
 			md.EventPayload = maps.Clone(md.EventPayload)

@@ -148,7 +148,7 @@ func (s *Server) postMessageLocked(token string, form url.Values) map[string]any
 	}
 	m := s.addMessageLocked(Message{
 		Channel: channel, ThreadTS: parent, User: BotUserID(token), BotID: BotID(token), Text: text,
-		Metadata: md, Blocks: blocks, Buttons: buttons, UnfurlLinks: form.Get("unfurl_links"), UnfurlMedia: form.Get("unfurl_media"),
+		Metadata: md, Blocks: blocks, Buttons: buttons, PostedButtons: buttons, UnfurlLinks: form.Get("unfurl_links"), UnfurlMedia: form.Get("unfurl_media"),
 		Parse: form.Get("parse"), LinkNames: form.Get("link_names"),
 	})
 	s.logf("message %s posted in %s", m.TS, channel)

@@ -129,21 +129,24 @@ func (p *Poster) CheckChannel(ctx context.Context) error {
 	return nil
 }
 
-// literal are the options that make Slack show text exactly as escaped:
-// parse=none and link_names=false sent explicitly on every post and edit,
-// since chat.update's defaults are not chat.postMessage's, so that no
-// name in the text is ever turned into a mention or a link.
-func literal(text string) []slackapi.MsgOption {
+// literal are the options that make Slack show shown (text escaped, and
+// any mention render wrote outside it) exactly as it is: parse=none and
+// link_names=false sent explicitly on every post and edit, since
+// chat.update's defaults are not chat.postMessage's, so that no name in
+// the text is ever turned into a mention or a link.
+func literal(shown string) []slackapi.MsgOption {
 	return []slackapi.MsgOption{
-		slackapi.MsgOptionText(escape(text), false),
+		slackapi.MsgOptionText(shown, false),
 		slackapi.MsgOptionParse(false),
 		slackapi.MsgOptionLinkNames(false),
 	}
 }
 
-// Post implements relay.Poster: one chat.postMessage.
+// Post implements relay.Poster: one chat.postMessage; an ask's last part
+// carries its buttons in blocks, besides the text (render).
 func (p *Poster) Post(ctx context.Context, part relay.Part) (string, error) {
-	opts := append(literal(part.Text),
+	c := render(part.Text, part.Choices, part.Ping)
+	opts := append(literal(c.text),
 		slackapi.MsgOptionDisableLinkUnfurl(),
 		slackapi.MsgOptionDisableMediaUnfurl(),
 		slackapi.MsgOptionMetadata(slackapi.SlackMetadata{
@@ -151,6 +154,9 @@ func (p *Poster) Post(ctx context.Context, part relay.Part) (string, error) {
 			EventPayload: map[string]any{"key": part.Key},
 		}),
 	)
+	if c.blocks != nil {
+		opts = append(opts, slackapi.MsgOptionBlocks(c.blocks...))
+	}
 	if part.Thread != "" {
 		opts = append(opts, slackapi.MsgOptionTS(part.Thread))
 	}
@@ -177,10 +183,14 @@ func (p *Poster) StartThread(_ context.Context, rootID, _ string) (string, error
 	return rootID, nil
 }
 
-// Edit implements relay.Poster: one chat.update.
+// Edit implements relay.Poster: one chat.update, with blocks=[] so that
+// the message keeps no buttons (an ask is edited only to show its
+// outcome), whatever Slack does with the blocks of an update that names
+// none.
 func (p *Poster) Edit(ctx context.Context, e relay.EditRequest) error {
+	opts := append(literal(escape(e.Text)), slackapi.MsgOptionBlocks())
 	err := p.call(ctx, "chat.update", func() error {
-		_, _, _, err := p.api.UpdateMessageContext(ctx, p.channel, e.RemoteID, literal(e.Text)...)
+		_, _, _, err := p.api.UpdateMessageContext(ctx, p.channel, e.RemoteID, opts...)
 		return err
 	})
 	if err != nil {

@@ -25,7 +25,7 @@ type TransportOptions struct {
 	Timeout time.Duration // one Web API call
 	// Inbound, when set, receives the message events of the configured
 	// channel and hears of each hello, after which missed replies are
-	// read from history.
+	// read from history; it decides the clicks of ask buttons.
 	Inbound *chat.InboundPort
 }
 
@@ -130,6 +130,8 @@ func (t *transport) session(ctx context.Context, api *slackapi.Client, report fu
 				report(chat.Health{Err: "slack asked to reconnect"})
 			case socketmode.EventTypeEventsAPI:
 				t.eventsAPI(runCtx, client, ev, me.UserID)
+			case socketmode.EventTypeInteractive:
+				t.interactive(runCtx, client, api, ev)
 			}
 		case why := <-t.opts.Inbound.Deaf():
 			if !healthy {
