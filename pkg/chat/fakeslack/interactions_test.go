@@ -137,6 +137,22 @@ func TestBlockKitButtonsAndClicks(t *testing.T) {
 		if n := len(snap.Thread(channel, root.TS)); n != 1 {
 			t.Fatalf("ephemeral messages stored in the thread: %d messages", n)
 		}
+		// A response_url takes five answers, then no more.
+		for i := 2; i <= 6; i++ {
+			_, _, err := api.PostMessage(channel, slack.MsgOptionResponseURL(in.ResponseURL, slack.ResponseTypeEphemeral), slack.MsgOptionText("again", false))
+			if (err == nil) != (i <= 5) {
+				t.Fatalf("answer %d through the response_url: %v", i, err)
+			}
+		}
+		for _, tc := range []struct{ channel, user, text, want string }{
+			{"C999", "U0ALICE", "x", "channel_not_found"},
+			{channel, "", "x", "user_not_in_channel"},
+			{channel, "U0ALICE", "", "no_text"},
+		} {
+			if _, err := api.PostEphemeral(tc.channel, tc.user, slack.MsgOptionText(tc.text, false)); err == nil || err.Error() != tc.want {
+				t.Errorf("PostEphemeral(%q, %q, %q) = %v, want %s", tc.channel, tc.user, tc.text, err, tc.want)
+			}
+		}
 	})
 
 	t.Run("an update without blocks keeps them, blocks=[] removes the buttons", func(t *testing.T) {
