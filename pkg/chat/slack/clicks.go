@@ -94,7 +94,7 @@ func (t *transport) interactive(ctx context.Context, client *socketmode.Client, 
 		for i, c := range clicks {
 			v, err := t.opts.Inbound.Decide(ctx, c)
 			if err != nil {
-				t.opts.Log.Error(err, "a click was not settled in time; left unacknowledged for Slack to deliver again", "message", c.Message, "user", c.User)
+				t.opts.Log.Error(err, "a click was not settled; left unacknowledged for Slack to deliver again", "message", c.Message, "user", c.User)
 				return
 			}
 			verdicts[i] = v
