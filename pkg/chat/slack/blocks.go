@@ -15,6 +15,15 @@ import (
 // is cut into several sections.
 const sectionLimit = 3000
 
+// blocksBudget bounds the text of all of a message's sections together.
+// Slack refuses blocks whose texts add up to about 13,000 characters
+// (msg_blocks_too_long; the bound is undocumented, 12,000 is the one it
+// documents for a markdown block), which an escaped part of 3,900 code
+// points can pass when it is mostly "&", "<" and ">": such a part shows
+// as much as fits, marked cut, and its whole text stays in the message's
+// text, the notification's.
+const blocksBudget = 12000
+
 // userID is what a Slack user id looks like; only such an id is ever
 // wrapped in a mention, so no configured value can form another control
 // sequence.
@@ -42,7 +51,7 @@ func render(text string, choices []relay.Choice, ping []string) content {
 	if len(choices) == 0 {
 		return c
 	}
-	for _, chunk := range sections(body) {
+	for _, chunk := range sections(within(body, blocksBudget)) {
 		c.blocks = append(c.blocks, slackapi.NewSectionBlock(
 			slackapi.NewTextBlockObject(slackapi.MarkdownType, chunk, false, true), nil, nil))
 	}
@@ -78,18 +87,41 @@ func sections(s string) []string {
 		if utf8.RuneCountInString(s) <= sectionLimit {
 			return append(out, s)
 		}
-		cut := 0
-		for range sectionLimit {
-			_, n := utf8.DecodeRuneInString(s[cut:])
-			cut += n
-		}
 		// An escape or a mention open before the cut and not closed
 		// before it starts the next piece.
-		if i := strings.LastIndexAny(s[:cut], "&<"); i > 0 && !strings.ContainsAny(s[i:cut], ";>") {
-			cut = i
-		}
-		out = append(out, s[:cut])
-		s = s[cut:]
+		piece := openEscape(s, runeOffset(s, sectionLimit))
+		out = append(out, piece)
+		s = s[len(piece):]
 	}
 	return out
+}
+
+// cut is what marks shown text that was cut short.
+const cut = "…"
+
+// within is s, or as much of it as fits in limit characters with the cut
+// mark, not cut inside an escape or a mention.
+func within(s string, limit int) string {
+	if utf8.RuneCountInString(s) <= limit {
+		return s
+	}
+	return openEscape(s, runeOffset(s, limit-utf8.RuneCountInString(cut))) + cut
+}
+
+// runeOffset is the byte offset of s's n-th code point (s has more).
+func runeOffset(s string, n int) int {
+	end := 0
+	for range n {
+		_, size := utf8.DecodeRuneInString(s[end:])
+		end += size
+	}
+	return end
+}
+
+// openEscape is s[:end], less an escape or a mention the end would cut.
+func openEscape(s string, end int) string {
+	if i := strings.LastIndexAny(s[:end], "&<"); i > 0 && !strings.ContainsAny(s[i:end], ";>") {
+		end = i
+	}
+	return s[:end]
 }

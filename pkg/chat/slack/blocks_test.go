@@ -99,3 +99,36 @@ func TestSections(t *testing.T) {
 		}
 	}
 }
+
+// A part that escapes past what Slack takes in one message's blocks shows
+// as much as fits, marked cut; its text keeps it whole.
+func TestRenderWithinBlocksBudget(t *testing.T) {
+	text := strings.Repeat("a<b ", 975) // 3,900 code points, 6,825 escaped...
+	long := strings.Repeat("&", 3900)   // ...19,500 escaped
+	for _, tc := range []struct {
+		text string
+		cut  bool
+	}{{text, false}, {long, true}} {
+		c := render(tc.text, approveDeny, nil)
+		if c.text != escape(tc.text) {
+			t.Fatalf("the text is not whole")
+		}
+		shown, n := "", 0
+		for _, b := range c.blocks {
+			if s, ok := b.(*slackapi.SectionBlock); ok {
+				shown += s.Text.Text
+				n += utf8.RuneCountInString(s.Text.Text)
+			}
+		}
+		if n > blocksBudget {
+			t.Fatalf("sections hold %d characters, over %d", n, blocksBudget)
+		}
+		if tc.cut != strings.HasSuffix(shown, cut) || !strings.HasPrefix(c.text, strings.TrimSuffix(shown, cut)) {
+			t.Fatalf("cut %v: shown ends %q", tc.cut, shown[max(0, len(shown)-12):])
+		}
+		body := strings.TrimSuffix(shown, cut)
+		if j := strings.LastIndex(body, "&"); j >= 0 && !strings.Contains(body[j:], ";") {
+			t.Fatalf("cut inside an escape: %q", body[j:])
+		}
+	}
+}
