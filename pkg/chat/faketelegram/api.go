@@ -16,19 +16,20 @@ type method struct {
 
 // methods are looked up by lower-case name: the service takes any case.
 var methods = map[string]method{
-	"getme":              {run: (*Server).getMeLocked},
-	"sendmessage":        {run: (*Server).sendMessageLocked, posts: true},
-	"editmessagetext":    {run: (*Server).editMessageTextLocked},
-	"createforumtopic":   {run: (*Server).createForumTopicLocked, posts: true},
-	"closeforumtopic":    {run: (*Server).closeForumTopicLocked, posts: true},
-	"editforumtopic":     {run: (*Server).editForumTopicLocked},
-	"reopenforumtopic":   {run: (*Server).reopenForumTopicLocked},
-	"setmessagereaction": {run: (*Server).setMessageReactionLocked},
-	"setwebhook":         {run: (*Server).setWebhookLocked},
-	"deletewebhook":      {run: (*Server).deleteWebhookLocked},
-	"getwebhookinfo":     {run: (*Server).getWebhookInfoLocked},
-	"getchat":            {run: (*Server).getChatLocked},
-	"getchatmember":      {run: (*Server).getChatMemberLocked},
+	"getme":               {run: (*Server).getMeLocked},
+	"sendmessage":         {run: (*Server).sendMessageLocked, posts: true},
+	"editmessagetext":     {run: (*Server).editMessageTextLocked},
+	"createforumtopic":    {run: (*Server).createForumTopicLocked, posts: true},
+	"closeforumtopic":     {run: (*Server).closeForumTopicLocked, posts: true},
+	"editforumtopic":      {run: (*Server).editForumTopicLocked},
+	"reopenforumtopic":    {run: (*Server).reopenForumTopicLocked},
+	"setmessagereaction":  {run: (*Server).setMessageReactionLocked},
+	"setwebhook":          {run: (*Server).setWebhookLocked},
+	"deletewebhook":       {run: (*Server).deleteWebhookLocked},
+	"getwebhookinfo":      {run: (*Server).getWebhookInfoLocked},
+	"getchat":             {run: (*Server).getChatLocked},
+	"getchatmember":       {run: (*Server).getChatMemberLocked},
+	"answercallbackquery": {run: (*Server).answerCallbackQueryLocked},
 }
 
 // serveAPI answers POST (or GET) /bot<token>/<method>.

@@ -49,8 +49,21 @@
 //     deleted), "message can't be edited" (another author's, or a service
 //     message), "message is not modified: specified new message content
 //     and reply markup are exactly the same as a current content and
-//     reply markup of the message" (same text, entities and reply markup,
-//     and, for a text with a link, the same link preview on or off).
+//     reply markup of the message" (same text, entities and inline
+//     keyboard, and, for a text with a link, the same link preview on or
+//     off). An edit without reply_markup removes the keyboard.
+//   - Inline keyboards (reply_markup on sendMessage and editMessageText):
+//     callback and URL buttons with a style, refused in the Bot API
+//     server's words (keyboard.go; callback_data over 64 bytes:
+//     BUTTON_DATA_INVALID). Click makes a person press a callback button:
+//     a callback_query update {id, from, message (with its keyboard,
+//     chat and message_thread_id), chat_instance, data}, kept until
+//     confirmed like any other. answerCallbackQuery (recorded: Snapshot's
+//     CallbackQueries, AwaitAnswer) takes a query once, within
+//     Options.CallbackTimeout of its click; after that, a second time or
+//     for an unknown id: "query is too old and response timeout expired
+//     or query ID is invalid"; a text over 200 characters:
+//     MESSAGE_TOO_LONG.
 //   - createForumTopic (the topic's id is its creation message's; a name
 //     over 128 characters is cut, an empty one refused; "the chat is not
 //     a forum"), closeForumTopic and reopenForumTopic (TOPIC_NOT_MODIFIED
@@ -86,6 +99,8 @@
 // as sent), phone number and bank card entities, bare domains under TLDs
 // outside urls.go's list, the service's 3 s delay between 409s and its
 // throttling of repeated short polls, limits on edits, other methods
-// (files, callback queries, chat administration), other chat kinds, and
-// message_reaction_count, chat_member and callback_query updates.
+// (files, editMessageReplyMarkup, chat administration), reply keyboards
+// and force replies, buttons other than callback and URL ones, inline
+// mode, other chat kinds, and message_reaction_count and chat_member
+// updates.
 package faketelegram

@@ -16,8 +16,9 @@ const (
 )
 
 // editMessageTextLocked answers editMessageText: only the bot's own text
-// messages can be edited; the same text, entities and reply markup again
-// is "not modified", and nothing changes.
+// messages can be edited; the same text, entities and inline keyboard
+// again is "not modified", and nothing changes. The keyboard is the one
+// the edit carries: without reply_markup the message has none after it.
 func (s *Server) editMessageTextLocked(p params) *answer {
 	if p["inline_message_id"] != "" {
 		return badRequest("inline messages are not emulated")
@@ -37,13 +38,17 @@ func (s *Server) editMessageTextLocked(p params) *answer {
 	if fail != nil {
 		return fail
 	}
-	markup, preview, noPreview := p["reply_markup"], p["link_preview_options"], p["disable_web_page_preview"]
-	if t.text == m.Text && slices.EqualFunc(t.entities, m.Entities, sameEntity) && sameJSON(markup, m.ReplyMarkup) &&
+	keyboard, fail := readKeyboard(p["reply_markup"])
+	if fail != nil {
+		return fail
+	}
+	preview, noPreview := p["link_preview_options"], p["disable_web_page_preview"]
+	if t.text == m.Text && slices.EqualFunc(t.entities, m.Entities, sameEntity) && sameKeyboard(keyboard, m.Keyboard) &&
 		(!hasURL(t.entities) || previewOff(preview, noPreview) == previewOff(m.LinkPreview, m.NoWebPreview)) {
 		return badRequest(editNotModified)
 	}
 	m.Edits = append(m.Edits, m.Text)
-	m.Text, m.Entities, m.ParseMode, m.ReplyMarkup = t.text, t.entities, t.parse, markup
+	m.Text, m.Entities, m.ParseMode, m.Keyboard = t.text, t.entities, t.parse, keyboard
 	m.LinkPreview, m.NoWebPreview = preview, noPreview
 	m.EditDate = time.Now()
 	s.core.NotifyLocked()
@@ -68,16 +73,4 @@ func previewOff(options, disable string) bool {
 	}
 	_ = json.Unmarshal([]byte(options), &o)
 	return o.IsDisabled || disable == "true"
-}
-
-// sameJSON compares two JSON texts by value; "" is none.
-func sameJSON(a, b string) bool {
-	if a == "" || b == "" {
-		return a == b
-	}
-	var x, y any
-	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
-		return a == b
-	}
-	return reflect.DeepEqual(x, y)
 }

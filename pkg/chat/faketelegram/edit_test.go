@@ -52,28 +52,6 @@ func TestEditMessageTextAnswersTheProbe(t *testing.T) {
 	}
 }
 
-// A reply markup is part of the content: an edit without the keyboard the
-// message has removes it, so it is not "not modified".
-func TestEditComparesReplyMarkup(t *testing.T) {
-	t.Parallel()
-	f := start(t, faketelegram.Options{})
-	_, r := call(t, f, "sendMessage", map[string][]string{
-		"chat_id": {"-1001000000001"}, "text": {"ask"},
-		"reply_markup": {`{"inline_keyboard":[[{"text":"Approve","callback_data":"a"}]]}`},
-	})
-	if !r.OK {
-		t.Fatalf("send: %+v", r)
-	}
-	_, r = call(t, f, "editMessageText", map[string][]string{"chat_id": {"-1001000000001"}, "message_id": {"2"}, "text": {"ask"}})
-	if !r.OK {
-		t.Fatalf("dropping the keyboard is an edit: %+v", r)
-	}
-	_, r = call(t, f, "editMessageText", map[string][]string{"chat_id": {"-1001000000001"}, "message_id": {"2"}, "text": {"ask"}})
-	if r.OK || r.ErrorCode != 400 {
-		t.Fatalf("the same again: %+v", r)
-	}
-}
-
 // With a link in the text, the link preview is part of the content: the
 // same text without the options that turned the preview off is an edit.
 func TestEditComparesLinkPreview(t *testing.T) {

@@ -70,10 +70,13 @@ type Message struct {
 	// merged with those the service finds in the text itself (mentions,
 	// hashtags, URLs...) where they do not overlap.
 	Entities []Entity
-	// ParseMode, LinkPreview (link_preview_options as sent, JSON),
-	// NoWebPreview (disable_web_page_preview) and ReplyMarkup (JSON) are
-	// the raw parameters of the call that set Text, "" when not sent.
-	ParseMode, LinkPreview, NoWebPreview, ReplyMarkup string
+	// ParseMode, LinkPreview (link_preview_options as sent, JSON) and
+	// NoWebPreview (disable_web_page_preview) are the raw parameters of
+	// the call that set Text, "" when not sent.
+	ParseMode, LinkPreview, NoWebPreview string
+	// Keyboard is its inline keyboard (reply_markup) as the call that set
+	// Text left it: an edit without one removes it. nil for none.
+	Keyboard Keyboard
 	// Service is the kind of a service message (ServiceTopicCreated...),
 	// "" for a text message. TopicName is a created topic's name.
 	Service, TopicName string
@@ -103,6 +106,7 @@ const (
 	KindMessage       = "message"
 	KindEditedMessage = "edited_message"
 	KindReaction      = "message_reaction"
+	KindCallbackQuery = "callback_query"
 )
 
 // Update is one update the fake queued for the bot.

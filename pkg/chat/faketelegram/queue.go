@@ -47,8 +47,8 @@ func (q *updateQueue) setAllowed(kinds []string) {
 	}
 }
 
-// add queues an update and wakes a waiting poll.
-func (q *updateQueue) add(u Update, payload any) {
+// add queues an update, wakes a waiting poll and returns its id.
+func (q *updateQueue) add(u Update, payload any) int64 {
 	u.ID = q.next
 	q.next++
 	e := &update{Update: u, payload: payload}
@@ -56,6 +56,7 @@ func (q *updateQueue) add(u Update, payload any) {
 	q.pending = append(q.pending, e)
 	close(q.wake)
 	q.wake = make(chan struct{})
+	return u.ID
 }
 
 // confirm applies a getUpdates offset: every update below a positive
@@ -88,11 +89,13 @@ func (q *updateQueue) take(limit int) []any {
 	return batch
 }
 
-// queueLocked queues an update for the bot, if allowed_updates lets it.
-func (s *Server) queueLocked(u Update, payload any) {
+// queueLocked queues an update for the bot, if allowed_updates lets it,
+// and returns its id.
+func (s *Server) queueLocked(u Update, payload any) (id int64, queued bool) {
 	if !s.updates.allows(u.Kind) {
-		return
+		return 0, false
 	}
-	s.updates.add(u, payload)
+	id = s.updates.add(u, payload)
 	s.core.NotifyLocked()
+	return id, true
 }

@@ -20,6 +20,10 @@ func (s *Server) sendMessageLocked(p params) *answer {
 	if fail != nil {
 		return fail
 	}
+	keyboard, fail := readKeyboard(p["reply_markup"])
+	if fail != nil {
+		return fail
+	}
 	reply := replyParameters{MessageID: p.int("reply_to_message_id", 0), AllowSendingWithoutReply: p.bool("allow_sending_without_reply")}
 	if err := p.object("reply_parameters", &reply); err != nil {
 		return badRequest(err.Error())
@@ -44,7 +48,7 @@ func (s *Server) sendMessageLocked(p params) *answer {
 	}
 	m := s.storeLocked(ch, &Message{
 		From: s.bot, Thread: thread, ReplyTo: replyTo, Text: t.text, Entities: t.entities, ParseMode: t.parse,
-		LinkPreview: p["link_preview_options"], NoWebPreview: p["disable_web_page_preview"], ReplyMarkup: p["reply_markup"],
+		LinkPreview: p["link_preview_options"], NoWebPreview: p["disable_web_page_preview"], Keyboard: keyboard,
 	})
 	s.core.StoredLocked(relayKey(m))
 	s.logf("message %d posted in chat %d (thread %d)", m.ID, ch.ID, m.Thread)

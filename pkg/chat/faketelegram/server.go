@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"time"
 
 	"gjc.dev/reconciler/pkg/chat/internal/fakeserver"
 )
@@ -29,6 +30,9 @@ type Options struct {
 	Limit Limit
 	// FirstUpdateID is the first update's id; DefaultFirstUpdateID when 0.
 	FirstUpdateID int64
+	// CallbackTimeout is how long after a click the bot can answer its
+	// callback query; DefaultCallbackTimeout when 0.
+	CallbackTimeout time.Duration
 	// Logf, if set, receives one line per protocol step. The token is
 	// never logged.
 	Logf func(format string, args ...any)
@@ -52,7 +56,8 @@ type Server struct {
 	order    []int64    // chat ids as configured, the first is the default
 	messages []*Message // every chat's, in creation order
 	updates  updateQueue
-	poll     *poll // the getUpdates waiting now, if any
+	queries  []*CallbackQuery // every click, in order
+	poll     *poll            // the getUpdates waiting now, if any
 	polls    fakeserver.Sessions
 	webhook  string
 	privacy  bool // privacy mode (SetPrivacy)
@@ -82,6 +87,9 @@ func Start(opts Options) (*Server, error) {
 	}
 	if opts.FirstUpdateID == 0 {
 		opts.FirstUpdateID = DefaultFirstUpdateID
+	}
+	if opts.CallbackTimeout <= 0 {
+		opts.CallbackTimeout = DefaultCallbackTimeout
 	}
 	s := &Server{
 		opts:    opts,

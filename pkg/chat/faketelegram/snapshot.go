@@ -23,6 +23,9 @@ type Snapshot struct {
 	Conflicts, DeleteWebhook int
 	// Webhook is the webhook set, "" for none.
 	Webhook string
+	// CallbackQueries are every click (Click), in order, with the bot's
+	// answers.
+	CallbackQueries []CallbackQuery
 	// Observed has the 429s answered (RateLimited), the sendMessage calls
 	// received (Posts) and held now (Held), and the bot's posts by chat,
 	// thread and text (Relayed), those stored twice (Duplicates).
@@ -44,6 +47,9 @@ func (s *Server) snapshotLocked() Snapshot {
 	for _, u := range s.updates.all {
 		sn.Updates = append(sn.Updates, u.Update)
 	}
+	for _, q := range s.queries {
+		sn.CallbackQueries = append(sn.CallbackQueries, *q)
+	}
 	return sn
 }
 
@@ -52,6 +58,7 @@ func (m *Message) copy() Message {
 	c.Entities = slices.Clone(m.Entities)
 	c.Edits = slices.Clone(m.Edits)
 	c.Reactions = slices.Clone(m.Reactions)
+	c.Keyboard = m.Keyboard.clone()
 	return c
 }
 
@@ -79,6 +86,15 @@ func (sn Snapshot) Message(chatID, id int64) (Message, bool) {
 		return Message{}, false
 	}
 	return sn.Messages[i], true
+}
+
+// Query returns a callback query by id.
+func (sn Snapshot) Query(id string) (CallbackQuery, bool) {
+	i := slices.IndexFunc(sn.CallbackQueries, func(q CallbackQuery) bool { return q.ID == id })
+	if i < 0 {
+		return CallbackQuery{}, false
+	}
+	return sn.CallbackQueries[i], true
 }
 
 // Topic is a forum topic as the fake keeps it.

@@ -44,8 +44,8 @@ func (s *Server) wireLocked(m *Message, withReply bool) map[string]any {
 	if json.Valid([]byte(m.LinkPreview)) {
 		o["link_preview_options"] = json.RawMessage(m.LinkPreview)
 	}
-	if json.Valid([]byte(m.ReplyMarkup)) {
-		o["reply_markup"] = json.RawMessage(m.ReplyMarkup)
+	if m.Keyboard != nil {
+		o["reply_markup"] = map[string]any{"inline_keyboard": m.Keyboard}
 	}
 	return o
 }
