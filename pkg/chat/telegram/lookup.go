@@ -30,20 +30,20 @@ func (p *Poster) Lookup(ctx context.Context, part relay.Part, after string) (str
 	if err != nil {
 		return "", false, err
 	}
-	text := safeText(part.Text)
+	c := contentOf(part)
 	var answers []Answer
 	for {
 		v, found, next := Decide(start, answers)
 		switch v {
 		case Posted:
-			p.remember(found, text)
+			p.remember(found, c.text)
 			return strconv.FormatInt(found, 10), true, nil
 		case NotPosted:
 			return "", false, nil
 		case Undecided:
 			return "", false, undecided(part.Key, fmt.Sprintf("the ids above %d proved nothing (%d asked)", start, len(answers)))
 		}
-		a, err := p.probe(ctx, next, text, part.Confirmed)
+		a, err := p.probe(ctx, next, c, part.Confirmed)
 		if err != nil {
 			return "", false, err
 		}
@@ -51,23 +51,28 @@ func (p *Poster) Lookup(ctx context.Context, part relay.Part, after string) (str
 	}
 }
 
-// probe asks one id. A 429 is returned as such (the relay waits it out
+// probe asks one id with the part's whole content, keyboard and mentions
+// included, as posted. A 429 is returned as such (the relay waits it out
 // and looks again); any other failure is an answer that proves nothing.
-func (p *Poster) probe(ctx context.Context, id int64, text string, confirmed func(string) bool) (Answer, error) {
+func (p *Poster) probe(ctx context.Context, id int64, c content, confirmed func(string) bool) (Answer, error) {
 	p.mu.Lock()
 	known, ok := p.posted[id]
 	p.mu.Unlock()
 	switch {
 	case confirmed != nil && confirmed(strconv.FormatInt(id, 10)):
 		return Skipped, nil
-	case ok && known == text:
+	case ok && known == c.text:
 		return NotModified, nil
 	case ok:
 		return Skipped, nil // ours, with other text: not this part
 	}
 	var err error
 	perr := p.posting(ctx, func() error {
-		_, err = p.api.EditMessageText(ctx, &tgbot.EditMessageTextParams{ChatID: p.chat, MessageID: int(id), Text: text, LinkPreviewOptions: noPreview()})
+		params := &tgbot.EditMessageTextParams{ChatID: p.chat, MessageID: int(id), Text: c.text, Entities: c.entities, LinkPreviewOptions: noPreview()}
+		if c.keyboard != nil {
+			params.ReplyMarkup = c.keyboard
+		}
+		_, err = p.api.EditMessageText(ctx, params)
 		return err
 	})
 	if ctx.Err() != nil {

@@ -91,10 +91,14 @@ func (p *Poster) isForum(ctx context.Context) (bool, error) {
 
 // Post implements relay.Poster: one sendMessage, plain text (no parse
 // mode), link previews off, mention-safe; in the session's topic, or as
-// a reply to its root.
+// a reply to its root. An ask's last part carries its buttons, and with
+// pingOnAsk its mentions (contentOf).
 func (p *Poster) Post(ctx context.Context, part relay.Part) (string, error) {
-	text := safeText(part.Text)
-	params := &tgbot.SendMessageParams{ChatID: p.chat, Text: text, LinkPreviewOptions: noPreview()}
+	c := contentOf(part)
+	params := &tgbot.SendMessageParams{ChatID: p.chat, Text: c.text, Entities: c.entities, LinkPreviewOptions: noPreview()}
+	if c.keyboard != nil {
+		params.ReplyMarkup = c.keyboard
+	}
 	if part.Thread != "" {
 		thread, err := messageID(part.Thread)
 		if err != nil {
@@ -121,7 +125,7 @@ func (p *Poster) Post(ctx context.Context, part relay.Part) (string, error) {
 	if m == nil || m.ID == 0 {
 		return "", &relay.Error{Kind: relay.Uncertain, Err: fmt.Errorf("posting %s: telegram answered without a message id", part.Key)}
 	}
-	p.remember(int64(m.ID), text)
+	p.remember(int64(m.ID), c.text)
 	return strconv.Itoa(m.ID), nil
 }
 
@@ -153,6 +157,9 @@ func (p *Poster) StartThread(ctx context.Context, rootID, name string) (string, 
 
 // Edit implements relay.Poster: editMessageText with the same safety as
 // a post. The same text again ("message is not modified") is success.
+// It never carries reply_markup, so an edit removes an ask's buttons (an
+// edit without one leaves the message without a keyboard), and never
+// mentions anyone.
 func (p *Poster) Edit(ctx context.Context, e relay.EditRequest) error {
 	id, err := messageID(e.RemoteID)
 	if err != nil {
