@@ -7,10 +7,10 @@ package main
 func init() {
 	mutants = append(mutants, []mutant{
 		{"telegram: the offset is saved only after its update landed", "pkg/chat/telegram/transport.go",
-			"\t\tif ev, ok := eventOf(u, t.cfg.ChatID, self); ok {\n", "\t\tif ev, ok := eventOf(u, t.cfg.ChatID, self); ok && t.offset.save(u.ID+1) == nil {\n",
+			"\tif ev, ok := eventOf(u, t.cfg.ChatID, self); ok {\n", "\tif ev, ok := eventOf(u, t.cfg.ChatID, self); ok && t.offset.save(u.ID+1) == nil {\n",
 			"./pkg/chat/telegram", "TestLandSavesTheOffsetOnlyAfterLanding"},
 		{"telegram: an update that did not land is not confirmed", "pkg/chat/telegram/transport.go",
-			"\t\t\t\tbreak\n", "\t\t\t\tcontinue\n",
+			"\t\t\tbreak\n", "\t\t\tcontinue\n",
 			"./pkg/chat/telegram", "TestLandSavesTheOffsetOnlyAfterLanding"},
 		{"telegram: a probe that learns nothing is undecided, never 'not posted'", "pkg/chat/telegram/probe.go",
 			"\t\tdefault:\n\t\t\treturn Undecided, 0, 0\n", "\t\tdefault:\n\t\t\treturn NotPosted, 0, 0\n",
@@ -31,7 +31,7 @@ func init() {
 			"\t\t\treturn \"\", false, undecided(part.Key, fmt.Sprintf(", "\t\t\treturn \"\", false, nil\n\t\t\t_ = undecided(part.Key, fmt.Sprintf(",
 			"./pkg/chat/telegram", "TestLookupUndecidedBlocks"},
 		{"telegram: a reply that did not land is not confirmed (live)", "pkg/chat/telegram/transport.go",
-			"\t\t\t\tfailed = fmt.Errorf(\"update %d: %w\", u.ID, err)\n\t\t\t\tbreak\n", "\t\t\t\t_ = fmt.Errorf(\"update %d: %w\", u.ID, err)\n",
+			"\t\t\tfailed = fmt.Errorf(\"update %d: %w\", u.ID, err)\n\t\t\tbreak\n", "\t\t\t_ = fmt.Errorf(\"update %d: %w\", u.ID, err)\n",
 			"./pkg/chat/telegram", "TestAReplyThatDidNotLandComesAgain"},
 	}...)
 }

@@ -21,5 +21,16 @@ func init() {
 		{"telegram: the id probe carries an ask's buttons", "pkg/chat/telegram/lookup.go",
 			"\t\t\tparams.ReplyMarkup = c.keyboard\n", "\t\t\t_ = c.keyboard\n",
 			"./pkg/chat/telegram", "TestLookupFindsAnAskWithItsButtons"},
+		{"telegram: a click whose Decide failed is neither answered nor confirmed", "pkg/chat/telegram/transport.go",
+			"\t\tif v, err = t.opts.Inbound.Decide(ctx, c); err != nil {\n", "\t\tif v, err = t.opts.Inbound.Decide(ctx, c); false && err != nil {\n",
+			"./pkg/chat/telegram", "TestLandDecidesClicks|TestAClickNotDecidedComesAgain"},
+		{"telegram: the transport asks for callback queries", "pkg/chat/telegram/updates.go",
+			"var allowedUpdates = []string{\"message\", \"edited_message\", \"callback_query\"}\n",
+			"var allowedUpdates = []string{\"message\", \"edited_message\"}\n",
+			"./pkg/chat/telegram", "TestClicksAreDecidedAndAnswered"},
+		{"telegram: a click of another chat is not decided", "pkg/chat/telegram/click.go",
+			"\treturn c, q.ID != \"\" && q.From.ID != 0 && id > 0 && strconv.FormatInt(chat, 10) == chatID\n",
+			"\treturn c, q.ID != \"\" && q.From.ID != 0 && id > 0 && strconv.FormatInt(chat, 10) != \"\"\n",
+			"./pkg/chat/telegram", "TestClickOf|TestLandDecidesClicks"},
 	}...)
 }

@@ -32,6 +32,13 @@ func (r *recorder) Receive(_ context.Context, ev inbound.Event) (inbound.Outcome
 	return inbound.Landed, nil
 }
 
+// Decide: the updates of these tests carry no clicks.
+func (r *recorder) Decide(context.Context, inbound.Click) (inbound.Verdict, error) {
+	return inbound.Verdict{}, errors.New("no clicks here")
+}
+
+func noAnswer(context.Context, string, string, bool) error { return errors.New("no clicks here") }
+
 func updates(ids ...int64) []models.Update {
 	var ups []models.Update
 	for _, id := range ids {
@@ -58,7 +65,7 @@ func TestLandSavesTheOffsetOnlyAfterLanding(t *testing.T) {
 			dir := t.TempDir()
 			r := &recorder{store: newOffsetStore(dir), failAt: tc.failAt}
 			tr := NewTransport(&spec.TelegramConfig{ChatID: testChat}, TransportOptions{Inbound: r, StateDir: dir})
-			err := tr.land(context.Background(), updates(201, 202, 203), 1)
+			err := tr.land(context.Background(), updates(201, 202, 203), 1, noAnswer)
 			if (err != nil) != (tc.failAt != "") {
 				t.Fatalf("land = %v", err)
 			}
@@ -83,7 +90,7 @@ func TestLandConfirmsWhatIsNotOurs(t *testing.T) {
 	r := &recorder{store: newOffsetStore(dir)}
 	tr := NewTransport(&spec.TelegramConfig{ChatID: testChat}, TransportOptions{Inbound: r, StateDir: dir})
 	ups := []models.Update{{ID: 5}, {ID: 6, Message: &models.Message{ID: 1, Chat: models.Chat{ID: -1009}}}}
-	if err := tr.land(context.Background(), ups, 1); err != nil {
+	if err := tr.land(context.Background(), ups, 1, noAnswer); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := newOffsetStore(dir).load(); got != 7 || len(r.seen) != 0 {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
 	"gjc.dev/reconciler/pkg/chat"
@@ -22,8 +23,9 @@ import (
 // TransportOptions tunes a Transport; zero values take defaults.
 type TransportOptions struct {
 	Log logr.Logger
-	// Inbound receives the messages (nil: every one is ignored); its
-	// Receive returns once a landing is durable.
+	// Inbound receives the messages and decides the clicks (nil: every
+	// message is ignored and every click unknown); its Receive and Decide
+	// return once what they land is durable.
 	Inbound Receiver
 	// StateDir keeps the offset (OffsetFile); "" keeps it in memory.
 	StateDir string
@@ -33,14 +35,16 @@ type TransportOptions struct {
 	MaxBackoff time.Duration
 }
 
-// Receiver is the inbound side as the transport hands it messages
-// (*chat.InboundPort).
+// Receiver is the inbound side as the transport hands it messages and
+// clicks (*chat.InboundPort).
 type Receiver interface {
 	Receive(ctx context.Context, ev inbound.Event) (inbound.Outcome, error)
+	Decide(ctx context.Context, c inbound.Click) (inbound.Verdict, error)
 }
 
 // Transport long-polls getUpdates and hands each message to the inbound
-// side, confirming an update to the service only once it landed.
+// side, and each click to be decided, confirming an update to the
+// service only once it landed.
 type Transport struct {
 	cfg    *spec.TelegramConfig
 	opts   TransportOptions
@@ -79,6 +83,12 @@ func (t *Transport) Run(ctx context.Context, report func(chat.Health)) error {
 	hc := &http.Client{Timeout: t.opts.PollTimeout + pollMargin}
 	base := apiURL(t.cfg)
 	self := botID(token)
+	answer := func(ctx context.Context, id, text string, alert bool) error {
+		ctx, cancel := context.WithTimeout(ctx, answerTimeout)
+		defer cancel()
+		_, err := api.AnswerCallbackQuery(ctx, &tgbot.AnswerCallbackQueryParams{CallbackQueryID: id, Text: text, ShowAlert: alert})
+		return scrub(err, token)
+	}
 	b := backoff.New(500*time.Millisecond, t.opts.MaxBackoff)
 	wait := time.Duration(0)
 	checked := false
@@ -133,7 +143,7 @@ func (t *Transport) Run(ctx context.Context, report func(chat.Health)) error {
 		report(chat.Health{Healthy: true})
 		wait = 0
 		b.Reset()
-		if err := t.land(ctx, ups, self); err != nil {
+		if err := t.land(ctx, ups, self, answer); err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
@@ -143,22 +153,28 @@ func (t *Transport) Run(ctx context.Context, report func(chat.Health)) error {
 	}
 }
 
+// answerTimeout bounds one answerCallbackQuery: the clicker waits for
+// it, and the service takes it only for a short while after the click.
+const answerTimeout = 5 * time.Second
+
+// answerFunc answers a callback query (answerCallbackQuery).
+type answerFunc func(ctx context.Context, id, text string, alert bool) error
+
 // land hands each update to the inbound side, in order, and then saves
 // the offset past the last one handed on; the next poll sends it, which
-// is when the service forgets them. An update whose landing fails stops
-// the batch: the offset saved confirms only the ones before it.
-func (t *Transport) land(ctx context.Context, ups []models.Update, self int64) error {
+// is when the service forgets them. An update whose landing (or a
+// click's decision) fails stops the batch: the offset saved confirms
+// only the ones before it.
+func (t *Transport) land(ctx context.Context, ups []models.Update, self int64, answer answerFunc) error {
 	if len(ups) == 0 {
 		return nil
 	}
 	next := ups[0].ID
 	var failed error
 	for _, u := range ups {
-		if ev, ok := eventOf(u, t.cfg.ChatID, self); ok {
-			if _, err := t.receive(ctx, ev); err != nil {
-				failed = fmt.Errorf("update %d: %w", u.ID, err)
-				break
-			}
+		if err := t.handle(ctx, u, self, answer); err != nil {
+			failed = fmt.Errorf("update %d: %w", u.ID, err)
+			break
 		}
 		next = u.ID + 1
 	}
@@ -168,6 +184,40 @@ func (t *Transport) land(ctx context.Context, ups []models.Update, self int64) e
 		}
 	}
 	return failed
+}
+
+// handle lands one update: a message of the chat, or a click.
+func (t *Transport) handle(ctx context.Context, u models.Update, self int64, answer answerFunc) error {
+	if u.CallbackQuery != nil {
+		return t.click(ctx, u.CallbackQuery, answer)
+	}
+	if ev, ok := eventOf(u, t.cfg.ChatID, self); ok {
+		_, err := t.receive(ctx, ev)
+		return err
+	}
+	return nil
+}
+
+// click has a callback query decided and answers the clicker as the
+// verdict says. Its invariant, with land's: the update is confirmed only
+// after Decide returned (what it decided is durable) and the answer was
+// tried. A Decide that fails is not answered and its update not
+// confirmed, so the service sends it again and it is decided as it would
+// have been. A failed answer is not tried again: the query is short-
+// lived, and what it answers is durable already.
+func (t *Transport) click(ctx context.Context, q *models.CallbackQuery, answer answerFunc) error {
+	v := inbound.Verdict{Kind: inbound.Unknown}
+	if c, ours := clickOf(q, t.cfg.ChatID, time.Now()); ours && t.opts.Inbound != nil {
+		var err error
+		if v, err = t.opts.Inbound.Decide(ctx, c); err != nil {
+			return fmt.Errorf("deciding callback query %s: %w", q.ID, err)
+		}
+	}
+	text, alert := clickAnswer(v)
+	if err := answer(ctx, q.ID, text, alert); err != nil && ctx.Err() == nil {
+		t.opts.Log.Error(err, "answering a telegram callback query; not tried again", "query", q.ID, "verdict", v.Kind)
+	}
+	return nil
 }
 
 func (t *Transport) receive(ctx context.Context, ev inbound.Event) (inbound.Outcome, error) {

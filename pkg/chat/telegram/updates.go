@@ -25,7 +25,7 @@ const maxUpdatesBody = 16 << 20
 
 // allowedUpdates are the updates the daemon reads; the service keeps this
 // list for the token until it is changed.
-var allowedUpdates = []string{"message", "edited_message"}
+var allowedUpdates = []string{"message", "edited_message", "callback_query"}
 
 // apiError is the service's refusal of a call.
 type apiError struct {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"gjc.dev/reconciler/pkg/daemonproto"
 )
@@ -29,6 +30,9 @@ func TestDecodeUpdates(t *testing.T) {
 func FuzzDecodeUpdates(f *testing.F) {
 	f.Add([]byte(`{"ok":true,"result":[{"update_id":5,"message":{"message_id":1,"chat":{"id":-1001},"text":"hi","message_thread_id":3}}]}`))
 	f.Add([]byte(`{"ok":false,"error_code":429,"parameters":{"retry_after":3}}`))
+	f.Add([]byte(`{"ok":true,"result":[{"update_id":6,"callback_query":{"id":"4382","from":{"id":42,"first_name":"A"},"chat_instance":"1","data":"01JASK:0",` +
+		`"message":{"message_id":9,"date":1,"chat":{"id":-1001},"message_thread_id":3,"reply_markup":{"inline_keyboard":[[{"text":"Approve","callback_data":"01JASK:0"}]]}}}},` +
+		`{"update_id":7,"callback_query":{"id":"4383","from":{"id":42},"message":{"message_id":9,"date":0,"chat":{"id":-1001}}}},{"update_id":8,"callback_query":{"id":"x","message":null}}]}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		ups, err := decodeUpdates(body)
 		if err != nil {
@@ -41,6 +45,12 @@ func FuzzDecodeUpdates(f *testing.F) {
 		}
 		for _, u := range ups {
 			eventOf(u, testChat, 7) // never panics
+			if u.CallbackQuery != nil {
+				c, ours := clickOf(u.CallbackQuery, testChat, time.Time{})
+				if ours && (c.ID == "" || c.User == "0" || c.Message == "0") {
+					t.Fatalf("a click without an id, a clicker or a message is taken as ours: %+v", c)
+				}
+			}
 		}
 	})
 }
