@@ -18,7 +18,10 @@ import (
 
 const suiteChat = faketelegram.DefaultChatID
 
-var suiteUser = faketelegram.User{ID: 4200, FirstName: "Operator"}
+var (
+	suiteUser = faketelegram.User{ID: 4200, FirstName: "Operator"}
+	stranger  = faketelegram.User{ID: 4300, FirstName: "Stranger", Username: "stranger"}
+)
 
 // Telegram against faketelegram, a forum supergroup (a topic per
 // session): the providers' conformance suite.
@@ -235,6 +238,51 @@ func (r fake) Reply(place, text string) (string, error) {
 	m, err := r.f.InjectMessage(in)
 	return strconv.FormatInt(m.ID, 10), err
 }
+
+// Click: the user presses the button with data on message id; its
+// answer is what the bot's answerCallbackQuery showed, an error when the
+// bot did not answer before the query was too old. The place is the
+// message's own at the fake.
+func (r fake) Click(ctx context.Context, _, id, user, data string) (string, error) {
+	mid, err := strconv.ParseInt(id, 10, 64)
+	if err != nil {
+		return "", err
+	}
+	who := stranger
+	if user == r.User() {
+		who = suiteUser
+	} else if n, err := strconv.ParseInt(user, 10, 64); err == nil && n != stranger.ID {
+		who = faketelegram.User{ID: n, FirstName: "User " + user}
+	}
+	q, err := r.f.Click(faketelegram.Click{Chat: suiteChat, Message: mid, From: who, Data: data})
+	if err != nil {
+		return "", err
+	}
+	a, err := r.f.AwaitAnswer(ctx, q.ID)
+	return a.Text, err
+}
+
+// Buttons are the callback data of message id's keyboard now.
+func (r fake) Buttons(_, id string) []string {
+	mid, err := strconv.ParseInt(id, 10, 64)
+	if err != nil {
+		return nil
+	}
+	m, _ := r.f.Snapshot().Message(suiteChat, mid)
+	return m.Keyboard.Data()
+}
+
+// Text is message id's text now.
+func (r fake) Text(_, id string) string {
+	mid, err := strconv.ParseInt(id, 10, 64)
+	if err != nil {
+		return ""
+	}
+	m, _ := r.f.Snapshot().Message(suiteChat, mid)
+	return m.Text
+}
+
+func (r fake) Stranger() string { return strconv.FormatInt(stranger.ID, 10) }
 
 // WaitEyes: setMessageReaction replaces the bot's reactions, so the one
 // 👀 stays one however often it is asked for; n counts the requests.
