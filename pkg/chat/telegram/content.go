@@ -54,51 +54,33 @@ func keyboardOf(choices []relay.Choice) *models.InlineKeyboardMarkup {
 
 // withMentions appends a line naming each user id, each name a
 // text_mention of that user: the service's explicit mention by id, which
-// notifies the user. Offsets and lengths count UTF-16 code units. When
-// the line would take the text past PartLimit, the mentions cover the
-// text's first characters instead (one each), so a part that fits still
-// fits. An id that is not a number mentions no one.
+// notifies the user. Offsets and lengths count UTF-16 code units. The
+// relay leaves room for the line (32 characters a user); a mention that
+// would take the text past PartLimit all the same is left out, as is an
+// id that is not a number.
 func withMentions(text string, ids []string) (string, []models.MessageEntity) {
-	var users []int64
+	var es []models.MessageEntity
+	size, at := utf8.RuneCountInString(text), utf16Len(text)
 	for _, id := range ids {
-		if n, err := strconv.ParseInt(id, 10, 64); err == nil && n > 0 {
-			users = append(users, n)
+		user, err := strconv.ParseInt(id, 10, 64)
+		if err != nil || user <= 0 {
+			continue
 		}
-	}
-	if len(users) == 0 {
-		return text, nil
-	}
-	line := pingLead
-	var spans [][2]int // offset, length of each name in the whole text
-	at := utf16Len(text) + utf16Len(pingLead)
-	for i, u := range users {
-		if i > 0 {
-			line += ", "
-			at += 2
+		sep := ", "
+		if len(es) == 0 {
+			sep = pingLead
 		}
-		name := strconv.FormatInt(u, 10)
-		spans = append(spans, [2]int{at, len(name)})
-		line += name
+		name := strconv.FormatInt(user, 10)
+		if size+len(sep)+len(name) > PartLimit {
+			break
+		}
+		text += sep + name
+		size += len(sep) + len(name)
+		at += len(sep)
+		es = append(es, models.MessageEntity{Type: models.MessageEntityTypeTextMention, Offset: at, Length: len(name), User: &models.User{ID: user}})
 		at += len(name)
 	}
-	if utf8.RuneCountInString(text)+utf8.RuneCountInString(line) > PartLimit {
-		spans = spans[:0]
-		at = 0
-		for _, r := range text {
-			if len(spans) == len(users) {
-				break
-			}
-			n := utf16.RuneLen(r)
-			spans = append(spans, [2]int{at, n})
-			at += n
-		}
-		line = ""
-	}
-	es := make([]models.MessageEntity, len(spans))
-	for i, s := range spans {
-		es[i] = models.MessageEntity{Type: models.MessageEntityTypeTextMention, Offset: s[0], Length: s[1], User: &models.User{ID: users[i]}}
-	}
-	return text + line, es
+	return text, es
 }
 
 // utf16Len is a text's length as the service counts entity offsets.
