@@ -37,8 +37,11 @@ type Click struct {
 	Chat    int64 // 0: the first
 	Message int64
 	From    User // the person; From.ID is required
-	// Data is the pressed button's callback_data: the message must have
-	// such a button now, as a person can only press what is shown.
+	// Data is the pressed button's callback_data: the message must show
+	// such a button, or have been sent with one. A client that has not
+	// seen an edit yet still shows a button the edit removed, and can
+	// press it, so "the message originated the query can contain no
+	// callback buttons with this data", as the Bot API reference warns.
 	Data string
 }
 
@@ -84,7 +87,7 @@ func (s *Server) Click(c Click) (CallbackQuery, error) {
 		return CallbackQuery{}, err
 	}
 	m := ch.liveMessage(c.Message)
-	if m == nil || m.From.ID != s.bot.ID || !slices.Contains(m.Keyboard.Data(), c.Data) {
+	if m == nil || m.From.ID != s.bot.ID || !slices.Contains(append(m.Keyboard.Data(), m.SentKeyboard.Data()...), c.Data) {
 		return CallbackQuery{}, fmt.Errorf("faketelegram: no button %q on a message %d of the bot in chat %d", c.Data, c.Message, ch.ID)
 	}
 	if c.From.ID == 0 {

@@ -47,8 +47,8 @@ func TestInlineKeyboardThroughTheLibrary(t *testing.T) {
 	if err != nil || edited.ReplyMarkup != nil {
 		t.Fatalf("an edit without reply_markup: %+v, %v", edited, err)
 	}
-	if stored, _ := f.Snapshot().Message(chat, int64(m.ID)); stored.Keyboard != nil {
-		t.Fatalf("the keyboard stayed: %+v", stored.Keyboard)
+	if stored, _ := f.Snapshot().Message(chat, int64(m.ID)); stored.Keyboard != nil || !reflect.DeepEqual(stored.SentKeyboard, want) {
+		t.Fatalf("the keyboard stayed: %+v (sent with %+v)", stored.Keyboard, stored.SentKeyboard)
 	}
 	_, err = b.EditMessageText(ctx(t), &bot.EditMessageTextParams{ChatID: chat, MessageID: m.ID, Text: "Deploy?"})
 	wantBadRequest(t, err, notModified)

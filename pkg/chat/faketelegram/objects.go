@@ -76,7 +76,8 @@ type Message struct {
 	ParseMode, LinkPreview, NoWebPreview string
 	// Keyboard is its inline keyboard (reply_markup) as the call that set
 	// Text left it: an edit without one removes it. nil for none.
-	Keyboard Keyboard
+	// SentKeyboard is the one sendMessage posted it with.
+	Keyboard, SentKeyboard Keyboard
 	// Service is the kind of a service message (ServiceTopicCreated...),
 	// "" for a text message. TopicName is a created topic's name.
 	Service, TopicName string

@@ -48,7 +48,7 @@ func (s *Server) sendMessageLocked(p params) *answer {
 	}
 	m := s.storeLocked(ch, &Message{
 		From: s.bot, Thread: thread, ReplyTo: replyTo, Text: t.text, Entities: t.entities, ParseMode: t.parse,
-		LinkPreview: p["link_preview_options"], NoWebPreview: p["disable_web_page_preview"], Keyboard: keyboard,
+		LinkPreview: p["link_preview_options"], NoWebPreview: p["disable_web_page_preview"], Keyboard: keyboard, SentKeyboard: keyboard,
 	})
 	s.core.StoredLocked(relayKey(m))
 	s.logf("message %d posted in chat %d (thread %d)", m.ID, ch.ID, m.Thread)

@@ -58,7 +58,7 @@ func (m *Message) copy() Message {
 	c.Entities = slices.Clone(m.Entities)
 	c.Edits = slices.Clone(m.Edits)
 	c.Reactions = slices.Clone(m.Reactions)
-	c.Keyboard = m.Keyboard.clone()
+	c.Keyboard, c.SentKeyboard = m.Keyboard.clone(), m.SentKeyboard.clone()
 	return c
 }
 

@@ -262,6 +262,22 @@ func (r fake) Click(ctx context.Context, _, id, user, data string) (string, erro
 	return a.Text, err
 }
 
+// Asked: the bot's messages in the place's topic (or, without topics,
+// among its root's replies) that sendMessage posted with a keyboard.
+func (r fake) Asked(place string) []string {
+	thread, err := strconv.ParseInt(place, 10, 64)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, m := range r.f.Snapshot().Posted(suiteChat, thread) {
+		if m.SentKeyboard != nil {
+			out = append(out, strconv.FormatInt(m.ID, 10))
+		}
+	}
+	return out
+}
+
 // Buttons are the callback data of message id's keyboard now.
 func (r fake) Buttons(_, id string) []string {
 	mid, err := strconv.ParseInt(id, 10, 64)
