@@ -139,7 +139,7 @@ func (s *Server) answerCallbackQueryLocked(p params) *answer {
 	}
 	q.Answered = true
 	q.Answer = CallbackAnswer{Text: p["text"], ShowAlert: p.bool("show_alert"), URL: p["url"], CacheTime: p.int("cache_time", 0), At: now}
-	s.logf("callback query %s answered", q.ID)
+	s.logf("callback query %s answered %v after its click", q.ID, now.Sub(q.Time))
 	return ok(true)
 }
 
