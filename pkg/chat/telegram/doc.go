@@ -8,6 +8,11 @@
 // getUpdates offset that confirms an update is persisted only after the
 // update landed (offset.go, poll.go); outbound, a post whose answer was
 // lost is resolved by probing the sequential message ids above the last
-// confirmed one with an edit carrying the same text (probe.go,
+// confirmed one with an edit carrying the same content (probe.go,
 // lookup.go), never by a blind re-post.
+//
+// An ask's buttons are an inline keyboard (content.go); a click is a
+// callback_query update, decided by the inbound side and answered with
+// answerCallbackQuery before its offset is confirmed, like any update
+// (click.go, transport.go).
 package telegram
