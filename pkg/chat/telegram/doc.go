@@ -6,7 +6,7 @@
 // The Bot API has neither an idempotency key nor a history to read, so
 // both directions are exactly once by other means: inbound, the
 // getUpdates offset that confirms an update is persisted only after the
-// update landed (offset.go, poll.go); outbound, a post whose answer was
+// update landed (offset.go, transport.go); outbound, a post whose answer was
 // lost is resolved by probing the sequential message ids above the last
 // confirmed one with an edit carrying the same content (probe.go,
 // lookup.go), never by a blind re-post.
