@@ -47,7 +47,8 @@ func click(t *testing.T, f *faketelegram.Server, id int64) faketelegram.Callback
 }
 
 // A click reaches Decide and is answered as decided, a second one as
-// already decided; each update is confirmed after its answer.
+// already decided, each well within the 3 s the clicker waits; each
+// update is confirmed after its answer.
 func TestClicksAreDecidedAndAnswered(t *testing.T) {
 	f := startFake(t, true)
 	in := newInbox()
@@ -59,6 +60,9 @@ func TestClicksAreDecidedAndAnswered(t *testing.T) {
 		a, err := f.AwaitAnswer(ctxFor(t), q.ID)
 		if err != nil || a.Text != want || a.ShowAlert {
 			t.Fatalf("answer %+v, %v; want %q", a, err, want)
+		}
+		if late := a.At.Sub(q.Time); late > time.Second {
+			t.Errorf("answered %v after the click", late)
 		}
 	}
 	if _, err := f.WaitFor(ctxFor(t), func(sn faketelegram.Snapshot) bool {
