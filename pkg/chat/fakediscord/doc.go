@@ -35,6 +35,13 @@
 //     "Authorization: Bot <token>"; a bad or rejected token gets 401.
 //     Discord's error codes for an unknown channel or message, an empty or
 //     too long message and a second thread on one message are returned.
+//     A message's components are action rows (type 1) of buttons (type
+//     2: style 1-4, custom_id, label, disabled), validated as Discord
+//     does (at most 5 rows of 1-5 buttons, custom_id 1-100 code points
+//     and unique in the message, label 1-80; else 400 50035), returned on
+//     GET and in dispatches with Discord's numbering ids; a PATCH with
+//     components replaces them whole, null or [] removes them, without
+//     keeps them. Users get a global_name with SetGlobalName (else null).
 //     Every message object carries type 0, channel_id (and guild_id in
 //     gateway dispatches only, as on Discord), an RFC 3339 timestamp,
 //     edited_timestamp once edited, mentions parsed from <@ID>, and author
@@ -50,6 +57,18 @@
 //     and THREAD_UPDATE, sent to every session in the guild whose intents
 //     ask for them, buffered for sessions that are away. Close codes 4001,
 //     4002, 4003, 4004, 4005 and 4014 as Discord uses them.
+//   - Interactions: Click is a user clicking a button: the fake makes a
+//     type 3 MESSAGE_COMPONENT interaction (snowflake id, token,
+//     application_id, guild_id, channel_id, channel, the message,
+//     member.user, data {custom_id, component_type 2}) and dispatches
+//     INTERACTION_CREATE, which needs no intent, to the sessions of the
+//     bot that posted the message. POST /interactions/{id}/{token}/callback
+//     (no bot token) takes the answer: type 4 (a message, with flags 64
+//     ephemeral: stored nowhere), 6 (deferred update) or 7 (update the
+//     message); 204 for the first valid one within
+//     Options.InteractionDeadline (3 s), then 400 40060 "Interaction has
+//     already been acknowledged.", 404 10062 "Unknown interaction" when
+//     late or unknown. Each answer is recorded (Snapshot.Interactions).
 //   - Intents: IDENTIFY's intents are kept per session (and survive
 //     RESUME). MESSAGE_CREATE and MESSAGE_UPDATE go only to sessions with
 //     GUILD_MESSAGES, THREAD_CREATE, THREAD_UPDATE and GUILD_CREATE only
@@ -76,7 +95,12 @@
 // roles beyond @everyone and the bots' own, permissions other than View
 // Channel and Manage Threads (a bot without Send Messages, Create Public
 // Threads, Send Messages in Threads, Add Reactions or Read Message History
-// may still post, open threads, react and read; doctor sees them missing), interactions, deletes, removing reactions and
+// may still post, open threads, react and read; doctor sees them missing),
+// slash commands, modals, select menus, link, premium and emoji buttons,
+// callback types other than 4, 6 and 7 (400 50035), follow-up messages
+// and editing an interaction's response, DM interactions (user instead of
+// member), the type 19 of a component's visible reply (the fake's is 0),
+// deletes, removing reactions and
 // listing reactors, custom emojis, attachments (a multipart body's
 // payload_json is read, its files are ignored), modifying a text channel,
 // the global rate limit, Discord's trimming of whitespace around content,

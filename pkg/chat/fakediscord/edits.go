@@ -9,16 +9,20 @@ import (
 )
 
 // patchMessage edits a message: only its author may, as on Discord.
+// components, when present, replace the buttons whole (null and [] remove
+// them); absent, they stay.
 func (s *Server) patchMessage(r *http.Request, token string) (int, any) {
 	var body struct {
 		Content         *string         `json:"content"`
+		Components      json.RawMessage `json:"components"`
 		AllowedMentions json.RawMessage `json:"allowed_mentions"`
 		Flags           *int            `json:"flags"`
 	}
 	if _, err := readBody(r, &body); err != nil {
 		return invalidJSON()
 	}
-	if body.Content != nil && utf8.RuneCountInString(*body.Content) > maxContentRunes {
+	rows, ok := parseComponents(body.Components)
+	if !ok || (body.Content != nil && utf8.RuneCountInString(*body.Content) > maxContentRunes) {
 		return invalidForm()
 	}
 	s.mu.Lock()
@@ -31,9 +35,18 @@ func (s *Server) patchMessage(r *http.Request, token string) (int, any) {
 		return http.StatusForbidden, apiError(codeNotAuthor, "Cannot edit a message authored by another user")
 	case t != nil && t.Archived && t.Locked:
 		return http.StatusBadRequest, apiError(codeArchivedThread, "Thread is archived")
-	case body.Content != nil && *body.Content == "":
+	}
+	if len(body.Components) == 0 {
+		rows = m.Rows
+	}
+	content := m.Content
+	if body.Content != nil {
+		content = *body.Content
+	}
+	if content == "" && len(rows) == 0 { // what the edit leaves must not be empty
 		return http.StatusBadRequest, apiError(codeEmptyMessage, "Cannot send an empty message")
 	}
+	m.Rows = rows
 	if len(body.AllowedMentions) > 0 {
 		m.AllowedMentions = body.AllowedMentions
 	}

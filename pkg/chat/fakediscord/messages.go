@@ -16,7 +16,7 @@ const maxContentRunes = 2000
 type messageBody struct {
 	Content    string            `json:"content"`
 	Embeds     []json.RawMessage `json:"embeds"`
-	Components []json.RawMessage `json:"components"`
+	Components json.RawMessage   `json:"components"`
 	StickerIDs []string          `json:"sticker_ids"`
 	Poll       json.RawMessage   `json:"poll"`
 
@@ -26,17 +26,19 @@ type messageBody struct {
 	Flags           int             `json:"flags"`
 }
 
-// check returns Discord's 400 for an empty or too long message, or "".
-func (b *messageBody) check(files bool) (code int, msg string) {
-	empty := b.Content == "" && len(b.Embeds) == 0 && len(b.Components) == 0 && len(b.StickerIDs) == 0 &&
+// check returns Discord's 400 for an empty or too long message, or for
+// components out of Discord's bounds, or ""; rows are the buttons.
+func (b *messageBody) check(files bool) (rows [][]Button, code int, msg string) {
+	rows, ok := parseComponents(b.Components)
+	empty := b.Content == "" && len(b.Embeds) == 0 && len(rows) == 0 && len(b.StickerIDs) == 0 &&
 		(len(b.Poll) == 0 || string(b.Poll) == "null") && !files
 	switch {
+	case !ok || utf8.RuneCountInString(b.Content) > maxContentRunes:
+		return nil, codeInvalidFormBody, "Invalid Form Body"
 	case empty:
-		return codeEmptyMessage, "Cannot send an empty message"
-	case utf8.RuneCountInString(b.Content) > maxContentRunes:
-		return codeInvalidFormBody, "Invalid Form Body"
+		return nil, codeEmptyMessage, "Cannot send an empty message"
 	}
-	return 0, ""
+	return rows, 0, ""
 }
 
 func (s *Server) postMessage(r *http.Request, token string) (int, any) {
@@ -50,7 +52,8 @@ func (s *Server) postMessage(r *http.Request, token string) (int, any) {
 	if !ok {
 		return invalidForm()
 	}
-	if code, msg := body.check(files); code != 0 {
+	rows, code, msg := body.check(files)
+	if code != 0 {
 		return http.StatusBadRequest, apiError(code, msg)
 	}
 	if !s.hold(r) {
@@ -77,7 +80,7 @@ func (s *Server) postMessage(r *http.Request, token string) (int, any) {
 		s.broadcastLocked("THREAD_UPDATE", s.threadChannel(*t))
 	}
 	m := s.addMessageLocked(Message{ChannelID: cid, AuthorID: author, Author: botUsername(token), Bot: true,
-		Content: body.Content, Nonce: nonce, AllowedMentions: body.AllowedMentions, Flags: body.Flags})
+		Content: body.Content, Rows: rows, token: token, Nonce: nonce, AllowedMentions: body.AllowedMentions, Flags: body.Flags})
 	s.rememberNonceLocked(m)
 	s.logf("message %s posted in %s", m.ID, cid)
 	if mode, fail := s.core.TakeAcceptFailLocked(); fail {

@@ -9,10 +9,11 @@ import (
 // The JSON shapes below carry the fields discordgo reads; Discord sends more.
 
 type apiUser struct {
-	ID            string `json:"id"`
-	Username      string `json:"username"`
-	Discriminator string `json:"discriminator"`
-	Bot           bool   `json:"bot,omitempty"`
+	ID            string  `json:"id"`
+	Username      string  `json:"username"`
+	GlobalName    *string `json:"global_name"` // the display name; null when the user set none
+	Discriminator string  `json:"discriminator"`
+	Bot           bool    `json:"bot,omitempty"`
 }
 
 type apiMessage struct {
@@ -62,7 +63,7 @@ func botUser(token string) apiUser {
 }
 
 // apiMessageLocked is a message as v sees it: Discord empties content, embeds,
-// attachments and components for a viewer without MESSAGE_CONTENT, and
+// attachments and components (its buttons) for a viewer without MESSAGE_CONTENT, and
 // "me" on a reaction is the viewer's own.
 func (s *Server) apiMessageLocked(m Message, v viewer) apiMessage {
 	a := apiMessage{
@@ -70,7 +71,7 @@ func (s *Server) apiMessageLocked(m Message, v viewer) apiMessage {
 		ChannelID:    m.ChannelID,
 		Content:      m.Content,
 		Timestamp:    m.Time.Format(time.RFC3339Nano),
-		Author:       apiUser{ID: m.AuthorID, Username: m.Author, Discriminator: "0", Bot: m.Bot},
+		Author:       apiUser{ID: m.AuthorID, Username: m.Author, GlobalName: s.globalNameLocked(m.AuthorID), Discriminator: "0", Bot: m.Bot},
 		Mentions:     []apiUser{},
 		MentionRoles: []string{},
 		Attachments:  []any{},
@@ -86,7 +87,9 @@ func (s *Server) apiMessageLocked(m Message, v viewer) apiMessage {
 	for _, id := range mentionedIDs(m.Content) {
 		a.Mentions = append(a.Mentions, s.userLocked(id))
 	}
-	if !v.seesContent(m) {
+	if v.seesContent(m) {
+		a.Components = apiComponents(m.Rows)
+	} else {
 		a.Content = ""
 	}
 	if !m.EditedAt.IsZero() {
@@ -109,7 +112,7 @@ func (s *Server) apiMessageCreatedLocked(m Message, v viewer) apiMessage {
 func (s *Server) userLocked(id string) apiUser {
 	for i := len(s.messages) - 1; i >= 0; i-- {
 		if m := s.messages[i]; m.AuthorID == id {
-			return apiUser{ID: id, Username: m.Author, Discriminator: "0", Bot: m.Bot}
+			return apiUser{ID: id, Username: m.Author, GlobalName: s.globalNameLocked(id), Discriminator: "0", Bot: m.Bot}
 		}
 	}
 	for _, ss := range s.sessions {
@@ -117,7 +120,29 @@ func (s *Server) userLocked(id string) apiUser {
 			return botUser(ss.token)
 		}
 	}
-	return apiUser{ID: id, Username: "user-" + id, Discriminator: "0"}
+	return apiUser{ID: id, Username: "user-" + id, GlobalName: s.globalNameLocked(id), Discriminator: "0"}
+}
+
+// SetGlobalName gives a (human) user a display name, as they set it in
+// Discord's profile; "" takes it away (global_name null, as for a user who
+// never set one). User objects carry it from then on: authors, mentions,
+// members and interactions.
+func (s *Server) SetGlobalName(userID, name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if name == "" {
+		delete(s.names, userID)
+		return
+	}
+	s.names[userID] = name
+}
+
+// globalNameLocked is a user's global_name: nil (null) when none was set.
+func (s *Server) globalNameLocked(id string) *string {
+	if name, ok := s.names[id]; ok {
+		return &name
+	}
+	return nil
 }
 
 // reactionsFor groups reactions by emoji, in the order each was first added.

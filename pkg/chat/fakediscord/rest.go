@@ -43,6 +43,7 @@ func (s *Server) routes() http.Handler {
 	m.HandleFunc("PUT /api/{v}/channels/{cid}/messages/{mid}/reactions/{emoji}/@me", s.authed(s.routeLimited(s.answer(s.addReaction))))
 	m.HandleFunc("POST /api/{v}/channels/{cid}/threads", s.authed(s.routeLimited(s.limited(s.answer(s.startThread)))))
 	m.HandleFunc("POST /api/{v}/channels/{cid}/messages/{mid}/threads", s.authed(s.routeLimited(s.limited(s.answer(s.startMessageThread)))))
+	m.HandleFunc("POST /api/{v}/interactions/{iid}/{itoken}/callback", s.tokenless(s.answer(s.interactionCallback)))
 	m.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
 		writeError(w, http.StatusNotFound, 0, "404: Not Found")
 	})
@@ -83,6 +84,12 @@ func (s *Server) authed(h handler) http.HandlerFunc {
 		}
 		h(w, r, token)
 	}
+}
+
+// tokenless serves a route that takes no bot token, as an interaction's
+// callback, whose URL carries the interaction's own.
+func (s *Server) tokenless(h handler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) { h(w, r, "") }
 }
 
 // limited serves an injected 429 before the handler, if one is pending.

@@ -34,6 +34,9 @@ type Options struct {
 	// NonceWindow is how long a nonce sent with enforce_nonce stays
 	// unique per author; DefaultNonceWindow when zero.
 	NonceWindow time.Duration
+	// InteractionDeadline is how long after a click its interaction may
+	// be answered (Discord's 3 s): DefaultInteractionDeadline when zero.
+	InteractionDeadline time.Duration
 	// Logf, if set, receives one line per protocol step. Tokens are never logged.
 	Logf func(format string, args ...any)
 }
@@ -61,6 +64,8 @@ type Server struct {
 	nonces   map[string]nonceUse // by author ID and nonce
 	windows  map[string]*window  // per-route rate limit windows
 	starts   map[string]*startBudget
+	names    map[string]string // users' global names (SetGlobalName)
+	clicks   []Interaction     // every click made, in order, with its answers
 }
 
 // Start listens on an ephemeral port of opts.Host (127.0.0.1) and serves until Close.
@@ -70,6 +75,9 @@ func Start(opts Options) (*Server, error) {
 	}
 	if opts.NonceWindow <= 0 {
 		opts.NonceWindow = DefaultNonceWindow
+	}
+	if opts.InteractionDeadline <= 0 {
+		opts.InteractionDeadline = DefaultInteractionDeadline
 	}
 	if opts.HeartbeatInterval <= 0 {
 		opts.HeartbeatInterval = DefaultHeartbeatInterval
@@ -83,6 +91,7 @@ func Start(opts Options) (*Server, error) {
 		faults:   faults{acks: true, rejected: map[string]bool{}, unknown: map[string]bool{}, denied: map[string]int64{}, appIDs: map[string]string{}, noContent: map[string]bool{}},
 		nonces:   map[string]nonceUse{},
 		windows:  map[string]*window{},
+		names:    map[string]string{},
 	}
 	core, err := fakeserver.Listen(fakeserver.Config{Name: "fakediscord", Host: opts.Host, Mu: &s.mu, Logf: opts.Logf, Drop: s.DropConnections})
 	if err != nil {

@@ -30,7 +30,10 @@ type Message struct {
 	Author    string // username
 	Bot       bool   // a bot's: posted through REST with a bot token, or InjectBotMessage
 	Content   string
-	Time      time.Time
+	// Rows are the message's action rows of buttons; nil when it has none.
+	// An edit replaces them whole, never in place.
+	Rows [][]Button
+	Time time.Time
 	// Nonce is the nonce the message was posted with; Discord echoes it in
 	// the create answer and MESSAGE_CREATE, never in fetched messages.
 	Nonce string
@@ -46,7 +49,8 @@ type Message struct {
 	// included: the service keeps one reaction however often it is asked.
 	ReactRequests int
 
-	injected bool // stored by InjectMessage or InjectBotMessage: EditInjected may edit it
+	injected bool   // stored by InjectMessage or InjectBotMessage: EditInjected may edit it
+	token    string // the bot token that posted it: its app gets the clicks on its buttons
 }
 
 // Reaction is one user's reaction to a message.
@@ -75,6 +79,9 @@ type Snapshot struct {
 	Tokens   map[string]TokenStats // by bot token (without "Bot ")
 	Messages []Message             // in the order they were created
 	Threads  []Thread              // likewise
+	// Interactions are the clicks (Click), oldest first, with the
+	// answers each got.
+	Interactions []Interaction
 	// Observed has the 429s answered (injected or from route limits), the
 	// message POSTs received (Posts) and those held now (HoldPosts), and
 	// the nonces stored (Relayed), those stored twice (Duplicates).
@@ -97,14 +104,18 @@ func (sn Snapshot) Thread(id string) (Thread, bool) {
 func (s *Server) snapshotLocked() Snapshot {
 	s.sweepLocked(nil)
 	snap := Snapshot{
-		Tokens:   make(map[string]TokenStats, len(s.stats)),
-		Messages: slices.Clone(s.messages),
-		Threads:  slices.Clone(s.threads),
-		Observed: s.core.ObservedLocked(),
+		Tokens:       make(map[string]TokenStats, len(s.stats)),
+		Messages:     slices.Clone(s.messages),
+		Threads:      slices.Clone(s.threads),
+		Interactions: slices.Clone(s.clicks),
+		Observed:     s.core.ObservedLocked(),
 	}
 	for i := range snap.Messages {
 		snap.Messages[i].Edits = slices.Clone(snap.Messages[i].Edits)
 		snap.Messages[i].Reactions = slices.Clone(snap.Messages[i].Reactions)
+	}
+	for i := range snap.Interactions {
+		snap.Interactions[i].Answers = slices.Clone(snap.Interactions[i].Answers)
 	}
 	for tok, st := range maps.All(s.stats) {
 		snap.Tokens[tok] = *st

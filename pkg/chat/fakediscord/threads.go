@@ -20,8 +20,11 @@ func (s *Server) startThread(r *http.Request, token string) (int, any) {
 	if body.Name == "" {
 		return invalidForm()
 	}
+	var rows [][]Button
 	if body.Message != nil {
-		if code, msg := body.Message.check(files); code != 0 {
+		var code int
+		var msg string
+		if rows, code, msg = body.Message.check(files); code != 0 {
 			return http.StatusBadRequest, apiError(code, msg)
 		}
 	}
@@ -50,7 +53,7 @@ func (s *Server) startThread(r *http.Request, token string) (int, any) {
 		t.StarterID = t.ID
 		s.threads[len(s.threads)-1].StarterID = t.ID
 		s.addMessageLocked(Message{ID: t.ID, ChannelID: t.ID, AuthorID: BotUserID(token), Author: botUsername(token), Bot: true,
-			Content: body.Message.Content, AllowedMentions: body.Message.AllowedMentions, Flags: body.Message.Flags})
+			Content: body.Message.Content, Rows: rows, token: token, AllowedMentions: body.Message.AllowedMentions, Flags: body.Message.Flags})
 	}
 	s.logf("thread %s created in %s", t.ID, cid)
 	return http.StatusCreated, s.threadChannel(t)
