@@ -80,17 +80,20 @@ func (p *Poster) Lookup(ctx context.Context, part relay.Part, after string) (str
 }
 
 // historyMessage is what a lookup reads of a fetched message. Fetched
-// messages carry no nonce, so the content is what identifies a part.
+// messages carry no nonce, so the content (and the buttons) is what
+// identifies a part.
 type historyMessage struct {
-	ID      string `json:"id"`
-	Content string `json:"content"`
-	Author  struct {
+	ID         string      `json:"id"`
+	Content    string      `json:"content"`
+	Components []component `json:"components"`
+	Author     struct {
 		ID string `json:"id"`
 	} `json:"author"`
 }
 
 // findByContent pages forward from after through the bot's messages where
-// the part would be and returns the first whose content is the part's text.
+// the part would be and returns the first that is the part as Post
+// renders it: its content, and its buttons.
 func (p *Poster) findByContent(ctx context.Context, part relay.Part, after string) (string, bool, error) {
 	me, err := p.selfID(ctx)
 	if err != nil {
@@ -111,7 +114,7 @@ func (p *Poster) findByContent(ctx context.Context, part relay.Part, after strin
 		if err := json.Unmarshal(body, &page); err != nil {
 			return "", false, fmt.Errorf("reading the history of %s: %w", ch, err)
 		}
-		if id, ok := match(page, me, part.Text); ok {
+		if id, ok := match(page, me, part); ok {
 			return id, true, nil
 		}
 		if len(page) < historyPage {
@@ -123,13 +126,15 @@ func (p *Poster) findByContent(ctx context.Context, part relay.Part, after strin
 }
 
 // match sorts a history page oldest first (Discord answers newest first) and
-// returns the first message by the bot whose content is text. Discord trims
-// the whitespace around a message's content, so that is ignored.
-func match(page []historyMessage, me, text string) (string, bool) {
+// returns the first message by the bot that is part as renderPart makes
+// it: its content (with the mentions of an ask that pings) and its
+// buttons. Discord trims the whitespace around a message's content, so
+// that is ignored.
+func match(page []historyMessage, me string, part relay.Part) (string, bool) {
 	slices.SortFunc(page, func(a, b historyMessage) int { return compareSnowflakes(a.ID, b.ID) })
-	want := strings.TrimSpace(text)
+	want := strings.TrimSpace(renderPart(part).content)
 	for _, m := range page {
-		if m.Author.ID == me && strings.TrimSpace(m.Content) == want {
+		if m.Author.ID == me && strings.TrimSpace(m.Content) == want && sameButtons(m.Components, part.Choices) {
 			return m.ID, true
 		}
 	}

@@ -152,14 +152,17 @@ func channelTypeProblem(t discordgo.ChannelType) string {
 }
 
 // allowedMentions is always {"parse": []}: agent text never pings anyone.
+// Users are the ones an ask's part mentions by id (renderPart), if any.
 type allowedMentions struct {
 	Parse []string `json:"parse"`
+	Users []string `json:"users,omitempty"`
 }
 
 var noMentions = allowedMentions{Parse: []string{}}
 
 type postBody struct {
 	Content         string          `json:"content"`
+	Components      []component     `json:"components,omitempty"`
 	AllowedMentions allowedMentions `json:"allowed_mentions"`
 	Flags           int             `json:"flags"`
 	Nonce           string          `json:"nonce"`
@@ -169,8 +172,9 @@ type postBody struct {
 // Post implements relay.Poster.
 func (p *Poster) Post(ctx context.Context, part relay.Part) (string, error) {
 	ch := p.channelOf(part.Thread)
+	r := renderPart(part)
 	body, err := p.do(ctx, http.MethodPost, discordgo.EndpointChannelMessages(ch), bucketOf(http.MethodPost, ch, "/messages"), postBody{
-		Content: part.Text, AllowedMentions: noMentions, Flags: flagSuppressEmbeds,
+		Content: r.content, Components: r.buttons, AllowedMentions: r.mentions, Flags: flagSuppressEmbeds,
 		Nonce: p.nonce(part.Thread, part.Key), EnforceNonce: true,
 	})
 	if err != nil {
@@ -225,12 +229,13 @@ func threadName(name string) string {
 	return string(r)
 }
 
-// Edit implements relay.Poster.
+// Edit implements relay.Poster. It always removes the buttons: an ask is
+// edited only to show its outcome.
 func (p *Poster) Edit(ctx context.Context, e relay.EditRequest) error {
 	ch := p.channelOf(e.Thread)
 	_, err := p.do(ctx, http.MethodPatch, discordgo.EndpointChannelMessage(ch, e.RemoteID),
 		bucketOf(http.MethodPatch, ch, "/messages/{id}"), map[string]any{
-			"content": e.Text, "allowed_mentions": noMentions, "flags": flagSuppressEmbeds,
+			"content": e.Text, "components": noComponents, "allowed_mentions": noMentions, "flags": flagSuppressEmbeds,
 		})
 	return p.inThread(ctx, e.Thread, err)
 }
