@@ -23,5 +23,14 @@ func init() {
 		{"discord: an ask's ping allows its users by id, nothing parsed", "pkg/chat/discord/buttons.go",
 			"allowedMentions{Parse: []string{}, Users: users}", `allowedMentions{Parse: []string{"users"}, Users: users}`,
 			"./pkg/chat/discord", "TestRenderPart|TestAskPostsButtonsAndPingsOnlyItsUsers"},
+		{"discord: a click whose decision failed is not answered", "pkg/chat/discord/click.go",
+			"\tif err != nil {\n\t\treturn v, &clickError{what: \"deciding\"", "\tif err != nil && false {\n\t\treturn v, &clickError{what: \"deciding\"",
+			"./pkg/chat/discord", "TestOnClickWithoutAVerdictDoesNotAnswer"},
+		{"discord: a click is answered privately", "pkg/chat/discord/click.go",
+			"Flags: discordgo.MessageFlagsEphemeral,", "",
+			"./pkg/chat/discord", "TestOnClickAnswersPerVerdict"},
+		{"discord: the interaction token is kept out of errors", "pkg/chat/discord/click.go",
+			"err: redactToken(err, i.Token)}", "err: err}",
+			"./pkg/chat/discord", "TestOnClickKeepsTheInteractionTokenOutOfErrors"},
 	}...)
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"gjc.dev/reconciler/pkg/bus"
 	"gjc.dev/reconciler/pkg/chat/discord"
 	"gjc.dev/reconciler/pkg/chat/fakediscord"
 	"gjc.dev/reconciler/pkg/relay"
@@ -13,7 +14,7 @@ import (
 // askPart is an ask's last part: its buttons, and whom it pings.
 func askPart(key, thread, text string, ping ...string) relay.Part {
 	p := part(key, thread, text)
-	p.Choices = []relay.Choice{{Data: relay.ChoiceData("01ASK", 0), Label: "Approve"}, {Data: relay.ChoiceData("01ASK", 1), Label: "Deny"}}
+	p.Choices = []relay.Choice{{Data: bus.ChoiceData("01ASK", 0), Label: "Approve"}, {Data: bus.ChoiceData("01ASK", 1), Label: "Deny"}}
 	p.Ping = ping
 	return p
 }

@@ -2,6 +2,7 @@ package discord_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -127,6 +128,47 @@ func (r fake) WaitEyes(ctx context.Context, place, id string, n int) error {
 	})
 	return err
 }
+
+// suiteStranger is a guild member who is not authorized.
+const suiteStranger = "300000000000000999"
+
+func (r fake) Stranger() string { return suiteStranger }
+
+// Click clicks as user in Discord's client would, and returns the text of
+// the bot's answer once it acknowledged the interaction ("" for an answer
+// without one), or an error when it did not within Discord's deadline.
+func (r fake) Click(ctx context.Context, place, id, user, data string) (string, error) {
+	in, err := r.f.Click(place, id, user, data)
+	if err != nil {
+		return "", err
+	}
+	ctx, cancel := context.WithTimeout(ctx, fakediscord.DefaultInteractionDeadline)
+	defer cancel()
+	answer := func(s fakediscord.Snapshot) (fakediscord.Answer, bool) {
+		i, _ := s.Interaction(in.ID)
+		return i.Acknowledged()
+	}
+	s, err := r.f.WaitFor(ctx, func(s fakediscord.Snapshot) bool { _, ok := answer(s); return ok })
+	if err != nil {
+		return "", fmt.Errorf("the bot did not answer click %s within Discord's deadline: %w", in.ID, err)
+	}
+	a, _ := answer(s)
+	return a.Content, nil
+}
+
+// message is message id in place now; the zero Message when there is none.
+func (r fake) message(place, id string) fakediscord.Message {
+	for _, m := range r.f.Snapshot().In(place) {
+		if m.ID == id {
+			return m
+		}
+	}
+	return fakediscord.Message{}
+}
+
+func (r fake) Buttons(place, id string) []string { return r.message(place, id).Buttons() }
+
+func (r fake) Text(place, id string) string { return r.message(place, id).Content }
 
 // transportFake is fakediscord as providertest.Transport drives it.
 type transportFake struct {

@@ -37,7 +37,9 @@ type TransportOptions struct {
 	AckWindow time.Duration
 	// Inbound, when set, receives the messages of the bot's guilds
 	// (MESSAGE_CREATE, and MESSAGE_UPDATE as edits) and hears of each
-	// READY, after which missed messages are read from history.
+	// READY, after which missed messages are read from history; it
+	// decides the clicks on the asks' buttons (INTERACTION_CREATE, which
+	// needs no intent).
 	Inbound *chat.InboundPort
 	// IdentifyReserve is how many of the day's session starts are never
 	// spent (DefaultIdentifyReserve when 0).
@@ -114,6 +116,7 @@ func (d *transport) Run(ctx context.Context, report func(chat.Health)) error {
 	if d.opts.Inbound != nil {
 		s.AddHandler(func(_ *discordgo.Session, m *discordgo.MessageCreate) { d.receive(ctx, m.Message, inbound.Plain) })
 		s.AddHandler(func(_ *discordgo.Session, m *discordgo.MessageUpdate) { d.receive(ctx, m.Message, inbound.Edit) })
+		s.AddHandler(func(s *discordgo.Session, ic *discordgo.InteractionCreate) { d.click(ctx, s, ic) })
 	}
 	s.AddHandler(func(*discordgo.Session, *discordgo.Resumed) { notify(ready) })
 	s.AddHandler(func(*discordgo.Session, *discordgo.Disconnect) { notify(lost) })
@@ -182,6 +185,20 @@ func (d *transport) receive(ctx context.Context, m *discordgo.Message, kind inbo
 	defer cancel()
 	if _, err := d.opts.Inbound.Receive(ctx, ev); err != nil {
 		d.opts.Log.Error(err, "an inbound message did not land yet; it is tried again on its own", "message", m.ID)
+	}
+}
+
+// click decides a button's click and answers it (onClick). Like
+// receive, it runs in a goroutine of its own.
+func (d *transport) click(ctx context.Context, s *discordgo.Session, ic *discordgo.InteractionCreate) {
+	received := time.Now()
+	v, err := onClick(ctx, d.opts.Inbound, s.InteractionRespond, ic.Interaction, received)
+	switch {
+	case errors.Is(err, errNotAClick):
+	case err != nil:
+		d.opts.Log.Error(err, "a click was not answered", "interaction", ic.ID)
+	default:
+		d.opts.Log.V(1).Info("click answered", "interaction", ic.ID, "verdict", v.Kind.String(), "after", time.Since(received))
 	}
 }
 
