@@ -77,8 +77,10 @@ type rendered struct {
 // renderPart is the one way a part becomes a message. Agent text never
 // pings anyone: allowed_mentions parses nothing. Only a part with Ping
 // (an ask's last, with pingOnAsk) mentions its users, on a first line of
-// <@id>s, each allowed by id; a mention that would not fit within
-// PartLimit with the text is left out, so the text is never cut.
+// <@id>s, each allowed by id. The relay cuts such a part short by room
+// for each mention; should that not suffice (more users than half the
+// limit holds), a mention that would not fit within PartLimit with the
+// text is left out, so the text is never cut.
 func renderPart(p relay.Part) rendered {
 	r := rendered{content: p.Text, mentions: noMentions, buttons: buttonsOf(p.Choices)}
 	room := PartLimit - len([]rune(p.Text)) - 1 // the newline after the mentions
