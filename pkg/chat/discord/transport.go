@@ -192,7 +192,10 @@ func (d *transport) receive(ctx context.Context, m *discordgo.Message, kind inbo
 // receive, it runs in a goroutine of its own.
 func (d *transport) click(ctx context.Context, s *discordgo.Session, ic *discordgo.InteractionCreate) {
 	received := time.Now()
-	v, err := onClick(ctx, d.opts.Inbound, s.InteractionRespond, ic.Interaction, received)
+	respond := func(i *discordgo.Interaction, r *discordgo.InteractionResponse, o ...discordgo.RequestOption) error {
+		return rewrite.DialledErr(s.InteractionRespond(i, r, o...), d.cfg.APIURL)
+	}
+	v, err := onClick(ctx, d.opts.Inbound, respond, ic.Interaction, received)
 	switch {
 	case errors.Is(err, errNotAClick):
 	case err != nil:
