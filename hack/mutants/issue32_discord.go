@@ -32,5 +32,8 @@ func init() {
 		{"discord: the interaction token is kept out of errors", "pkg/chat/discord/click.go",
 			"err: redactToken(err, i.Token)}", "err: err}",
 			"./pkg/chat/discord", "TestOnClickKeepsTheInteractionTokenOutOfErrors"},
+		{"discord: the gateway's clicks reach the inbound side", "pkg/chat/discord/transport.go",
+			"\t\ts.AddHandler(func(s *discordgo.Session, ic *discordgo.InteractionCreate) { d.click(ctx, s, ic) })\n", "",
+			"./pkg/chat/discord", "TestAskDecidedThroughTheGateway"},
 	}...)
 }

@@ -89,6 +89,17 @@ func onClick(ctx context.Context, in decider, respond responder, i *discordgo.In
 	return v, nil
 }
 
+// codeAlreadyAcknowledged is Discord's answer to a second answer of one
+// interaction.
+const codeAlreadyAcknowledged = 40060
+
+// answeredBefore says whether err is Discord refusing an answer because
+// the interaction was answered already.
+func answeredBefore(err error) bool {
+	var re *discordgo.RESTError
+	return errors.As(err, &re) && re.Message != nil && re.Message.Code == codeAlreadyAcknowledged
+}
+
 var (
 	errNotAClick = errors.New("not a button's interaction")
 	errTooLate   = errors.New("past Discord's 3 s deadline")

@@ -179,6 +179,27 @@ func TestAskDecidedThroughTheGateway(t *testing.T) {
 	if took[len(took)-1] >= fakediscord.DefaultInteractionDeadline {
 		t.Fatalf("a click was answered after %v", took[len(took)-1])
 	}
+
+	// Discord delivers at least once: a RESUME that replays every click
+	// lands nothing new; each replay is answered as already decided (or
+	// refused again), which Discord refuses as acknowledged before.
+	landed := len(decisions(t, dirs))
+	f.ReplayAllOnNextResume()
+	f.DropConnections()
+	snap, err := f.WaitFor(ctx, func(s fakediscord.Snapshot) bool {
+		return !slices.ContainsFunc(s.Interactions, func(i fakediscord.Interaction) bool { return len(i.Answers) < 2 })
+	})
+	if err != nil {
+		t.Fatalf("the replayed clicks were not all answered: %v", err)
+	}
+	for _, i := range snap.Interactions {
+		if a := i.Answers[1]; a.Code != 40060 || (a.Content != "You may not decide this question." && !strings.HasPrefix(a.Content, "Already decided: ")) {
+			t.Errorf("replayed click %s answered %+v", i.ID, a)
+		}
+	}
+	if n := len(decisions(t, dirs)); n != landed {
+		t.Fatalf("the replays landed %d decisions more", n-landed)
+	}
 }
 
 // decisions are the decisions in the inbox.

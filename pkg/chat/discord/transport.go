@@ -198,6 +198,10 @@ func (d *transport) click(ctx context.Context, s *discordgo.Session, ic *discord
 	v, err := onClick(ctx, d.opts.Inbound, respond, ic.Interaction, received)
 	switch {
 	case errors.Is(err, errNotAClick):
+	case answeredBefore(err):
+		// Discord delivers at least once: a click delivered again (a
+		// RESUME's replay) was decided and answered the first time.
+		d.opts.Log.V(1).Info("a click delivered again was answered before", "interaction", ic.ID, "verdict", v.Kind.String())
 	case err != nil:
 		d.opts.Log.Error(err, "a click was not answered", "interaction", ic.ID)
 	default:
