@@ -138,6 +138,11 @@ func (r fake) Stranger() string { return suiteStranger }
 // the bot's answer once it acknowledged the interaction ("" for an answer
 // without one), or an error when it did not within Discord's deadline.
 func (r fake) Click(ctx context.Context, place, id, user, data string) (string, error) {
+	// Discord hands a click to the bot's sessions that are there: wait
+	// for one (a restarted daemon's transport may still be connecting).
+	if _, err := r.f.WaitFor(ctx, func(s fakediscord.Snapshot) bool { return s.Tokens[suiteToken].Live > 0 }); err != nil {
+		return "", fmt.Errorf("no gateway session of the bot to deliver the click to: %w", err)
+	}
 	in, err := r.f.Click(place, id, user, data)
 	if err != nil {
 		return "", err
