@@ -171,6 +171,17 @@ func (r fake) message(place, id string) fakediscord.Message {
 	return fakediscord.Message{}
 }
 
+// Asked are the messages in place posted with buttons, oldest first.
+func (r fake) Asked(place string) []string {
+	var ids []string
+	for _, m := range r.f.Snapshot().In(place) {
+		if len(m.PostedRows) > 0 {
+			ids = append(ids, m.ID)
+		}
+	}
+	return ids
+}
+
 func (r fake) Buttons(place, id string) []string { return r.message(place, id).Buttons() }
 
 func (r fake) Text(place, id string) string { return r.message(place, id).Content }

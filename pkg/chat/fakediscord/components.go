@@ -38,16 +38,20 @@ func (m Message) Buttons() []string {
 	return ids
 }
 
-// button finds the button with a custom_id.
-func (m Message) button(customID string) (Button, bool) {
-	for _, row := range m.Rows {
-		for _, b := range row {
-			if b.CustomID == customID {
-				return b, true
+// clickable says whether a user can click the button with customID: it
+// is on the message and enabled, or it was when the message was posted
+// (a client that has not seen an edit yet still shows it).
+func (m Message) clickable(customID string) bool {
+	for _, rows := range [][][]Button{m.Rows, m.PostedRows} {
+		for _, row := range rows {
+			for _, b := range row {
+				if b.CustomID == customID {
+					return !b.Disabled
+				}
 			}
 		}
 	}
-	return Button{}, false
+	return false
 }
 
 // wireComponent is a component as a request carries it.

@@ -60,7 +60,9 @@
 //   - Interactions: Click is a user clicking a button: the fake makes a
 //     type 3 MESSAGE_COMPONENT interaction (snowflake id, token,
 //     application_id, guild_id, channel_id, channel, the message,
-//     member.user, data {custom_id, component_type 2}) and dispatches
+//     member.user, data {custom_id, component_type 2}; a button an edit
+//     took away can still be clicked, as from a client that has not seen
+//     the edit yet) and dispatches
 //     INTERACTION_CREATE, which needs no intent, to the sessions of the
 //     bot that posted the message. POST /interactions/{id}/{token}/callback
 //     (no bot token) takes the answer: type 4 (a message, with flags 64

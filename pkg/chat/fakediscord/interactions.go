@@ -68,8 +68,10 @@ func (sn Snapshot) Interaction(id string) (Interaction, bool) {
 // that is away gets it on RESUME, within its backlog). The bot has
 // Options.InteractionDeadline to answer it at POST
 // /interactions/{id}/{token}/callback. The user is a guild member
-// (member.user, with global_name when SetGlobalName gave one); only a
-// button on the message, not disabled, can be clicked.
+// (member.user, with global_name when SetGlobalName gave one). A button
+// on the message, not disabled, can be clicked, and so can one an edit
+// took away since it was posted: a client that has not seen the edit yet
+// still shows it.
 func (s *Server) Click(channelID, messageID, userID, customID string) (Interaction, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -80,7 +82,7 @@ func (s *Server) Click(channelID, messageID, userID, customID string) (Interacti
 	if m == nil {
 		return Interaction{}, fmt.Errorf("fakediscord: click on %s: no such message in %s", messageID, channelID)
 	}
-	if b, ok := m.button(customID); !ok || b.Disabled {
+	if !m.clickable(customID) {
 		return Interaction{}, fmt.Errorf("fakediscord: click on %s: no button %q to click (it has %q)", messageID, customID, m.Buttons())
 	}
 	i := Interaction{ID: s.nextIDLocked(), Token: "interaction." + fakeserver.RandomHex(32), ApplicationID: s.applicationIDLocked(m.token),

@@ -195,6 +195,7 @@ func (s *Server) addMessageLocked(m Message) Message {
 		m.ID = s.nextIDLocked()
 	}
 	m.Time = time.Now().UTC()
+	m.PostedRows = m.Rows
 	if t, _ := s.channelLocked(m.ChannelID); t != nil {
 		m.ParentID = t.ParentID
 	}

@@ -33,7 +33,9 @@ type Message struct {
 	// Rows are the message's action rows of buttons; nil when it has none.
 	// An edit replaces them whole, never in place.
 	Rows [][]Button
-	Time time.Time
+	// PostedRows are the buttons it was posted with, whatever edits did since.
+	PostedRows [][]Button
+	Time       time.Time
 	// Nonce is the nonce the message was posted with; Discord echoes it in
 	// the create answer and MESSAGE_CREATE, never in fetched messages.
 	Nonce string
