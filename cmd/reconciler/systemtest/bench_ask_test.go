@@ -14,6 +14,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"gjc.dev/reconciler/pkg/bus"
+	"gjc.dev/reconciler/pkg/chat/fakediscord"
 	"gjc.dev/reconciler/pkg/chat/fakeslack"
 	"gjc.dev/reconciler/pkg/chat/faketelegram"
 	"gjc.dev/reconciler/pkg/reconcile"
@@ -28,11 +29,13 @@ import (
 //
 //	go test ./cmd/reconciler/systemtest -run '^$' -bench AskClick -benchtime 40x
 func BenchmarkAskClick(b *testing.B) {
-	for _, provider := range []string{"slack", "telegram"} {
+	for _, provider := range []string{"discord", "slack", "telegram"} {
 		b.Run(provider, func(b *testing.B) {
 			e := newE2E(b)
 			var clicker askClicker
 			switch provider {
+			case "discord":
+				e.writeSpec(inboundBots()[0])
 			case "slack":
 				e.writeSpec(inboundBots()[1])
 			case "telegram":
@@ -40,8 +43,10 @@ func BenchmarkAskClick(b *testing.B) {
 			}
 			e.startLoop()
 			e.waitStatus("ready", func(s *reconcile.Status) bool { return countReady(s) == 1 })
-			name := map[string]string{"slack": "slack", "telegram": "tg"}[provider]
+			name := map[string]string{"discord": "discord", "slack": "slack", "telegram": "tg"}[provider]
 			switch provider {
+			case "discord":
+				clicker = discordClicker{e: e, thread: e.openSession("discord", "s1")}
 			case "slack":
 				clicker = slackClicker{e: e, place: e.openSession("slack", "s1")}
 			case "telegram":
@@ -82,6 +87,44 @@ func BenchmarkAskClick(b *testing.B) {
 // returns when the fake delivered the click and when the bot answered it.
 type askClicker interface {
 	click(b *testing.B, askID string) (clickAt, answerAt time.Time)
+}
+
+type discordClicker struct {
+	e      *e2e
+	thread string
+}
+
+func (c discordClicker) click(b *testing.B, askID string) (time.Time, time.Time) {
+	ctx, cancel := context.WithTimeout(context.Background(), e2eDeadline)
+	defer cancel()
+	data := bus.ChoiceData(askID, 0)
+	var msg string
+	if _, err := c.e.f.discord.WaitFor(ctx, func(s fakediscord.Snapshot) bool {
+		for _, m := range s.In(c.thread) {
+			if slices.Contains(m.Buttons(), data) {
+				msg = m.ID
+			}
+		}
+		return msg != ""
+	}); err != nil {
+		b.Fatal(err)
+	}
+	in, err := c.e.f.discord.Click(c.thread, msg, aliceDiscord, data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var answered fakediscord.Interaction
+	if _, err := c.e.f.discord.WaitFor(ctx, func(s fakediscord.Snapshot) bool {
+		i := slices.IndexFunc(s.Interactions, func(x fakediscord.Interaction) bool { return x.ID == in.ID })
+		if i >= 0 && len(s.Interactions[i].Answers) > 0 {
+			answered = s.Interactions[i]
+			return true
+		}
+		return false
+	}); err != nil {
+		b.Fatal(err)
+	}
+	return answered.At, answered.Answers[0].At
 }
 
 type slackClicker struct {
