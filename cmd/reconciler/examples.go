@@ -113,6 +113,15 @@ var examples = map[string]string{
   # The text from stdin, with an id of your own so that a retry is the same message
   make test 2>&1 | tail -50 | reconciler send slack --session build-42 --level error --id build-42-tests -`,
 
+	"reconciler ask": `  # Ask with the default buttons, Approve and Deny; prints the ask's id
+  reconciler ask discord --session build-42 "$QUESTION"
+
+  # Wait for the answer: the choice alone on stdout (exit 0), or exit 5 if nobody decided in 10 minutes
+  choice=$(reconciler ask discord --session build-42 --wait --timeout 10m "$QUESTION")
+
+  # Three buttons, the question from stdin, the whole decision as JSON
+  git log -1 --format=%s | reconciler ask slack --session build-42 --choice Ship --choice Wait --choice Abort --wait -o json -`,
+
 	"reconciler gc": `  # List what dead owners left behind (a dry run)
   reconciler gc
 

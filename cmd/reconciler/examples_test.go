@@ -80,6 +80,7 @@ func TestOutputFlagIsConsistent(t *testing.T) {
 		"reconciler stop":   "text|json", "reconciler start": "text|json", "reconciler restart": "text|json",
 		"reconciler gc": "text|json", "reconciler validate": "text|json", "reconciler version": "text|json",
 		"reconciler events": "text|json", "reconciler inbox": "text|json", "reconciler doctor": "text|json",
+		"reconciler ask": "text|json",
 	}
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {

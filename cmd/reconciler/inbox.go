@@ -31,11 +31,12 @@ func newInboxCommand(g *globals) *cobra.Command {
 	var resync time.Duration
 	cmd := &cobra.Command{
 		Use:   "inbox NAME",
-		Short: "Show the replies authorized users sent to a daemon's sessions, oldest first",
+		Short: "Show the replies authorized users sent to a daemon's sessions, and its asks' decisions, oldest first",
 		Long: `Show the messages in the daemon's inbox (sdk/bus/NAME/inbox/<session>/),
-the replies its authorized users wrote in the sessions' threads, oldest
-first across sessions: time (UTC, as the service gave it), session, user,
-text. The text is shown on one line with control characters escaped (a
+the replies its authorized users wrote in the sessions' threads and the
+decisions of its asks, oldest first across sessions: time (UTC, as the
+service gave it), session, user, text (a decision: "decided: CHOICE (ask
+ID)", or "expired"). The text is shown on one line with control characters escaped (a
 newline is \n), so a message cannot rewrite the terminal. --session shows
 one session's. -o json prints each message as one JSON object a line.
 -f keeps printing messages as they land, until interrupted.
@@ -130,13 +131,25 @@ func (p *inboxPrinter) print(msgs []bus.InboxMessage) error {
 			}
 			continue
 		}
-		// Session and user are tokens of a safe alphabet (DecodeInbox
-		// checked); the text is anything a user wrote.
-		if _, err := fmt.Fprintf(p.w, "%s  %s  %s  %s\n", m.TS, m.Session, m.User, linefile.Printable(m.Text)); err != nil {
+		if _, err := io.WriteString(p.w, inboxTextLine(m)); err != nil {
 			return err
 		}
 	}
 	return p.w.Flush()
+}
+
+// inboxTextLine is m's line of text: time, session, user and what was said,
+// a reply's text or a decision's choice beside its ask's id. Session,
+// user and ask are tokens of a safe alphabet (DecodeInbox checked); the
+// text is anything a user wrote, and the choice is shown as safely.
+func inboxTextLine(m bus.InboxMessage) string {
+	switch {
+	case !m.IsDecision():
+		return fmt.Sprintf("%s  %s  %s  %s\n", m.TS, m.Session, m.User, linefile.Printable(m.Text))
+	case m.Choice == bus.ChoiceExpired:
+		return fmt.Sprintf("%s  %s  -  expired: nobody decided (ask %s)\n", m.TS, m.Session, m.Ask)
+	}
+	return fmt.Sprintf("%s  %s  %s  decided: %s (ask %s)\n", m.TS, m.Session, m.User, linefile.Printable(m.Choice), m.Ask)
 }
 
 // terminalSafeJSON escapes, as \uXXXX, the characters that encoding/json

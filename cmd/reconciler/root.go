@@ -97,7 +97,7 @@ bot, never a signal to a process it cannot prove is its own.`,
 	addLoopFlags(root, lf)
 	root.AddCommand(newValidateCommand(g), newVersionCommand(), newDaemonCommand(g), newStatusCommand(g), newStopCommand(g), newStartCommand(g), newRestartCommand(g), newDemoCommand(g), newGCCommand(g))
 	root.AddCommand(newEventsCommand(g), newDescribeCommand(g), newLogsCommand(g), newInboxCommand(g))
-	root.AddCommand(newSendCommand(g))
+	root.AddCommand(newSendCommand(g), newAskCommand(g))
 	root.AddCommand(newServiceCommand(g), newDoctorCommand(g), newFakesCommand(g))
 	addExamples(root)
 	return root

@@ -105,10 +105,10 @@ func runSend(cmd *cobra.Command, g *globals, f *sendFlags, args []string) error 
 func readText(r io.Reader) (string, error) {
 	data, err := io.ReadAll(io.LimitReader(r, bus.MaxTextSize+1))
 	if err != nil {
-		return "", &exitError{code: exitNotDone, err: fmt.Errorf("send: reading the text from stdin: %w", err)}
+		return "", &exitError{code: exitNotDone, err: fmt.Errorf("reading the text from stdin: %w", err)}
 	}
 	if len(data) > bus.MaxTextSize {
-		return "", &exitError{code: exitInvalid, err: fmt.Errorf("send: text: stdin holds more than %d bytes (1 MiB), the most a message may hold", bus.MaxTextSize)}
+		return "", &exitError{code: exitInvalid, err: fmt.Errorf("text: stdin holds more than %d bytes (1 MiB), the most a message may hold", bus.MaxTextSize)}
 	}
 	return string(data), nil
 }
