@@ -163,9 +163,19 @@ type waitingAsk struct {
 }
 
 // startWait starts ask --wait with args and returns it with the ask it
-// queued, read from the outbox as soon as it is there. The inbox is read
-// again only every hour: the watch alone must deliver.
+// queued. The inbox is read again only every hour: the watch alone must
+// deliver.
 func (w *askWorld) startWait(args ...string) (*waitingAsk, bus.Message) {
+	w.t.Helper()
+	all := append([]string{"ask", "slack", "--wait", "--resync-period", "1h", "--agent-dir", w.agentDir}, args...)
+	cmd := exec.Command(binary, all...)
+	cmd.Env = w.env
+	return w.start(cmd)
+}
+
+// start starts cmd, which runs an ask, and returns it with the ask it
+// queued, read from the outbox as soon as it is there.
+func (w *askWorld) start(cmd *exec.Cmd) (*waitingAsk, bus.Message) {
 	w.t.Helper()
 	watch, err := dirwatch.New()
 	if err != nil {
@@ -179,10 +189,7 @@ func (w *askWorld) startWait(args ...string) (*waitingAsk, bus.Message) {
 	defer cancel()
 	known := len(w.asks())
 
-	p := &waitingAsk{exited: make(chan struct{})}
-	all := append([]string{"ask", "slack", "--wait", "--resync-period", "1h", "--agent-dir", w.agentDir}, args...)
-	p.cmd = exec.Command(binary, all...)
-	p.cmd.Env = w.env
+	p := &waitingAsk{cmd: cmd, exited: make(chan struct{})}
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
 	if err := p.cmd.Start(); err != nil {
 		w.t.Fatal(err)
@@ -207,9 +214,9 @@ func (w *askWorld) startWait(args ...string) (*waitingAsk, bus.Message) {
 		select {
 		case <-changed:
 		case <-p.exited:
-			w.t.Fatalf("ask --wait ended before its ask was queued: %v; stdout %q, stderr %q", p.err, p.stdout.String(), p.stderr.String())
+			w.t.Fatalf("%v ended before its ask was queued: %v; stdout %q, stderr %q", cmd.Args, p.err, p.stdout.String(), p.stderr.String())
 		case <-deadline:
-			w.t.Fatal("ask --wait queued no ask")
+			w.t.Fatalf("%v queued no ask", cmd.Args)
 		}
 	}
 }
@@ -303,5 +310,42 @@ func TestAskWaitExitsFiveWhenNobodyDecided(t *testing.T) {
 	}
 	if took := time.Since(start); took < time.Second {
 		t.Errorf("--timeout 1s gave up after %v", took)
+	}
+}
+
+// inbox shows decisions among the replies, in time order, each with its
+// choice and its ask (an expiry with no one), and -o json gives each as
+// it landed.
+func TestInboxShowsDecisions(t *testing.T) {
+	t.Parallel()
+	w := newInboxWorld(t)
+	at := func(ms int) time.Time { return time.Date(2026, 12, 6, 9, 0, 0, ms*int(time.Millisecond), time.UTC) }
+	msgs := []bus.InboxMessage{
+		msg("build-42", "m1", bus.InboxTime(at(1)), "the tests on arm64 fail"),
+		bus.Decision("build-42", "01JEX4S6ZQ0V3M7W9CD2H8KTRB", "Approve", "U42", at(2)),
+		bus.Decision("build-43", "01JEX4S6ZQ0V3M7W9CD2H8KTRC", bus.ChoiceExpired, "", at(3)),
+	}
+	for _, m := range msgs {
+		w.land(m)
+	}
+	r := w.run("d1")
+	want := "2026-12-06T09:00:00.001Z  build-42  U42  the tests on arm64 fail\n" +
+		"2026-12-06T09:00:00.002Z  build-42  U42  decided: Approve (ask 01JEX4S6ZQ0V3M7W9CD2H8KTRB)\n" +
+		"2026-12-06T09:00:00.003Z  build-43  -  expired: nobody decided (ask 01JEX4S6ZQ0V3M7W9CD2H8KTRC)\n"
+	if r.code != 0 || r.stdout != want {
+		t.Fatalf("exit %d, stdout:\n%s\nwant:\n%s\nstderr: %s", r.code, r.stdout, want, r.stderr)
+	}
+	r = w.run("d1", "-o", "json")
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	if r.code != 0 || len(lines) != len(msgs) {
+		t.Fatalf("-o json: exit %d, stdout:\n%s", r.code, r.stdout)
+	}
+	for i, l := range lines {
+		var got bus.InboxMessage
+		dec := json.NewDecoder(strings.NewReader(l))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&got); err != nil || got != msgs[i] {
+			t.Errorf("-o json line %d = %q (%v), want %+v", i, l, err, msgs[i])
+		}
 	}
 }
