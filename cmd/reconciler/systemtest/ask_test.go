@@ -14,6 +14,7 @@ import (
 
 	"gjc.dev/reconciler/pkg/bus"
 	"gjc.dev/reconciler/pkg/dirwatch"
+	"gjc.dev/reconciler/pkg/localapi"
 )
 
 // askWorld is an agent dir whose spec declares the Slack daemon "slack",
@@ -348,4 +349,28 @@ func TestInboxShowsDecisions(t *testing.T) {
 			t.Errorf("-o json line %d = %q (%v), want %+v", i, l, err, msgs[i])
 		}
 	}
+}
+
+// With a loop running, ask queues through the loop's API (from a shell
+// without the tokens, saying nothing of acting directly) and --wait
+// answers from the inbox all the same.
+func TestAskThroughTheLoop(t *testing.T) {
+	t.Parallel()
+	w := newAskWorld(t)
+	w.writeSpec(object{name: "slack", provider: "slack", generation: 1, state: "Stopped"})
+	loop := w.startLoop("-v", "1")
+	loop.logs.waitLog(t, "the loop serves its API", func(lines []map[string]any) bool {
+		return slices.ContainsFunc(lines, func(m map[string]any) bool { return m["msg"] == "local API serving" })
+	})
+	w.env = nil // the operator's shell: no tokens
+	p, m := w.startWait("--session", "build-42", "Go?")
+	w.land(bus.Decision("build-42", m.ID, "Approve", "U42", time.Now()))
+	if r := p.result(t); r.code != 0 || r.stdout != "Approve\n" || strings.Contains(r.stderr, "acting directly") {
+		t.Errorf("ask --wait through the loop: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	loop.logs.waitLog(t, "the loop served the ask", func(lines []map[string]any) bool {
+		return slices.ContainsFunc(lines, func(m map[string]any) bool {
+			return m["msg"] == "local API request" && m["path"] == localapi.PathSend
+		})
+	})
 }
