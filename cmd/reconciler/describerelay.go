@@ -51,6 +51,7 @@ func printRelay(out io.Writer, r *reconcile.RelayStatus, now time.Time) {
 	p("Rate-limit waits:\t%d", r.RateLimitWaits)
 	p("Filtered:\t%d since the daemon started (left out by the spec's verbosity: moved to sent/ unposted)", r.Filtered)
 	p("Inbox:\t%s", inboxLine(r.Inbox, now))
+	p("Asks:\t%s", askLine(r.Asks))
 	_ = tw.Flush()
 }
 
@@ -81,4 +82,13 @@ func inboxLine(in *reconcile.InboxStatus, now time.Time) string {
 		s += fmt.Sprintf("; %d missed by the live connection (found by the history sweep, which reconnected it)", in.Missed)
 	}
 	return s
+}
+
+// askLine is describe's count of the asks: those waiting now and, since
+// the daemon started, how they ended and the clicks refused.
+func askLine(a *reconcile.AskStatus) string {
+	if a == nil {
+		return "none since the daemon started"
+	}
+	return fmt.Sprintf("%d open, %d decided, %d expired since the daemon started; %d clicks refused (by people who may not decide)", a.Open, a.Decided, a.Expired, a.Refused)
 }

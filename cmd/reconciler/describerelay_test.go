@@ -22,7 +22,8 @@ func TestDescribeShowsTheRelay(t *testing.T) {
 		Relay: &reconcile.RelayStatus{Pending: 4, OldestPendingAt: at(-3 * time.Minute), Failed: 2,
 			Blocked:          &ownership.RelayBlock{Reason: "ChannelUnavailable", Message: "channel C1 not found\x1b[2J"},
 			RateLimitedUntil: at(30 * time.Second), LastPostAt: at(-time.Hour), Posted: 8, PostSeconds: 2, RateLimitWaits: 3, Filtered: 6,
-			Inbox: &reconcile.InboxStatus{Landed: 5, Duplicates: 1, Ignored: 9, IgnoredBy: map[string]int64{"unauthorized": 2, "self": 7}, LastAt: at(-2 * time.Minute)}}}}
+			Inbox: &reconcile.InboxStatus{Landed: 5, Duplicates: 1, Ignored: 9, IgnoredBy: map[string]int64{"unauthorized": 2, "self": 7}, LastAt: at(-2 * time.Minute)},
+			Asks:  &reconcile.AskStatus{Open: 1, Decided: 5, Expired: 2, Refused: 3}}}}
 	var b strings.Builder
 	if err := printDescription(&b, d, now); err != nil {
 		t.Fatal(err)
@@ -36,7 +37,8 @@ func TestDescribeShowsTheRelay(t *testing.T) {
 	for _, want := range []string{"4 pending, the oldest seen 3m ago", "Failed:", "2 (in failed/)", "ChannelUnavailable: channel C1 not found",
 		"Rate limited:", "(30s from now)", "Last post:", "1h ago", "8 parts since the daemon started, 0.250s each on average", "Rate-limit waits:", "3",
 		"Filtered:", "6 since the daemon started (left out by the spec's verbosity: moved to sent/ unposted)",
-		"Inbox:", "5 landed, 1 duplicates, 9 ignored (self 7, unauthorized 2); the latest reply sent 2m ago"} {
+		"Inbox:", "5 landed, 1 duplicates, 9 ignored (self 7, unauthorized 2); the latest reply sent 2m ago",
+		"Asks:", "1 open, 5 decided, 2 expired since the daemon started; 3 clicks refused (by people who may not decide)"} {
 		if !strings.Contains(section, want) {
 			t.Errorf("Relay section lacks %q:\n%s", want, section)
 		}

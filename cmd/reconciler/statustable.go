@@ -19,7 +19,7 @@ import (
 // -o wide adds.
 var (
 	statusColumns = []string{"NAME", "PROVIDER", "DESIRED", "PHASE", "GEN", "PID", "READY", "RESTARTS", "AGE", "REASON"}
-	wideColumns   = []string{"OUTBOX", "FAILED", "FILTERED", "LAST-POST", "IN-LAG", "MISSED", "MESSAGE"}
+	wideColumns   = []string{"OUTBOX", "FAILED", "FILTERED", "LAST-POST", "IN-LAG", "MISSED", "ASKS", "MESSAGE"}
 )
 
 // ageColumn is AGE's place in a row: computed when printed, it is no
@@ -91,12 +91,13 @@ func statusRows(st *reconcile.Status, wide bool, now time.Time) []row {
 // relayCells are OUTBOX (pending), FAILED, FILTERED (left out by the
 // verbosity since the daemon started), LAST-POST (the age of the last
 // post), IN-LAG (the latest landed reply's inbound lag: its service
-// timestamp to its landing) and MISSED (replies the history sweep found
-// that the live connection had not delivered): "-" while no relay has
-// reported, or no reply landed, never a zero nobody measured.
+// timestamp to its landing), MISSED (replies the history sweep found
+// that the live connection had not delivered) and ASKS (askCell): "-"
+// while no relay has reported, or no reply landed, never a zero nobody
+// measured.
 func relayCells(r *reconcile.RelayStatus, now time.Time) []string {
 	if r == nil {
-		return []string{"-", "-", "-", "-", "-", "-"}
+		return []string{"-", "-", "-", "-", "-", "-", "-"}
 	}
 	last := "-"
 	if r.LastPostAt != nil {
@@ -109,7 +110,17 @@ func relayCells(r *reconcile.RelayStatus, now time.Time) []string {
 		}
 		missed = strconv.FormatInt(in.Missed, 10)
 	}
-	return []string{strconv.FormatInt(r.Pending, 10), strconv.FormatInt(r.Failed, 10), strconv.FormatInt(r.Filtered, 10), last, lag, missed}
+	return []string{strconv.FormatInt(r.Pending, 10), strconv.FormatInt(r.Failed, 10), strconv.FormatInt(r.Filtered, 10), last, lag, missed, askCell(r.Asks)}
+}
+
+// askCell is ASKS: open/decided/expired/refused, the asks waiting now and,
+// since the daemon started, those decided, those expired and the clicks
+// refused; "0/0/0/0" before the first.
+func askCell(a *reconcile.AskStatus) string {
+	if a == nil {
+		a = &reconcile.AskStatus{}
+	}
+	return fmt.Sprintf("%d/%d/%d/%d", a.Open, a.Decided, a.Expired, a.Refused)
 }
 
 // lagCell is an inbound lag: tenths of a second under a minute (a reply

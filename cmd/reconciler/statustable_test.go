@@ -14,8 +14,8 @@ import (
 	"gjc.dev/reconciler/pkg/spec"
 )
 
-// -o wide adds OUTBOX, FAILED, FILTERED, LAST-POST, IN-LAG, MISSED and MESSAGE. With no relay
-// reporting, the outbox columns are unknown ("-"), never a zero.
+// -o wide adds OUTBOX, FAILED, FILTERED, LAST-POST, IN-LAG, MISSED, ASKS and MESSAGE. With
+// no relay reporting, the outbox columns are unknown ("-"), never a zero.
 func TestWideRows(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	started := metav1.NewTime(now.Add(-90 * time.Second))
@@ -27,25 +27,28 @@ func TestWideRows(t *testing.T) {
 		want []string // the wide columns
 	}{
 		{"no relay yet", reconcile.DaemonStatus{Name: "a", Phase: reconcile.PhaseRunning, PID: 7, StartedAt: &started, Message: "healthy"},
-			[]string{"-", "-", "-", "-", "-", "-", "healthy"}},
+			[]string{"-", "-", "-", "-", "-", "-", "-", "healthy"}},
 		{"a relay that never posted", reconcile.DaemonStatus{Name: "a", Phase: reconcile.PhaseRunning, Relay: &reconcile.RelayStatus{Pending: 0, Failed: 0}},
-			[]string{"0", "0", "0", "-", "-", "0", "-"}},
+			[]string{"0", "0", "0", "-", "-", "0", "0/0/0/0", "-"}},
 		{"a relay's figures", reconcile.DaemonStatus{Name: "a", Phase: reconcile.PhaseRunning, Relay: &reconcile.RelayStatus{Pending: 3, Failed: 1, Filtered: 5, LastPostAt: &posted}, Message: "line one\nline two"},
-			[]string{"3", "1", "5", "3m", "-", "0", "line one line two"}},
+			[]string{"3", "1", "5", "3m", "-", "0", "0/0/0/0", "line one line two"}},
 		{"replies came back, one missed by the live connection", reconcile.DaemonStatus{Name: "a", Phase: reconcile.PhaseRunning,
 			Relay: &reconcile.RelayStatus{Inbox: &reconcile.InboxStatus{Landed: 4, Missed: 1, LagSeconds: 0.35}}},
-			[]string{"0", "0", "0", "-", "0.3s", "1", "-"}},
+			[]string{"0", "0", "0", "-", "0.3s", "1", "0/0/0/0", "-"}},
 		{"a reply found minutes late", reconcile.DaemonStatus{Name: "a", Phase: reconcile.PhaseRunning,
 			Relay: &reconcile.RelayStatus{Inbox: &reconcile.InboxStatus{Landed: 1, Missed: 1, LagSeconds: 300}}},
-			[]string{"0", "0", "0", "-", "5m", "1", "-"}},
+			[]string{"0", "0", "0", "-", "5m", "1", "0/0/0/0", "-"}},
+		{"asks open, decided, expired and clicks refused", reconcile.DaemonStatus{Name: "a", Phase: reconcile.PhaseRunning,
+			Relay: &reconcile.RelayStatus{Asks: &reconcile.AskStatus{Open: 2, Decided: 5, Expired: 1, Refused: 3}}},
+			[]string{"0", "0", "0", "-", "-", "0", "2/5/1/3", "-"}},
 		{"a blocked relay's message", reconcile.DaemonStatus{Name: "a", Phase: reconcile.PhaseRunning, PID: 7, Reason: "Ready", Message: "healthy",
 			Relay: &reconcile.RelayStatus{Pending: 12, Failed: 0, LastPostAt: &posted, Blocked: &ownership.RelayBlock{Reason: "RelayBlocked", Message: "403 Missing Access\x1b[2J"}}},
-			[]string{"12", "0", "0", "3m", "-", "0", "403 Missing Access [2J"}},
+			[]string{"12", "0", "0", "3m", "-", "0", "0/0/0/0", "403 Missing Access [2J"}},
 		{"the Ready condition's message when the status has none", reconcile.DaemonStatus{Name: "a", Phase: reconcile.PhaseStarting, Generation: spec.Generation(2).Opt(),
 			Conditions: []metav1.Condition{{Type: reconcile.ConditionReady, Status: metav1.ConditionFalse, Message: "waiting"}}},
-			[]string{"-", "-", "-", "-", "-", "-", "waiting"}},
+			[]string{"-", "-", "-", "-", "-", "-", "-", "waiting"}},
 		{"a long message is cut", reconcile.DaemonStatus{Name: "a", Phase: reconcile.PhaseCrashLoopBackOff, Message: long},
-			[]string{"-", "-", "-", "-", "-", "-", strings.Repeat("word ", 15) + "wo..."}},
+			[]string{"-", "-", "-", "-", "-", "-", "-", strings.Repeat("word ", 15) + "wo..."}},
 	} {
 		rows := statusRows(&reconcile.Status{Daemons: []reconcile.DaemonStatus{tc.d}}, true, now)
 		if len(rows) != 1 || len(rows[0].cells) != len(statusColumns)+len(wideColumns) {

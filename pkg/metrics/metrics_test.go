@@ -98,6 +98,10 @@ func TestNamesAndLabels(t *testing.T) {
 		"reconciler_relay_filtered_total":              {"name", "provider"},
 		"reconciler_relay_rate_limit_waits_total":      {"name", "provider"},
 		"reconciler_relay_post_seconds":                {"name", "provider"},
+		"reconciler_asks_open":                         {"name", "provider"},
+		"reconciler_asks_decided_total":                {"name", "provider"},
+		"reconciler_asks_expired_total":                {"name", "provider"},
+		"reconciler_ask_clicks_refused_total":          {"name", "provider"},
 	}
 	got := map[string][]string{}
 	for name, mf := range families {

@@ -20,6 +20,10 @@ const (
 	NameRelayFiltered       = "reconciler_relay_filtered_total"
 	NameInboxLag            = "reconciler_inbox_lag_seconds"
 	NameInboxMissed         = "reconciler_inbox_missed_total"
+	NameAsksOpen            = "reconciler_asks_open"
+	NameAsksDecided         = "reconciler_asks_decided_total"
+	NameAsksExpired         = "reconciler_asks_expired_total"
+	NameAskClicksRefused    = "reconciler_ask_clicks_refused_total"
 )
 
 // blockReasons are the reason label's values: every one is sent, 1 for
@@ -38,10 +42,15 @@ var (
 	relayFilteredDesc = prometheus.NewDesc(NameRelayFiltered, "Messages the spec's verbosity left out (moved to sent/ unposted) since the daemon started.", daemonLabels, nil)
 	inboxLagDesc      = prometheus.NewDesc(NameInboxLag, "The latest landed reply's inbound lag: from its timestamp at the service to its landing in the inbox.", daemonLabels, nil)
 	inboxMissedDesc   = prometheus.NewDesc(NameInboxMissed, "Replies the history sweep landed that the live connection had not delivered, since the daemon started; each sweep that finds some reconnects the transport.", daemonLabels, nil)
+	asksOpenDesc      = prometheus.NewDesc(NameAsksOpen, "Asks posted and waiting for a decision.", daemonLabels, nil)
+	asksDecidedDesc   = prometheus.NewDesc(NameAsksDecided, "Asks an authorized user decided, since the daemon started.", daemonLabels, nil)
+	asksExpiredDesc   = prometheus.NewDesc(NameAsksExpired, "Asks nobody decided before they expired, since the daemon started.", daemonLabels, nil)
+	askRefusedDesc    = prometheus.NewDesc(NameAskClicksRefused, "Clicks on an ask's buttons by users who may not decide it, since the daemon started.", daemonLabels, nil)
 )
 
 // relayDescs are what Describe sends for the relay.
-var relayDescs = []*prometheus.Desc{relayPendingDesc, relayFailedDesc, relayBlockedDesc, relayPostedDesc, relayWaitsDesc, relayPostSecsDesc, relayFilteredDesc, inboxLagDesc, inboxMissedDesc}
+var relayDescs = []*prometheus.Desc{relayPendingDesc, relayFailedDesc, relayBlockedDesc, relayPostedDesc, relayWaitsDesc, relayPostSecsDesc, relayFilteredDesc, inboxLagDesc, inboxMissedDesc,
+	asksOpenDesc, asksDecidedDesc, asksExpiredDesc, askRefusedDesc}
 
 // relayMetrics are d's relay series; none while its owner publishes no
 // relay: unknown, not zero. The counters restart with the daemon, which
@@ -76,5 +85,15 @@ func relayMetrics(d reconcile.DaemonStatus) []prometheus.Metric {
 		}
 		out = append(out, prometheus.MustNewConstMetric(inboxMissedDesc, prometheus.CounterValue, float64(in.Missed), d.Name, d.Provider))
 	}
+	// Zero until the first ask: a daemon that asked nothing has none open.
+	var asks reconcile.AskStatus
+	if r.Asks != nil {
+		asks = *r.Asks
+	}
+	out = append(out,
+		prometheus.MustNewConstMetric(asksOpenDesc, prometheus.GaugeValue, float64(asks.Open), d.Name, d.Provider),
+		prometheus.MustNewConstMetric(asksDecidedDesc, prometheus.CounterValue, float64(asks.Decided), d.Name, d.Provider),
+		prometheus.MustNewConstMetric(asksExpiredDesc, prometheus.CounterValue, float64(asks.Expired), d.Name, d.Provider),
+		prometheus.MustNewConstMetric(askRefusedDesc, prometheus.CounterValue, float64(asks.Refused), d.Name, d.Provider))
 	return out
 }

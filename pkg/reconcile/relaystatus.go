@@ -39,6 +39,19 @@ type RelayStatus struct {
 	// Inbox is the way back since the daemon started; nil until a reply
 	// or anything else came back.
 	Inbox *InboxStatus `json:"inbox,omitempty"`
+	// Asks are the questions with buttons; nil until the daemon posted
+	// one or refused a click.
+	Asks *AskStatus `json:"asks,omitempty"`
+}
+
+// AskStatus counts the asks: Open waits for a decision now; since the
+// daemon started, Decided by a click, Expired with none, and Refused the
+// clicks of people who may not decide.
+type AskStatus struct {
+	Open    int64 `json:"open"`
+	Decided int64 `json:"decided"`
+	Expired int64 `json:"expired"`
+	Refused int64 `json:"refused"`
 }
 
 // InboxStatus counts what came back from the chat service: replies
@@ -76,6 +89,9 @@ func relayStatusOf(r *ownership.RelayState) *RelayStatus {
 		out.Inbox = &InboxStatus{Landed: r.InboxLanded, Waiting: r.InboxWaiting, Duplicates: r.InboxDuplicates, Ignored: r.InboxIgnored,
 			IgnoredBy: maps.Clone(r.InboxIgnoredBy), LastAt: msTime(r.LastInboxAt),
 			Missed: r.InboxMissed, LagSeconds: float64(r.InboxLagMs) / 1000}
+	}
+	if r.AsksOpen+r.AsksDecided+r.AsksExpired+r.AsksRefused > 0 {
+		out.Asks = &AskStatus{Open: r.AsksOpen, Decided: r.AsksDecided, Expired: r.AsksExpired, Refused: r.AsksRefused}
 	}
 	return out
 }

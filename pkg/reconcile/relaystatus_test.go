@@ -125,3 +125,22 @@ func TestLiveStatusRelay(t *testing.T) {
 		t.Errorf("a released owner's relay shown: %+v", got.Relay)
 	}
 }
+
+// The asks' counts reach the status as the record has them; a relay that
+// never asked and never refused a click shows none.
+func TestRelayStatusOfAsks(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		r    ownership.RelayState
+		want *AskStatus
+	}{
+		{"none", ownership.RelayState{Pending: 1}, nil},
+		{"one refused click", ownership.RelayState{AsksRefused: 1}, &AskStatus{Refused: 1}},
+		{"all", ownership.RelayState{AsksOpen: 2, AsksDecided: 5, AsksExpired: 1, AsksRefused: 3}, &AskStatus{Open: 2, Decided: 5, Expired: 1, Refused: 3}},
+	} {
+		got := relayStatusOf(&c.r).Asks
+		if (got == nil) != (c.want == nil) || (got != nil && *got != *c.want) {
+			t.Errorf("%s: asks %+v, want %+v", c.name, got, c.want)
+		}
+	}
+}
