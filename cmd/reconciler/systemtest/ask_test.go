@@ -13,8 +13,10 @@ import (
 	"time"
 
 	"gjc.dev/reconciler/pkg/bus"
+	"gjc.dev/reconciler/pkg/chat/fakeslack"
 	"gjc.dev/reconciler/pkg/dirwatch"
 	"gjc.dev/reconciler/pkg/localapi"
+	"gjc.dev/reconciler/pkg/reconcile"
 )
 
 // askWorld is an agent dir whose spec declares the Slack daemon "slack",
@@ -373,4 +375,46 @@ func TestAskThroughTheLoop(t *testing.T) {
 			return m["msg"] == "local API request" && m["path"] == localapi.PathSend
 		})
 	})
+}
+
+// A running Slack daemon posts the ask, and, nobody deciding it, lands
+// "expired" at its expiresAt: ask --wait exits 5 on the daemon's verdict
+// (not on its own timeout), the question is edited in place to say it
+// expired, and status counts the expiry (ASKS in -o wide).
+func TestAskExpiresThroughTheDaemon(t *testing.T) {
+	t.Parallel()
+	w := newAskWorld(t)
+	w.startLoop()
+	w.waitStatus("slack running", func(s *reconcile.Status) bool { return countReady(s) == 1 })
+
+	p, m := w.startWait("--session", "exp-1", "--timeout", "2s", "Deploy build 42?")
+	r := p.result(t)
+	if r.code != 5 || r.stdout != "" || !strings.Contains(r.stderr, "ask "+m.ID+" expired: nobody decided in time") {
+		t.Fatalf("ask --wait: exit %d, stdout %q, stderr %q; want 5 on the daemon's expiry", r.code, r.stdout, r.stderr)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), e2eDeadline)
+	defer cancel()
+	if _, err := w.f.slack.WaitFor(ctx, func(s fakeslack.Snapshot) bool {
+		// One message, edited in place (an action's mark before the text).
+		var asked []string
+		for _, msg := range s.Messages {
+			if strings.Contains(msg.Text, "Deploy build 42?") {
+				asked = append(asked, msg.Text)
+			}
+		}
+		return len(asked) == 1 && strings.HasSuffix(asked[0], "Deploy build 42?\n\nExpired: no decision was made in time.")
+	}); err != nil {
+		var texts []string
+		for _, msg := range w.f.slack.Snapshot().Messages {
+			texts = append(texts, msg.Text)
+		}
+		t.Fatalf("the question was not edited to say it expired: %v; the messages: %q", err, texts)
+	}
+	w.waitStatus("the expiry counted", func(s *reconcile.Status) bool {
+		d, ok := daemonStatus(s, "slack")
+		return ok && d.Relay != nil && d.Relay.Asks != nil && d.Relay.Asks.Expired == 1 && d.Relay.Asks.Open == 0
+	})
+	if got := wideCell(t, runBinary(t, nil, "status", "slack", "-o", "wide", "--agent-dir", w.agentDir), "ASKS"); got != "0/0/1/0" {
+		t.Errorf("status -o wide: ASKS %q, want 0/0/1/0", got)
+	}
 }
