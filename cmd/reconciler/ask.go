@@ -15,10 +15,6 @@ import (
 	"gjc.dev/reconciler/pkg/localapi"
 )
 
-// exitNoDecision is ask --wait's answer when nobody decided: the ask
-// expired, or --timeout passed with no decision landed (DESIGN 7).
-const exitNoDecision = 5
-
 // Bounds of --timeout: the bus's longest ask, and the shortest a person
 // could answer in.
 const (

@@ -18,6 +18,9 @@ const (
 	exitNotDone     = 1
 	exitInvalid     = daemonproto.ExitUsage
 	exitLockTimeout = 3
+	// exitNoDecision is ask --wait's when nobody decided: the ask expired,
+	// or --timeout passed with no decision landed.
+	exitNoDecision = 5
 )
 
 // exitError carries an exit code; its message, if any, is printed to stderr.
