@@ -19,26 +19,32 @@ import (
 	"gjc.dev/reconciler/pkg/reconcile"
 )
 
-// askWorld is an agent dir whose spec declares the Slack daemon "slack",
-// with its bus made, and no loop: ask acts directly, as from a shell.
+// askWorld is an agent dir whose spec declares the daemon name asks go
+// to, with its bus made, and no loop: ask acts directly, as from a shell.
 type askWorld struct {
 	*e2e
 	t    *testing.T
+	name string
 	dirs bus.Dirs
 }
 
+// newAskWorld is an askWorld of the Slack daemon "slack".
 func newAskWorld(t *testing.T) *askWorld {
+	return newAskWorldOf(t, object{name: "slack", provider: "slack", generation: 1})
+}
+
+func newAskWorldOf(t *testing.T, o object) *askWorld {
 	t.Helper()
 	e := newE2E(t)
-	e.writeSpec(object{name: "slack", provider: "slack", generation: 1})
-	d, err := bus.Paths(e.agentDir, "slack")
+	e.writeSpec(o)
+	d, err := bus.Paths(e.agentDir, o.name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := bus.EnsureDirs(d); err != nil {
 		t.Fatal(err)
 	}
-	return &askWorld{e2e: e, t: t, dirs: d}
+	return &askWorld{e2e: e, t: t, name: o.name, dirs: d}
 }
 
 func (w *askWorld) ask(args ...string) result {
@@ -170,7 +176,7 @@ type waitingAsk struct {
 // deliver.
 func (w *askWorld) startWait(args ...string) (*waitingAsk, bus.Message) {
 	w.t.Helper()
-	all := append([]string{"ask", "slack", "--wait", "--resync-period", "1h", "--agent-dir", w.agentDir}, args...)
+	all := append([]string{"ask", w.name, "--wait", "--resync-period", "1h", "--agent-dir", w.agentDir}, args...)
 	cmd := exec.Command(binary, all...)
 	cmd.Env = w.env
 	return w.start(cmd)
