@@ -53,6 +53,17 @@ type Poster interface {
 	Lookup(ctx context.Context, p Part, after string) (remoteID string, found bool, err error)
 }
 
+// ThreadLookup is implemented by a Poster whose StartThread is not safe
+// to repeat (Telegram: a second createForumTopic makes a second topic).
+// A thread start whose answer was lost is then resolved by LookupThread
+// before StartThread is called again, as Lookup resolves a post: p.Key
+// is the thread's key, p.Text its name, p.Thread the root it was started
+// from; found with the thread's id; not found only when the service
+// proves no such thread was made; anything else an error.
+type ThreadLookup interface {
+	LookupThread(ctx context.Context, p Part) (threadID string, found bool, err error)
+}
+
 // Part is one request's worth of a message: the unit the journal records.
 type Part struct {
 	// Key names the part uniquely for this daemon, "<message id>/<part>";

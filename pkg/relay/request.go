@@ -72,8 +72,8 @@ func (r *Relay) doOnce(ctx context.Context, o op, rec bus.Record, deco decoratio
 			// cannot be in this one: there is nothing to look up.
 			unlanded = !pending || a.rec.Thread != rec.Thread
 		}
-		if pending && o.lookup && !unlanded {
-			remote, found, err := r.lookup(ctx, a, deco)
+		if pending && r.looksUp(o) && !unlanded {
+			remote, found, err := r.lookup(ctx, o, a, deco)
 			switch {
 			case KindOf(err) == Gone:
 				return "", &placeGone{err: err}
@@ -197,8 +197,15 @@ func (r *Relay) send(ctx context.Context, o op, rec bus.Record, deco decoration)
 		Choices: deco.choices, Ping: deco.ping})
 }
 
+// looksUp: whether a lost answer of o is looked up before o is sent
+// again; a thread start too when the poster's is not safe to repeat.
+func (r *Relay) looksUp(o op) bool {
+	_, threads := r.opts.Poster.(ThreadLookup)
+	return o.lookup || o == opThread && threads
+}
+
 // lookup asks the service whether an attempted part was accepted.
-func (r *Relay) lookup(ctx context.Context, a attempt, deco decoration) (string, bool, error) {
+func (r *Relay) lookup(ctx context.Context, o op, a attempt, deco decoration) (string, bool, error) {
 	if err := r.waitGlobal(ctx); err != nil {
 		return "", false, err
 	}
@@ -208,6 +215,10 @@ func (r *Relay) lookup(ctx context.Context, a attempt, deco decoration) (string,
 	rec := a.rec
 	p := Part{Key: rec.Key(), Session: rec.Session, Thread: rec.Thread, Text: rec.Text, FirstAttempt: a.firstAttempt(), Confirmed: r.confirmed,
 		Choices: deco.choices, Ping: deco.ping}
+	if tl, ok := r.opts.Poster.(ThreadLookup); ok && o == opThread {
+		p.Thread = rec.Remote // the root the thread was started from
+		return tl.LookupThread(ctx, p)
+	}
 	return r.opts.Poster.Lookup(ctx, p, a.after)
 }
 

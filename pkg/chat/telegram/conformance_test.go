@@ -60,16 +60,11 @@ func subject(forum bool) providertest.Subject {
 
 // gaps are what Telegram does not pass yet (issue 31 stays open on
 // them; docs/telegram.md says so to users).
-func gaps(forum bool) map[string]string {
-	g := map[string]string{
+func gaps(bool) map[string]string {
+	return map[string]string{
 		"RelayRandomKills": "with several sessions' posts uncertain at one kill, the id probe of one can take another's " +
 			"unconfirmed message for its own: one message may be posted twice and another never",
 	}
-	if forum {
-		g["RelayCrashMatrix/thread:accepted@m01_thread"] = "a kill after createForumTopic was accepted leaves an empty second topic: " +
-			"topic creation is not yet resolved by a probe"
-	}
-	return g
 }
 
 // fake is faketelegram as the suite drives it.

@@ -38,6 +38,7 @@ type Poster struct {
 	mu     sync.Mutex
 	forum  *bool            // whether the chat has topics, once getChat said
 	posted map[int64]string // ids this process posted or edited, and their text (see Lookup)
+	topics map[int64]bool   // topics this process made, found or renamed (see LookupThread)
 }
 
 var _ relay.Poster = (*Poster)(nil)
@@ -54,7 +55,7 @@ func NewPoster(cfg *spec.TelegramConfig, opts Options) (*Poster, error) {
 	if cfg.ChatID == "" {
 		return nil, errors.New("telegram poster: telegram.chatId is empty")
 	}
-	return &Poster{api: api, chat: cfg.ChatID, token: cfg.BotToken.Reveal(), opts: opts, posted: map[int64]string{}}, nil
+	return &Poster{api: api, chat: cfg.ChatID, token: cfg.BotToken.Reveal(), opts: opts, posted: map[int64]string{}, topics: map[int64]bool{}}, nil
 }
 
 // PartLimit implements relay.Poster.
@@ -132,7 +133,8 @@ func (p *Poster) Post(ctx context.Context, part relay.Part) (string, error) {
 // StartThread implements relay.Poster. Without topics a session's thread
 // is its root's replies: nothing to make. With topics it is a forum
 // topic named from the session's title (createForumTopic); the topic's
-// id is its creation message's.
+// id is its creation message's. A repeat would make a second topic, so
+// one whose answer was lost is looked up first (LookupThread).
 func (p *Poster) StartThread(ctx context.Context, rootID, name string) (string, error) {
 	if rootID == "" {
 		return "", &relay.Error{Kind: relay.Refused, Err: errors.New("starting a thread: no root message id")}
@@ -152,6 +154,7 @@ func (p *Poster) StartThread(ctx context.Context, rootID, name string) (string, 
 	if topic == nil || topic.MessageThreadID == 0 {
 		return "", &relay.Error{Kind: relay.Uncertain, Err: errors.New("creating a topic: telegram answered without a thread id")}
 	}
+	p.rememberTopic(int64(topic.MessageThreadID))
 	return strconv.Itoa(topic.MessageThreadID), nil
 }
 

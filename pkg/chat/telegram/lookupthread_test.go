@@ -1,0 +1,76 @@
+package telegram
+
+import (
+	"testing"
+
+	"gjc.dev/reconciler/pkg/chat/faketelegram"
+	"gjc.dev/reconciler/pkg/relay"
+)
+
+// A topic the service made but whose answer was cut is found by a
+// process that never saw it, under its id and name: no second topic.
+func TestLookupThreadFindsATopicWhoseAnswerWasLost(t *testing.T) {
+	f := startFake(t, true)
+	p := newPoster(t, f)
+	root := post(t, p, "m/root", "", "Crash matrix · session")
+	f.FailAfter("createForumTopic", 1, faketelegram.FailCut)
+	if _, err := p.StartThread(ctxFor(t), root, "Crash matrix"); relay.KindOf(err) != relay.Uncertain {
+		t.Fatalf("StartThread = %v, want uncertain", err)
+	}
+	if _, err := f.InjectMessage(faketelegram.Inbound{From: faketelegram.User{ID: 42}, Text: "someone else"}); err != nil {
+		t.Fatal(err)
+	}
+	part := relay.Part{Key: "m/thread", Thread: root, Text: "Crash matrix"}
+	id, found, err := newPoster(t, f).LookupThread(ctxFor(t), part)
+	if err != nil || !found {
+		t.Fatalf("LookupThread = %q %v %v, want found", id, found, err)
+	}
+	topics := f.Snapshot().TopicsIn(faketelegram.DefaultChatID)
+	if len(topics) != 1 || strconvI(topics[0].ID) != id || topics[0].Name != "Crash matrix" {
+		t.Errorf("found %s; topics %+v", id, topics)
+	}
+}
+
+// A topic the service never made is not found once the probe passed
+// the top of the chat: it may be made.
+func TestLookupThreadNotMade(t *testing.T) {
+	f := startFake(t, true)
+	p := newPoster(t, f)
+	root := post(t, p, "m/root", "", "Lost · session")
+	f.FailBefore("createForumTopic", 1, faketelegram.FailCut)
+	if _, err := p.StartThread(ctxFor(t), root, "Lost"); relay.KindOf(err) != relay.Uncertain {
+		t.Fatalf("StartThread = %v, want uncertain", err)
+	}
+	part := relay.Part{Key: "m/thread", Thread: root, Text: "Lost"}
+	if id, found, err := newPoster(t, f).LookupThread(ctxFor(t), part); err != nil || found {
+		t.Fatalf("LookupThread = %q %v %v, want not found", id, found, err)
+	}
+}
+
+// Another session's topic of the same name, which the relay confirmed,
+// is never taken: the lookup skips it and proves this one's absent.
+func TestLookupThreadLeavesConfirmedTopicsAlone(t *testing.T) {
+	f := startFake(t, true)
+	p := newPoster(t, f)
+	root := post(t, p, "m/root", "", "Same · one")
+	other := post(t, p, "n/root", "", "Same · two")
+	theirs, err := p.StartThread(ctxFor(t), other, "Same")
+	if err != nil {
+		t.Fatal(err)
+	}
+	part := relay.Part{Key: "m/thread", Thread: root, Text: "Same", Confirmed: func(id string) bool { return id == theirs || id == other }}
+	if id, found, err := newPoster(t, f).LookupThread(ctxFor(t), part); err != nil || found {
+		t.Fatalf("LookupThread = %q %v %v, want not found (topic %s is another session's)", id, found, err, theirs)
+	}
+}
+
+// Without topics a session's thread is its root's replies: nothing was
+// made, nothing is asked.
+func TestLookupThreadWithoutTopics(t *testing.T) {
+	f := startFake(t, false)
+	p := newPoster(t, f)
+	root := post(t, p, "m/root", "", "Plain · session")
+	if id, found, err := newPoster(t, f).LookupThread(ctxFor(t), relay.Part{Key: "m/thread", Thread: root, Text: "Plain"}); err != nil || !found || id != root {
+		t.Fatalf("LookupThread = %q %v %v, want the root %s", id, found, err, root)
+	}
+}
