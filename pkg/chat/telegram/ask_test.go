@@ -55,8 +55,9 @@ func TestAskPostsButtonsAndPingsOnlyWhomItNames(t *testing.T) {
 }
 
 // An ask part whose answer was lost is found by the probe, which carries
-// the same keyboard and mentions, so the message is "not modified" and
-// left as it was; without them the probe would have taken them away.
+// the same keyboard and mentions, so the message is "not modified", and
+// given them back after the mark that proves where it lies; without them
+// the probe would have taken them away.
 func TestLookupFindsAnAskWithItsButtons(t *testing.T) {
 	f := startFake(t, false)
 	p := newPoster(t, f)
@@ -71,7 +72,7 @@ func TestLookupFindsAnAskWithItsButtons(t *testing.T) {
 		t.Fatalf("Lookup = %q %v %v, want found", id, found, err)
 	}
 	m, _ := f.Snapshot().Message(faketelegram.DefaultChatID, id64(t, id))
-	if len(m.Edits) != 0 || len(m.Keyboard.Data()) != 2 || !m.Pings() {
+	if m.Text != "Deploy?\n\nAsking: 4200" || len(m.Keyboard.Data()) != 2 || !m.Pings() {
 		t.Errorf("found %+v", m)
 	}
 }

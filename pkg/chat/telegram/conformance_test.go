@@ -61,10 +61,7 @@ func subject(forum bool) providertest.Subject {
 // gaps are what Telegram does not pass yet (issue 31 stays open on
 // them; docs/telegram.md says so to users).
 func gaps(bool) map[string]string {
-	return map[string]string{
-		"RelayRandomKills": "with several sessions' posts uncertain at one kill, the id probe of one can take another's " +
-			"unconfirmed message for its own: one message may be posted twice and another never",
-	}
+	return map[string]string{}
 }
 
 // fake is faketelegram as the suite drives it.

@@ -41,6 +41,8 @@ func (p *Poster) LookupThread(ctx context.Context, part relay.Part) (string, boo
 	if err != nil || !forum {
 		return part.Thread, err == nil, err
 	}
+	p.probing.Lock()
+	defer p.probing.Unlock()
 	name := topicName(part.Text)
 	var answers []Answer
 	for {

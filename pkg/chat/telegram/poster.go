@@ -35,9 +35,22 @@ type Poster struct {
 	opts  Options
 	gate  gate
 
+	// probing keeps probes and posts apart: a probe edits the bot's
+	// messages that nothing confirmed yet, which a post in flight (not
+	// yet remembered, its done record not yet written) would be, and a
+	// probe's edits of another part's message must not interleave with
+	// that part's own lookup. Posts share it; a lookup holds it alone.
+	probing sync.RWMutex
+	// creating is held while a session's place is made: its root (Post
+	// in the chat itself) or its topic (StartThread). One at a time, a
+	// kill leaves at most one of them whose answer was lost, and the
+	// probes, which cannot tell two roots apart by where they lie and
+	// rename a topic of another name they ask, meet no other.
+	creating sync.Mutex
+
 	mu     sync.Mutex
 	forum  *bool            // whether the chat has topics, once getChat said
-	posted map[int64]string // ids this process posted or edited, and their text (see Lookup)
+	posted map[int64]string // ids this process posted or edited, as their thread and text (postedAs; see Lookup)
 	topics map[int64]bool   // topics this process made, found or renamed (see LookupThread)
 }
 
@@ -115,6 +128,13 @@ func (p *Poster) Post(ctx context.Context, part relay.Part) (string, error) {
 			params.ReplyParameters = &models.ReplyParameters{MessageID: int(thread)}
 		}
 	}
+	p.probing.RLock()
+	defer p.probing.RUnlock()
+	if part.Thread == "" {
+		// A root, like a topic, is made one at a time (see creating).
+		p.creating.Lock()
+		defer p.creating.Unlock()
+	}
 	var m *models.Message
 	err := p.posting(ctx, func() (err error) {
 		m, err = p.api.SendMessage(ctx, params)
@@ -126,7 +146,7 @@ func (p *Poster) Post(ctx context.Context, part relay.Part) (string, error) {
 	if m == nil || m.ID == 0 {
 		return "", &relay.Error{Kind: relay.Uncertain, Err: fmt.Errorf("posting %s: telegram answered without a message id", part.Key)}
 	}
-	p.remember(int64(m.ID), c.text)
+	p.remember(int64(m.ID), postedAs(part.Thread, c.text))
 	return strconv.Itoa(m.ID), nil
 }
 
@@ -143,6 +163,10 @@ func (p *Poster) StartThread(ctx context.Context, rootID, name string) (string, 
 	if err != nil || !forum {
 		return rootID, err
 	}
+	p.probing.RLock()
+	defer p.probing.RUnlock()
+	p.creating.Lock()
+	defer p.creating.Unlock()
 	var topic *models.ForumTopic
 	err = p.posting(ctx, func() (err error) {
 		topic, err = p.api.CreateForumTopic(ctx, &tgbot.CreateForumTopicParams{ChatID: p.chat, Name: topicName(name)})
@@ -172,7 +196,7 @@ func (p *Poster) Edit(ctx context.Context, e relay.EditRequest) error {
 	_, err = p.api.EditMessageText(ctx, &tgbot.EditMessageTextParams{ChatID: p.chat, MessageID: int(id), Text: text, LinkPreviewOptions: noPreview()})
 	switch answerOf(err) {
 	case Edited, NotModified:
-		p.remember(id, text)
+		p.remember(id, postedAs(e.Thread, text))
 		return nil
 	case NotFound:
 		return &relay.Error{Kind: relay.Gone, Code: "400", Err: p.scrub(fmt.Errorf("editing %s: %w", e.RemoteID, err))}
@@ -219,11 +243,16 @@ func (p *Poster) posting(ctx context.Context, do func() error) error {
 	return err
 }
 
-func (p *Poster) remember(id int64, text string) {
+func (p *Poster) remember(id int64, as string) {
 	p.mu.Lock()
-	p.posted[id] = text
+	p.posted[id] = as
 	p.mu.Unlock()
 }
+
+// postedAs is what a message this process knows is: its thread and its
+// text. Parts of two sessions may read alike (a closing line); a probe
+// takes a known message for a part only when both match.
+func postedAs(thread, text string) string { return thread + "\x00" + text }
 
 // fail classifies err with context, its text scrubbed of the token.
 func (p *Poster) fail(what string, err error) *relay.Error {

@@ -23,6 +23,9 @@ const (
 	// Skipped: not asked: the id is a part the relay confirmed, or one
 	// this process posted with other text; an edit would overwrite it.
 	Skipped
+	// Foreign: the bot's message, proven another part's by where it lies
+	// (another thread). The probe goes on above it.
+	Foreign
 )
 
 // Verdict is what a probe concluded.
@@ -73,7 +76,7 @@ func Decide(start int64, answers []Answer) (v Verdict, found, next int64) {
 		switch a {
 		case NotModified:
 			return Posted, id, 0
-		case CantEdit, Skipped:
+		case CantEdit, Skipped, Foreign:
 			gap = 0
 		case NotFound:
 			gap++
