@@ -2,7 +2,9 @@ package main
 
 // Issue 31's Telegram gaps: a topic whose creation's answer was lost is
 // looked up (the topic probe) before any new topic is made, and the
-// probe never takes a topic the relay confirmed for another session.
+// probe never takes a topic the relay confirmed for another session; the
+// id probe takes a message for a part only where the part lies, never
+// another session's uncertain post, nor one of its own that reads alike.
 func init() {
 	mutants = append(mutants, []mutant{
 		{"telegram gaps: a thread start whose answer was lost is looked up, not made again", "pkg/relay/request.go",
@@ -11,5 +13,14 @@ func init() {
 		{"telegram gaps: the topic probe leaves topics the relay confirmed alone", "pkg/chat/telegram/lookupthread.go",
 			"\tif posted || known || confirmed != nil && confirmed(strconv.FormatInt(id, 10)) {\n", "\tif posted || known {\n",
 			"./pkg/chat/telegram", "TestLookupThreadLeavesConfirmedTopicsAlone"},
+		{"telegram gaps: an edit that lands in another thread is another part's", "pkg/chat/telegram/lookup.go",
+			"\t\treturn Foreign, nil\n\t}\n\tmarked, err", "\t\treturn NotModified, nil\n\t}\n\tmarked, err",
+			"./pkg/chat/telegram", "TestLookupTellsTwoUncertainPartsApart"},
+		{"telegram gaps: 'not modified' counts only where the part lies", "pkg/chat/telegram/lookup.go",
+			"\tmarked, err := p.edit(ctx, id, content{text: markText})\n", "\treturn NotModified, nil\n\tmarked, err := p.edit(ctx, id, content{text: markText})\n",
+			"./pkg/chat/telegram", "TestLookupTellsTwoUncertainPartsApart"},
+		{"telegram gaps: a known message is taken only for a part of its thread", "pkg/chat/telegram/poster.go",
+			"func postedAs(thread, text string) string { return thread + \"\\x00\" + text }", "func postedAs(thread, text string) string { return text }",
+			"./pkg/chat/telegram", "TestLookupTellsAlikePartsApart"},
 	}...)
 }

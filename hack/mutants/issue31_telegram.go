@@ -25,7 +25,7 @@ func init() {
 			"\tc := content{text: safeText(p.Text), keyboard: keyboardOf(p.Choices)}\n", "\tc := content{text: p.Text, keyboard: keyboardOf(p.Choices)}\n",
 			"./pkg/chat/telegram", "TestPostIsPlainAndPingsNobody"},
 		{"telegram: the probe leaves parts the relay confirmed alone", "pkg/chat/telegram/lookup.go",
-			"\tcase confirmed != nil && confirmed(strconv.FormatInt(id, 10)):\n", "\tcase false:\n",
+			"\tcase part.Confirmed != nil && part.Confirmed(strconv.FormatInt(id, 10)):\n", "\tcase false:\n",
 			"./pkg/chat/telegram", "TestLookupLeavesConfirmedPartsAlone"},
 		{"telegram: an undecided probe blocks the session, never 'not posted'", "pkg/chat/telegram/lookup.go",
 			"\t\t\treturn \"\", false, undecided(part.Key, fmt.Sprintf(", "\t\t\treturn \"\", false, nil\n\t\t\t_ = undecided(part.Key, fmt.Sprintf(",
