@@ -13,7 +13,8 @@ import (
 )
 
 // The service's answers to editForumTopic that the topic probe reads
-// (MTProto's errors, passed on as "Bad Request: <NAME>").
+// (MTProto's errors, passed on as "Bad Request: <NAME>"); an id that is
+// no topic may also be "message thread not found" (descThreadGone).
 const (
 	descTopicNotModified = "TOPIC_NOT_MODIFIED"
 	descTopicInvalid     = "TOPIC_ID_INVALID"
@@ -108,7 +109,7 @@ func topicAnswerOf(err error) Answer {
 		return Unknown
 	case strings.Contains(err.Error(), descTopicNotModified):
 		return NotModified
-	case strings.Contains(err.Error(), descTopicInvalid):
+	case strings.Contains(err.Error(), descTopicInvalid), strings.Contains(err.Error(), descThreadGone):
 		return NotFound
 	}
 	return Unknown

@@ -1,6 +1,7 @@
 package telegram
 
 import (
+	"errors"
 	"testing"
 
 	"gjc.dev/reconciler/pkg/chat/faketelegram"
@@ -72,5 +73,23 @@ func TestLookupThreadWithoutTopics(t *testing.T) {
 	root := post(t, p, "m/root", "", "Plain · session")
 	if id, found, err := newPoster(t, f).LookupThread(ctxFor(t), relay.Part{Key: "m/thread", Thread: root, Text: "Plain"}); err != nil || !found || id != root {
 		t.Fatalf("LookupThread = %q %v %v, want the root %s", id, found, err, root)
+	}
+}
+
+func TestTopicAnswerOf(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want Answer
+	}{
+		{nil, Edited}, // renamed
+		{bad("TOPIC_NOT_MODIFIED"), NotModified},
+		{bad("TOPIC_ID_INVALID"), NotFound},
+		{bad("message thread not found"), NotFound},
+		{bad("not enough rights to edit the topic"), Unknown},
+		{errors.New("connection reset"), Unknown},
+	} {
+		if got := topicAnswerOf(tc.err); got != tc.want {
+			t.Errorf("topicAnswerOf(%v) = %v, want %v", tc.err, got, tc.want)
+		}
 	}
 }
