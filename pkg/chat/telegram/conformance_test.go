@@ -54,14 +54,7 @@ func subject(forum bool) providertest.Subject {
 		ClosesThreads:      forum,
 		InboundByTransport: true,
 		DoctorChecks:       []string{"bot token", "chat", "replies", "webhook", "clock"},
-		Gaps:               gaps(forum),
 	}
-}
-
-// gaps are what Telegram does not pass yet (issue 31 stays open on
-// them; docs/telegram.md says so to users).
-func gaps(bool) map[string]string {
-	return map[string]string{}
 }
 
 // fake is faketelegram as the suite drives it.
