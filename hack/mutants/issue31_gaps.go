@@ -8,7 +8,7 @@ package main
 func init() {
 	mutants = append(mutants, []mutant{
 		{"telegram gaps: a thread start whose answer was lost is looked up, not made again", "pkg/relay/request.go",
-			"\treturn o.lookup || o == opThread && threads\n", "\treturn o.lookup || o == opThread && threads && false\n",
+			"\treturn o.lookup || o == opThread && r.opts.Poster.Threads() != nil\n", "\treturn o.lookup\n",
 			"./pkg/chat/telegram", "TestConformance$/RelayCrashMatrix/thread:accepted@m01_thread"},
 		{"telegram gaps: the topic probe leaves topics the relay confirmed alone", "pkg/chat/telegram/lookupthread.go",
 			"\tif posted || known || confirmed != nil && confirmed(strconv.FormatInt(id, 10)) {\n", "\tif posted || known {\n",

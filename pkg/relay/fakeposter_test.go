@@ -195,3 +195,6 @@ func (f *fakePoster) String() string {
 	defer f.mu.Unlock()
 	return fmt.Sprintf("%v", f.places)
 }
+
+// Threads is nil: the fake's StartThread is safe to repeat.
+func (f *fakePoster) Threads() ThreadLookup { return nil }

@@ -51,11 +51,16 @@ type Poster interface {
 	// itself guarantees that a repeat is not a double (Discord's nonce
 	// with enforce_nonce, inside its window): found is then true.
 	Lookup(ctx context.Context, p Part, after string) (remoteID string, found bool, err error)
+	// Threads is how a thread start whose answer was lost is resolved:
+	// nil when StartThread is safe to repeat (it is simply made again),
+	// else the lookup asked first (Telegram: a second createForumTopic
+	// makes a second topic).
+	Threads() ThreadLookup
 }
 
-// ThreadLookup is implemented by a Poster whose StartThread is not safe
-// to repeat (Telegram: a second createForumTopic makes a second topic).
-// A thread start whose answer was lost is then resolved by LookupThread
+// ThreadLookup is what a Poster whose StartThread is not safe to repeat
+// gives as its Threads. A thread start whose answer was lost is resolved
+// by LookupThread
 // before StartThread is called again, as Lookup resolves a post: p.Key
 // is the thread's key, p.Text its name, p.Thread the root it was started
 // from; found with the thread's id; not found only when the service

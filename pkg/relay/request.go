@@ -200,8 +200,7 @@ func (r *Relay) send(ctx context.Context, o op, rec bus.Record, deco decoration)
 // looksUp: whether a lost answer of o is looked up before o is sent
 // again; a thread start too when the poster's is not safe to repeat.
 func (r *Relay) looksUp(o op) bool {
-	_, threads := r.opts.Poster.(ThreadLookup)
-	return o.lookup || o == opThread && threads
+	return o.lookup || o == opThread && r.opts.Poster.Threads() != nil
 }
 
 // lookup asks the service whether an attempted part was accepted.
@@ -215,7 +214,7 @@ func (r *Relay) lookup(ctx context.Context, o op, a attempt, deco decoration) (s
 	rec := a.rec
 	p := Part{Key: rec.Key(), Session: rec.Session, Thread: rec.Thread, Text: rec.Text, FirstAttempt: a.firstAttempt(), Confirmed: r.confirmed,
 		Choices: deco.choices, Ping: deco.ping}
-	if tl, ok := r.opts.Poster.(ThreadLookup); ok && o == opThread {
+	if tl := r.opts.Poster.Threads(); tl != nil && o == opThread {
 		p.Thread = rec.Remote // the root the thread was started from
 		return tl.LookupThread(ctx, p)
 	}

@@ -239,3 +239,6 @@ func (p *Poster) Edit(ctx context.Context, e relay.EditRequest) error {
 		})
 	return p.inThread(ctx, e.Thread, err)
 }
+
+// Threads is nil or the thread lookup (relay.Poster): a thread that already exists for its root is success: StartThread is safe to repeat.
+func (p *Poster) Threads() relay.ThreadLookup { return nil }

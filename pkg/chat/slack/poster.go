@@ -233,3 +233,6 @@ func apiBase(apiURL string) string {
 	}
 	return base + "/"
 }
+
+// Threads is nil or the thread lookup (relay.Poster): a thread is its root's replies: there is nothing to make.
+func (p *Poster) Threads() relay.ThreadLookup { return nil }

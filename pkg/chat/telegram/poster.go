@@ -289,3 +289,6 @@ func topicName(name string) string {
 	}
 	return string(rs)
 }
+
+// Threads is nil or the thread lookup (relay.Poster): a second createForumTopic makes a second topic: a lost one is probed for first (LookupThread).
+func (p *Poster) Threads() relay.ThreadLookup { return p }
