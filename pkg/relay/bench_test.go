@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -23,7 +24,9 @@ import (
 	"gjc.dev/reconciler/pkg/chat/discord"
 	"gjc.dev/reconciler/pkg/chat/fakediscord"
 	"gjc.dev/reconciler/pkg/chat/fakeslack"
+	"gjc.dev/reconciler/pkg/chat/faketelegram"
 	"gjc.dev/reconciler/pkg/chat/slack"
+	"gjc.dev/reconciler/pkg/chat/telegram"
 	"gjc.dev/reconciler/pkg/relay"
 	"gjc.dev/reconciler/pkg/spec"
 )
@@ -42,6 +45,7 @@ type benchRig struct {
 	r     *relay.Relay
 	fd    *fakediscord.Server
 	fs    *fakeslack.Server
+	ft    *faketelegram.Server
 	p     relay.Poster
 	mk    relay.Markup
 	ready chan struct{}
@@ -74,6 +78,15 @@ func newBenchRig(b *testing.B, provider string) *benchRig {
 		b.Cleanup(g.fs.Close)
 		g.p, err = slack.NewPoster(&spec.SlackConfig{BotToken: spec.NewSecret(benchSlackTK), ChannelID: benchSlackCh, APIURL: g.fs.URL()}, slack.Options{})
 		g.mk = relay.Mrkdwn
+	case "telegram":
+		g.ft, err = faketelegram.Start(faketelegram.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(g.ft.Close)
+		g.p, err = telegram.NewPoster(&spec.TelegramConfig{BotToken: spec.NewSecret(faketelegram.DefaultToken),
+			ChatID: strconv.FormatInt(faketelegram.DefaultChatID, 10), APIURL: g.ft.URL()}, telegram.Options{})
+		g.mk = relay.Plain
 	default:
 		b.Fatalf("unknown provider %q", provider)
 	}
@@ -162,6 +175,16 @@ func (g *benchRig) stored(marker string, n int) []time.Time {
 			}
 			return len(at) >= n
 		})
+	} else if g.ft != nil {
+		_, err = g.ft.WaitFor(ctx, func(s faketelegram.Snapshot) bool {
+			at = at[:0]
+			for _, m := range s.Messages {
+				if strings.Contains(m.Text, marker) {
+					at = append(at, m.Date)
+				}
+			}
+			return len(at) >= n
+		})
 	} else {
 		_, err = g.fs.WaitFor(ctx, func(s fakeslack.Snapshot) bool {
 			at = at[:0]
@@ -208,7 +231,7 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // the message stored at the fake, one message at a time into an open
 // session. Goal: p50 under 10 ms, p99 under 50 ms.
 func BenchmarkRenameToAccepted(b *testing.B) {
-	for _, provider := range []string{"discord", "slack"} {
+	for _, provider := range []string{"discord", "slack", "telegram"} {
 		b.Run(provider, func(b *testing.B) {
 			g := newBenchRig(b, provider)
 			g.start()
