@@ -55,9 +55,6 @@ func subject(forum bool) providertest.Subject {
 		InboundByTransport: true,
 		DoctorChecks:       []string{"bot token", "chat", "replies", "webhook", "clock"},
 		Gaps:               gaps(forum),
-		RandomRun: &providertest.RandomRun{Messages: 400, Why: "every post lost at a kill costs Telegram's id probe " +
-			"several edits, so the whole run takes about 7 minutes per shape on an idle 2-core machine, past CI's budget; it passed whole " +
-			"when the probe last changed (issue 31's note)"},
 	}
 }
 
