@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"gjc.dev/reconciler/pkg/bus"
-	"gjc.dev/reconciler/pkg/localapi"
 )
 
 // Bounds of --timeout: the bus's longest ask, and the shortest a person
@@ -120,10 +119,7 @@ func runAsk(cmd *cobra.Command, g *globals, f *askFlags, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	a := newAPIChoice(cmd.ErrOrStderr(), &g.fleet, agentDir, specPath, g.log, nil)
-	resp, err := ask(a, "", func(b localapi.Backend) (*localapi.SendResponse, error) {
-		return b.Send(ctx, localapi.SendRequest{Name: name, Message: m})
-	})
+	resp, err := queueMessage(ctx, cmd, g, agentDir, specPath, name, m)
 	if err != nil {
 		return err
 	}

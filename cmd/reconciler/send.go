@@ -84,10 +84,7 @@ func runSend(cmd *cobra.Command, g *globals, f *sendFlags, args []string) error 
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	a := newAPIChoice(cmd.ErrOrStderr(), &g.fleet, agentDir, specPath, g.log, nil)
-	resp, err := ask(a, "", func(b localapi.Backend) (*localapi.SendResponse, error) {
-		return b.Send(ctx, localapi.SendRequest{Name: name, Message: m})
-	})
+	resp, err := queueMessage(ctx, cmd, g, agentDir, specPath, name, m)
 	if err != nil {
 		return err
 	}
@@ -111,4 +108,13 @@ func readText(r io.Reader) (string, error) {
 		return "", &exitError{code: exitInvalid, err: fmt.Errorf("text: stdin holds more than %d bytes (1 MiB), the most a message may hold", bus.MaxTextSize)}
 	}
 	return string(data), nil
+}
+
+// queueMessage puts m in name's outbox: through the loop's API when a loop
+// answers, else directly (send and ask alike).
+func queueMessage(ctx context.Context, cmd *cobra.Command, g *globals, agentDir, specPath, name string, m bus.Message) (*localapi.SendResponse, error) {
+	a := newAPIChoice(cmd.ErrOrStderr(), &g.fleet, agentDir, specPath, g.log, nil)
+	return ask(a, "", func(b localapi.Backend) (*localapi.SendResponse, error) {
+		return b.Send(ctx, localapi.SendRequest{Name: name, Message: m})
+	})
 }

@@ -65,10 +65,7 @@ func TestAskDecidedOnceAcrossAKillBetweenClickAndAnswer(t *testing.T) {
 	}
 	e.killDaemons()
 	hold.Release()
-	e.waitStatus("respawned", func(s *reconcile.Status) bool {
-		st, ok := daemonStatus(s, "tg")
-		return ok && st.Phase == reconcile.PhaseRunning && st.Converged && st.PID != 0 && st.PID != pid
-	})
+	e.waitRespawned("tg", pid)
 	// The click comes again (its update was never confirmed), and a
 	// second one of alice's: both answered that it was decided.
 	second := click(aliceTelegram, 1)

@@ -104,10 +104,7 @@ func TestTelegramBurstExactlyOnceAcrossKill9(t *testing.T) {
 	pid := e.state("tg").PID
 	e.killDaemons()
 	e.f.telegram.AcceptThenFail(3, faketelegram.FailCut)
-	e.waitStatus("respawned", func(s *reconcile.Status) bool {
-		st, ok := daemonStatus(s, "tg")
-		return ok && st.Phase == reconcile.PhaseRunning && st.Converged && st.PID != 0 && st.PID != pid
-	})
+	e.waitRespawned("tg", pid)
 	s, err := e.f.telegram.WaitFor(ctx, func(s faketelegram.Snapshot) bool { return len(telegramTexts(s, topic)) >= 1+n })
 	if err != nil {
 		t.Fatalf("the burst did not finish: %v; the topic holds %d", err, len(telegramTexts(s, topic)))
@@ -150,10 +147,7 @@ func TestTelegramRepliesWhileDownLandOnce(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		e.waitStatus("respawned", func(s *reconcile.Status) bool {
-			st, ok := daemonStatus(s, "tg")
-			return ok && st.Phase == reconcile.PhaseRunning && st.Converged && st.PID != 0 && st.PID != pid
-		})
+		e.waitRespawned("tg", pid)
 		want := 2 * round
 		got := inboxTexts(t, e.waitInbox("tg", "holds the replies sent while down", func(m map[string]string) bool { return len(m) >= want }))
 		if len(got) != want {
@@ -215,4 +209,14 @@ func (e *e2e) waitOutboxEmpty(name string) {
 		}
 		return true
 	}, filepath.Base(d.Dir)+" outbox empty")
+}
+
+// waitRespawned waits until name runs converged again, as a pid other
+// than pid (the one killed).
+func (e *e2e) waitRespawned(name string, pid int) {
+	e.t.Helper()
+	e.waitStatus(name+" respawned", func(s *reconcile.Status) bool {
+		st, ok := daemonStatus(s, name)
+		return ok && st.Phase == reconcile.PhaseRunning && st.Converged && st.PID != 0 && st.PID != pid
+	})
 }
