@@ -21,7 +21,7 @@ const (
 
 func TestGatewayLifecycle(t *testing.T) {
 	t.Parallel()
-	f := start(t, fakediscord.Options{Tokens: []string{token}, Channels: []string{channel}, HeartbeatInterval: 250 * time.Millisecond})
+	f := start(t, fakediscord.Options{Tokens: []string{token}, Channels: []string{channel}, HeartbeatInterval: time.Second})
 	s := newSession(t, f, token)
 	s.Identify.Intents |= discordgo.IntentMessageContent // to read what humans write
 	ready := make(chan *discordgo.Ready, 4)
