@@ -108,7 +108,7 @@ func TestDecisionValidate(t *testing.T) {
 		t.Fatalf("encoded %s, want %s", data, want)
 	}
 	back, err := DecodeInbox(data)
-	if err != nil || back != d {
+	if err != nil || !reflect.DeepEqual(back, d) {
 		t.Fatalf("DecodeInbox = %+v, %v", back, err)
 	}
 }

@@ -28,9 +28,31 @@ type InboxMessage struct {
 	Ask string `json:"ask,omitempty"`
 	// Choice is a decision's choice: a label of the ask, or "expired".
 	Choice string `json:"choice,omitempty"`
+	// Files are the files attached to a reply, in the service's order,
+	// each landed in the reply's files directory or skipped (DESIGN 5,
+	// "Files").
+	Files []InboxFile `json:"files,omitempty"`
 	// TS is when the service says it was sent, RFC 3339 in UTC with
 	// milliseconds (InboxTime).
 	TS string `json:"ts"`
+}
+
+// InboxFile is one file attached to a reply.
+type InboxFile struct {
+	// Name is the file's name in the reply's files directory
+	// (<ts>-<msgid>.files/), sanitized: one path element, unique in the
+	// directory. As the service named it when it had to be changed:
+	// Original.
+	Name     string `json:"name"`
+	Original string `json:"original,omitempty"`
+	// Path is the file's path relative to the session's inbox directory;
+	// "" when it was skipped.
+	Path        string `json:"path,omitempty"`
+	Size        int64  `json:"size"`
+	ContentType string `json:"contentType,omitempty"`
+	// Skipped says why the file is not there (over maxInboundFileBytes,
+	// with its size; not from the service's own file host).
+	Skipped string `json:"skipped,omitempty"`
 }
 
 // Limits of an inbox message. Discord texts are at most 4,000 characters

@@ -28,7 +28,7 @@ func TestInboxEncodeDecodeRoundTrip(t *testing.T) {
 		t.Errorf("text escaped: %s", data)
 	}
 	got, err := DecodeInbox(data)
-	if err != nil || got != m {
+	if err != nil || !reflect.DeepEqual(got, m) {
 		t.Fatalf("DecodeInbox = %+v, %v; want %+v", got, err, m)
 	}
 	name, err := InboxFileName(m)

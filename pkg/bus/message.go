@@ -47,11 +47,14 @@ type Message struct {
 	// ExpiresAt is when an undecided ask is decided "expired", as
 	// InboxTime formats it; only an ask has it.
 	ExpiresAt string `json:"expiresAt,omitempty"`
+	// Attachments are files posted after the text, each once (DESIGN 5,
+	// "Files"); only a message has them.
+	Attachments []Attachment `json:"attachments,omitempty"`
 }
 
 // Equal reports whether m and o are the same message, field by field.
 func (m Message) Equal(o Message) bool {
-	return slices.Equal(m.Choices, o.Choices) && m.strip() == o.strip()
+	return slices.Equal(m.Choices, o.Choices) && slices.Equal(m.Attachments, o.Attachments) && m.strip() == o.strip()
 }
 
 // messageKey is a message without its slices, which == can compare.
@@ -126,6 +129,7 @@ func (m Message) Validate() []error {
 		}
 	}
 	errs = append(errs, m.validateAsk()...)
+	errs = append(errs, m.validateAttachments()...)
 	return errs
 }
 

@@ -90,7 +90,7 @@ func TestPaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Dirs{"/a/sdk/bus/bot-1", "/a/sdk/bus/bot-1/outbox", "/a/sdk/bus/bot-1/sent", "/a/sdk/bus/bot-1/failed", "/a/sdk/bus/bot-1/inbox"}
+	want := Dirs{"/a/sdk/bus/bot-1", "/a/sdk/bus/bot-1/outbox", "/a/sdk/bus/bot-1/sent", "/a/sdk/bus/bot-1/failed", "/a/sdk/bus/bot-1/inbox", "/a/sdk/bus/bot-1/files"}
 	if d != want {
 		t.Fatalf("got %+v, want %+v", d, want)
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // Dirs names the directories of one daemon's bus.
-type Dirs struct{ Dir, Outbox, Sent, Failed, Inbox string }
+type Dirs struct{ Dir, Outbox, Sent, Failed, Inbox, Files string }
 
 // Paths returns the bus directories of daemon name under agentDir:
 // <agentDir>/sdk/bus/<name>/{outbox,sent,failed,inbox}. The name must be a
@@ -26,5 +26,6 @@ func Paths(agentDir, name string) (Dirs, error) {
 		Sent:   filepath.Join(dir, "sent"),
 		Failed: filepath.Join(dir, "failed"),
 		Inbox:  filepath.Join(dir, "inbox"),
+		Files:  filepath.Join(dir, "files"),
 	}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -204,6 +205,10 @@ func (o *owner) land(t *testing.T, n int) (string, string) {
 }
 
 type quietService struct{}
+
+func (quietService) Fetch(context.Context, inbound.RemoteFile, int64, io.Writer) (int64, error) {
+	return 0, &inbound.PermanentError{Err: errors.New("no files here")}
+}
 
 func (quietService) History(context.Context, string, string, time.Time, func(inbound.Event) error) error {
 	return nil

@@ -21,6 +21,23 @@ type Event struct {
 	Kind Kind
 	Text string
 	Time time.Time
+	// Files are the files attached to the message, in the service's
+	// order; they land beside the reply (DESIGN 5, "Files").
+	Files []RemoteFile
+}
+
+// RemoteFile is a file attached to a message, as the service describes it.
+type RemoteFile struct {
+	// ID is the service's id of the file (Discord attachment id, Slack
+	// file id, Telegram file_id).
+	ID   string
+	Name string
+	// Size is the size the service reports; -1 when it reports none.
+	Size        int64
+	ContentType string
+	// URL is where the service serves it (Discord, Slack); "" when Fetch
+	// finds it itself (Telegram's getFile).
+	URL string
 }
 
 // Kind says what sort of message an event is.

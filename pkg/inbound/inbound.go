@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"time"
 
@@ -24,7 +25,15 @@ type Service interface {
 	// place. Adding it again is success. An *PermanentError says it can
 	// never be added (the message is gone, the bot may not react).
 	React(ctx context.Context, place, id string) error
+	// Fetch writes the content of f to w, with the bot's credentials and
+	// only from the service's own file hosts (a URL elsewhere is a
+	// *PermanentError, and nothing is requested from it). More than max
+	// bytes is ErrTooLarge, after at most max+1 bytes were written.
+	Fetch(ctx context.Context, f RemoteFile, max int64, w io.Writer) (n int64, err error)
 }
+
+// ErrTooLarge is Fetch's error for a file over its max.
+var ErrTooLarge = errors.New("file over the size limit")
 
 // PermanentError is a request the service refused for good.
 type PermanentError struct{ Err error }

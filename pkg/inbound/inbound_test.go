@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -59,6 +60,10 @@ func (f *fakeService) History(ctx context.Context, place, after string, since ti
 		}
 	}
 	return nil
+}
+
+func (f *fakeService) Fetch(context.Context, RemoteFile, int64, io.Writer) (int64, error) {
+	return 0, &PermanentError{Err: errors.New("no files here")}
 }
 
 func (f *fakeService) React(ctx context.Context, place, id string) error {

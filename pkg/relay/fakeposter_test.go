@@ -198,3 +198,5 @@ func (f *fakePoster) String() string {
 
 // Threads is nil: the fake's StartThread is safe to repeat.
 func (f *fakePoster) Threads() ThreadLookup { return nil }
+
+func (f *fakePoster) Files() FileLimits { return FileLimits{} }

@@ -2,6 +2,7 @@ package relay
 
 import (
 	"context"
+	"io"
 	"time"
 )
 
@@ -51,6 +52,9 @@ type Poster interface {
 	// itself guarantees that a repeat is not a double (Discord's nonce
 	// with enforce_nonce, inside its window): found is then true.
 	Lookup(ctx context.Context, p Part, after string) (remoteID string, found bool, err error)
+	// Files are the service's limits on files; a message over them fails
+	// before any request (DESIGN 5, "Files").
+	Files() FileLimits
 	// Threads is how a thread start whose answer was lost is resolved:
 	// nil when StartThread is safe to repeat (it is simply made again),
 	// else the lookup asked first (Telegram: a second createForumTopic
@@ -98,6 +102,40 @@ type Part struct {
 	// the relay knows a part was confirmed with (any session's): a lookup
 	// that probes ids by editing them (Telegram) must leave those alone.
 	Confirmed func(remoteID string) bool
+	// Upload, set on a file part, is the one file the part posts; Text
+	// is then empty. Post uploads it in p.Thread as one message; Lookup
+	// finds that message by the service's own means (DESIGN 5, "Files").
+	Upload *Upload
+	// Stage, set on a file part's Post, durably records a token of the
+	// service's (Slack's file id) before the request that makes the file
+	// visible; a lookup of the part gets it back as Staged ("" when none
+	// was recorded). Stage returns once the record is durable.
+	Stage  func(ctx context.Context, token string) error
+	Staged string
+}
+
+// Upload is the file of a file part.
+type Upload struct {
+	Name        string // as the service shows it
+	ContentType string // never empty: sniffed when the message gave none
+	Size        int64  // bytes Open reads
+	// Sum is the hex SHA-256 of the content Open reads: a lookup by
+	// content may match on it where the service reports one.
+	Sum string
+	// Open returns the content from its start; each request opens it
+	// afresh, so a retry re-reads it rather than holding it in memory.
+	Open func() (io.ReadCloser, error)
+}
+
+// FileLimits are a service's limits on files.
+type FileLimits struct {
+	// MaxBytes is the largest file the service takes from this bot.
+	MaxBytes int64
+	// MaxFiles is the most files a message may carry; 0: the service
+	// takes none.
+	MaxFiles int
+	// Service names the service in a limit's failure ("Discord").
+	Service string
 }
 
 // EditRequest edits an earlier part. An edit leaves the message with no

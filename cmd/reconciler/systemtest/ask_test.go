@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -285,7 +286,7 @@ func TestAskWaitReturnsTheChoice(t *testing.T) {
 	w.land(want)
 	r := p.result(t)
 	var got bus.InboxMessage
-	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &got) != nil || got != want {
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &got) != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("ask --wait -o json: exit %d, stdout %q, stderr %q; want 0 and %+v", r.code, r.stdout, r.stderr, want)
 	}
 }
@@ -307,7 +308,7 @@ func TestAskWaitExitsFiveWhenNobodyDecided(t *testing.T) {
 	w.land(want)
 	r := p.result(t)
 	var got bus.InboxMessage
-	if r.code != 5 || json.Unmarshal([]byte(r.stdout), &got) != nil || got != want {
+	if r.code != 5 || json.Unmarshal([]byte(r.stdout), &got) != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("expired -o json: exit %d, stdout %q, stderr %q; want 5 and %+v", r.code, r.stdout, r.stderr, want)
 	}
 
@@ -353,7 +354,7 @@ func TestInboxShowsDecisions(t *testing.T) {
 		var got bus.InboxMessage
 		dec := json.NewDecoder(strings.NewReader(l))
 		dec.DisallowUnknownFields()
-		if err := dec.Decode(&got); err != nil || got != msgs[i] {
+		if err := dec.Decode(&got); err != nil || !reflect.DeepEqual(got, msgs[i]) {
 			t.Errorf("-o json line %d = %q (%v), want %+v", i, l, err, msgs[i])
 		}
 	}

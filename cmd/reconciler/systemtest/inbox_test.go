@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
@@ -134,7 +135,7 @@ func TestInboxPrintsSessionsInOrder(t *testing.T) {
 		var got bus.InboxMessage
 		dec := json.NewDecoder(strings.NewReader(l))
 		dec.DisallowUnknownFields()
-		if err := dec.Decode(&got); err != nil || got != order[i] {
+		if err := dec.Decode(&got); err != nil || !reflect.DeepEqual(got, order[i]) {
 			t.Errorf("-o json line %d = %q (%v), want %+v", i, l, err, order[i])
 		}
 	}

@@ -1,6 +1,7 @@
 package telegram
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/go-telegram/bot/models"
@@ -34,7 +35,7 @@ func TestEventOf(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got, ok := eventOf(tc.u, testChat, 7)
 			got.Time = tc.want.Time
-			if ok != tc.ok || got != tc.want {
+			if ok != tc.ok || !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("eventOf = %+v %v, want %+v %v", got, ok, tc.want, tc.ok)
 			}
 		})
