@@ -25,9 +25,15 @@ type Config struct {
 	Verbosity       Verbosity
 	// PingOnAsk is the provider block's pingOnAsk.
 	PingOnAsk bool
-	Discord   *DiscordConfig
-	Slack     *SlackConfig
-	Telegram  *TelegramConfig
+	// LongTextAsFile is the spec's longTextAsFile: a text of more parts
+	// posts its first part and the whole text as a .md file; 0 is off.
+	LongTextAsFile int
+	// MaxInboundFileBytes is the provider block's maxInboundFileBytes:
+	// the largest file of a reply that lands (DefaultMaxInboundFileBytes).
+	MaxInboundFileBytes int64
+	Discord             *DiscordConfig
+	Slack               *SlackConfig
+	Telegram            *TelegramConfig
 }
 
 // DiscordConfig is the resolved Discord block.
@@ -86,6 +92,8 @@ func resolveConfig(d *ChatDaemon, specDir string, lookupEnv func(string) (string
 		InboundSweep:    s.InboundSweep.Duration,
 		Redact:          s.Redact,
 		Verbosity:       s.Verbosity,
+		// TODO(files): from the spec once its fields exist (files branch).
+		MaxInboundFileBytes: DefaultMaxInboundFileBytes,
 	}}
 	var errs field.ErrorList
 	secret := func(ref SecretRef, p *field.Path) Secret {

@@ -15,19 +15,21 @@ const maxWireConfig = 64 << 10
 // wireConfig is the resolved config as the reconciler hands it to a daemon on
 // stdin. It is the one place secrets are written out, and only to that pipe.
 type wireConfig struct {
-	Name            string         `json:"name"`
-	Provider        Provider       `json:"provider"`
-	Generation      Generation     `json:"generation"`
-	ReadyTimeout    time.Duration  `json:"readyTimeout"`
-	GracefulTimeout time.Duration  `json:"gracefulTimeout"`
-	KillTimeout     time.Duration  `json:"killTimeout"`
-	InboundSweep    time.Duration  `json:"inboundSweep,omitempty"`
-	Redact          bool           `json:"redact"`
-	Verbosity       Verbosity      `json:"verbosity"`
-	PingOnAsk       bool           `json:"pingOnAsk,omitempty"`
-	Discord         *wireDiscord   `json:"discord,omitempty"`
-	Slack           *wireSlackSpec `json:"slack,omitempty"`
-	Telegram        *wireTelegram  `json:"telegram,omitempty"`
+	Name                string         `json:"name"`
+	Provider            Provider       `json:"provider"`
+	Generation          Generation     `json:"generation"`
+	ReadyTimeout        time.Duration  `json:"readyTimeout"`
+	GracefulTimeout     time.Duration  `json:"gracefulTimeout"`
+	KillTimeout         time.Duration  `json:"killTimeout"`
+	InboundSweep        time.Duration  `json:"inboundSweep,omitempty"`
+	Redact              bool           `json:"redact"`
+	Verbosity           Verbosity      `json:"verbosity"`
+	PingOnAsk           bool           `json:"pingOnAsk,omitempty"`
+	LongTextAsFile      int            `json:"longTextAsFile,omitempty"`
+	MaxInboundFileBytes int64          `json:"maxInboundFileBytes,omitempty"`
+	Discord             *wireDiscord   `json:"discord,omitempty"`
+	Slack               *wireSlackSpec `json:"slack,omitempty"`
+	Telegram            *wireTelegram  `json:"telegram,omitempty"`
 }
 
 type wireTelegram struct {
@@ -62,6 +64,7 @@ func EncodeWire(w io.Writer, c *Config) error {
 		Name: c.Name, Provider: c.Provider, Generation: c.Generation,
 		ReadyTimeout: c.ReadyTimeout, GracefulTimeout: c.GracefulTimeout, KillTimeout: c.KillTimeout,
 		InboundSweep: c.InboundSweep, Redact: c.Redact, Verbosity: c.Verbosity, PingOnAsk: c.PingOnAsk,
+		LongTextAsFile: c.LongTextAsFile, MaxInboundFileBytes: c.MaxInboundFileBytes,
 	}
 	if d := c.Discord; d != nil {
 		wc.Discord = &wireDiscord{d.BotToken.Reveal(), d.ApplicationID, d.GuildID, d.ParentChannelID, slices.Clone(d.AuthorizedUserIDs), d.APIURL}
@@ -107,6 +110,10 @@ func DecodeWire(r io.Reader) (*Config, error) {
 		Name: wc.Name, Provider: wc.Provider, Generation: wc.Generation, State: StateRunning,
 		ReadyTimeout: wc.ReadyTimeout, GracefulTimeout: wc.GracefulTimeout, KillTimeout: wc.KillTimeout,
 		InboundSweep: wc.InboundSweep, Redact: wc.Redact, Verbosity: wc.Verbosity, PingOnAsk: wc.PingOnAsk,
+		LongTextAsFile: wc.LongTextAsFile, MaxInboundFileBytes: wc.MaxInboundFileBytes,
+	}
+	if c.MaxInboundFileBytes == 0 {
+		c.MaxInboundFileBytes = DefaultMaxInboundFileBytes // from a reconciler before files
 	}
 	if c.InboundSweep == 0 {
 		c.InboundSweep = DefaultInboundSweep // from a reconciler before inboundSweep

@@ -125,6 +125,30 @@ type Fake interface {
 	// Stranger is a user who may not decide: a person in the channel who
 	// is not authorized.
 	Stranger() string
+
+	// Files are the files posted in place, in the order the fake took
+	// them, a file posted twice listed twice. An upload is a create
+	// request like a post: HoldNext, AcceptThenFail, RateLimitNext and
+	// WaitPosts apply to it as to any post.
+	Files(place string) []PostedFile
+	// ReplyWithFile posts text with f attached in place as User, as the
+	// service delivers such a reply to the bot; id is the reply's id.
+	ReplyWithFile(place, text string, f AttachedFile) (id string, err error)
+}
+
+// PostedFile is a file as the fake holds it.
+type PostedFile struct {
+	Message     string // the id of the message that carries it
+	Name        string
+	ContentType string
+	Size        int64
+	Sum         string // hex SHA-256 of the content
+}
+
+// AttachedFile is a file a user attaches to a reply.
+type AttachedFile struct {
+	Name, ContentType string
+	Content           []byte
 }
 
 // Place is a session's place at the service: its root, its thread (the
