@@ -59,8 +59,14 @@ type InboxFile struct {
 // and Slack's 40,000; the cap only keeps a hostile service from filling
 // the disk.
 const (
-	MaxInboxText     = 256 << 10
-	MaxInboxFileSize = MaxInboxText + 16<<10
+	MaxInboxText = 256 << 10
+	// MaxInboxFiles is how many files one reply lists: more than any
+	// service attaches to one message (Discord and Slack 10, Telegram 1).
+	MaxInboxFiles = 20
+	// maxInboxFileEntry bounds one file's listing encoded, each of its
+	// strings capped (inboxfiles.go) and escaped at worst.
+	maxInboxFileEntry = 5 << 10
+	MaxInboxFileSize  = MaxInboxText + 16<<10 + MaxInboxFiles*maxInboxFileEntry
 )
 
 // InboxTimeLayout is the layout of InboxMessage.TS.
@@ -111,13 +117,16 @@ func (m InboxMessage) Validate() []error {
 	} else if len(m.Text) > MaxInboxText {
 		bad("text", "must be at most %d bytes", MaxInboxText)
 	}
-	if t, err := time.Parse(InboxTimeLayout, m.TS); err != nil || InboxTime(t) != m.TS {
+	t, err := time.Parse(InboxTimeLayout, m.TS)
+	if err != nil || InboxTime(t) != m.TS {
 		bad("ts", "must be RFC 3339 UTC with milliseconds, like 2026-01-02T15:04:05.000Z")
+	} else if len(m.Files) > 0 {
+		errs = append(errs, m.validateFiles()...)
 	}
 	return errs
 }
 
-var inboxFields = map[string]uint16{"id": 1 << 0, "session": 1 << 1, "user": 1 << 2, "text": 1 << 3, "ts": 1 << 4, "ask": 1 << 5, "choice": 1 << 6}
+var inboxFields = map[string]uint16{"id": 1 << 0, "session": 1 << 1, "user": 1 << 2, "text": 1 << 3, "ts": 1 << 4, "ask": 1 << 5, "choice": 1 << 6, "files": 1 << 7}
 
 // EncodeInbox is the canonical file form of a valid inbox message: the
 // same message always gives the same bytes.
@@ -159,6 +168,9 @@ func DecodeInbox(data []byte) (InboxMessage, error) {
 	}
 	// Unmarshal folds the case of keys and lets a repeated key win.
 	if err := checkKeysIn(bytes.TrimRight(data, "\n"), inboxFields); err != nil {
+		return InboxMessage{}, fmt.Errorf("inbox message: %w", err)
+	}
+	if err := checkFileKeys(data); err != nil {
 		return InboxMessage{}, fmt.Errorf("inbox message: %w", err)
 	}
 	if errs := m.Validate(); len(errs) > 0 {

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"gjc.dev/reconciler/pkg/atomicfile"
+	"gjc.dev/reconciler/pkg/platform"
 )
 
 // InboxReader reads a daemon's inbox as its consumer does (an agent,
@@ -121,6 +122,9 @@ func (r *InboxReader) scanSession(dir, session string) []InboxMessage {
 		if strings.HasPrefix(name, ".") || r.seen[path] {
 			continue // a stage: not landed yet
 		}
+		if isFilesDir(name) && e.IsDir() {
+			continue // a reply's files: listed in the reply, read from there
+		}
 		m, err := readInboxFile(path, session, name)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // its reader took it since the listing
@@ -186,4 +190,41 @@ func readDirNoFollow(dir string) ([]fs.DirEntry, error) {
 	}
 	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	return entries, nil
+}
+
+// isFilesDir reports whether name is a reply's files directory's.
+func isFilesDir(name string) bool {
+	base, ok := strings.CutSuffix(name, ".files")
+	return ok && ValidInboxFile(base+".json")
+}
+
+// LandedFile says whether f, a file listed in a reply of session, is
+// here: a regular file of ours in the reply's files directory, reached
+// without following any link (a path read from an inbox file came from a
+// chat service, and may have come from another machine of the fleet,
+// whose files stay there). Its size, or an error saying why not
+// (fs.ErrNotExist: not on this machine).
+func LandedFile(d Dirs, session string, f InboxFile) (int64, error) {
+	dirName, name, ok := strings.Cut(f.Path, "/")
+	if f.Skipped != "" || !ok || !isFilesDir(dirName) || !validInboxFileName(name) || !ValidInboxSession(session) {
+		return 0, fmt.Errorf("inbox file %q: not a landed file's path", f.Path)
+	}
+	sd, err := platform.OpenPrivateDir(filepath.Join(d.Inbox, session))
+	if err != nil {
+		return 0, err
+	}
+	defer sd.Close()
+	fd, err := sd.OpenPrivateDir(dirName)
+	if err != nil {
+		return 0, err
+	}
+	defer fd.Close()
+	e, err := fd.Stat(name)
+	if err != nil {
+		return 0, err
+	}
+	if !e.Regular() || !e.Mine() {
+		return 0, fmt.Errorf("%s: not a regular file of ours", filepath.Join(fd.Path(), name))
+	}
+	return e.Size, nil
 }
