@@ -15,7 +15,7 @@ func init() {
 			"\tif err := l.markCopied(e); err != nil {\n", "\tif err := error(nil); err != nil {\n",
 			"./pkg/fleetbus", "TestInboxReachesEveryMachineOnce$"},
 		{"fleet inbox: a new owner drops a landing copied here already", "pkg/inbound/land.go",
-			"\t\tif copied {\n", "\t\tif copied && false {\n",
+			"\tif copied {\n", "\tif copied && false {\n",
 			"./pkg/fleetbus", "TestInboxReachesEveryMachineOnce$"},
 		{"fleet inbox: a landing is kept for the fleet before its file is published", "pkg/inbound/land.go",
 			"\tif in.opts.Keep != nil {\n", "\tif false {\n",

@@ -30,7 +30,14 @@ type Health struct {
 	LastLag time.Duration
 	// Asks counts the asks and the clicks on them (ask.go).
 	Asks AskCounts
+	// Files counts the files of the replies landed (files.go).
+	Files FileCounts
 }
+
+// FileCounts are the files of the landed replies: fetched and landed
+// (Bytes in all), or skipped (over the size limit, refused by the
+// service).
+type FileCounts struct{ Landed, Skipped, Bytes int64 }
 
 // AskCounts are the asks' numbers: Open is how many wait for a decision
 // now; the others count since the daemon started.

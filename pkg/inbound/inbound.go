@@ -93,6 +93,10 @@ type Options struct {
 	// Deaf, when set, is told why the live connection must be made
 	// again: a sweep landed replies it did not deliver (sweep.go).
 	Deaf func(why string)
+	// MaxFileBytes is the most a file attached to a reply may hold (spec
+	// maxInboundFileBytes); a larger one is listed skipped, not fetched.
+	// 0: DefaultMaxFileBytes.
+	MaxFileBytes int64
 	// Relay is the bus the relay posts from (a fleet's shared one; zero:
 	// Bus): an ask's question is read from there, to show its outcome
 	// under it. The outcome itself is written to Bus's outbox, as any
@@ -100,11 +104,15 @@ type Options struct {
 	Relay bus.Dirs
 }
 
-// Steps of a landing, for Options.Step.
+// Steps of a landing, for Options.Step. A reply with files has two more:
+// its files fetched into their stage, before the landing takes its lock,
+// and their directory published, before the reply's file.
 const (
-	StepStaged    = "inbound-staged"
-	StepRecorded  = "inbound-recorded"
-	StepPublished = "inbound-published"
+	StepFetched        = "inbound-fetched"
+	StepStaged         = "inbound-staged"
+	StepRecorded       = "inbound-recorded"
+	StepFilesPublished = "inbound-files-published"
+	StepPublished      = "inbound-published"
 )
 
 // Inbound lands a daemon's inbound messages. It is a daemon component:
@@ -123,6 +131,7 @@ type Inbound struct {
 	young     map[string]time.Time         // landed by a read too young to judge (sweep.go)
 	heard     map[string]time.Time         // delivered live lately (sweep.go)
 	asks      map[string]*askState         // by ask id (ask.go)
+	fetching  map[string]chan struct{}     // replies whose files are being fetched, closed when done (files.go)
 	closed    bool                         // stopped: the journal is closed for good
 	health    Health
 
@@ -167,6 +176,9 @@ func New(opts Options) *Inbound {
 	if opts.Relay.Dir == "" {
 		opts.Relay = opts.Bus
 	}
+	if opts.MaxFileBytes <= 0 {
+		opts.MaxFileBytes = DefaultMaxFileBytes
+	}
 	if opts.Deaf == nil {
 		opts.Deaf = func(string) {}
 	}
@@ -176,7 +188,8 @@ func New(opts Options) *Inbound {
 		health: Health{Ignored: map[Reason]int64{}},
 		ready:  make(chan struct{}), reacts: make(chan struct{}, 1), history: make(chan struct{}, 1),
 		retry: make(chan struct{}, 1), expiry: make(chan struct{}, 1), asks: map[string]*askState{},
-		done: make(chan struct{}),
+		fetching: map[string]chan struct{}{},
+		done:     make(chan struct{}),
 	}
 	for _, u := range opts.Authorized {
 		if u != "" {

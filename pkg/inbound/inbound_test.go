@@ -27,10 +27,16 @@ type fakeService struct {
 	failFrom map[string]string // place -> id whose History read fails
 	reactErr error
 	calls    int
+
+	served    map[string][]byte // by URL
+	fetches   []string          // the URLs fetched, in order
+	fetchFail error
+	overrun   bool
+	fetchGate chan struct{}
 }
 
 func newFakeService() *fakeService {
-	return &fakeService{msgs: map[string][]Event{}, reacted: map[string]int{}, failFrom: map[string]string{}}
+	return &fakeService{msgs: map[string][]Event{}, reacted: map[string]int{}, failFrom: map[string]string{}, served: map[string][]byte{}}
 }
 
 func (f *fakeService) add(ev Event) {
@@ -62,9 +68,48 @@ func (f *fakeService) History(ctx context.Context, place, after string, since ti
 	return nil
 }
 
-func (f *fakeService) Fetch(context.Context, RemoteFile, int64, io.Writer) (int64, error) {
-	return 0, &PermanentError{Err: errors.New("no files here")}
+// Fetch serves f.served by URL, from its one file host, as a service's
+// Fetch does: another host is refused without a request; more than max
+// is ErrTooLarge after max+1 bytes. fetchFail, while set, fails each
+// fetch (transiently); overrun writes past max without saying so, as a
+// broken adapter could; fetchGate, when set, holds each fetch until it
+// is closed.
+func (f *fakeService) Fetch(ctx context.Context, rf RemoteFile, max int64, w io.Writer) (int64, error) {
+	f.mu.Lock()
+	content, ok := f.served[rf.URL]
+	fail, overrun, gate := f.fetchFail, f.overrun, f.fetchGate
+	if strings.HasPrefix(rf.URL, fileHost) {
+		f.fetches = append(f.fetches, rf.URL)
+	}
+	f.mu.Unlock()
+	if !strings.HasPrefix(rf.URL, fileHost) {
+		return 0, &PermanentError{Err: fmt.Errorf("%s is not on the service's file host", rf.URL)}
+	}
+	if gate != nil {
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+	}
+	if fail != nil {
+		return 0, fail
+	}
+	if !ok {
+		return 0, &PermanentError{Err: errors.New("404 file gone")}
+	}
+	if int64(len(content)) > max && !overrun {
+		n, err := w.Write(content[:max+1])
+		if err != nil {
+			return int64(n), err
+		}
+		return int64(n), ErrTooLarge
+	}
+	n, err := w.Write(content)
+	return int64(n), err
 }
+
+const fileHost = "https://files.test/"
 
 func (f *fakeService) React(ctx context.Context, place, id string) error {
 	f.mu.Lock()
@@ -114,6 +159,8 @@ type rig struct {
 	keep func(session, file string) (bool, error) // Options.Keep
 	// sessions, when set, is Options.Sessions (default: T1 and T2 open)
 	sessions Sessions
+	maxFile  int64                 // Options.MaxFileBytes
+	step     func(step, id string) // Options.Step
 }
 
 func newRig(t *testing.T) *rig {
@@ -133,7 +180,7 @@ func (r *rig) start() *Inbound {
 	in := New(Options{
 		Bus: r.d, Service: r.svc, Sessions: sessions,
 		Authorized: []string{"alice"}, Log: testr.New(r.t), MinBackoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond,
-		Keep: r.keep,
+		Keep: r.keep, MaxFileBytes: r.maxFile, Step: r.step,
 	})
 	if err := in.Start(context.Background()); err != nil {
 		r.t.Fatal(err)
@@ -170,8 +217,8 @@ func (r *rig) files() map[string]string {
 	for _, s := range sessions {
 		entries, _ := os.ReadDir(filepath.Join(r.d.Inbox, s.Name()))
 		for _, e := range entries {
-			if strings.HasPrefix(e.Name(), ".") {
-				continue // a stage, no file yet
+			if strings.HasPrefix(e.Name(), ".") || e.IsDir() {
+				continue // a stage, no file yet; a reply's files
 			}
 			b, err := os.ReadFile(filepath.Join(r.d.Inbox, s.Name(), e.Name()))
 			if err != nil {

@@ -15,11 +15,21 @@ import (
 // that could not land is owed: retried on its own, and the later replies
 // of its session wait behind it (owed.go).
 func (in *Inbound) land(ctx context.Context, ev Event) (Outcome, error) {
+	if len(ev.Files) > 0 {
+		return in.landWithFiles(ctx, ev)
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.landLocked(ctx, ev, nil)
+}
+
+// landLocked is land with in.mu held. A reply with files lands only with
+// fetched, its files staged (files.go): without, it returns errNeedsFetch
+// where it would stage the reply, having changed nothing.
+func (in *Inbound) landLocked(ctx context.Context, ev Event, fetched *fetchedFiles) (Outcome, error) {
 	// Decided under the lock, so that the counts tell one story: a reply
 	// judged outside every session was counted so before any landing of
 	// it that a history read (started by its thread's record) could make.
-	in.mu.Lock()
-	defer in.mu.Unlock()
 	session, reason := decide(ev, in.authorized, in.opts.Sessions.SessionAt)
 	if reason != "" {
 		in.settle(ev.ID)
@@ -58,11 +68,17 @@ func (in *Inbound) land(ctx context.Context, ev Event) (Outcome, error) {
 		in.changed()
 		return 0, errWaitsBehind(ev, session)
 	}
+	if len(ev.Files) > 0 && fetched == nil {
+		return 0, errNeedsFetch{session}
+	}
 	if err := in.opts.Fence(); err != nil {
 		in.owe(ev, session)
 		return 0, in.failed(fmt.Errorf("landing %s: %w", ev.ID, err))
 	}
 	m := bus.InboxMessage{ID: ev.ID, Session: session, User: ev.User, Text: ev.Text, TS: bus.InboxTime(ev.Time)}
+	if fetched != nil {
+		m.Files = fetched.files
+	}
 	file, err := bus.StageInbox(in.opts.Bus, m)
 	if err != nil {
 		in.owe(ev, session)
@@ -70,6 +86,12 @@ func (in *Inbound) land(ctx context.Context, ev Event) (Outcome, error) {
 	}
 	in.opts.Step(StepStaged, ev.ID)
 	rec := bus.InboundRecord{Op: bus.OpLanded, ID: ev.ID, Place: ev.Place, Session: session, File: file, At: ev.Time.UnixMilli()}
+	if fetched != nil {
+		// From here the files' stage is the record's, if it becomes
+		// durable: it is never discarded, only published or, at the next
+		// start, removed if no record names it.
+		fetched.recording = true
+	}
 	if err := in.appendLocked(ctx, rec); err != nil {
 		// The stage stays: if the record did become durable the next
 		// start publishes it; if not, removes it (or the retry stages it
@@ -84,6 +106,9 @@ func (in *Inbound) land(ctx context.Context, ev Event) (Outcome, error) {
 	in.seen[ev.ID] = s
 	in.unreacted[ev.ID] = rec
 	in.health.Landed++
+	if fetched != nil {
+		in.countFiles(fetched.files)
+	}
 	in.health.LastLandedAt = ev.Time
 	if !ev.Time.IsZero() {
 		in.health.LastLag = max(0, in.opts.Now().Sub(ev.Time))
@@ -104,17 +129,28 @@ func (in *Inbound) land(ctx context.Context, ev Event) (Outcome, error) {
 }
 
 // publish completes a recorded landing: the fleet keeps it (Keep) while
-// its stage is there to read, then the stage is published, or dropped if
-// the file is here already from the fleet.
+// its stage is there to read; its files' directory is published, then
+// its file (so a reader that sees a reply finds its files), or the file
+// is dropped if it is here already from the fleet. The files stay
+// published then: they were fetched here, and the fleet's copy lists
+// them, under the same names.
 func (in *Inbound) publish(session, file string) error {
+	copied := false
 	if in.opts.Keep != nil {
-		copied, err := in.opts.Keep(session, file)
-		if err != nil {
+		var err error
+		if copied, err = in.opts.Keep(session, file); err != nil {
 			return err
 		}
-		if copied {
-			return bus.RemoveStagedInbox(in.opts.Bus, bus.StagedInbox{Session: session, File: file})
-		}
+	}
+	moved, err := bus.PublishInboxFiles(in.opts.Bus, session, file)
+	if err != nil {
+		return err
+	}
+	if moved {
+		in.opts.Step(StepFilesPublished, bus.InboxFileID(file))
+	}
+	if copied {
+		return bus.RemoveStagedInbox(in.opts.Bus, bus.StagedInbox{Session: session, File: file})
 	}
 	return bus.PublishInbox(in.opts.Bus, session, file)
 }

@@ -83,6 +83,18 @@ func (in *Inbound) recover() error {
 			in.opts.Log.Info("removed the stage of a reply that never landed; the service delivers it again", "session", s.Session, "file", s.File)
 		}
 	}
+	filesStaged, err := bus.ListStagedInboxFiles(d)
+	if err != nil {
+		return err
+	}
+	for _, s := range filesStaged {
+		if !named[s] {
+			if err := bus.RemoveStagedInboxFiles(d, s); err != nil {
+				return err
+			}
+			in.opts.Log.Info("removed the files of a reply that never landed; the service delivers it again", "session", s.Session, "file", s.File)
+		}
+	}
 	for id, s := range seen {
 		if err := in.publish(s.rec.Session, s.rec.File); err != nil {
 			return fmt.Errorf("completing the landing of %s: %w", id, err)
