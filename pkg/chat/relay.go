@@ -107,7 +107,7 @@ func NewRelay(p Provider, cfg *spec.Config, agentDir string, log logr.Logger, o 
 				MinBackoff: o.MinBackoff, MaxBackoff: o.MaxBackoff,
 				Step: o.InboundStep, Changed: rc.poke,
 				Sweep: cmp.Or(o.InboundSweep, cfg.InboundSweep), Deaf: o.Inbound.reportDeaf,
-				Relay: relayDirs,
+				Relay: relayDirs, MaxFileBytes: cfg.MaxInboundFileBytes,
 			})
 		}
 		return rc, nil

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -39,6 +40,7 @@ import (
 //	RELAY_CRASH_KEY     the key (or message id) it must match, and
 //	RELAY_INBOUND_USER  when set, the inbound side runs too, this user
 //	                    authorized (the crash steps include its landing's)
+//	RELAY_MAX_INBOUND_FILE  the config's maxInboundFileBytes
 //	RELAY_TRANSPORT     1: the provider's transport runs too, as it does
 //	                    for a provider whose replies come only through it
 //	                    (clicks always do)
@@ -130,7 +132,15 @@ func runChild(s Subject) error {
 			})
 		}()
 	}
-	rc, err := chat.NewRelay(s.Provider(nonceWindow), s.config(url, user), dir, log, o)(fenceOnly{}, nil)
+	cfg := s.config(url, user)
+	if v := os.Getenv("RELAY_MAX_INBOUND_FILE"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("RELAY_MAX_INBOUND_FILE: %w", err)
+		}
+		cfg.MaxInboundFileBytes = n
+	}
+	rc, err := chat.NewRelay(s.Provider(nonceWindow), cfg, dir, log, o)(fenceOnly{}, nil)
 	if err != nil {
 		return err
 	}

@@ -195,6 +195,7 @@ func Run(t *testing.T, s Subject) {
 	t.Run("Transport", func(t *testing.T) { Transport(t, s.Transport) })
 	t.Run("RelayCrashMatrix", func(t *testing.T) { crashMatrix(t, s, top) })
 	t.Run("InboundCrashMatrix", func(t *testing.T) { inboundCrashMatrix(t, s, top) })
+	t.Run("InboundFiles", func(t *testing.T) { inboundFiles(t, s, top) })
 	t.Run("RelayHonoursRateLimits", func(t *testing.T) { rateLimits(t, s) })
 	t.Run("RelayChannelUnreachableAtStart", func(t *testing.T) { channelUnreachableAtStart(t, s) })
 	t.Run("RelayPlaceWentAwayFailsNothing", func(t *testing.T) { placeWentAway(t, s) })
