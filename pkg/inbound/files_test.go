@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr/testr"
+
 	"gjc.dev/reconciler/pkg/bus"
 )
 
@@ -301,5 +303,32 @@ func TestSizesInReasons(t *testing.T) {
 		if got := overLimit(c.size, c.limit); got != c.want {
 			t.Errorf("overLimit(%d, %d) = %q, want %q", c.size, c.limit, got, c.want)
 		}
+	}
+}
+
+// A reply whose landing stops after its files were fetched (here the
+// fence refuses it) leaves no stage of them behind: the retry fetches
+// again.
+func TestFenceRefusalLeavesNoFilesStage(t *testing.T) {
+	r := newRig(t)
+	lost := errors.New("ownership lost")
+	in := New(Options{Bus: r.d, Service: r.svc, Sessions: fakeSessions{places: map[string]string{"T1": "s1"}}, Authorized: []string{"alice"},
+		Log: testr.New(t), Fence: func() error { return lost }})
+	if err := in.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = in.Stop(context.Background()) }()
+	e := ev("100", "T1", "alice")
+	e.Files = []RemoteFile{r.serve("shot.png", []byte("pixels"))}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := in.Receive(ctx, e); !errors.Is(err, lost) {
+		t.Fatalf("Receive = %v, want the fence's error", err)
+	}
+	if err := in.Stop(ctx); err != nil { // and its retries with it
+		t.Fatal(err)
+	}
+	if s, err := bus.ListStagedInboxFiles(r.d); err != nil || len(s) != 0 {
+		t.Fatalf("files stages left: %v, %v", s, err)
 	}
 }
