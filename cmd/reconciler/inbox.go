@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 	"unicode/utf16"
@@ -36,7 +38,11 @@ func newInboxCommand(g *globals) *cobra.Command {
 the replies its authorized users wrote in the sessions' threads and the
 decisions of its asks, oldest first across sessions: time (UTC, as the
 service gave it), session, user, text (a decision: "decided: CHOICE (ask
-ID)", or "expired"). The text is shown on one line with control characters escaped (a
+ID)", or "expired"); under a reply, one line per file attached to it:
+its name, size, and its path, or why it was skipped (over
+maxInboundFileBytes, not on the service's file host), or that it is not on
+this machine (a fleet's reply lists its files everywhere; they stay on the
+machine that landed it). The text is shown on one line with control characters escaped (a
 newline is \n), so a message cannot rewrite the terminal. --session shows
 one session's. -o json prints each message as one JSON object a line.
 -f keeps printing messages as they land, until interrupted.
@@ -73,7 +79,7 @@ still shown, and the exit code is 1.`,
 			}); err != nil {
 				return err
 			}
-			p := &inboxPrinter{w: bufio.NewWriter(cmd.OutOrStdout()), json: output == "json"}
+			p := &inboxPrinter{w: bufio.NewWriter(cmd.OutOrStdout()), json: output == "json", dirs: dirs}
 			r := bus.NewInboxReader(dirs, session, warnInboxSkip(cmd.ErrOrStderr()))
 			if follow {
 				ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
@@ -115,6 +121,7 @@ func warnInboxSkip(w io.Writer) func(path, reason string) {
 type inboxPrinter struct {
 	w    *bufio.Writer
 	json bool
+	dirs bus.Dirs
 }
 
 func (p *inboxPrinter) print(msgs []bus.InboxMessage) error {
@@ -134,6 +141,12 @@ func (p *inboxPrinter) print(msgs []bus.InboxMessage) error {
 		if _, err := io.WriteString(p.w, inboxTextLine(m)); err != nil {
 			return err
 		}
+		for _, f := range m.Files {
+			path, err := p.here(m.Session, f)
+			if _, err := io.WriteString(p.w, inboxFileLine(f, path, err)); err != nil {
+				return err
+			}
+		}
 	}
 	return p.w.Flush()
 }
@@ -150,6 +163,55 @@ func inboxTextLine(m bus.InboxMessage) string {
 		return fmt.Sprintf("%s  %s  -  expired: nobody decided (ask %s)\n", m.TS, m.Session, m.Ask)
 	}
 	return fmt.Sprintf("%s  %s  %s  decided: %s (ask %s)\n", m.TS, m.Session, m.User, linefile.Printable(m.Choice), m.Ask)
+}
+
+// here says where f, a file of a reply of session, is on this machine:
+// its path, or why it is not there (a fleet's reply landed on another
+// machine keeps its files there; only the listing travels).
+func (p *inboxPrinter) here(session string, f bus.InboxFile) (path string, err error) {
+	if f.Skipped != "" {
+		return "", nil
+	}
+	if _, err := bus.LandedFile(p.dirs, session, f); err != nil {
+		return "", err
+	}
+	return filepath.Join(p.dirs.Inbox, session, f.Path), nil
+}
+
+// inboxFileLine is the line under a reply of one of its files: its name
+// (and the service's, when it had to be changed), its size, and its path
+// here, or why it was skipped, or why it is not here.
+func inboxFileLine(f bus.InboxFile, path string, err error) string {
+	name := linefile.Printable(f.Name)
+	if f.Original != "" {
+		name += " (sent as " + linefile.Printable(f.Original) + ")"
+	}
+	where := linefile.Printable(path)
+	switch {
+	case f.Skipped != "":
+		where = "skipped: " + linefile.Printable(f.Skipped)
+	case errors.Is(err, fs.ErrNotExist):
+		where = "not on this machine (it stays where the daemon landed it)"
+	case err != nil:
+		where = "not readable here: " + linefile.Printable(err.Error())
+	}
+	return fmt.Sprintf("    file  %s  %s  %s\n", name, inboxFileSize(f.Size), where)
+}
+
+// inboxFileSize is n bytes for people: to one decimal in the largest binary
+// unit it reaches.
+func inboxFileSize(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	v, units := float64(n)/unit, "KMGTPE"
+	i := 0
+	for v >= unit && i < len(units)-1 {
+		v /= unit
+		i++
+	}
+	return fmt.Sprintf("%.1f %ciB", v, units[i])
 }
 
 // terminalSafeJSON escapes, as \uXXXX, the characters that encoding/json

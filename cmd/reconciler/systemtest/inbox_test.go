@@ -326,3 +326,54 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// A reply's files are listed under it: landed (with its path here),
+// skipped and why, or not on this machine (a fleet's reply landed
+// elsewhere lists them, its files stay there); the files directory is
+// never taken for a message; -o json keeps the reply's listing as it is.
+func TestInboxListsFiles(t *testing.T) {
+	t.Parallel()
+	w := newInboxWorld(t)
+	m := msg("agent:1", "m1", "2026-12-02T08:00:01.000Z", "see attached")
+	file, err := bus.InboxFileName(m)
+	must(t, err)
+	st, err := bus.StageInboxFiles(w.dirs, m.Session, file)
+	must(t, err)
+	name, f, err := st.Create("../shot.png")
+	must(t, err)
+	_, err = f.WriteString("pixels")
+	must(t, err)
+	must(t, f.Close())
+	must(t, st.Done())
+	_, err = bus.PublishInboxFiles(w.dirs, m.Session, file)
+	must(t, err)
+	m.Files = []bus.InboxFile{
+		{Name: name, Original: "../shot.png", Path: bus.InboxFilePath(file, name), Size: 6, ContentType: "image/png"},
+		{Name: "big.bin", Size: 12 << 20, Skipped: "12.0 MiB, over maxInboundFileBytes 10 MiB"},
+	}
+	w.land(m)
+	elsewhere := msg("agent:1", "m2", "2026-12-02T08:00:02.000Z", "from the other machine")
+	elsewhere.Files = []bus.InboxFile{{Name: "log.txt", Path: "1796198402000-m2.files/log.txt", Size: 2048}}
+	w.land(elsewhere)
+
+	r := w.run("d1")
+	want := "2026-12-02T08:00:01.000Z  agent:1  U42  see attached\n" +
+		"    file  shot.png (sent as ../shot.png)  6 B  " + filepath.Join(w.dirs.Inbox, "agent:1", file[:len(file)-5]+".files", "shot.png") + "\n" +
+		"    file  big.bin  12.0 MiB  skipped: 12.0 MiB, over maxInboundFileBytes 10 MiB\n" +
+		"2026-12-02T08:00:02.000Z  agent:1  U42  from the other machine\n" +
+		"    file  log.txt  2.0 KiB  not on this machine (it stays where the daemon landed it)\n"
+	if r.code != 0 || r.stdout != want || strings.Contains(r.stderr, "warning") {
+		t.Fatalf("exit %d, stdout:\n%s\nwant:\n%s\nstderr: %s", r.code, r.stdout, want, r.stderr)
+	}
+	r = w.run("d1", "-o", "json")
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	if r.code != 0 || len(lines) != 2 {
+		t.Fatalf("-o json: exit %d, stdout:\n%s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	var got bus.InboxMessage
+	dec := json.NewDecoder(strings.NewReader(lines[0]))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&got); err != nil || !reflect.DeepEqual(got, m) {
+		t.Fatalf("-o json = %s (%v), want %+v", lines[0], err, m)
+	}
+}
