@@ -13,7 +13,9 @@
 //	               zero-padded so keys sort in the order they were written
 //	inbox/<session>/<file>
 //	               a file the owner's daemon landed in a session's inbox
-//	               (a reply, a decision), its bytes, on a lease of a day
+//	               (a reply, a decision), its bytes, on a lease of a day;
+//	               the files attached to a reply stay on the machine that
+//	               landed it, and only the reply's listing of them travels
 //
 // The invariants, and where they are kept:
 //   - A forwarded file leaves its machine's outbox only once its entry is

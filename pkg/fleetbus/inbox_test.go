@@ -157,7 +157,10 @@ type owner struct {
 	close func()
 }
 
-func newOwner(t *testing.T, m *machine) *owner {
+func newOwner(t *testing.T, m *machine) *owner { return newOwnerOf(t, m, quietService{}) }
+
+// newOwnerOf is newOwner, its inbound side reading from svc.
+func newOwnerOf(t *testing.T, m *machine, svc inbound.Service) *owner {
 	t.Helper()
 	// Nothing renews the claim here: its lease outlasts the test.
 	s, err := etcdstore.New(etcdstore.Options{Client: m.cli, AgentDir: m.agentDir, Machine: "m1", LeaseTTL: time.Minute, Prefix: prefix, RequestTimeout: 5 * time.Second})
@@ -171,7 +174,7 @@ func newOwner(t *testing.T, m *machine) *owner {
 	}
 	rb := fleetbus.ForRelay(c, m.dirs, testr.New(t))
 	in := inbound.New(inbound.Options{
-		Bus: m.dirs, Service: quietService{}, Sessions: oneSession{}, Authorized: []string{"alice"},
+		Bus: m.dirs, Service: svc, Sessions: oneSession{}, Authorized: []string{"alice"},
 		Fence: c.Fence, Keep: rb.KeepInbox, Log: testr.New(t),
 	})
 	if err := in.Start(context.Background()); err != nil {
