@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net/url"
 	"strings"
 
 	"gjc.dev/reconciler/pkg/atomicfile"
@@ -142,6 +143,11 @@ func (in *Inbound) fetchOne(ctx context.Context, stage *bus.FilesStage, file str
 		f.Skipped = overLimit(rf.Size, limit)
 		return withOriginal(f, rf.Name), nil
 	}
+	if why := refusedURL(rf.URL); why != "" {
+		f.Name = stage.Reserve(rf.Name)
+		f.Skipped = why
+		return withOriginal(f, rf.Name), nil
+	}
 	name, w, err := stage.Create(rf.Name)
 	if err != nil {
 		return f, err
@@ -175,6 +181,22 @@ func (in *Inbound) fetchOne(ctx context.Context, stage *bus.FilesStage, file str
 		return f, err
 	}
 	return withOriginal(f, rf.Name), nil
+}
+
+// refusedURL says why a file's URL is not even handed to Fetch: the
+// service's Fetch checks the host, and this keeps anything that is not
+// a plain web URL (a file: or data: URL, credentials in it) from
+// reaching one that checks less. "" is fine, as is no URL at all (the
+// service finds the file by its id).
+func refusedURL(raw string) string {
+	if raw == "" {
+		return ""
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
+		return "not fetched: not an http(s) URL of a file host"
+	}
+	return ""
 }
 
 // capWriter passes at most left bytes on and refuses the rest: the size

@@ -78,6 +78,7 @@ func TestReplyWithFilesLandsBesideIt(t *testing.T) {
 		r.serve("Shot.PNG", []byte("folds to the first")),
 		big,
 		{ID: "f-off", Name: "off.png", Size: 10, URL: "https://elsewhere.test/off.png"},
+		{ID: "f-local", Name: "passwd", Size: 10, URL: "file:///etc/passwd"},
 	}
 	if o := r.receive(e); o != Landed {
 		t.Fatalf("Receive = %v", o)
@@ -89,6 +90,7 @@ func TestReplyWithFilesLandsBesideIt(t *testing.T) {
 		{"Shot (2).PNG", "Shot.PNG", ""},
 		{"big.bin", "", "1001 B, over maxInboundFileBytes 1000 B"},
 		{"off.png", "", "not fetched: https://elsewhere.test/off.png is not on the service's file host"},
+		{"passwd", "", "not fetched: not an http(s) URL of a file host"},
 	}
 	if len(m.Files) != len(want) {
 		t.Fatalf("files = %+v", m.Files)
@@ -105,8 +107,8 @@ func TestReplyWithFilesLandsBesideIt(t *testing.T) {
 	if !bytes.Equal(got["shot.png"], shot) || string(got["authorized_keys"]) != "climb" || len(got) != 3 {
 		t.Errorf("landed files = %q", got)
 	}
-	if f := r.fetches(); len(f) != 3 {
-		t.Errorf("fetched %v; the oversized file must not be fetched", f)
+	if f := r.fetches(); len(f) != 4 || strings.Contains(strings.Join(f, " "), "big.bin") || strings.Contains(strings.Join(f, " "), "file:") {
+		t.Errorf("fetched %v; the oversized file and a file: URL must not be", f)
 	}
 	for _, f := range m.Files[:3] {
 		fi, err := os.Lstat(filepath.Join(r.d.Inbox, "s1", f.Path))
@@ -117,11 +119,11 @@ func TestReplyWithFilesLandsBesideIt(t *testing.T) {
 	if o := r.receive(e); o != Duplicate {
 		t.Fatalf("a second delivery: %v", o)
 	}
-	if f := r.fetches(); len(f) != 3 {
+	if f := r.fetches(); len(f) != 4 {
 		t.Errorf("a duplicate fetched again: %v", f)
 	}
 	h := r.in.Health()
-	if h.Files.Landed != 3 || h.Files.Skipped != 2 || h.Files.Bytes != int64(len(shot))+5+18 {
+	if h.Files.Landed != 3 || h.Files.Skipped != 3 || h.Files.Bytes != int64(len(shot))+5+18 {
 		t.Errorf("health files = %+v", h.Files)
 	}
 }
@@ -330,5 +332,27 @@ func TestFenceRefusalLeavesNoFilesStage(t *testing.T) {
 	}
 	if s, err := bus.ListStagedInboxFiles(r.d); err != nil || len(s) != 0 {
 		t.Fatalf("files stages left: %v, %v", s, err)
+	}
+}
+
+func TestRefusedURL(t *testing.T) {
+	for _, c := range []struct {
+		url     string
+		refused bool
+	}{
+		{"", false},
+		{"https://cdn.discordapp.com/attachments/1/2/shot.png?ex=1", false},
+		{"http://127.0.0.1:8080/files/shot.png", false},
+		{"file:///etc/passwd", true},
+		{"data:text/plain,hello", true},
+		{"https://user:pass@files.slack.com/x", true},
+		{"//files.slack.com/x", true},
+		{"https:///x", true},
+		{"gopher://files.test/x", true},
+		{"http://[::1", true},
+	} {
+		if got := refusedURL(c.url) != ""; got != c.refused {
+			t.Errorf("refusedURL(%q) = %q; want refused %v", c.url, refusedURL(c.url), c.refused)
+		}
 	}
 }

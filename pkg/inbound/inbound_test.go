@@ -29,7 +29,7 @@ type fakeService struct {
 	calls    int
 
 	served    map[string][]byte // by URL
-	fetches   []string          // the URLs fetched, in order
+	fetches   []string          // the URLs Fetch was called for, in order
 	fetchFail error
 	overrun   bool
 	fetchGate chan struct{}
@@ -78,9 +78,7 @@ func (f *fakeService) Fetch(ctx context.Context, rf RemoteFile, max int64, w io.
 	f.mu.Lock()
 	content, ok := f.served[rf.URL]
 	fail, overrun, gate := f.fetchFail, f.overrun, f.fetchGate
-	if strings.HasPrefix(rf.URL, fileHost) {
-		f.fetches = append(f.fetches, rf.URL)
-	}
+	f.fetches = append(f.fetches, rf.URL)
 	f.mu.Unlock()
 	if !strings.HasPrefix(rf.URL, fileHost) {
 		return 0, &PermanentError{Err: fmt.Errorf("%s is not on the service's file host", rf.URL)}
