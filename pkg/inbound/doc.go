@@ -11,5 +11,6 @@
 // service delivers it again) or seen with its file completed at the next
 // start. Nothing is missed because each thread's history is read on
 // every connect from a cursor that only moves past messages already
-// handled.
+// handled. Files attached to a reply are fetched before it lands and
+// land with it, in the same steps (files.go).
 package inbound

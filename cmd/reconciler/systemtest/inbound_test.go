@@ -41,8 +41,8 @@ func (e *e2e) inbox(name string) map[string]string {
 	for _, s := range sessions {
 		files, _ := os.ReadDir(filepath.Join(d.Inbox, s.Name()))
 		for _, f := range files {
-			if strings.HasPrefix(f.Name(), ".") {
-				continue
+			if strings.HasPrefix(f.Name(), ".") || f.IsDir() {
+				continue // a stage; a reply's files
 			}
 			b, err := os.ReadFile(filepath.Join(d.Inbox, s.Name(), f.Name()))
 			if err != nil {
