@@ -205,11 +205,14 @@ func (c *capWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// countFiles counts a landed reply's files. in.mu is held.
-func (in *Inbound) countFiles(files []bus.InboxFile) {
+// countFiles counts the files of reply id, landed, and says which were
+// skipped: the agent reads why in the reply, the operator in the log.
+// in.mu is held.
+func (in *Inbound) countFiles(id string, files []bus.InboxFile) {
 	for _, f := range files {
 		if f.Skipped != "" {
 			in.health.Files.Skipped++
+			in.opts.Log.Info("a file of a reply is listed skipped, not landed", "message", id, "file", f.Name, "why", f.Skipped)
 			continue
 		}
 		in.health.Files.Landed++

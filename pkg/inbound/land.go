@@ -107,7 +107,7 @@ func (in *Inbound) landLocked(ctx context.Context, ev Event, fetched *fetchedFil
 	in.unreacted[ev.ID] = rec
 	in.health.Landed++
 	if fetched != nil {
-		in.countFiles(fetched.files)
+		in.countFiles(ev.ID, fetched.files)
 	}
 	in.health.LastLandedAt = ev.Time
 	if !ev.Time.IsZero() {
