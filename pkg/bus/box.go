@@ -21,6 +21,7 @@ import (
 type Box struct {
 	d                      Dirs
 	bus, out, sent, failed *platform.Dir
+	files                  *platform.Dir // opened when first needed (filesDir)
 }
 
 // OpenBox opens d's bus, outbox, sent/ and failed/ and judges each; a
@@ -55,7 +56,7 @@ func (b *Box) openIn(path string) (*platform.Dir, error) {
 
 // Close releases the descriptors.
 func (b *Box) Close() {
-	for _, d := range []*platform.Dir{b.failed, b.sent, b.out, b.bus} {
+	for _, d := range []*platform.Dir{b.files, b.failed, b.sent, b.out, b.bus} {
 		if d != nil {
 			_ = d.Close()
 		}

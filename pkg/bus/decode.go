@@ -17,6 +17,7 @@ const MaxFileSize = MaxTextSize + 64<<10
 var knownFields = map[string]bool{
 	"id": true, "session": true, "event": true, "title": true,
 	"text": true, "level": true, "replaces": true, "choices": true, "expiresAt": true,
+	"attachments": true,
 }
 
 // Decode parses one outbox file strictly: one JSON object, no unknown

@@ -36,15 +36,15 @@ func ValidateRecord(r Record) error {
 	bad := func(field, format string, a ...any) {
 		errs = append(errs, &FieldError{Field: field, Rule: fmt.Sprintf(format, a...)})
 	}
-	if r.Op != OpAttempt && r.Op != OpDone {
-		bad("op", "must be %s or %s", OpAttempt, OpDone)
+	if r.Op != OpAttempt && r.Op != OpDone && r.Op != OpStage {
+		bad("op", "must be %s, %s or %s", OpAttempt, OpDone, OpStage)
 	}
 	if !validToken(r.ID, MaxIDLen, false) {
 		bad("id", "must match [A-Za-z0-9._-]{1,%d}", MaxIDLen)
 	}
 	index, text, ok := parsePart(r.Part)
 	if !ok {
-		bad("part", "must be N, edit:N (N a decimal index below %d), %s, %s (each optionally :G, a generation from 1) or %s", MaxParts, PartRoot, PartThread, PartArchive)
+		bad("part", "must be N, edit:N (N a decimal index below %d), %s, %s (each optionally :G, a generation from 1), %s, file:K (K below %d) or %s", MaxParts, PartRoot, PartThread, PartArchive, MaxAttachments, PartFileText)
 	}
 	if !validToken(r.Session, MaxSessionLen, true) {
 		bad("session", "must match [A-Za-z0-9._:-]{1,%d}", MaxSessionLen)
@@ -61,9 +61,10 @@ func ValidateRecord(r Record) error {
 	if r.Sum != "" && !validSum(r.Sum) {
 		bad("sum", "must be 64 lowercase hex digits")
 	}
-	if r.Op == OpDone && r.Remote == "" {
-		bad("remote", "is required by a done record")
+	if (r.Op == OpDone || r.Op == OpStage) && r.Remote == "" {
+		bad("remote", "is required by a %s record", r.Op)
 	}
+	errs = append(errs, validateFileFields(r)...)
 	if !utf8.ValidString(r.Text) {
 		bad("text", "must be valid UTF-8")
 	}
@@ -103,6 +104,9 @@ func validSum(s string) bool {
 // exactly one spelling and a Key names it uniquely.
 func parsePart(p string) (index int, text, ok bool) {
 	if p == PartArchive {
+		return 0, false, true
+	}
+	if _, ok := ParseFilePart(p); ok {
 		return 0, false, true
 	}
 	if _, _, ok := ParsePlacePart(p); ok {
@@ -158,7 +162,8 @@ func encodeRecords(recs []Record) ([]byte, error) {
 var recordFields = map[string]uint16{
 	"op": 1 << 0, "id": 1 << 1, "part": 1 << 2, "session": 1 << 3, "thread": 1 << 4,
 	"text": 1 << 5, "parts": 1 << 6, "remote": 1 << 7, "at": 1 << 8,
-	"after": 1 << 9, "sum": 1 << 10,
+	"after": 1 << 9, "sum": 1 << 10, "file": 1 << 11, "name": 1 << 12,
+	"contentType": 1 << 13, "size": 1 << 14, "fileSum": 1 << 15,
 }
 
 var lineSep, paraSep = []byte("\u2028"), []byte("\u2029")

@@ -11,6 +11,10 @@ import (
 const (
 	OpAttempt = "attempt" // written (and durable) before a request
 	OpDone    = "done"    // written after the service confirmed it
+	// OpStage records a service's token for a file part (Slack's file
+	// id), durable before the request that makes the file visible
+	// (relay.Part.Stage); Remote holds it.
+	OpStage = "stage"
 )
 
 // Part names of a message's parts, besides the text parts "0", "1", ...
@@ -84,6 +88,17 @@ type Record struct {
 	// id used again with other content is told apart before anything of
 	// it is posted.
 	Sum string `json:"sum,omitempty"`
+	// A file part's attempt records what its lookup and a re-post need
+	// (DESIGN 5, "Files"): the files/ entry it uploads ("" for the long
+	// text's file, rendered from the message), the name and content type
+	// the service shows, and the size and hex SHA-256 of the content as
+	// uploaded (after redaction). A re-post whose content no longer has
+	// FileSum is never made under the same key.
+	File        string `json:"file,omitempty"`
+	Name        string `json:"name,omitempty"`
+	ContentType string `json:"contentType,omitempty"`
+	Size        int64  `json:"size,omitempty"`
+	FileSum     string `json:"fileSum,omitempty"`
 }
 
 // MessageSum is the hex SHA-256 of m's canonical encoding.

@@ -192,7 +192,16 @@ func PruneSent(d Dirs, olderThan time.Time) (int, error) {
 		if err != nil {
 			return n, fmt.Errorf("prune sent: %w", err)
 		}
-		if !e.Regular() || !e.ModTime.Before(olderThan) {
+		if !e.ModTime.Before(olderThan) {
+			continue
+		}
+		if !e.Regular() {
+			// A message's files (sent/<id>.files/) go with it.
+			if pruned, err := b.pruneSentFiles(name); err != nil {
+				return n, fmt.Errorf("prune sent: %w", err)
+			} else if pruned {
+				n++
+			}
 			continue
 		}
 		if err := b.sent.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {

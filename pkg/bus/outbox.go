@@ -17,7 +17,7 @@ import (
 // group or others.
 func EnsureDirs(d Dirs) error {
 	for _, dir := range []struct{ name, path string }{
-		{"bus", d.Dir}, {"outbox", d.Outbox}, {"sent", d.Sent}, {"failed", d.Failed}, {"inbox", d.Inbox},
+		{"bus", d.Dir}, {"outbox", d.Outbox}, {"sent", d.Sent}, {"failed", d.Failed}, {"inbox", d.Inbox}, {"files", d.Files},
 	} {
 		if dir.path == "" {
 			return fmt.Errorf("bus dirs: no %s directory", dir.name)

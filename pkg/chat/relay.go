@@ -77,6 +77,7 @@ func NewRelay(p Provider, cfg *spec.Config, agentDir string, log logr.Logger, o 
 			Render: relay.RenderOptions{
 				Redact: cfg.Redact, Home: home, Verbose: cfg.Verbosity == spec.VerbosityVerbose,
 				Limit: poster.PartLimit(), Markup: p.Markup(), Ping: pingOnAsk(cfg),
+				LongTextAsFile: cfg.LongTextAsFile,
 			},
 			// The inbound side is made after the relay, which it asks
 			// which thread is whose; an ask is handed to it once it runs

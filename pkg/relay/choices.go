@@ -30,4 +30,5 @@ func choicesOf(m bus.Message) []Choice {
 type decoration struct {
 	choices []Choice
 	ping    []string
+	upload  *Upload // a file part's file
 }

@@ -2,8 +2,11 @@ package relay
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,9 +35,24 @@ type fakePoster struct {
 	rateLimitN   int    // the next n posts get a 429
 	retryAfter   time.Duration
 	limitSession string // only posts of this session are limited ("" all)
+
+	limits  FileLimits   // Files' answer
+	stage   bool         // an upload stages a token first (Slack's file id)
+	staged  []string     // every Part.Staged a Post or Lookup was given
+	uploads []fakeUpload // every file taken, in order
 }
 
-type fakeMsg struct{ id, key, text string }
+type fakeMsg struct {
+	id, key, text string
+	file          *fakeUpload
+}
+
+// fakeUpload is a file as the fake took it: read whole through the
+// upload's Open, streamed into its sum.
+type fakeUpload struct {
+	key, name, ctype, sum string
+	size                  int64
+}
 
 type editCall struct {
 	remote, text string
@@ -51,7 +69,8 @@ type postCall struct {
 
 func newFakePoster() *fakePoster {
 	return &fakePoster{places: map[string][]fakeMsg{}, threads: map[string]string{}, edits: map[string]string{},
-		archived: map[string]bool{}, changed: make(chan struct{}, 1)}
+		archived: map[string]bool{}, changed: make(chan struct{}, 1),
+		limits: FileLimits{MaxBytes: 10 << 20, MaxFiles: 10, Service: "Fake"}}
 }
 
 func (f *fakePoster) poke() {
@@ -93,9 +112,24 @@ func (f *fakePoster) Post(ctx context.Context, p Part) (string, error) {
 	if _, ok := f.places[p.Thread]; !ok && p.Thread != "" && !f.isThread(p.Thread) {
 		return "", &Error{Kind: Blocked, Reason: ReasonRelayBlocked, Code: "10003", Err: errors.New("Unknown Channel")}
 	}
+	var up *fakeUpload
+	if p.Upload != nil {
+		f.staged = append(f.staged, p.Staged)
+		if f.stage && p.Staged == "" {
+			if err := p.Stage(ctx, "F"+strconv.Itoa(1000+f.next+1)); err != nil {
+				return "", err
+			}
+		}
+		u, err := readUpload(p)
+		if err != nil {
+			return "", err
+		}
+		up = &u
+		f.uploads = append(f.uploads, u)
+	}
 	f.next++
 	id := strconv.Itoa(1000 + f.next)
-	f.places[p.Thread] = append(f.places[p.Thread], fakeMsg{id: id, key: p.Key, text: p.Text})
+	f.places[p.Thread] = append(f.places[p.Thread], fakeMsg{id: id, key: p.Key, text: p.Text, file: up})
 	if f.acceptFail > 0 {
 		f.acceptFail--
 		return "", errors.New("502 Bad Gateway after the message was stored")
@@ -156,6 +190,9 @@ func (f *fakePoster) Lookup(_ context.Context, p Part, after string) (string, bo
 	if f.blocked != nil {
 		return "", false, f.blocked
 	}
+	if p.Upload != nil {
+		f.staged = append(f.staged, p.Staged)
+	}
 	for _, m := range f.places[p.Thread] {
 		if after != "" && m.id <= after {
 			continue
@@ -199,4 +236,42 @@ func (f *fakePoster) String() string {
 // Threads is nil: the fake's StartThread is safe to repeat.
 func (f *fakePoster) Threads() ThreadLookup { return nil }
 
-func (f *fakePoster) Files() FileLimits { return FileLimits{} }
+func (f *fakePoster) Files() FileLimits {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.limits
+}
+
+// readUpload reads p's file as a service takes it, streamed: never held
+// whole, its size and sum checked against what the part says.
+func readUpload(p Part) (fakeUpload, error) {
+	u := p.Upload
+	rc, err := u.Open()
+	if err != nil {
+		return fakeUpload{}, err
+	}
+	defer rc.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, rc)
+	if err != nil {
+		return fakeUpload{}, err
+	}
+	got := fakeUpload{key: p.Key, name: u.Name, ctype: u.ContentType, sum: hex.EncodeToString(h.Sum(nil)), size: n}
+	if n != u.Size || got.sum != u.Sum {
+		return fakeUpload{}, fmt.Errorf("upload %s: %d bytes, sum %s; the part says %d, %s", p.Key, n, got.sum, u.Size, u.Sum)
+	}
+	return got, nil
+}
+
+// files are the files of a place, in order.
+func (f *fakePoster) files(place string) []fakeUpload {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []fakeUpload
+	for _, m := range f.places[place] {
+		if m.file != nil {
+			out = append(out, *m.file)
+		}
+	}
+	return out
+}

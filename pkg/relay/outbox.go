@@ -255,6 +255,16 @@ func (r *Relay) pruneSent() {
 	if n > 0 {
 		r.opts.Log.V(1).Info("pruned sent/", "files", n)
 	}
+	// files/ entries no message names, as old: a producer died between
+	// copying a file and writing its message.
+	n, err = bus.PruneFiles(r.opts.Bus, time.Now().Add(-r.opts.SentKeep))
+	if err != nil {
+		r.opts.Log.Error(err, "pruning files/")
+		return
+	}
+	if n > 0 {
+		r.opts.Log.V(1).Info("pruned files/ entries no message names", "files", n)
+	}
 }
 
 func journalPath(d bus.Dirs) string { return filepath.Join(d.Dir, "journal") }

@@ -45,6 +45,10 @@ type RenderOptions struct {
 	// Ping are the users an ask mentions (the authorized users, when the
 	// spec says pingOnAsk); nil mentions no one.
 	Ping []string
+	// LongTextAsFile is the spec's longTextAsFile: a message whose text
+	// renders to more parts posts its first part and the whole text as a
+	// file (Rendered.TextFile); 0 is off.
+	LongTextAsFile int
 }
 
 // Rendered is what a message becomes at the service. Every field is a
@@ -74,7 +78,21 @@ type Rendered struct {
 	// Ask is what an ask's last part carries besides its text: its
 	// buttons, and whom it mentions.
 	Ask decoration
+	// TextFile, set when the text renders to more than LongTextAsFile
+	// parts, is the whole text as a file, posted after Parts, which then
+	// hold only the first part.
+	TextFile *TextFile
 }
+
+// TextFile is a message's whole text as a file (longTextAsFile).
+type TextFile struct {
+	Name        string // "<message id>.md"
+	ContentType string
+	Content     string // the body as rendered (redacted), before splitting
+}
+
+// textFileType is the long text's file's content type.
+const textFileType = "text/markdown; charset=utf-8"
 
 const (
 	closeLine     = "Session closed."
@@ -126,6 +144,10 @@ func Render(m bus.Message, o RenderOptions) Rendered {
 	}
 	if body := compose(title, text, m.Level, o.Markup); body != "" {
 		r.Parts = Split(body, partLimit(m, o))
+		if n := o.LongTextAsFile; n > 0 && m.Event == bus.EventMessage && len(r.Parts) > n {
+			r.Parts = r.Parts[:1]
+			r.TextFile = &TextFile{Name: m.ID + ".md", ContentType: textFileType, Content: body}
+		}
 	}
 	if m.Event == bus.EventClose {
 		r.Close, r.CloseLine = true, closeLine

@@ -22,6 +22,7 @@ var (
 	opPost    = op{"part", true}
 	opEdit    = op{"edit", false}
 	opArchive = op{"archive", false}
+	opFile    = op{"file", true} // a file part: one file, one message
 )
 
 // do makes sure the request rec describes is done, exactly once, and
@@ -193,8 +194,39 @@ func (r *Relay) send(ctx context.Context, o op, rec bus.Record, deco decoration)
 	case opArchive:
 		return rec.Thread, p.Archive(ctx, rec.Thread)
 	}
-	return p.Post(ctx, Part{Key: rec.Key(), Session: rec.Session, Thread: rec.Thread, Text: rec.Text, FirstAttempt: time.Now(),
-		Choices: deco.choices, Ping: deco.ping})
+	part := Part{Key: rec.Key(), Session: rec.Session, Thread: rec.Thread, Text: rec.Text, FirstAttempt: time.Now(),
+		Choices: deco.choices, Ping: deco.ping}
+	if o == opFile {
+		part.Upload = deco.upload
+		part.Staged = r.staged(rec.Key())
+		part.Stage = func(ctx context.Context, token string) error {
+			err := r.record(ctx, bus.Record{ID: rec.ID, Part: rec.Part, Session: rec.Session, Thread: rec.Thread}, bus.OpStage, token)
+			if err == nil {
+				r.opts.Step(o.name+":staged", rec.Key())
+			}
+			return err
+		}
+	}
+	return p.Post(ctx, part)
+}
+
+// staged is the token a file part's Stage recorded ("" for none).
+func (r *Relay) staged(key string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.st.staged[key]
+}
+
+// partState is what the journal says of part key: its attempt when one
+// is pending, and whether it is done.
+func (r *Relay) partState(key string) (rec bus.Record, pending, done bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, done = r.st.done[key]; done {
+		return bus.Record{}, false, true
+	}
+	a, pending := r.st.pending(key)
+	return a.rec, pending, false
 }
 
 // looksUp: whether a lost answer of o is looked up before o is sent
@@ -214,6 +246,11 @@ func (r *Relay) lookup(ctx context.Context, o op, a attempt, deco decoration) (s
 	rec := a.rec
 	p := Part{Key: rec.Key(), Session: rec.Session, Thread: rec.Thread, Text: rec.Text, FirstAttempt: a.firstAttempt(), Confirmed: r.confirmed,
 		Choices: deco.choices, Ping: deco.ping}
+	if o == opFile {
+		// The upload as the attempt recorded it: prepareFiles proved the
+		// content still has the attempt's sum.
+		p.Upload, p.Staged = deco.upload, r.staged(rec.Key())
+	}
 	if tl := r.opts.Poster.Threads(); tl != nil && o == opThread {
 		p.Thread = rec.Remote // the root the thread was started from
 		return tl.LookupThread(ctx, p)
@@ -251,6 +288,9 @@ func (r *Relay) record(ctx context.Context, rec bus.Record, opName string, remot
 			rec.Text = ""
 		}
 		rec.Parts, rec.After, rec.Sum = 0, "", ""
+		rec.File, rec.Name, rec.ContentType, rec.Size, rec.FileSum = "", "", "", 0, ""
+		rec.Remote = remote
+	} else if opName == bus.OpStage {
 		rec.Remote = remote
 	} else {
 		r.mu.Lock()

@@ -89,7 +89,7 @@ func (r *Relay) deliver(ctx context.Context, session, id string) error {
 	// its level, so a file dropped by hand fails the same way.
 	switch {
 	case ss.closed && m.Event == bus.EventClose:
-		return r.sent(ctx, name, id) // closed already
+		return r.sent(ctx, name, id, m.Entries()) // closed already
 	case ss.closed:
 		r.mu.Lock()
 		closed := r.st.closedError(session)
@@ -97,11 +97,21 @@ func (r *Relay) deliver(ctx context.Context, session, id string) error {
 		return r.failName(ctx, name, closed.Error())
 	case rd.Skip:
 		r.filter(id)
-		return r.sent(ctx, name, id)
+		return r.sent(ctx, name, id, m.Entries())
 	case m.Event == bus.EventClose && ss.root == "" && ss.gen == 0:
-		return r.sent(ctx, name, id) // never opened: nothing to close
-	case m.Event == bus.EventMessage && len(rd.Parts) == 0:
-		return r.failName(ctx, name, "nothing to post: the message has no title and no text")
+		return r.sent(ctx, name, id, m.Entries()) // never opened: nothing to close
+	case m.Event == bus.EventMessage && len(rd.Parts) == 0 && len(m.Attachments) == 0:
+		return r.failName(ctx, name, "nothing to post: the message has no title, no text and no files")
+	}
+	// Every file is checked before the message's first request: one the
+	// service would refuse fails the message now, nothing of it posted.
+	files, err := r.prepareFiles(ctx, m, rd, r.partState)
+	var ff *fileFailure
+	switch {
+	case errors.As(err, &ff):
+		return r.failName(ctx, name, ff.reason)
+	case err != nil:
+		return err
 	}
 	still := func() bool {
 		box, err := r.openBusOnce()
@@ -111,7 +121,7 @@ func (r *Relay) deliver(ctx context.Context, session, id string) error {
 		defer box.Close()
 		return box.Has(name)
 	}
-	err = r.post(ctx, m, sum, rd, still)
+	err = r.post(ctx, m, sum, rd, files, still)
 	var refused *errRefused
 	if errors.Is(err, errGone) {
 		r.clearBlock(session)
@@ -130,7 +140,7 @@ func (r *Relay) deliver(ctx context.Context, session, id string) error {
 		}
 	}
 	r.opts.Step("message:before-sent", id)
-	return r.sent(ctx, name, id)
+	return r.sent(ctx, name, id, m.Entries())
 }
 
 // sessionNow is what the journal says of session now, and the parts of
@@ -155,11 +165,11 @@ func (r *Relay) sessionNow(session, replaces string) (sessionState, []string) {
 // place before is gone), then postIn starts its thread. A place gone
 // again within the same message is made again only after a back-off, so
 // that a service answering Gone to everything cannot make roots in a loop.
-func (r *Relay) post(ctx context.Context, m bus.Message, sum string, rd Rendered, still func() bool) error {
+func (r *Relay) post(ctx context.Context, m bus.Message, sum string, rd Rendered, files []filePart, still func() bool) error {
 	b := r.newBackoff()
 	for remade := false; ; remade = true {
 		ss, replaced := r.sessionNow(m.Session, m.Replaces)
-		err := r.postIn(ctx, m, sum, rd, ss, replaced, still)
+		err := r.postIn(ctx, m, sum, rd, files, ss, replaced, still)
 		var gone *placeGone
 		if !errors.As(err, &gone) {
 			return err
@@ -192,7 +202,7 @@ func (r *Relay) postRoot(ctx context.Context, m bus.Message, sum string, rd Rend
 // (edits of the replaced message's parts where it has them), then, for a
 // close, the closing line and the archive. Every attempt carries sum, m's
 // MessageSum.
-func (r *Relay) postIn(ctx context.Context, m bus.Message, sum string, rd Rendered, ss sessionState, replaced []string, still func() bool) error {
+func (r *Relay) postIn(ctx context.Context, m bus.Message, sum string, rd Rendered, files []filePart, ss sessionState, replaced []string, still func() bool) error {
 	thread := ss.thread
 	if thread == "" {
 		root := ss.root
@@ -246,6 +256,13 @@ func (r *Relay) postIn(ctx context.Context, m bus.Message, sum string, rd Render
 		}
 		if op == opEdit {
 			r.edited(rec.Remote)
+		}
+	}
+	// The files after the text, each its own message (files.go).
+	for _, fp := range files {
+		rec := fp.record(bus.Record{ID: m.ID, Session: m.Session, Thread: thread, Sum: sum})
+		if _, err := r.doDecorated(ctx, opFile, rec, decoration{upload: r.upload(fp)}, still); err != nil {
+			return err
 		}
 	}
 	if rd.Close {
@@ -312,17 +329,25 @@ func (r *Relay) reused(ctx context.Context, name string, m bus.Message, sum stri
 	return "", nil
 }
 
-// sent moves a delivered message to sent/, through a bus judged now
+// sent moves a delivered message to sent/, its files/ entries to
+// sent/<id>.files/, through a bus judged now
 // (waiting while it is refused; errStopped if the relay stops meanwhile,
 // and the next start moves it, every part already done). A sent/ file of
 // that name with other content means the id was used twice: the new one
 // goes to failed/.
-func (r *Relay) sent(ctx context.Context, name, id string) error {
+func (r *Relay) sent(ctx context.Context, name, id string, entries []string) error {
 	box, err := r.openBus(ctx)
 	if err != nil {
 		return err
 	}
 	defer box.Close()
+	// The files first: a message still in the outbox finds its posted
+	// files' entries moved (prepareFiles skips done parts), while a
+	// message in sent/ never leaves its entries behind in files/. One
+	// that cannot be moved is left for gc (named by no message then).
+	if err := box.MoveFiles(id, entries); err != nil {
+		r.opts.Log.Error(err, "moving a message's files to sent/; left in files/ for gc", "id", id)
+	}
 	if err := box.MoveToSent(name); err != nil && !errors.Is(err, os.ErrNotExist) {
 		r.failFile(box, name, err.Error())
 	}

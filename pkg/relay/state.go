@@ -29,6 +29,9 @@ type state struct {
 	sums map[string]string
 	// byThread maps a session's thread id to the session.
 	byThread map[string]string
+	// staged maps a file part's key to the token its Stage recorded,
+	// until the part is done.
+	staged map[string]string
 }
 
 type textIDs struct {
@@ -67,6 +70,7 @@ func newState() *state {
 		sessions: map[string]*sessionState{}, done: map[string]string{},
 		attempts: map[string]attempt{}, lastDone: map[string]string{},
 		texts: map[string]textIDs{}, sums: map[string]string{}, byThread: map[string]string{},
+		staged: map[string]string{},
 	}
 }
 
@@ -99,8 +103,13 @@ func (s *state) apply(r bus.Record) {
 		if r.Sum != "" {
 			s.sums[r.ID] = r.Sum
 		}
+	case bus.OpStage:
+		if _, ok := s.done[key]; !ok {
+			s.staged[key] = r.Remote
+		}
 	case bus.OpDone:
 		delete(s.attempts, key)
+		delete(s.staged, key)
 		s.done[key] = r.Remote
 		ss := s.session(r.Session)
 		base, gen, place := bus.ParsePlacePart(r.Part)
@@ -186,6 +195,11 @@ func (s *state) forget(id string) {
 	for key := range s.attempts {
 		if strings.HasPrefix(key, id+"/") {
 			delete(s.attempts, key)
+		}
+	}
+	for key := range s.staged {
+		if strings.HasPrefix(key, id+"/") {
+			delete(s.staged, key)
 		}
 	}
 }
