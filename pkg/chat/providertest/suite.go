@@ -45,6 +45,10 @@ type Subject struct {
 	// lands replies runs the provider's transport too, its state in the
 	// daemon's state directory.
 	InboundByTransport bool
+	// FileStage: an upload records a token of the service's before the
+	// request that makes the file visible (relay.Part.Stage: Slack's
+	// file id), so the file cases kill the relay at that step too.
+	FileStage bool
 	// DoctorChecks are the checks the provider's Doctor reports, in
 	// order; each but "clock" can be withheld at the fake (Fake.Withhold).
 	DoctorChecks []string
@@ -203,6 +207,7 @@ func Run(t *testing.T, s Subject) {
 		t.Run("RelayThreadDeletedBeforeItsArchive", func(t *testing.T) { threadDeletedBeforeArchive(t, s) })
 	}
 	t.Run("Decisions", func(t *testing.T) { decisions(t, s, top) })
+	t.Run("Files", func(t *testing.T) { fileCases(t, s, top) })
 	t.Run("RelayRandomKills", func(t *testing.T) { s.skipGap(t, top); randomKills(t, s, top) })
 	t.Run("Doctor", func(t *testing.T) { doctorChecks(t, s) })
 }
