@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -16,6 +18,7 @@ import (
 
 type sendFlags struct {
 	session, event, title, level, id string
+	files                            []string
 }
 
 func newSendCommand(g *globals) *cobra.Command {
@@ -38,7 +41,13 @@ temp file, which the relay never reads).
 Nothing is queued in vain without a word: a message the daemon's verbosity
 leaves out (lean, the default, posts no info message) is written and counted
 as filtered, and send says so on stderr; a message for a session that was
-closed is refused (exit 1), naming when it closed.`,
+closed is refused (exit 1), naming when it closed.
+
+--file PATH (repeatable, at most 10) attaches a file: each is copied into the
+bus's files/ first (a regular file only: a link, a FIFO or a device is
+refused), then the message naming them is written. The relay posts each file
+after the text, as its own message, exactly once; a file over the service's
+limits fails the message (failed/), naming the limit.`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runSend(cmd, g, f, args)
@@ -50,6 +59,7 @@ closed is refused (exit 1), naming when it closed.`,
 	fl.StringVar(&f.title, "title", "", "the session's title: its thread's name")
 	fl.StringVar(&f.level, "level", bus.LevelInfo, "info, action or error (a lean daemon posts only action and error messages)")
 	fl.StringVar(&f.id, "id", "", "the message's id, [A-Za-z0-9._-]{1,64} not starting with '.' (default: a new ULID)")
+	fl.StringArrayVar(&f.files, "file", nil, "attach the file at PATH, posted after the text (repeatable, at most 10)")
 	return cmd
 }
 
@@ -82,10 +92,15 @@ func runSend(cmd *cobra.Command, g *globals, f *sendFlags, args []string) error 
 	if err != nil {
 		return err
 	}
+	entries, err := attachFiles(agentDir, name, &m, f.files)
+	if err != nil {
+		return err
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	resp, err := queueMessage(ctx, cmd, g, agentDir, specPath, name, m)
 	if err != nil {
+		entries.remove()
 		return err
 	}
 	fmt.Fprintln(cmd.OutOrStdout(), resp.ID)
@@ -95,6 +110,46 @@ func runSend(cmd *cobra.Command, g *globals, f *sendFlags, args []string) error 
 		fmt.Fprintf(cmd.ErrOrStderr(), "send: %s\n", resp.LeftOut)
 	}
 	return nil
+}
+
+// copiedFiles are the files/ entries send copied, removed again when the
+// message is not queued.
+type copiedFiles []string
+
+func (c copiedFiles) remove() {
+	for _, p := range c {
+		_ = os.Remove(p)
+	}
+}
+
+// attachFiles copies each of paths into name's bus (bus.AddFile) as m's
+// attachments, in order, before m is written: the relay never reads a
+// message whose files are not whole.
+func attachFiles(agentDir, name string, m *bus.Message, paths []string) (copiedFiles, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	if len(paths) > bus.MaxAttachments {
+		return nil, &exitError{code: exitInvalid, err: fmt.Errorf("send: %d files, over %d, the most one message carries", len(paths), bus.MaxAttachments)}
+	}
+	if m.Event != bus.EventMessage {
+		return nil, &exitError{code: exitInvalid, err: fmt.Errorf("send: --file goes with a message (--event message), not %s", m.Event)}
+	}
+	d, err := bus.Paths(agentDir, name)
+	if err != nil {
+		return nil, &exitError{code: exitInvalid, err: err}
+	}
+	var copied copiedFiles
+	for k, p := range paths {
+		a, err := bus.AddFile(d, m.ID, k, p)
+		if err != nil {
+			copied.remove()
+			return nil, &exitError{code: exitInvalid, err: fmt.Errorf("send: --file %w", err)}
+		}
+		copied = append(copied, filepath.Join(d.Files, a.File))
+		m.Attachments = append(m.Attachments, a)
+	}
+	return copied, nil
 }
 
 // readText reads a message's text from r, refusing more than a text may

@@ -92,7 +92,8 @@ func resolveConfig(d *ChatDaemon, specDir string, lookupEnv func(string) (string
 		InboundSweep:    s.InboundSweep.Duration,
 		Redact:          s.Redact,
 		Verbosity:       s.Verbosity,
-		// TODO(files): from the spec once its fields exist (files branch).
+		LongTextAsFile:  s.LongTextAsFile,
+		// The provider block's, below; the default without one.
 		MaxInboundFileBytes: DefaultMaxInboundFileBytes,
 	}}
 	var errs field.ErrorList
@@ -112,6 +113,7 @@ func resolveConfig(d *ChatDaemon, specDir string, lookupEnv func(string) (string
 			break
 		}
 		out.config.PingOnAsk = s.Discord.PingOnAsk
+		out.config.MaxInboundFileBytes = maxInboundFileBytes(s.Discord.MaxInboundFileBytes)
 		out.config.Discord = &DiscordConfig{
 			BotToken:          secret(s.Discord.BotToken, p.Child("discord", "botToken")),
 			ApplicationID:     s.Discord.ApplicationID,
@@ -125,6 +127,7 @@ func resolveConfig(d *ChatDaemon, specDir string, lookupEnv func(string) (string
 			break
 		}
 		out.config.PingOnAsk = s.Slack.PingOnAsk
+		out.config.MaxInboundFileBytes = maxInboundFileBytes(s.Slack.MaxInboundFileBytes)
 		out.config.Slack = &SlackConfig{
 			BotToken:          secret(s.Slack.BotToken, p.Child("slack", "botToken")),
 			AppToken:          secret(s.Slack.AppToken, p.Child("slack", "appToken")),
@@ -139,6 +142,7 @@ func resolveConfig(d *ChatDaemon, specDir string, lookupEnv func(string) (string
 			break
 		}
 		out.config.PingOnAsk = s.Telegram.PingOnAsk
+		out.config.MaxInboundFileBytes = maxInboundFileBytes(s.Telegram.MaxInboundFileBytes)
 		out.config.Telegram = &TelegramConfig{
 			BotToken:          secret(s.Telegram.BotToken, p.Child("telegram", "botToken")),
 			ChatID:            s.Telegram.ChatID,

@@ -42,6 +42,14 @@ func (c *Config) Identity() string {
 		// spec without it keeps its identity (DESIGN 3).
 		values = append(values, "pingOnAsk")
 	}
+	// Files (DESIGN 5, "Files"), likewise only when set: a spec without
+	// them keeps its identity.
+	if c.LongTextAsFile > 0 {
+		values = append(values, "longTextAsFile="+strconv.Itoa(c.LongTextAsFile))
+	}
+	if n := c.MaxInboundFileBytes; n != 0 && n != DefaultMaxInboundFileBytes {
+		values = append(values, "maxInboundFileBytes="+strconv.FormatInt(n, 10))
+	}
 	sum := sha256.Sum256([]byte(strings.Join(values, "\x00")))
 	return hex.EncodeToString(sum[:])[:16]
 }

@@ -36,6 +36,7 @@ func validateTelegram(t *TelegramSpec, p *field.Path) field.ErrorList {
 		}
 	}
 	errs = append(errs, validateAPIURL(t.APIURL, p.Child("apiURL"))...)
+	errs = append(errs, validateMaxInboundFileBytes(t.MaxInboundFileBytes, p.Child("maxInboundFileBytes"))...)
 	return errs
 }
 

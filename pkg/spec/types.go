@@ -3,6 +3,7 @@
 package spec
 
 import (
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -62,6 +63,9 @@ type ChatDaemonSpec struct {
 	InboundSweep    *metav1.Duration `json:"inboundSweep,omitempty"`
 	Redact          bool             `json:"redact,omitempty"`
 	Verbosity       Verbosity        `json:"verbosity,omitempty"`
+	// LongTextAsFile: a text that renders to more parts posts its first
+	// part and the whole text as a .md file (DESIGN 5, "Files"); 0 is off.
+	LongTextAsFile int `json:"longTextAsFile,omitempty"`
 
 	Discord  *DiscordSpec  `json:"discord,omitempty"`
 	Slack    *SlackSpec    `json:"slack,omitempty"`
@@ -80,6 +84,10 @@ type DiscordSpec struct {
 	// PingOnAsk lets an ask, and nothing else, mention the authorized
 	// users (DESIGN 5, "Decisions").
 	PingOnAsk bool `json:"pingOnAsk,omitempty"`
+	// MaxInboundFileBytes is the largest file of a reply that lands (a
+	// quantity: 10Mi, 512Ki); a larger one is recorded as skipped with
+	// its size. Default 10Mi.
+	MaxInboundFileBytes *resource.Quantity `json:"maxInboundFileBytes,omitempty"`
 }
 
 // SlackSpec is the Slack provider block.
@@ -96,6 +104,10 @@ type SlackSpec struct {
 	// PingOnAsk lets an ask, and nothing else, mention the authorized
 	// users (DESIGN 5, "Decisions").
 	PingOnAsk bool `json:"pingOnAsk,omitempty"`
+	// MaxInboundFileBytes is the largest file of a reply that lands (a
+	// quantity: 10Mi, 512Ki); a larger one is recorded as skipped with
+	// its size. Default 10Mi.
+	MaxInboundFileBytes *resource.Quantity `json:"maxInboundFileBytes,omitempty"`
 }
 
 // TelegramSpec is the Telegram provider block.
@@ -109,6 +121,10 @@ type TelegramSpec struct {
 	// PingOnAsk lets an ask, and nothing else, mention the authorized
 	// users (DESIGN 5, "Decisions").
 	PingOnAsk bool `json:"pingOnAsk,omitempty"`
+	// MaxInboundFileBytes is the largest file of a reply that lands (a
+	// quantity: 10Mi, 512Ki); a larger one is recorded as skipped with
+	// its size. Default 10Mi.
+	MaxInboundFileBytes *resource.Quantity `json:"maxInboundFileBytes,omitempty"`
 }
 
 // SecretRef says where a credential comes from. Exactly one field is set.

@@ -78,6 +78,7 @@ func validateSpec(s *ChatDaemonSpec, p *field.Path) field.ErrorList {
 	errs = append(errs, validateTimeout(s.GracefulTimeout, p.Child("gracefulTimeout"))...)
 	errs = append(errs, validateTimeout(s.KillTimeout, p.Child("killTimeout"))...)
 	errs = append(errs, validateInboundSweep(s.InboundSweep, p.Child("inboundSweep"))...)
+	errs = append(errs, validateLongTextAsFile(s.LongTextAsFile, p.Child("longTextAsFile"))...)
 
 	// Exactly the block that matches the provider: a second block is most likely
 	// a copy-paste left behind, and guessing which one is meant is unsafe.
@@ -127,6 +128,7 @@ func validateDiscord(d *DiscordSpec, p *field.Path) field.ErrorList {
 	errs = append(errs, requireID(d.ParentChannelID, p.Child("parentChannelId"))...)
 	errs = append(errs, validateUserIDs(d.AuthorizedUserIDs, p.Child("authorizedUserIds"))...)
 	errs = append(errs, validateAPIURL(d.APIURL, p.Child("apiURL"))...)
+	errs = append(errs, validateMaxInboundFileBytes(d.MaxInboundFileBytes, p.Child("maxInboundFileBytes"))...)
 	if u, err := url.Parse(d.APIURL); d.APIURL != "" && err == nil && strings.Trim(u.Path, "/") != "" {
 		// The Discord client's endpoints are absolute paths: only the host
 		// is replaced, so a path here would be dropped without a word.
@@ -144,6 +146,7 @@ func validateSlack(s *SlackSpec, p *field.Path) field.ErrorList {
 	// union, and a config moving from one form to the other passes through both.
 	errs = append(errs, validateUserIDs(s.AuthorizedUserIDs, p.Child("authorizedUserIds"))...)
 	errs = append(errs, validateAPIURL(s.APIURL, p.Child("apiURL"))...)
+	errs = append(errs, validateMaxInboundFileBytes(s.MaxInboundFileBytes, p.Child("maxInboundFileBytes"))...)
 	return errs
 }
 
