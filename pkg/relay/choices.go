@@ -31,4 +31,7 @@ type decoration struct {
 	choices []Choice
 	ping    []string
 	upload  *Upload // a file part's file
+	// verify, set on a file part, proves before a re-post that the file
+	// still has the content its attempt recorded (a *fileFailure if not).
+	verify func() error
 }

@@ -40,6 +40,8 @@ type fakePoster struct {
 	stage   bool         // an upload stages a token first (Slack's file id)
 	staged  []string     // every Part.Staged a Post or Lookup was given
 	uploads []fakeUpload // every file taken, in order
+	// beforeUpload, when set, runs once before the next upload is read.
+	beforeUpload func()
 }
 
 type fakeMsg struct {
@@ -119,6 +121,10 @@ func (f *fakePoster) Post(ctx context.Context, p Part) (string, error) {
 			if err := p.Stage(ctx, "F"+strconv.Itoa(1000+f.next+1)); err != nil {
 				return "", err
 			}
+		}
+		if f.beforeUpload != nil {
+			f.beforeUpload()
+			f.beforeUpload = nil
 		}
 		u, err := readUpload(p)
 		if err != nil {
@@ -243,7 +249,7 @@ func (f *fakePoster) Files() FileLimits {
 }
 
 // readUpload reads p's file as a service takes it, streamed: never held
-// whole, its size and sum checked against what the part says.
+// whole.
 func readUpload(p Part) (fakeUpload, error) {
 	u := p.Upload
 	rc, err := u.Open()
@@ -256,11 +262,9 @@ func readUpload(p Part) (fakeUpload, error) {
 	if err != nil {
 		return fakeUpload{}, err
 	}
-	got := fakeUpload{key: p.Key, name: u.Name, ctype: u.ContentType, sum: hex.EncodeToString(h.Sum(nil)), size: n}
-	if n != u.Size || got.sum != u.Sum {
-		return fakeUpload{}, fmt.Errorf("upload %s: %d bytes, sum %s; the part says %d, %s", p.Key, n, got.sum, u.Size, u.Sum)
-	}
-	return got, nil
+	// What arrived, as a service takes it: the tests compare its sum to
+	// the content they wrote (the relay's own checks are what they test).
+	return fakeUpload{key: p.Key, name: u.Name, ctype: u.ContentType, sum: hex.EncodeToString(h.Sum(nil)), size: n}, nil
 }
 
 // files are the files of a place, in order.

@@ -175,6 +175,24 @@ func (r *Relay) upload(fp filePart) *Upload {
 	return u
 }
 
+// verify proves that fp's entry still holds the content prepared (its
+// sum), reading it through once; content held in memory always does.
+func (r *Relay) verify(fp filePart) error {
+	if fp.data != nil {
+		return nil
+	}
+	u := r.upload(fp)
+	rc, err := u.Open()
+	if err == nil {
+		_, err = io.Copy(io.Discard, rc)
+		_ = rc.Close()
+	}
+	if err != nil {
+		return &fileFailure{fmt.Sprintf("%s changed since its upload was attempted, so it is not uploaded again under the same part: %v", fp.label, err)}
+	}
+	return nil
+}
+
 // sumReader reads a file and, at its end, fails unless its content had
 // the sum wanted.
 type sumReader struct {

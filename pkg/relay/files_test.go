@@ -300,3 +300,21 @@ func TestLimitTexts(t *testing.T) {
 		t.Errorf("sizeLimit at the limit = %q, want none", got)
 	}
 }
+
+// A file rewritten while its upload is read is not taken (the read fails
+// at its end on the sum), and not uploaded again: its content is no
+// longer the attempt's, so the message fails saying so.
+func TestFileChangedDuringItsUploadFailsTheMessage(t *testing.T) {
+	f := newFakePoster()
+	h := newHarness(t, f)
+	h.putFile("m1-0-a.bin", []byte("0123456789"))
+	f.beforeUpload = func() { h.putFile("m1-0-a.bin", []byte("9876543210")) }
+	h.send(bus.Message{ID: "m1", Session: "s", Text: "t", Attachments: []bus.Attachment{{File: "m1-0-a.bin", Name: "a.bin"}}})
+	h.start()
+	if got := h.failedReason("m1"); !strings.Contains(got, "attachments[0] a.bin changed since its upload was attempted") {
+		t.Errorf("reason %q", got)
+	}
+	if got := f.files(f.sessionThread("s")); len(got) != 0 {
+		t.Errorf("files %+v taken, want none", got)
+	}
+}

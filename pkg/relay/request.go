@@ -101,6 +101,12 @@ func (r *Relay) doOnce(ctx context.Context, o op, rec bus.Record, deco decoratio
 			// Sure it was never accepted: attempt it afresh.
 			unlanded = true
 		}
+		if !first && deco.verify != nil {
+			// A re-post: never other content under the same key.
+			if err := deco.verify(); err != nil {
+				return "", err
+			}
+		}
 		remote, err := r.attempt(ctx, o, rec, deco)
 		if err == nil {
 			return remote, nil

@@ -131,6 +131,9 @@ func (r *Relay) deliver(ctx context.Context, session, id string) error {
 	if errors.As(err, &refused) {
 		return r.failName(ctx, name, "refused by the service: "+refused.Error())
 	}
+	if errors.As(err, &ff) {
+		return r.failName(ctx, name, ff.reason)
+	}
 	if err != nil {
 		return err
 	}
@@ -261,7 +264,8 @@ func (r *Relay) postIn(ctx context.Context, m bus.Message, sum string, rd Render
 	// The files after the text, each its own message (files.go).
 	for _, fp := range files {
 		rec := fp.record(bus.Record{ID: m.ID, Session: m.Session, Thread: thread, Sum: sum})
-		if _, err := r.doDecorated(ctx, opFile, rec, decoration{upload: r.upload(fp)}, still); err != nil {
+		deco := decoration{upload: r.upload(fp), verify: func() error { return r.verify(fp) }}
+		if _, err := r.doDecorated(ctx, opFile, rec, deco, still); err != nil {
 			return err
 		}
 	}
