@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -141,49 +142,77 @@ func (b *Box) pruneSentFiles(name string) (bool, error) {
 	return true, nil
 }
 
-// PruneFiles removes the files/ entries last modified before olderThan
-// that no message in outbox/ or failed/ names (a producer that died
-// between copying a file and writing its message), and temp files left
-// as old, and returns how many it removed. When a message there cannot
-// be read, nothing is removed: an entry it may name is never lost.
+// PruneFiles removes the files/ entries OrphanFiles finds, and returns
+// how many it removed.
 func PruneFiles(d Dirs, olderThan time.Time) (int, error) {
+	names, err := OrphanFiles(d, olderThan)
+	if err != nil || len(names) == 0 {
+		return 0, err
+	}
+	n := 0
+	for _, name := range names {
+		if err := RemoveFile(d, name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return n, fmt.Errorf("prune files: %w", err)
+		}
+		n++
+	}
+	return n, nil
+}
+
+// OrphanFiles are the files/ entries last modified before olderThan that
+// no message in outbox/ or failed/ names (a producer that died between
+// copying a file and writing its message), temp files left as old
+// included. When a message there cannot be read, none is: an entry it
+// may name is never lost.
+func OrphanFiles(d Dirs, olderThan time.Time) ([]string, error) {
 	b, err := OpenBox(d)
 	if err != nil {
-		return 0, fmt.Errorf("prune files: %w", err)
+		return nil, fmt.Errorf("files/ orphans: %w", err)
 	}
 	defer b.Close()
 	files, err := b.filesDir()
 	if errors.Is(err, fs.ErrNotExist) {
-		return 0, nil
+		return nil, nil
 	}
 	if err != nil {
-		return 0, fmt.Errorf("prune files: %w", err)
+		return nil, fmt.Errorf("files/ orphans: %w", err)
 	}
 	named, err := b.namedFiles()
 	if err != nil {
-		return 0, fmt.Errorf("prune files: %w", err)
+		return nil, fmt.Errorf("files/ orphans: %w", err)
 	}
 	names, err := files.Names()
 	if err != nil {
-		return 0, fmt.Errorf("prune files: %w", err)
+		return nil, fmt.Errorf("files/ orphans: %w", err)
 	}
-	n := 0
+	var out []string
 	for _, name := range names {
 		e, err := files.Stat(name)
 		if err != nil || named[name] || !e.ModTime.Before(olderThan) || e.Type&fs.ModeDir != 0 {
 			continue
 		}
-		if err := files.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return n, fmt.Errorf("prune files: %w", err)
-		}
-		n++
+		out = append(out, name)
 	}
-	if n > 0 {
-		if err := files.Sync(); err != nil {
-			return n, fmt.Errorf("prune files: %w", err)
-		}
+	slices.Sort(out)
+	return out, nil
+}
+
+// RemoveFile removes d's files/ entry name (never a directory, never
+// through a link), durably.
+func RemoveFile(d Dirs, name string) error {
+	b, err := OpenBox(d)
+	if err != nil {
+		return err
 	}
-	return n, nil
+	defer b.Close()
+	files, err := b.filesDir()
+	if err != nil {
+		return err
+	}
+	if err := files.Remove(name); err != nil {
+		return err
+	}
+	return files.Sync()
 }
 
 // namedFiles are the files/ entries the messages in outbox/ and failed/

@@ -50,7 +50,7 @@ func recordDirs(agentDir string, names []string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		dirs = append(dirs, filepath.Join(sdk, "daemons", n), b.Dir, b.Outbox, b.Sent, b.Failed, b.Inbox)
+		dirs = append(dirs, filepath.Join(sdk, "daemons", n), b.Dir, b.Outbox, b.Sent, b.Failed, b.Inbox, b.Files)
 		// A session's inbox dir is the bus's too; what is in the inbox
 		// but not a directory is for inbox to name, not for this check.
 		entries, _ := os.ReadDir(b.Inbox)

@@ -118,6 +118,7 @@ func Run(o Options) (*Report, error) {
 		}
 		s := &scan{o: o, paths: paths, managed: o.KeepAllRecords || slices.Contains(o.Managed, e.Name()), rep: rep}
 		s.dir()
+		s.busFiles(e.Name())
 	}
 	return rep, nil
 }
