@@ -318,3 +318,22 @@ func TestFileChangedDuringItsUploadFailsTheMessage(t *testing.T) {
 		t.Errorf("files %+v taken, want none", got)
 	}
 }
+
+// A progress message that replaces an earlier one and carries a file is
+// never coalesced away by a later edit: its file is posted.
+func TestAReplacingMessageWithFilesIsNotCoalescedAway(t *testing.T) {
+	f := newFakePoster()
+	h := newHarness(t, f)
+	h.send(bus.Message{ID: "m1", Session: "s", Text: "step 1"})
+	h.start()
+	h.waitFor("m1 posted", h.outboxEmpty)
+	h.stop()
+	h.putFile("m2-0-a.txt", []byte("the log"))
+	h.send(bus.Message{ID: "m2", Session: "s", Replaces: "m1", Text: "step 2", Attachments: []bus.Attachment{{File: "m2-0-a.txt", Name: "a.txt"}}})
+	h.send(bus.Message{ID: "m3", Session: "s", Replaces: "m1", Text: "step 3"})
+	h.start()
+	h.waitFor("posted", h.outboxEmpty)
+	if got := f.files(f.sessionThread("s")); len(got) != 1 || got[0].sum != hexSum([]byte("the log")) {
+		t.Errorf("files %+v, want m2's file once", got)
+	}
+}

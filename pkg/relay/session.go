@@ -236,7 +236,9 @@ func (r *Relay) postIn(ctx context.Context, m bus.Message, sum string, rd Render
 		// ask's buttons) included: none is left showing what it said.
 		parts = spread(parts, len(replaced))
 	}
-	if !rd.Close {
+	// A message with files is never coalesced away: its files are posts
+	// of their own, which no later edit shows.
+	if !rd.Close && len(m.Attachments) == 0 && rd.TextFile == nil {
 		if skip, err := r.coalesced(ctx, m, thread, parts, replaced); skip || err != nil {
 			return err
 		}
