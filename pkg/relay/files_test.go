@@ -337,3 +337,60 @@ func TestAReplacingMessageWithFilesIsNotCoalescedAway(t *testing.T) {
 		t.Errorf("files %+v, want m2's file once", got)
 	}
 }
+
+// A token a file part staged is in the journal: after a crash between
+// the stage and the done, the lookup is handed it back.
+func TestStagedTokenSurvivesARestart(t *testing.T) {
+	f := newFakePoster()
+	h := newHarness(t, f)
+	h.send(bus.Message{ID: "m0", Session: "s", Text: "first"})
+	h.start()
+	h.waitFor("first posted", h.outboxEmpty)
+	h.stop()
+	th := f.sessionThread("s")
+	m := bus.Message{ID: "m1", Session: "s", Attachments: []bus.Attachment{{File: "m1-0-a.txt", Name: "a.txt", ContentType: "text/plain"}}}
+	h.putFile("m1-0-a.txt", []byte("hello"))
+	j, err := bus.OpenJournal(journalPath(h.dirs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Now().Add(-time.Hour).UnixMilli()
+	recs := []bus.Record{
+		{Op: bus.OpAttempt, ID: "m1", Part: bus.FilePart(0), Session: "s", Thread: th, At: at, Sum: bus.MessageSum(m),
+			File: "m1-0-a.txt", Name: "a.txt", ContentType: "text/plain", Size: 5, FileSum: hexSum([]byte("hello"))},
+		{Op: bus.OpStage, ID: "m1", Part: bus.FilePart(0), Session: "s", Thread: th, Remote: "F42", At: at},
+	}
+	if err := j.Append(context.Background(), recs...); err != nil {
+		t.Fatal(err)
+	}
+	_ = j.Close()
+	h.send(m)
+	h.start()
+	h.waitFor("posted", h.outboxEmpty)
+	f.mu.Lock()
+	staged := slices.Clone(f.staged)
+	f.mu.Unlock()
+	if len(staged) == 0 || staged[0] != "F42" {
+		t.Errorf("the lookup and post were given Staged %q, want F42 first", staged)
+	}
+	if got := f.files(th); len(got) != 1 || got[0].sum != hexSum([]byte("hello")) {
+		t.Errorf("files %+v, want a.txt once", got)
+	}
+}
+
+// A service that takes no files gets a long text as its parts, whatever
+// longTextAsFile says.
+func TestLongTextStaysTextWhereNoFilesAreTaken(t *testing.T) {
+	f := newFakePoster()
+	f.limits = FileLimits{Service: "Fake"}
+	h := newHarness(t, f)
+	h.render = RenderOptions{Verbose: true, Limit: f.PartLimit(), LongTextAsFile: 1}
+	long := strings.TrimSpace(strings.Repeat("a line of the long text\n", 20))
+	h.send(bus.Message{ID: "m1", Session: "s", Text: long})
+	h.start()
+	h.waitFor("posted", h.outboxEmpty)
+	want := Render(bus.Message{ID: "m1", Session: "s", Text: long}, RenderOptions{Verbose: true, Limit: f.PartLimit()}).Parts
+	if got := f.texts(f.sessionThread("s")); len(want) < 2 || !slices.Equal(got, want) {
+		t.Errorf("thread holds %d texts, want the %d parts", len(got), len(want))
+	}
+}

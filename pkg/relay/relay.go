@@ -119,6 +119,10 @@ func New(opts Options) *Relay {
 	if opts.Finished == nil {
 		opts.Finished = func(string) {}
 	}
+	if opts.Poster != nil && opts.Poster.Files().MaxFiles == 0 {
+		// A service that takes no files gets a long text as its parts.
+		opts.Render.LongTextAsFile = 0
+	}
 	return &Relay{
 		opts: opts, queues: map[string]*queue{}, known: map[string]time.Time{}, ignored: map[string]platform.Entry{}, later: map[string]time.Time{},
 		blocks: map[string]*Block{}, edits: newEdits(), wake: make(chan struct{}, 1), checked: make(chan struct{}), loaded: make(chan struct{}), done: make(chan struct{}),
