@@ -1,6 +1,7 @@
 package faketelegram
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -9,8 +10,11 @@ import (
 // method is a Bot API method the fake knows: its answer, made under the lock.
 type method struct {
 	run func(s *Server, p params) *answer
+	// withFiles, set instead of run, is a method that takes files.
+	withFiles func(s *Server, p params, up uploads) *answer
 	// posts marks the methods that put a message in a chat: they spend
-	// the chat's budget (Limit) and RateLimitNext applies to sendMessage.
+	// the chat's budget (Limit), and RateLimitNext, AcceptThenFail and
+	// the Posts count apply to those that post a message (isMessagePost).
 	posts bool
 }
 
@@ -18,7 +22,10 @@ type method struct {
 var methods = map[string]method{
 	"getme":               {run: (*Server).getMeLocked},
 	"sendmessage":         {run: (*Server).sendMessageLocked, posts: true},
+	"senddocument":        {withFiles: (*Server).sendDocumentLocked, posts: true},
 	"editmessagetext":     {run: (*Server).editMessageTextLocked},
+	"editmessagecaption":  {run: (*Server).editMessageCaptionLocked},
+	"getfile":             {run: (*Server).getFileLocked},
 	"createforumtopic":    {run: (*Server).createForumTopicLocked, posts: true},
 	"closeforumtopic":     {run: (*Server).closeForumTopicLocked, posts: true},
 	"editforumtopic":      {run: (*Server).editForumTopicLocked},
@@ -40,7 +47,11 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := strings.ToLower(r.PathValue("method"))
-	p, err := readParams(r)
+	p, up, err := readParams(r)
+	if errors.Is(err, errTooLarge) {
+		writeAnswer(w, &answer{status: http.StatusRequestEntityTooLarge, body: failBody(http.StatusRequestEntityTooLarge, "Request Entity Too Large")})
+		return
+	}
 	if err != nil {
 		writeAnswer(w, badRequest(err.Error()))
 		return
@@ -63,7 +74,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		writeAnswer(w, notFound("Not Found: method not found"))
 		return
 	}
-	if name == "sendmessage" {
+	if isMessagePost(name) {
 		s.core.Posted()
 	}
 	if mode, hit := s.takeFault(name, false); hit {
@@ -74,7 +85,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	if !s.waitHold(name) {
 		return
 	}
-	a := s.call(name, m, p)
+	a := s.call(name, m, p, up)
 	if a.status == http.StatusOK {
 		if mode, hit := s.takeFault(name, true); hit {
 			s.logf("%s ran, answered as failed (mode %d)", name, mode)
@@ -101,17 +112,23 @@ func (s *Server) checkToken(token string) *answer {
 
 // call runs a method under the lock; a posting one first meets the
 // chat's budget and an injected 429.
-func (s *Server) call(name string, m method, p params) *answer {
+func (s *Server) call(name string, m method, p params, up uploads) *answer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !m.posts {
+	run := func() *answer {
+		if m.withFiles != nil {
+			return m.withFiles(s, p, up)
+		}
 		return m.run(s, p)
+	}
+	if !m.posts {
+		return run()
 	}
 	ch, fail := s.chatLocked(p["chat_id"])
 	if fail != nil {
 		return fail
 	}
-	if name == "sendmessage" {
+	if isMessagePost(name) {
 		if after, hit := s.core.TakeRateLimitLocked(); hit {
 			return tooMany(retrySecs(after))
 		}
@@ -121,12 +138,17 @@ func (s *Server) call(name string, m method, p params) *answer {
 		s.logf("%s: chat %d over its budget for %v", name, ch.ID, wait)
 		return tooMany(retrySecs(wait))
 	}
-	a := m.run(s, p)
+	a := run()
 	if a.status == http.StatusOK {
 		ch.budget.spend(now)
 	}
 	return a
 }
+
+// isMessagePost says whether a method (lower case) posts a message of
+// the bot's: the create requests the shared fault hooks count and fail
+// (an upload is a post like any other).
+func isMessagePost(method string) bool { return method == "sendmessage" || method == "senddocument" }
 
 // retrySecs is a wait as retry_after says it: whole seconds, at least 1.
 func retrySecs(d time.Duration) int {

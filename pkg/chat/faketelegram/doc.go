@@ -52,6 +52,26 @@
 //     reply markup of the message" (same text, entities and inline
 //     keyboard, and, for a text with a link, the same link preview on or
 //     off). An edit without reply_markup removes the keyboard.
+//   - sendDocument (a multipart upload, "attach://<name>", or a stored
+//     file's file_id; placed as sendMessage places a text; a caption of
+//     at most 1,024 characters): the message's document {file_id,
+//     file_unique_id, file_name, mime_type (from the name's extension, as
+//     the Bot API server hands tdlib the file under its name), file_size}.
+//     Refusals: there is no document in the request, wrong file
+//     identifier/HTTP URL specified, message caption is too long; a file
+//     over 50 MB: 413 "Request Entity Too Large". An upload is a post:
+//     the chat's budget, RateLimitNext, AcceptThenFail, Posts and
+//     HoldNext ("" or HoldMessages) apply to it.
+//   - editMessageCaption in tdlib's order: "message to edit not found",
+//     "message can't be edited", "there is no caption in the message to
+//     edit" (a text), then "message is not modified: ..." for the same
+//     caption and keyboard; editMessageText of a document: "there is no
+//     text in the message to edit".
+//   - getFile {file_id, file_unique_id, file_size, file_path} ("file_id
+//     not specified", "invalid file_id", over 20 MB "file is too big")
+//     and the download GET /file/bot<token>/<file_path>, for the bot's
+//     token only (anything else 404 "Not Found"). InjectMessage's
+//     Inbound.File makes a person send a document, its text the caption.
 //   - Inline keyboards (reply_markup on sendMessage and editMessageText):
 //     callback and URL buttons with a style, refused in the Bot API
 //     server's words (keyboard.go; callback_data over 64 bytes:
@@ -99,7 +119,8 @@
 // as sent), phone number and bank card entities, bare domains under TLDs
 // outside urls.go's list, the service's 3 s delay between 409s and its
 // throttling of repeated short polls, limits on edits, other methods
-// (files, editMessageReplyMarkup, chat administration), reply keyboards
+// (photos, videos and other media, editMessageReplyMarkup, chat
+// administration), reply keyboards
 // and force replies, buttons other than callback and URL ones, inline
 // mode, other chat kinds, and message_reaction_count and chat_member
 // updates.

@@ -13,10 +13,13 @@ const (
 	editNotFound    = "message to edit not found"
 	editCantBe      = "message can't be edited"
 	editNotModified = "message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message"
+	editNoText      = "there is no text in the message to edit"
+	editNoCaption   = "there is no caption in the message to edit"
 )
 
 // editMessageTextLocked answers editMessageText: only the bot's own text
-// messages can be edited; the same text, entities and inline keyboard
+// messages can be edited (a document of the bot's: "there is no text in
+// the message to edit"); the same text, entities and inline keyboard
 // again is "not modified", and nothing changes. The keyboard is the one
 // the edit carries: without reply_markup the message has none after it.
 func (s *Server) editMessageTextLocked(p params) *answer {
@@ -33,6 +36,9 @@ func (s *Server) editMessageTextLocked(p params) *answer {
 	}
 	if m.From.ID != s.bot.ID || m.Service != "" {
 		return badRequest(editCantBe)
+	}
+	if m.Document != nil {
+		return badRequest(editNoText)
 	}
 	t, fail := readText(p)
 	if fail != nil {

@@ -47,7 +47,8 @@ func (s *Server) FailBefore(method string, n int, mode FailMode) {
 // FailAfter makes the next n calls of a method that succeed fail after
 // they ran: what they did is stored, and they are answered as mode says
 // (FailCut: accepted then reset; Fail502). The shared AcceptThenFail is
-// FailAfter("sendMessage", ...); both count down. For getUpdates it is
+// FailAfter of the next message posted, sendMessage or sendDocument;
+// both count down. For getUpdates it is
 // the next n answers (with updates or empty): lost on the way, their
 // updates stay unconfirmed and come again.
 func (s *Server) FailAfter(method string, n int, mode FailMode) {
@@ -61,7 +62,7 @@ func (s *Server) setFault(set map[string]*methodFault, method string, n int, mod
 }
 
 // takeFault consumes one fault of a method's call, if any is left: one
-// of FailAfter's (or, for sendMessage, AcceptThenFail's) when ran, else
+// of FailAfter's (or, for a message post, AcceptThenFail's) when ran, else
 // one of FailBefore's.
 func (s *Server) takeFault(method string, ran bool) (FailMode, bool) {
 	s.mu.Lock()
@@ -69,7 +70,7 @@ func (s *Server) takeFault(method string, ran bool) (FailMode, bool) {
 	set := s.faults.before
 	if ran {
 		set = s.faults.after
-		if method == "sendmessage" {
+		if isMessagePost(method) {
 			if mode, hit := s.core.TakeAcceptFailLocked(); hit {
 				return mode, true
 			}
@@ -82,12 +83,17 @@ func (s *Server) takeFault(method string, ran bool) (FailMode, bool) {
 	return f.mode, true
 }
 
+// HoldMessages is HoldNext's name for the next message the bot posts,
+// text or file.
+const HoldMessages = "messages"
+
 // HoldNext holds the next call of a method before it runs until Release
 // (or Close, which drops it); once released it runs and is answered,
 // whether or not its client is still there, as the Bot API server goes
 // on with a request whose client left. Method "" holds the next post:
-// sendMessage or createForumTopic. A new hold of a method replaces one no
-// call has taken yet.
+// sendMessage, sendDocument or createForumTopic; HoldMessages the next
+// message posted: sendMessage or sendDocument. A new hold of a method
+// replaces one no call has taken yet.
 func (s *Server) HoldNext(method string) *Hold {
 	h := fakeserver.NewHold()
 	s.mu.Lock()
@@ -101,7 +107,10 @@ func (s *Server) HoldNext(method string) *Hold {
 func (s *Server) waitHold(method string) bool {
 	s.mu.Lock()
 	key := method
-	if s.faults.holds[key] == nil && (method == "sendmessage" || method == "createforumtopic") {
+	if s.faults.holds[key] == nil && isMessagePost(method) {
+		key = HoldMessages
+	}
+	if s.faults.holds[key] == nil && (isMessagePost(method) || method == "createforumtopic") {
 		key = ""
 	}
 	h := s.faults.holds[key]

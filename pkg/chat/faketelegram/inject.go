@@ -19,6 +19,15 @@ type Inbound struct {
 	// ReplyTo is the message replied to; 0 for none. A reply without a
 	// Thread lands in the topic of the message replied to.
 	ReplyTo int64
+	// File, when set, is sent as a document: Text is then its caption,
+	// which may be empty.
+	File *File
+}
+
+// File is a file a person sends (Inbound.File).
+type File struct {
+	Name    string
+	Content []byte
 }
 
 // InjectMessage makes a person write a message, with the chat's next id,
@@ -33,8 +42,11 @@ func (s *Server) InjectMessage(in Inbound) (Message, error) {
 		return Message{}, err
 	}
 	text := strings.TrimFunc(in.Text, unicode.IsSpace)
-	if in.From.ID == 0 || text == "" {
-		return Message{}, errors.New("faketelegram: an inbound message needs From.ID and a text")
+	if in.From.ID == 0 || text == "" && in.File == nil {
+		return Message{}, errors.New("faketelegram: an inbound message needs From.ID and a text or a file")
+	}
+	if in.File != nil && len(in.File.Content) == 0 {
+		return Message{}, errors.New("faketelegram: an inbound file needs content")
 	}
 	thread := int64(0)
 	if ch.Forum && in.Thread != 0 {
@@ -50,7 +62,12 @@ func (s *Server) InjectMessage(in Inbound) (Message, error) {
 		}
 		thread = threadOfReply(ch, thread, target)
 	}
-	m := s.storeLocked(ch, &Message{From: in.From, Thread: thread, ReplyTo: in.ReplyTo, Text: text, Entities: findEntities(text)})
+	m := &Message{From: in.From, Thread: thread, ReplyTo: in.ReplyTo, Text: text, Entities: findEntities(text)}
+	if in.File != nil {
+		d := s.storeFileLocked(in.File.Name, in.File.Content)
+		m.Document, m.Caption, m.CaptionEntities, m.Text, m.Entities = &d, m.Text, m.Entities, "", nil
+	}
+	m = s.storeLocked(ch, m)
 	if !in.From.IsBot && s.seesLocked(ch, m) { // bots never see other bots' messages
 		s.queueLocked(Update{Kind: KindMessage, Chat: ch.ID, MessageID: m.ID}, s.wireLocked(m, true))
 	}

@@ -78,10 +78,16 @@ type Message struct {
 	// Text left it: an edit without one removes it. nil for none.
 	// SentKeyboard is the one sendMessage posted it with.
 	Keyboard, SentKeyboard Keyboard
+	// Document is the file a document message carries, nil for none;
+	// Caption (with CaptionEntities) is then its text, which Text is not.
+	Document        *Document
+	Caption         string
+	CaptionEntities []Entity
 	// Service is the kind of a service message (ServiceTopicCreated...),
 	// "" for a text message. TopicName is a created topic's name.
 	Service, TopicName string
-	// Edits are the texts it had before each edit, oldest first.
+	// Edits are the texts (a document's captions) it had before each
+	// edit, oldest first.
 	Edits    []string
 	EditDate time.Time
 	// Deleted is set once DeleteMessage (or DeleteTopic) removed it.

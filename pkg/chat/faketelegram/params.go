@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"mime/multipart"
 	"net/http"
 	"strconv"
 
@@ -19,10 +20,23 @@ import (
 // carries it.
 type params map[string]string
 
+// uploads are the files a multipart request carries, by field name.
+type uploads map[string]upload
+
+// upload is one file a request carries: its name and content.
+type upload struct {
+	name    string
+	content []byte
+}
+
+// errTooLarge is a request whose file is over the service's limit.
+var errTooLarge = errors.New("request entity too large")
+
 // readParams reads every parameter of r, and all of its body: only then
-// does net/http notice a client that leaves (a long poll's).
-func readParams(r *http.Request) (params, error) {
-	p := params{}
+// does net/http notice a client that leaves (a long poll's). The files
+// of a multipart body come back apart, each at most MaxUploadBytes.
+func readParams(r *http.Request) (params, uploads, error) {
+	p, up := params{}, uploads{}
 	for k, v := range r.URL.Query() {
 		p[k] = v[0]
 	}
@@ -32,7 +46,7 @@ func readParams(r *http.Request) (params, error) {
 	case "application/json":
 		var body map[string]json.RawMessage
 		if err := fakeserver.ReadJSON(r, &body); err != nil {
-			return nil, fmt.Errorf("can't parse JSON object: %w", err)
+			return nil, nil, fmt.Errorf("can't parse JSON object: %w", err)
 		}
 		for k, raw := range body {
 			var s string
@@ -45,23 +59,48 @@ func readParams(r *http.Request) (params, error) {
 	case "multipart/form-data":
 		err := r.ParseMultipartForm(fakeserver.MaxPayload)
 		if errors.Is(err, io.EOF) { // no parameters: go-telegram/bot's getMe
-			return p, nil
+			return p, up, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("can't parse multipart form: %w", err)
+			return nil, nil, fmt.Errorf("can't parse multipart form: %w", err)
 		}
+		defer func() { _ = r.MultipartForm.RemoveAll() }()
 		for k, v := range r.MultipartForm.Value {
 			p[k] = v[0]
 		}
+		for k, fs := range r.MultipartForm.File {
+			u, err := readUpload(fs[0])
+			if err != nil {
+				return nil, nil, err
+			}
+			up[k] = u
+		}
 	case "application/x-www-form-urlencoded":
 		if err := r.ParseForm(); err != nil {
-			return nil, fmt.Errorf("can't parse form: %w", err)
+			return nil, nil, fmt.Errorf("can't parse form: %w", err)
 		}
 		for k, v := range r.PostForm {
 			p[k] = v[0]
 		}
 	}
-	return p, nil
+	return p, up, nil
+}
+
+// readUpload reads one file of a multipart body.
+func readUpload(fh *multipart.FileHeader) (upload, error) {
+	if fh.Size > MaxUploadBytes {
+		return upload{}, errTooLarge
+	}
+	f, err := fh.Open()
+	if err != nil {
+		return upload{}, fmt.Errorf("can't read file %s: %w", fh.Filename, err)
+	}
+	defer f.Close()
+	content, err := io.ReadAll(io.LimitReader(f, MaxUploadBytes+1))
+	if err != nil {
+		return upload{}, fmt.Errorf("can't read file %s: %w", fh.Filename, err)
+	}
+	return upload{name: fh.Filename, content: content}, nil
 }
 
 // int reads an integer parameter, def when absent or not a number (the

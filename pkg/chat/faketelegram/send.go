@@ -24,27 +24,9 @@ func (s *Server) sendMessageLocked(p params) *answer {
 	if fail != nil {
 		return fail
 	}
-	reply := replyParameters{MessageID: p.int("reply_to_message_id", 0), AllowSendingWithoutReply: p.bool("allow_sending_without_reply")}
-	if err := p.object("reply_parameters", &reply); err != nil {
-		return badRequest(err.Error())
-	}
-	thread, fail := threadLocked(ch, p.int("message_thread_id", 0))
+	thread, replyTo, fail := placeLocked(ch, p)
 	if fail != nil {
 		return fail
-	}
-	var replyTo int64
-	if reply.MessageID != 0 {
-		target := ch.liveMessage(reply.MessageID)
-		switch {
-		case target != nil:
-			replyTo = target.ID
-			thread = threadOfReply(ch, thread, target)
-		case !reply.AllowSendingWithoutReply:
-			return badRequest("message to be replied not found")
-		}
-	}
-	if t := ch.topics[thread]; ch.Forum && t != nil && t.closed && ch.member {
-		return badRequest("TOPIC_CLOSED")
 	}
 	m := s.storeLocked(ch, &Message{
 		From: s.bot, Thread: thread, ReplyTo: replyTo, Text: t.text, Entities: t.entities, ParseMode: t.parse,
@@ -53,6 +35,34 @@ func (s *Server) sendMessageLocked(p params) *answer {
 	s.core.StoredLocked(relayKey(m))
 	s.logf("message %d posted in chat %d (thread %d)", m.ID, ch.ID, m.Thread)
 	return ok(s.wireLocked(m, true))
+}
+
+// placeLocked is where a bot's new message goes, as sendMessage and
+// sendDocument read it: its thread and the message it replies to, or
+// the service's refusal.
+func placeLocked(ch *chat, p params) (thread, replyTo int64, fail *answer) {
+	reply := replyParameters{MessageID: p.int("reply_to_message_id", 0), AllowSendingWithoutReply: p.bool("allow_sending_without_reply")}
+	if err := p.object("reply_parameters", &reply); err != nil {
+		return 0, 0, badRequest(err.Error())
+	}
+	thread, fail = threadLocked(ch, p.int("message_thread_id", 0))
+	if fail != nil {
+		return 0, 0, fail
+	}
+	if reply.MessageID != 0 {
+		target := ch.liveMessage(reply.MessageID)
+		switch {
+		case target != nil:
+			replyTo = target.ID
+			thread = threadOfReply(ch, thread, target)
+		case !reply.AllowSendingWithoutReply:
+			return 0, 0, badRequest("message to be replied not found")
+		}
+	}
+	if t := ch.topics[thread]; ch.Forum && t != nil && t.closed && ch.member {
+		return 0, 0, badRequest("TOPIC_CLOSED")
+	}
+	return thread, replyTo, nil
 }
 
 // threadLocked checks a message_thread_id as the service does: in a
@@ -85,6 +95,12 @@ func threadOfReply(ch *chat, named int64, target *Message) int64 {
 }
 
 // relayKey is what the oracle counts a bot's post by: its chat, thread
-// and text. A test gives each relayed message a text of its own, so a
+// and text, or a document's caption and content. A test gives each
+// relayed message a text (a file a name or content) of its own, so a
 // key stored twice is a message posted twice.
-func relayKey(m *Message) string { return fmt.Sprintf("%d/%d/%s", m.Chat, m.Thread, m.Text) }
+func relayKey(m *Message) string {
+	if d := m.Document; d != nil {
+		return fmt.Sprintf("%d/%d/file:%s/%s/%s", m.Chat, m.Thread, m.Caption, d.FileName, d.Sum)
+	}
+	return fmt.Sprintf("%d/%d/%s", m.Chat, m.Thread, m.Text)
+}

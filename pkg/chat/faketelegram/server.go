@@ -63,6 +63,10 @@ type Server struct {
 	privacy  bool // privacy mode (SetPrivacy)
 	counts   counts
 	faults   faults
+	files    map[string]*file // by file_id
+	fileSeq  int
+	// fileGets and downloads count getFile answers and files served.
+	fileGets, downloads int
 }
 
 // counts are what the oracle counts beyond the skeleton's Observed.
@@ -98,6 +102,7 @@ func Start(opts Options) (*Server, error) {
 		chats:   map[int64]*chat{},
 		updates: newUpdateQueue(opts.FirstUpdateID),
 		faults:  newFaults(),
+		files:   map[string]*file{},
 	}
 	if err := checkChats(opts.Chats); err != nil {
 		return nil, err
@@ -139,6 +144,7 @@ func (s *Server) Close() {
 func (s *Server) routes() http.Handler {
 	m := http.NewServeMux()
 	m.HandleFunc("/{bot}/{method}", s.serveAPI)
+	m.HandleFunc("/file/{bot}/{path...}", s.serveFile)
 	m.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) { writeAnswer(w, notFound("Not Found")) })
 	return m
 }

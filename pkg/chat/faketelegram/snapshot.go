@@ -26,6 +26,9 @@ type Snapshot struct {
 	// CallbackQueries are every click (Click), in order, with the bot's
 	// answers.
 	CallbackQueries []CallbackQuery
+	// FileGets counts the getFile calls answered with a path, Downloads
+	// the files served from /file/bot<token>/.
+	FileGets, Downloads int
 	// Observed has the 429s answered (RateLimited), the sendMessage calls
 	// received (Posts) and held now (Held), and the bot's posts by chat,
 	// thread and text (Relayed), those stored twice (Duplicates).
@@ -35,7 +38,7 @@ type Snapshot struct {
 func (s *Server) snapshotLocked() Snapshot {
 	sn := Snapshot{
 		Polls: s.polls, Conflicts: s.counts.conflicts, DeleteWebhook: s.counts.deleteWebhook,
-		Webhook: s.webhook, Observed: s.core.ObservedLocked(),
+		Webhook: s.webhook, Observed: s.core.ObservedLocked(), FileGets: s.fileGets, Downloads: s.downloads,
 	}
 	for _, m := range s.messages {
 		sn.Messages = append(sn.Messages, m.copy())
@@ -56,27 +59,39 @@ func (s *Server) snapshotLocked() Snapshot {
 func (m *Message) copy() Message {
 	c := *m
 	c.Entities = slices.Clone(m.Entities)
+	c.CaptionEntities = slices.Clone(m.CaptionEntities)
+	if m.Document != nil {
+		d := *m.Document
+		c.Document = &d
+	}
 	c.Edits = slices.Clone(m.Edits)
 	c.Reactions = slices.Clone(m.Reactions)
 	c.Keyboard, c.SentKeyboard = m.Keyboard.clone(), m.SentKeyboard.clone()
 	return c
 }
 
-// Posted returns the bot's live text messages in a chat's thread (a forum
-// topic, or 0 for those outside any), oldest first.
+// Posted returns the bot's live messages, text or document, in a chat's
+// thread (a forum topic, or 0 for those outside any), oldest first.
 func (sn Snapshot) Posted(chatID, thread int64) []Message {
 	return slices.DeleteFunc(slices.Clone(sn.Messages), func(m Message) bool {
 		return m.Chat != chatID || m.Thread != thread || m.Deleted || m.Service != "" || !m.From.IsBot
 	})
 }
 
-// Texts returns the texts of Posted(chatID, thread).
+// Texts returns the texts of the text messages of Posted(chatID, thread).
 func (sn Snapshot) Texts(chatID, thread int64) []string {
 	var out []string
 	for _, m := range sn.Posted(chatID, thread) {
-		out = append(out, m.Text)
+		if m.Document == nil {
+			out = append(out, m.Text)
+		}
 	}
 	return out
+}
+
+// Documents returns the document messages of Posted(chatID, thread).
+func (sn Snapshot) Documents(chatID, thread int64) []Message {
+	return slices.DeleteFunc(sn.Posted(chatID, thread), func(m Message) bool { return m.Document == nil })
 }
 
 // Message returns a chat's message by id.

@@ -26,19 +26,27 @@ func (s *Server) wireLocked(m *Message, withReply bool) map[string]any {
 			o["reply_to_message"] = s.wireLocked(r, false)
 		}
 	}
-	switch m.Service {
-	case "":
+	switch {
+	case m.Document != nil:
+		o["document"] = m.Document
+		if m.Caption != "" {
+			o["caption"] = m.Caption
+		}
+		if len(m.CaptionEntities) > 0 {
+			o["caption_entities"] = m.CaptionEntities
+		}
+	case m.Service == "":
 		o["text"] = m.Text
 		if len(m.Entities) > 0 {
 			o["entities"] = m.Entities
 		}
-	case ServiceTopicCreated:
+	case m.Service == ServiceTopicCreated:
 		o[ServiceTopicCreated] = map[string]any{"name": m.TopicName, "icon_color": defaultIconColor}
-	case ServiceTopicEdited:
+	case m.Service == ServiceTopicEdited:
 		o[ServiceTopicEdited] = map[string]any{"name": m.TopicName}
-	case ServiceTopicClosed, ServiceTopicReopened:
+	case m.Service == ServiceTopicClosed, m.Service == ServiceTopicReopened:
 		o[m.Service] = map[string]any{}
-	case serviceChatCreated:
+	case m.Service == serviceChatCreated:
 		o[serviceChatCreated] = true
 	}
 	if json.Valid([]byte(m.LinkPreview)) {
