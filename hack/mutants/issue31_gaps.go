@@ -17,10 +17,10 @@ func init() {
 			"\t\treturn Foreign, nil\n\t}\n\tmarked, err", "\t\treturn NotModified, nil\n\t}\n\tmarked, err",
 			"./pkg/chat/telegram", "TestLookupTellsTwoUncertainPartsApart"},
 		{"telegram gaps: 'not modified' counts only where the part lies", "pkg/chat/telegram/lookup.go",
-			"\tmarked, err := p.edit(ctx, id, content{text: markText})\n", "\treturn NotModified, nil\n\tmarked, err := p.edit(ctx, id, content{text: markText})\n",
+			"\tmarked, err := p.edit(ctx, id, content{text: markText, file: c.file})\n", "\treturn NotModified, nil\n\tmarked, err := p.edit(ctx, id, content{text: markText, file: c.file})\n",
 			"./pkg/chat/telegram", "TestLookupTellsTwoUncertainPartsApart"},
 		{"telegram gaps: a known message is taken only for a part of its thread", "pkg/chat/telegram/poster.go",
-			"func postedAs(thread, text string) string { return thread + \"\\x00\" + text }", "func postedAs(thread, text string) string { return text }",
+			"\treturn thread + \"\\x00\" + kind + \"\\x00\" + c.text\n", "\treturn kind + \"\\x00\" + c.text\n",
 			"./pkg/chat/telegram", "TestLookupTellsAlikePartsApart"},
 	}...)
 }

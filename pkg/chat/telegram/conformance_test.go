@@ -72,7 +72,7 @@ func (r fake) WaitFor(ctx context.Context, cond func() bool) error {
 }
 
 func (r fake) HoldNext() (func(context.Context) error, func(context.Context) error) {
-	h := r.f.HoldNext("sendMessage")
+	h := r.f.HoldNext(faketelegram.HoldMessages) // a text or an upload
 	held := func(ctx context.Context) error {
 		select {
 		case <-h.Arrived():
@@ -137,7 +137,7 @@ func (r fake) Places() []providertest.Place {
 	for i := range out {
 		out[i].Closed = closed[out[i].Thread]
 		for _, m := range sn.Messages {
-			if m.Chat == suiteChat && m.From.IsBot && m.Service == "" && strconv.FormatInt(m.Thread, 10) == out[i].Thread {
+			if m.Chat == suiteChat && m.From.IsBot && m.Service == "" && m.Document == nil && strconv.FormatInt(m.Thread, 10) == out[i].Thread {
 				out[i].Replies = append(out[i].Replies, m.Text)
 			}
 		}
@@ -176,7 +176,7 @@ func rootOf(places []providertest.Place, name string) *providertest.Place {
 	return taken
 }
 
-// Messages counts the bot's text messages.
+// Messages counts the bot's messages, texts and documents.
 func (r fake) Messages() int {
 	n := 0
 	for _, m := range r.f.Snapshot().Messages {

@@ -21,6 +21,8 @@ type content struct {
 	text     string
 	entities []models.MessageEntity
 	keyboard *models.InlineKeyboardMarkup // nil: none
+	// file: a document, text its caption (a file part; captionOf).
+	file bool
 }
 
 // contentOf renders a part: a pure function of it, so a post and a later
@@ -29,6 +31,9 @@ type content struct {
 // the relay sets on an ask's last part with pingOnAsk and nowhere else;
 // agent text never pings (safeText).
 func contentOf(p relay.Part) content {
+	if p.Upload != nil {
+		return content{text: captionOf(p.Upload), file: true}
+	}
 	c := content{text: safeText(p.Text), keyboard: keyboardOf(p.Choices)}
 	if len(p.Ping) > 0 {
 		c.text, c.entities = withMentions(c.text, p.Ping)

@@ -15,6 +15,8 @@ const (
 	descNotModified = "message is not modified"
 	descCantEdit    = "message can't be edited"
 	descNotFound    = "message to edit not found"
+	descNoText      = "there is no text in the message to edit"
+	descNoCaption   = "there is no caption in the message to edit"
 	descThreadGone  = "message thread not found"
 	descReplyGone   = "message to be replied not found"
 	descChatGone    = "chat not found"
@@ -34,6 +36,8 @@ func answerOf(err error) Answer {
 		return CantEdit
 	case strings.Contains(err.Error(), descNotFound):
 		return NotFound
+	case strings.Contains(err.Error(), descNoText), strings.Contains(err.Error(), descNoCaption):
+		return OtherKind
 	}
 	return Unknown
 }
@@ -59,6 +63,11 @@ func classify(err error) *relay.Error {
 	case errors.Is(err, tgbot.ErrorNotFound):
 		// 404 is the service's answer to a malformed token or method.
 		return &relay.Error{Kind: relay.Blocked, Reason: relay.ReasonRelayBlocked, Code: "404", Err: err}
+	}
+	if err != nil && strings.Contains(err.Error(), ", 413 ") {
+		// A request body over the service's limit (an upload): the
+		// client has no error of its own for it.
+		return &relay.Error{Kind: relay.Refused, Code: "413", Err: err}
 	}
 	var migrate *tgbot.MigrateError
 	if errors.As(err, &migrate) {

@@ -22,6 +22,8 @@ func TestAnswerOf(t *testing.T) {
 		{bad("message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message"), NotModified},
 		{bad("message can't be edited"), CantEdit},
 		{bad("message to edit not found"), NotFound},
+		{bad("there is no text in the message to edit"), OtherKind},
+		{bad("there is no caption in the message to edit"), OtherKind},
 		{bad("something else"), Unknown},
 		{&tgbot.TooManyRequestsError{RetryAfter: 3}, Unknown},
 		{errors.New("connection reset"), Unknown},

@@ -1,15 +1,41 @@
 package telegram_test
 
 import (
-	"errors"
+	"strconv"
 
+	"gjc.dev/reconciler/pkg/chat/faketelegram"
 	"gjc.dev/reconciler/pkg/chat/providertest"
 )
 
-// TODO(files): placeholder on the files branch only.
+// Files: the bot's documents in the place's topic (or, without topics,
+// among its root's replies), in the order the fake took them. The
+// content type is the service's, from the name's extension (it reads no
+// part's Content-Type).
+func (r fake) Files(place string) []providertest.PostedFile {
+	thread, err := strconv.ParseInt(place, 10, 64)
+	if err != nil {
+		return nil
+	}
+	var out []providertest.PostedFile
+	for _, m := range r.f.Snapshot().Documents(suiteChat, thread) {
+		d := m.Document
+		out = append(out, providertest.PostedFile{Message: strconv.FormatInt(m.ID, 10), Name: d.FileName, ContentType: d.MimeType, Size: d.FileSize, Sum: d.Sum})
+	}
+	return out
+}
 
-func (f fake) Files(string) []providertest.PostedFile { return nil }
-
-func (f fake) ReplyWithFile(string, string, providertest.AttachedFile) (string, error) {
-	return "", errors.New("files are not supported yet")
+// ReplyWithFile: the user sends f as a document in the place's topic (or
+// as a reply to its root), text its caption.
+func (r fake) ReplyWithFile(place, text string, f providertest.AttachedFile) (string, error) {
+	thread, err := strconv.ParseInt(place, 10, 64)
+	if err != nil {
+		return "", err
+	}
+	file := &faketelegram.File{Name: f.Name, Content: f.Content}
+	in := faketelegram.Inbound{From: suiteUser, Thread: thread, Text: text, File: file}
+	if !r.forum {
+		in = faketelegram.Inbound{From: suiteUser, ReplyTo: thread, Text: text, File: file}
+	}
+	m, err := r.f.InjectMessage(in)
+	return strconv.FormatInt(m.ID, 10), err
 }

@@ -16,8 +16,9 @@ import (
 // supergroup's message ids are sequential, so a part whose answer was
 // lost is one of the ids above after (the last part confirmed in its
 // thread; the thread's own id when none was), or nowhere. Each id is
-// asked editMessageText with the part's exact text, and Decide says what
-// the answers prove. The probe never posts; when it cannot decide, the
+// asked editMessageText with the part's exact text (a file part's
+// document: editMessageCaption with its exact caption), and Decide says
+// what the answers prove. The probe never posts; when it cannot decide, the
 // session is blocked (never a blind re-post) and the lookup is tried
 // again later.
 //
@@ -41,7 +42,7 @@ func (p *Poster) Lookup(ctx context.Context, part relay.Part, after string) (str
 		v, found, next := Decide(start, answers)
 		switch v {
 		case Posted:
-			p.remember(found, postedAs(part.Thread, c.text))
+			p.remember(found, c.postedAs(part.Thread))
 			return strconv.FormatInt(found, 10), true, nil
 		case NotPosted:
 			return "", false, nil
@@ -66,7 +67,7 @@ func (p *Poster) probe(ctx context.Context, id int64, c content, part relay.Part
 	switch {
 	case part.Confirmed != nil && part.Confirmed(strconv.FormatInt(id, 10)):
 		return Skipped, nil
-	case ok && known == postedAs(part.Thread, c.text):
+	case ok && known == c.postedAs(part.Thread):
 		return NotModified, nil
 	case ok:
 		return Skipped, nil // ours, with other text: not this part
@@ -112,7 +113,7 @@ func (p *Poster) whereThis(ctx context.Context, id int64, c content, thread stri
 		}
 		return Foreign, nil
 	}
-	marked, err := p.edit(ctx, id, content{text: markText})
+	marked, err := p.edit(ctx, id, content{text: markText, file: c.file})
 	if err != nil || answerOf(marked.err) != Edited {
 		return Unknown, err
 	}
@@ -151,11 +152,16 @@ type edited struct {
 	err error
 }
 
-// edit makes one probing edit of id with c. Its error is a 429 or the
-// end of ctx; the service's answer is in the outcome.
+// edit makes one probing edit of id with c: editMessageText, or for a
+// document editMessageCaption. Its error is a 429 or the end of ctx;
+// the service's answer is in the outcome.
 func (p *Poster) edit(ctx context.Context, id int64, c content) (edited, error) {
 	var out edited
 	perr := p.posting(ctx, func() error {
+		if c.file {
+			out.msg, out.err = p.api.EditMessageCaption(ctx, &tgbot.EditMessageCaptionParams{ChatID: p.chat, MessageID: int(id), Caption: c.text})
+			return out.err
+		}
 		params := &tgbot.EditMessageTextParams{ChatID: p.chat, MessageID: int(id), Text: c.text, Entities: c.entities, LinkPreviewOptions: noPreview()}
 		if c.keyboard != nil {
 			params.ReplyMarkup = c.keyboard

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"sync"
 	"time"
@@ -30,6 +31,7 @@ type Options struct {
 // topic of its own; without, its messages as replies to its root.
 type Poster struct {
 	api   *tgbot.Bot
+	files *http.Client // downloads (Fetch)
 	chat  string
 	token string // only to keep it out of error text
 	opts  Options
@@ -68,7 +70,7 @@ func NewPoster(cfg *spec.TelegramConfig, opts Options) (*Poster, error) {
 	if cfg.ChatID == "" {
 		return nil, errors.New("telegram poster: telegram.chatId is empty")
 	}
-	return &Poster{api: api, chat: cfg.ChatID, token: cfg.BotToken.Reveal(), opts: opts, posted: map[int64]string{}, topics: map[int64]bool{}}, nil
+	return &Poster{api: api, files: newFileClient(opts.Timeout), chat: cfg.ChatID, token: cfg.BotToken.Reveal(), opts: opts, posted: map[int64]string{}, topics: map[int64]bool{}}, nil
 }
 
 // PartLimit implements relay.Poster.
@@ -107,26 +109,21 @@ func (p *Poster) isForum(ctx context.Context) (bool, error) {
 // mode), link previews off, mention-safe; in the session's topic, or as
 // a reply to its root. An ask's last part carries its buttons, and with
 // pingOnAsk its mentions (contentOf).
+//
+// A file part (part.Upload) is one sendDocument instead (postFile).
 func (p *Poster) Post(ctx context.Context, part relay.Part) (string, error) {
+	if part.Upload != nil {
+		return p.postFile(ctx, part)
+	}
 	c := contentOf(part)
 	params := &tgbot.SendMessageParams{ChatID: p.chat, Text: c.text, Entities: c.entities, LinkPreviewOptions: noPreview()}
 	if c.keyboard != nil {
 		params.ReplyMarkup = c.keyboard
 	}
-	if part.Thread != "" {
-		thread, err := messageID(part.Thread)
-		if err != nil {
-			return "", err
-		}
-		forum, err := p.isForum(ctx)
-		if err != nil {
-			return "", err
-		}
-		if forum {
-			params.MessageThreadID = int(thread)
-		} else {
-			params.ReplyParameters = &models.ReplyParameters{MessageID: int(thread)}
-		}
+	var err error
+	params.MessageThreadID, params.ReplyParameters, err = p.placeIn(ctx, part.Thread)
+	if err != nil {
+		return "", err
 	}
 	p.probing.RLock()
 	defer p.probing.RUnlock()
@@ -136,7 +133,7 @@ func (p *Poster) Post(ctx context.Context, part relay.Part) (string, error) {
 		defer p.creating.Unlock()
 	}
 	var m *models.Message
-	err := p.posting(ctx, func() (err error) {
+	err = p.posting(ctx, func() (err error) {
 		m, err = p.api.SendMessage(ctx, params)
 		return err
 	})
@@ -146,8 +143,28 @@ func (p *Poster) Post(ctx context.Context, part relay.Part) (string, error) {
 	if m == nil || m.ID == 0 {
 		return "", &relay.Error{Kind: relay.Uncertain, Err: fmt.Errorf("posting %s: telegram answered without a message id", part.Key)}
 	}
-	p.remember(int64(m.ID), postedAs(part.Thread, c.text))
+	p.remember(int64(m.ID), c.postedAs(part.Thread))
 	return strconv.Itoa(m.ID), nil
+}
+
+// placeIn is where a post in thread goes: the topic, with topics; a
+// reply to the session's root, without; neither for a root ("").
+func (p *Poster) placeIn(ctx context.Context, thread string) (int, *models.ReplyParameters, error) {
+	if thread == "" {
+		return 0, nil, nil
+	}
+	id, err := messageID(thread)
+	if err != nil {
+		return 0, nil, err
+	}
+	forum, err := p.isForum(ctx)
+	if err != nil {
+		return 0, nil, err
+	}
+	if forum {
+		return int(id), nil, nil
+	}
+	return 0, &models.ReplyParameters{MessageID: int(id)}, nil
 }
 
 // StartThread implements relay.Poster. Without topics a session's thread
@@ -196,7 +213,7 @@ func (p *Poster) Edit(ctx context.Context, e relay.EditRequest) error {
 	_, err = p.api.EditMessageText(ctx, &tgbot.EditMessageTextParams{ChatID: p.chat, MessageID: int(id), Text: text, LinkPreviewOptions: noPreview()})
 	switch answerOf(err) {
 	case Edited, NotModified:
-		p.remember(id, postedAs(e.Thread, text))
+		p.remember(id, content{text: text}.postedAs(e.Thread))
 		return nil
 	case NotFound:
 		return &relay.Error{Kind: relay.Gone, Code: "400", Err: p.scrub(fmt.Errorf("editing %s: %w", e.RemoteID, err))}
@@ -249,10 +266,17 @@ func (p *Poster) remember(id int64, as string) {
 	p.mu.Unlock()
 }
 
-// postedAs is what a message this process knows is: its thread and its
-// text. Parts of two sessions may read alike (a closing line); a probe
-// takes a known message for a part only when both match.
-func postedAs(thread, text string) string { return thread + "\x00" + text }
+// postedAs is what a message this process knows is: its thread, its
+// kind and its text (a document's caption). Parts of two sessions may
+// read alike (a closing line); a probe takes a known message for a part
+// only when all match.
+func (c content) postedAs(thread string) string {
+	kind := "text"
+	if c.file {
+		kind = "file"
+	}
+	return thread + "\x00" + kind + "\x00" + c.text
+}
 
 // fail classifies err with context, its text scrubbed of the token.
 func (p *Poster) fail(what string, err error) *relay.Error {

@@ -26,6 +26,11 @@ const (
 	// Foreign: the bot's message, proven another part's by where it lies
 	// (another thread). The probe goes on above it.
 	Foreign
+	// OtherKind: "there is no text in the message to edit" (asked of a
+	// document) or "there is no caption in the message to edit" (of a
+	// text): the bot's message of the other kind, which a part of this
+	// kind never is. The probe goes on above it.
+	OtherKind
 )
 
 // Verdict is what a probe concluded.
@@ -76,7 +81,7 @@ func Decide(start int64, answers []Answer) (v Verdict, found, next int64) {
 		switch a {
 		case NotModified:
 			return Posted, id, 0
-		case CantEdit, Skipped, Foreign:
+		case CantEdit, Skipped, Foreign, OtherKind:
 			gap = 0
 		case NotFound:
 			gap++

@@ -43,6 +43,8 @@ func TestDecide(t *testing.T) {
 		{"the probe edited a message of ours", []Answer{Edited}, Undecided, 0, 0},
 		{"bounded", cant(maxProbe), Undecided, 0, 0},
 		{"known ones do not count", cat(cant(maxProbe-1), []Answer{Skipped}), Probing, 0, 10 + maxProbe + 1},
+		{"the bot's message of the other kind", []Answer{OtherKind, NotModified}, Posted, 12, 0},
+		{"one of the other kind is no top", cat(nf(topGap-1), []Answer{OtherKind}, nf(topGap-1)), Probing, 0, 10 + 2*topGap},
 		{"a known one is no top", cat(nf(topGap-1), []Answer{Skipped}, nf(topGap-1)), Probing, 0, 10 + 2*topGap},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
