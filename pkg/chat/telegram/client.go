@@ -20,6 +20,12 @@ const defaultAPIURL = "https://api.telegram.org"
 // and says what it found) and retries nothing: a request that may have
 // been accepted is never sent again by the client.
 func newClient(cfg *spec.TelegramConfig, timeout time.Duration) (*tgbot.Bot, error) {
+	return newClientWith(cfg, timeout, &http.Client{Timeout: timeout})
+}
+
+// newClientWith is newClient over hc: uploads take a client without an
+// overall timeout, each bounded by its context instead (uploadTimeout).
+func newClientWith(cfg *spec.TelegramConfig, timeout time.Duration, hc *http.Client) (*tgbot.Bot, error) {
 	if cfg == nil {
 		return nil, errors.New("telegram: no telegram configuration")
 	}
@@ -29,7 +35,7 @@ func newClient(cfg *spec.TelegramConfig, timeout time.Duration) (*tgbot.Bot, err
 	b, err := tgbot.New(cfg.BotToken.Reveal(),
 		tgbot.WithServerURL(apiURL(cfg)),
 		tgbot.WithSkipGetMe(),
-		tgbot.WithHTTPClient(timeout, &http.Client{Timeout: timeout}),
+		tgbot.WithHTTPClient(timeout, hc),
 		tgbot.WithErrorsHandler(func(error) {}),
 	)
 	if err != nil {

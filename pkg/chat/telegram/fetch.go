@@ -40,8 +40,8 @@ func (p *Poster) Fetch(ctx context.Context, f inbound.RemoteFile, max int64, w i
 	file, err := p.api.GetFile(ctx, &tgbot.GetFileParams{FileID: f.ID})
 	if err != nil {
 		err = p.scrub(fmt.Errorf("telegram getFile of %s: %w", f.Name, err))
-		if errors.Is(err, tgbot.ErrorBadRequest) {
-			return 0, &inbound.PermanentError{Err: err}
+		if errors.Is(err, tgbot.ErrorBadRequest) && !strings.Contains(err.Error(), "temporarily unavailable") {
+			return 0, &inbound.PermanentError{Err: err} // an unknown file_id, a file too big for bots
 		}
 		return 0, err
 	}

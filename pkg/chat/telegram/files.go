@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"time"
 
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
@@ -65,7 +66,9 @@ func (p *Poster) postFile(ctx context.Context, part relay.Part) (string, error) 
 		}
 		defer body.Close()
 		params.Document = &models.InputFileUpload{Filename: part.Upload.Name, Data: &streamed{body}}
-		m, err = p.api.SendDocument(ctx, params)
+		ctx, cancel := context.WithTimeout(ctx, uploadTimeout(part.Upload.Size, p.opts.Timeout))
+		defer cancel()
+		m, err = p.uploads.SendDocument(ctx, params)
 		return err
 	})
 	var open *openError
@@ -80,6 +83,18 @@ func (p *Poster) postFile(ctx context.Context, part relay.Part) (string, error) 
 	}
 	p.remember(int64(m.ID), c.postedAs(part.Thread))
 	return strconv.Itoa(m.ID), nil
+}
+
+// minUploadRate is the slowest link an upload is given time for: 50 MB
+// take 200 s at it.
+const minUploadRate = 256 << 10 // bytes a second
+
+// uploadTimeout bounds one upload of size bytes: a request's timeout,
+// and the time its bytes take at minUploadRate. A call's timeout alone
+// would cut a large file on a slow link every time, each cut a lookup
+// and a re-post that is cut again.
+func uploadTimeout(size int64, timeout time.Duration) time.Duration {
+	return timeout + time.Duration(size/minUploadRate+1)*time.Second
 }
 
 // openError is an upload's content that could not be opened: nothing

@@ -6,14 +6,20 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	tgbot "github.com/go-telegram/bot"
 
 	"gjc.dev/reconciler/pkg/chat/faketelegram"
 	"gjc.dev/reconciler/pkg/inbound"
 	"gjc.dev/reconciler/pkg/relay"
+	"gjc.dev/reconciler/pkg/spec"
 )
 
 // upload is a file part's Upload of content, counting its opens.
@@ -207,5 +213,54 @@ func TestFetch(t *testing.T) {
 		if err == nil || strings.Contains(err.Error(), f.Token()) || strings.Contains(err.Error(), "/file/bot") {
 			t.Fatalf("download from a host that is gone = %v, want an error without the URL", err)
 		}
+	}
+}
+
+// zeros reads n zero bytes without holding them.
+type zeros struct{ n int64 }
+
+func (z *zeros) Read(b []byte) (int, error) {
+	if z.n <= 0 {
+		return 0, io.EOF
+	}
+	k := min(int64(len(b)), z.n)
+	clear(b[:k])
+	z.n -= k
+	return int(k), nil
+}
+
+func (z *zeros) Close() error { return nil }
+
+// A 5 MiB upload is streamed: the poster never holds the file whole
+// (the client writes the multipart body through a pipe as it reads the
+// entry). Measured as the bytes allocated, client and a service that
+// discards the body together, while it goes.
+func TestUploadIsStreamed(t *testing.T) {
+	const size = 5 << 20
+	var got int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := io.Copy(io.Discard, r.Body)
+		atomic.StoreInt64(&got, n)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"ok":true,"result":{"message_id":5,"date":1,"chat":{"id":-1001000000001,"type":"supergroup"}}}`)
+	}))
+	defer srv.Close()
+	p, err := NewPoster(&spec.TelegramConfig{BotToken: spec.NewSecret(faketelegram.DefaultToken), ChatID: chatID, APIURL: srv.URL}, Options{Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	part := relay.Part{Key: "m/file:0", Upload: &relay.Upload{Name: "big.bin", ContentType: "application/octet-stream", Size: size,
+		Open: func() (io.ReadCloser, error) { return &zeros{n: size}, nil }}}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	if _, err := p.Post(ctxFor(t), part); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	alloc := after.TotalAlloc - before.TotalAlloc
+	t.Logf("a %d MiB upload allocated %d KiB (body %d bytes)", size>>20, alloc>>10, atomic.LoadInt64(&got))
+	if atomic.LoadInt64(&got) < size || alloc > size/2 {
+		t.Fatalf("upload of %d bytes sent %d and allocated %d bytes: not streamed", size, got, alloc)
 	}
 }

@@ -30,12 +30,15 @@ type Options struct {
 // session's root line in the General topic and its messages in a forum
 // topic of its own; without, its messages as replies to its root.
 type Poster struct {
-	api   *tgbot.Bot
-	files *http.Client // downloads (Fetch)
-	chat  string
-	token string // only to keep it out of error text
-	opts  Options
-	gate  gate
+	api *tgbot.Bot
+	// uploads is the client of sendDocument (postFile), files that of
+	// downloads (Fetch): both take as long as a file's size needs.
+	uploads *tgbot.Bot
+	files   *http.Client
+	chat    string
+	token   string // only to keep it out of error text
+	opts    Options
+	gate    gate
 
 	// probing keeps probes and posts apart: a probe edits the bot's
 	// messages that nothing confirmed yet, which a post in flight (not
@@ -70,7 +73,11 @@ func NewPoster(cfg *spec.TelegramConfig, opts Options) (*Poster, error) {
 	if cfg.ChatID == "" {
 		return nil, errors.New("telegram poster: telegram.chatId is empty")
 	}
-	return &Poster{api: api, files: newFileClient(opts.Timeout), chat: cfg.ChatID, token: cfg.BotToken.Reveal(), opts: opts, posted: map[int64]string{}, topics: map[int64]bool{}}, nil
+	uploads, err := newClientWith(cfg, opts.Timeout, &http.Client{})
+	if err != nil {
+		return nil, err
+	}
+	return &Poster{api: api, uploads: uploads, files: newFileClient(opts.Timeout), chat: cfg.ChatID, token: cfg.BotToken.Reveal(), opts: opts, posted: map[int64]string{}, topics: map[int64]bool{}}, nil
 }
 
 // PartLimit implements relay.Poster.
