@@ -165,6 +165,12 @@ func TestGetFileDownloads(t *testing.T) {
 	}
 	_, err = b.GetFile(ctx(t), &bot.GetFileParams{FileID: "nope"})
 	wantBadRequest(t, err, "invalid file_id")
+	big, err := f.InjectMessage(faketelegram.Inbound{From: alice, File: &faketelegram.File{Name: "big.bin", Content: make([]byte, faketelegram.MaxDownloadBytes+1)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = b.GetFile(ctx(t), &bot.GetFileParams{FileID: big.Document.FileID})
+	wantBadRequest(t, err, "file is too big")
 	if sn := f.Snapshot(); sn.FileGets != 1 || sn.Downloads != 1 {
 		t.Fatalf("counted %d getFile, %d downloads", sn.FileGets, sn.Downloads)
 	}
