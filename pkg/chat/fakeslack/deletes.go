@@ -26,7 +26,7 @@ func (s *Server) DeleteMessage(channel, ts string) bool {
 	}
 	if replies > 0 && s.messages[i].ThreadTS == "" {
 		m := &s.messages[i]
-		m.SubType, m.Text, m.User, m.BotID, m.Metadata = "tombstone", "This message was deleted.", "USLACKBOT", "", nil
+		m.SubType, m.Text, m.User, m.BotID, m.Metadata, m.Files = "tombstone", "This message was deleted.", "USLACKBOT", "", nil, nil
 	} else {
 		s.messages = append(s.messages[:i], s.messages[i+1:]...)
 	}

@@ -44,6 +44,32 @@
 //     user_not_in_channel (chat.postEphemeral without a user),
 //     unknown_method; HTTP 429 with
 //     Retry-After when a rate limit is injected or a method's limit is hit.
+//   - Files (checked through slack-go's UploadFileContext,
+//     GetUploadURLExternalContext, UploadToURL, CompleteUploadExternalContext,
+//     GetFileInfoContext and GetFileContext; the rest as Slack's method
+//     reference says): files.getUploadURLExternal (filename, length > 0,
+//     else missing_argument) hands out a file id and an upload URL on this
+//     server, which takes the bytes raw or as a multipart file part
+//     without a token (the URL is the credential) and answers "OK - <n>";
+//     the bytes are hashed, not kept. files.completeUploadExternal (files,
+//     channel_id, thread_ts, initial_comment, title) shares the uploaded
+//     files in one message of the bot's in the thread (thread_not_found
+//     for a thread that is not there, channel errors as chat.postMessage);
+//     it "can only be called once" per file, as the reference says: a
+//     repeat, or a file never uploaded, answers file_not_found (the
+//     reference's "could not find the file from the upload ticket"; what
+//     Slack answers a repeat is not documented). It is a post for the
+//     faults and Snapshot.Posts. files.info answers a completed file with
+//     shares {public|private: {channel: [{ts, thread_ts}]}} (after
+//     SetShareLag's delay: Slack shares asynchronously) and file_not_found
+//     for an upload never completed (assumed: the reference says such an
+//     upload is discarded). InjectMessageWithFiles attaches a user's files
+//     to a message: files (with url_private_download) in the message, in
+//     history and replies, and subtype file_share in its event only; the
+//     content is served at url_private(_download) to an accepted bot token
+//     holding files:read, anything else redirected to the sign-in page
+//     with redir set to the file's path, as files.slack.com does. Scopes
+//     files:write and files:read.
 //   - Scopes: every answer to an accepted token carries X-OAuth-Scopes (what
 //     the token holds: a bot token every scope the relay asks for, for
 //     public and private channels and DMs; an app-level token
@@ -91,7 +117,9 @@
 // types other than section and actions, attachments beyond counting as
 // content, metadata in events and in the answer to
 // chat.postMessage, chat.delete and message_deleted events, reactions.remove and reactions.get,
-// reaction_added events, thread_broadcast, files, users and channel
+// reaction_added events, thread_broadcast, files.upload (retired),
+// files.list and files.delete, Slack Connect's check_file_info files, a
+// bot's uploads' content (not kept, so not served), users and channel
 // listings, Slack's own spacing of retries (here each comes one AckTimeout
 // after the delivery before), Slack's per-tier default limits
 // (only those a test sets), and the "ratelimited" error Slack sometimes

@@ -117,6 +117,11 @@ func (s *Server) messageEventLocked(m Message) map[string]any {
 	if m.BotID == "" {
 		event["client_msg_id"] = newEnvelopeID()
 	}
+	if len(m.Files) > 0 && m.SubType == "" {
+		// An event names a message with files file_share; history does
+		// not (it shows them by files and upload).
+		event["subtype"] = "file_share"
+	}
 	return event
 }
 
@@ -138,6 +143,9 @@ func (s *Server) messageObjectLocked(m Message) map[string]any {
 	}
 	if m.Blocks != nil {
 		out["blocks"] = m.Blocks
+	}
+	if len(m.Files) > 0 {
+		out["files"], out["upload"], out["display_as_bot"] = s.filesJSONLocked(m.Files), true, false
 	}
 	if m.ThreadTS != "" {
 		out["thread_ts"] = m.ThreadTS

@@ -14,6 +14,7 @@ var (
 	botScopes = []string{
 		"chat:write", "channels:read", "channels:history", "groups:read", "groups:history",
 		"im:read", "im:history", "mpim:read", "mpim:history", "reactions:write",
+		"files:read", "files:write",
 	}
 	appScopes = []string{"connections:write"}
 )

@@ -64,12 +64,17 @@ type Server struct {
 	pings    atomic.Bool     // read by every socket's writer, so not under mu
 	timers   sync.WaitGroup  // every armed ack timeout until it ran or was stopped
 
-	mu        sync.Mutex
-	ts        fakeserver.Sequence // microseconds of the ts handed out
-	conns     map[*conn]struct{}
-	tickets   map[string]string // single-use socket ticket -> app token
-	apps      map[string]*AppStats
-	messages  []Message
+	mu       sync.Mutex
+	ts       fakeserver.Sequence // microseconds of the ts handed out
+	conns    map[*conn]struct{}
+	tickets  map[string]string // single-use socket ticket -> app token
+	apps     map[string]*AppStats
+	messages []Message
+	// files are the uploads and the users' files, in the order made;
+	// shareLag hides a share from files.info for a while (SetShareLag).
+	files     []*File
+	fileSeq   int
+	shareLag  time.Duration
 	envelopes []*envelope
 	byID      map[string]*envelope
 	// ephemerals are what only one user saw; responseURLs the live
@@ -157,6 +162,10 @@ func (s *Server) routes() http.Handler {
 	m.HandleFunc("/api/{method}", s.serveAPI)
 	m.HandleFunc("GET /link/", s.serveSocket)
 	m.HandleFunc("POST /response/{id}", s.serveResponseURL)
+	m.HandleFunc("POST /upload/v1/{ticket}", s.serveUpload)
+	m.HandleFunc("GET /files-pri/{file}/{name}", s.serveFile)
+	m.HandleFunc("GET /files-pri/{file}/download/{name}", s.serveFile)
+	m.HandleFunc("GET /signin", s.serveSignIn)
 	m.HandleFunc("/", http.NotFound)
 	return m
 }

@@ -54,6 +54,8 @@ type Message struct {
 	// ReactRequests counts the requests to add a reaction to it, repeats
 	// included: the service keeps one reaction however often it is asked.
 	ReactRequests int
+	// Files are the ids of the files the message shares (Snapshot.Files).
+	Files []string
 }
 
 // Reaction is one reactions.add: an emoji name and who added it.
@@ -106,6 +108,9 @@ type Snapshot struct {
 	// Ephemerals are the messages only one user saw (chat.postEphemeral,
 	// or an answer to an interaction's response_url), in order.
 	Ephemerals []Ephemeral
+	// Files are the bots' uploads (from their upload tickets on) and the
+	// files users attached, in the order made.
+	Files []File
 	// Observed has the 429s answered (injected and by method limits), the
 	// chat.postMessage calls received (Posts: a client that re-sent a post
 	// shows there) and those held now (HoldNextPost), and the metadata keys
@@ -128,6 +133,7 @@ func (s *Server) snapshotLocked() Snapshot {
 		Messages:   make([]Message, len(s.messages)),
 		Envelopes:  make([]Envelope, len(s.envelopes)),
 		Ephemerals: slices.Clone(s.ephemerals),
+		Files:      filesClone(s.files),
 		Observed:   s.core.ObservedLocked(),
 	}
 	for i, m := range s.messages {
@@ -136,6 +142,7 @@ func (s *Server) snapshotLocked() Snapshot {
 		m.Blocks = slices.Clone(m.Blocks)
 		m.Buttons = slices.Clone(m.Buttons)
 		m.PostedButtons = slices.Clone(m.PostedButtons)
+		m.Files = slices.Clone(m.Files)
 		if m.Metadata != nil {
 			md := *m.Metadata
 			md.EventPayload = maps.Clone(md.EventPayload)

@@ -28,16 +28,25 @@ type method struct {
 }
 
 var methods = map[string]method{
-	"auth.test":             {anyToken, (*Server).authTestLocked, nil},
-	"apps.connections.open": {appToken, (*Server).openConnectionLocked, []string{"connections:write"}},
-	"chat.postMessage":      {botToken, (*Server).postMessageLocked, []string{"chat:write"}},
-	"chat.update":           {botToken, (*Server).updateLocked, []string{"chat:write"}},
-	"chat.postEphemeral":    {botToken, (*Server).postEphemeralLocked, []string{"chat:write"}},
-	"conversations.history": {botToken, (*Server).historyLocked, historyScopes},
-	"conversations.replies": {botToken, (*Server).repliesLocked, historyScopes},
-	"conversations.info":    {botToken, (*Server).infoLocked, []string{"channels:read", "groups:read", "im:read", "mpim:read"}},
-	"reactions.add":         {botToken, (*Server).reactLocked, []string{"reactions:write"}},
+	"auth.test":                    {anyToken, (*Server).authTestLocked, nil},
+	"apps.connections.open":        {appToken, (*Server).openConnectionLocked, []string{"connections:write"}},
+	"chat.postMessage":             {botToken, (*Server).postMessageLocked, []string{"chat:write"}},
+	"chat.update":                  {botToken, (*Server).updateLocked, []string{"chat:write"}},
+	"chat.postEphemeral":           {botToken, (*Server).postEphemeralLocked, []string{"chat:write"}},
+	"conversations.history":        {botToken, (*Server).historyLocked, historyScopes},
+	"conversations.replies":        {botToken, (*Server).repliesLocked, historyScopes},
+	"conversations.info":           {botToken, (*Server).infoLocked, []string{"channels:read", "groups:read", "im:read", "mpim:read"}},
+	"reactions.add":                {botToken, (*Server).reactLocked, []string{"reactions:write"}},
+	"files.getUploadURLExternal":   {botToken, (*Server).getUploadURLLocked, []string{"files:write"}},
+	"files.completeUploadExternal": {botToken, (*Server).completeUploadLocked, []string{"files:write"}},
+	"files.info":                   {botToken, (*Server).fileInfoLocked, []string{"files:read"}},
 }
+
+// createMethods make what a person sees in the channel: a post, and the
+// completion of an upload, which shares the file in a message. The
+// faults that apply to posts (HoldNextPost, AcceptThenFail,
+// RateLimitNext) and Snapshot.Posts apply to each of them.
+var createMethods = map[string]bool{"chat.postMessage": true, "files.completeUploadExternal": true}
 
 var historyScopes = []string{"channels:history", "groups:history", "im:history", "mpim:history"}
 
@@ -55,7 +64,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		token = form.Get("token")
 	}
 	method := r.PathValue("method")
-	isPost := method == "chat.postMessage"
+	isPost := createMethods[method]
 	if isPost {
 		s.core.Posted()
 		if !s.waitHold() {
@@ -74,7 +83,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		mode, hit := s.core.TakeAcceptFailLocked()
 		s.mu.Unlock()
 		if hit {
-			s.logf("chat.postMessage accepted, answered as failed (mode %d)", mode)
+			s.logf("%s accepted, answered as failed (mode %d)", method, mode)
 			s.core.Fail(w, mode)
 			return
 		}
@@ -99,7 +108,7 @@ func (s *Server) call(method, token string, form url.Values, h http.Header) (res
 	if e := s.scopeErrLocked(method, token, form); e != nil {
 		return e, 0
 	}
-	if method == "chat.postMessage" {
+	if createMethods[method] {
 		if after, hit := s.core.TakeRateLimitLocked(); hit {
 			return fail("ratelimited"), max(after, time.Nanosecond)
 		}
