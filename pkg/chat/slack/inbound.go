@@ -24,13 +24,14 @@ var _ inbound.Service = (*Poster)(nil)
 // read found it; these are the fields the inbound side judges.
 type message struct {
 	channel, ts, threadTS, user, botID, subtype, text string
+	files                                             []slackapi.File
 }
 
 // event turns a message in channel (the configured one) into an
 // inbound.Event. Its place is its thread's root: a root message, or one
 // in another channel, is in no session's thread.
 func (m message) event(channel, self string) inbound.Event {
-	ev := inbound.Event{ID: m.ts, User: m.user, Text: unescape(m.text), Time: tsTime(m.ts)}
+	ev := inbound.Event{ID: m.ts, User: m.user, Text: unescape(m.text), Time: tsTime(m.ts), Files: remoteFiles(m.files)}
 	if m.channel == channel && m.threadTS != "" && m.threadTS != m.ts {
 		ev.Place = m.threadTS
 	}
@@ -39,7 +40,8 @@ func (m message) event(channel, self string) inbound.Event {
 	switch m.subtype {
 	case "", "thread_broadcast", "file_share":
 		// A person's message (a reply also sent to the channel, one with
-		// a file): the text is what they wrote.
+		// files: file_share in an event, no subtype in history): the text
+		// is what they wrote, the files are theirs.
 	case "message_changed":
 		ev.Kind = inbound.Edit
 	case "bot_message":
@@ -58,6 +60,10 @@ func EventOf(e *slackevents.MessageEvent, channel, self string) inbound.Event {
 	if e.SubType == "message_changed" && e.Message != nil {
 		// The outer event is Slack's; the message inside is the author's.
 		m.ts, m.threadTS, m.user, m.botID = e.Message.Timestamp, e.Message.ThreadTimestamp, e.Message.User, e.Message.BotID
+	} else if e.Message != nil {
+		// slack-go reads a new message's own fields (its files among
+		// them) into Message too.
+		m.files = e.Message.Files
 	}
 	return m.event(channel, self)
 }
@@ -147,7 +153,7 @@ func (p *Poster) History(ctx context.Context, place, after string, since time.Ti
 			if m.Timestamp == place || !tsLess(oldest, m.Timestamp) {
 				continue // the root, repeated on each page; or not after oldest
 			}
-			mm := message{channel: p.channel, ts: m.Timestamp, threadTS: m.ThreadTimestamp, user: m.User, botID: m.BotID, subtype: m.SubType, text: m.Text}
+			mm := message{channel: p.channel, ts: m.Timestamp, threadTS: m.ThreadTimestamp, user: m.User, botID: m.BotID, subtype: m.SubType, text: m.Text, files: m.Files}
 			if mm.threadTS == "" {
 				mm.threadTS = place
 			}

@@ -20,8 +20,12 @@ const maxPages = 1000
 // include_all_metadata since Slack returns metadata only then. Text is
 // never compared: metadata is the part's identity. Each page is one call
 // (history may be limited to 1 a minute), so the relay should look up only
-// parts whose outcome is uncertain.
+// parts whose outcome is uncertain. A file part is looked up by its file
+// (lookupFile).
 func (p *Poster) Lookup(ctx context.Context, part relay.Part, after string) (string, bool, error) {
+	if part.Upload != nil {
+		return p.lookupFile(ctx, part)
+	}
 	oldest := lookupOldest(after, part.FirstAttempt, p.opts.ClockSkew)
 	cursor := ""
 	for range maxPages {

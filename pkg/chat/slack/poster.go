@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -44,6 +45,11 @@ type Options struct {
 	// off; a 429 still holds back every call to its method.
 	PostInterval time.Duration
 	PostBurst    int
+	// ShareWait bounds how long a file part's Post waits for the file's
+	// share to show in files.info after completing it, as Slack shares
+	// asynchronously (default 10 s); past it the part is uncertain, and
+	// the relay's lookup finds the share later.
+	ShareWait time.Duration
 }
 
 // Poster posts a daemon's sessions to one Slack channel.
@@ -53,6 +59,11 @@ type Poster struct {
 	token   string // only to keep it out of error text
 	opts    Options
 	routes  *routes
+	// files uploads and downloads files, following no redirect; apiURL
+	// is the parsed apiURL when one is set: its host is then the only
+	// file host (fileHost).
+	files  *http.Client
+	apiURL *url.URL
 
 	selfMu sync.Mutex
 	self   string // the bot's user id, once auth.test told it
@@ -85,10 +96,19 @@ func NewPoster(cfg *spec.SlackConfig, opts Options) (*Poster, error) {
 	if opts.PostBurst <= 0 {
 		opts.PostBurst = 4
 	}
+	if opts.ShareWait <= 0 {
+		opts.ShareWait = 10 * time.Second
+	}
 	// No OptionRetry: slack-go then sends every call exactly once.
 	options := []slackapi.Option{slackapi.OptionHTTPClient(&http.Client{Timeout: opts.Timeout})}
+	var api *url.URL
 	if cfg.APIURL != "" {
 		options = append(options, slackapi.OptionAPIURL(apiBase(cfg.APIURL)))
+		u, err := url.Parse(apiBase(cfg.APIURL))
+		if err != nil || u.Host == "" {
+			return nil, fmt.Errorf("slack poster: slack.apiUrl %q is not a URL", cfg.APIURL)
+		}
+		api = u
 	}
 	return &Poster{
 		api:     slackapi.New(cfg.BotToken.Reveal(), options...),
@@ -96,6 +116,8 @@ func NewPoster(cfg *spec.SlackConfig, opts Options) (*Poster, error) {
 		token:   cfg.BotToken.Reveal(),
 		opts:    opts,
 		routes:  newRoutes(opts.PostInterval, opts.PostBurst),
+		files:   &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
+		apiURL:  api,
 	}, nil
 }
 
@@ -143,8 +165,12 @@ func literal(shown string) []slackapi.MsgOption {
 }
 
 // Post implements relay.Poster: one chat.postMessage; an ask's last part
-// carries its buttons in blocks, besides the text (render).
+// carries its buttons in blocks, besides the text (render). A file part
+// is an upload (postFile).
 func (p *Poster) Post(ctx context.Context, part relay.Part) (string, error) {
+	if part.Upload != nil {
+		return p.postFile(ctx, part)
+	}
 	c := render(part.Text, part.Choices, part.Ping)
 	opts := append(literal(c.text),
 		slackapi.MsgOptionDisableLinkUnfurl(),
