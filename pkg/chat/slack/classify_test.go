@@ -38,6 +38,8 @@ func TestClassify(t *testing.T) {
 		{"503", slackapi.StatusCodeError{Code: 503}, relay.Uncertain, "", "http_service_unavailable", 0},
 		{"404: wrong API URL", slackapi.StatusCodeError{Code: 404}, relay.Blocked, relay.ReasonRelayBlocked, "http_not_found", 0},
 		{"channel_not_found", slackapi.SlackErrorResponse{Err: "channel_not_found"}, relay.Blocked, relay.ReasonRelayBlocked, "channel_not_found", 0},
+		{"a file type the workspace refuses", slackapi.SlackErrorResponse{Err: "file_type_not_allowed"}, relay.Refused, "", "file_type_not_allowed", 0},
+		{"file uploads disabled: until an admin allows them", slackapi.SlackErrorResponse{Err: "file_uploads_disabled"}, relay.Blocked, relay.ReasonRelayBlocked, "file_uploads_disabled", 0},
 		{"not_in_channel", slackapi.SlackErrorResponse{Err: "not_in_channel"}, relay.Blocked, relay.ReasonRelayBlocked, "not_in_channel", 0},
 		{"invalid_auth", slackapi.SlackErrorResponse{Err: "invalid_auth"}, relay.Blocked, relay.ReasonRelayBlocked, "invalid_auth", 0},
 		{"missing_scope", &slackapi.SlackErrorResponse{Err: "missing_scope"}, relay.Blocked, relay.ReasonRelayBlocked, "missing_scope", 0},

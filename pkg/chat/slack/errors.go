@@ -44,6 +44,10 @@ var refusedCodes = map[string]bool{
 	"thread_not_found": true, "cannot_reply_to_message": true, "message_not_found": true,
 	"cant_update_message": true, "edit_window_closed": true, "msg_blocks_too_long": true,
 	"too_many_blocks": true, "duplicate_message_not_found": true,
+	// A file the workspace will not take (its type, its size, not an
+	// image where only images are allowed), or an empty one.
+	"file_type_not_allowed": true, "file_upload_size_restricted": true,
+	"file_uploads_except_images_disabled": true, "missing_argument": true,
 }
 
 // uncertainCodes are Slack's own transient failures, after which it may or

@@ -193,10 +193,15 @@ func (p *Poster) upload(ctx context.Context, to string, u *relay.Upload) error {
 	if err != nil {
 		return fmt.Errorf("opening %s: %w", u.Name, err)
 	}
-	defer src.Close()
 	pr, pw := io.Pipe()
 	mw := multipart.NewWriter(pw)
+	written := make(chan struct{})
+	// The writer ends before upload returns: closing pr fails its next
+	// write, whatever the request read of it.
+	defer func() { _ = pr.Close(); <-written }()
 	go func() {
+		defer close(written)
+		defer src.Close()
 		h := textproto.MIMEHeader{}
 		h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="file"; filename=%q`, u.Name))
 		h.Set("Content-Type", u.ContentType)
@@ -215,13 +220,11 @@ func (p *Poster) upload(ctx context.Context, to string, u *relay.Upload) error {
 	}()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, to, pr)
 	if err != nil {
-		pr.CloseWithError(err)
 		return err
 	}
 	req.Header.Set("Content-Type", mw.FormDataContentType())
 	resp, err := p.files.Do(req)
 	if err != nil {
-		pr.CloseWithError(err)
 		return err
 	}
 	defer resp.Body.Close()
