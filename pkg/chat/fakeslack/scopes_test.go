@@ -122,11 +122,14 @@ func TestScopeHeadersOnEveryAnswer(t *testing.T) {
 		return resp.Header
 	}
 	for method, accepted := range map[string]string{
-		"auth.test":             "",
-		"conversations.info":    "channels:read,groups:read,im:read,mpim:read",
-		"conversations.history": "channels:history,groups:history,im:history,mpim:history",
-		"chat.postMessage":      "chat:write",
-		"reactions.add":         "reactions:write",
+		"auth.test":                    "",
+		"conversations.info":           "channels:read,groups:read,im:read,mpim:read",
+		"conversations.history":        "channels:history,groups:history,im:history,mpim:history",
+		"chat.postMessage":             "chat:write",
+		"reactions.add":                "reactions:write",
+		"files.getUploadURLExternal":   "files:write",
+		"files.completeUploadExternal": "files:write",
+		"files.info":                   "files:read",
 	} {
 		h := ask(method, botTok)
 		if !strings.Contains(h.Get("X-OAuth-Scopes"), "chat:write,channels:read") {

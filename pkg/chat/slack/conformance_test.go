@@ -46,7 +46,7 @@ func TestConformance(t *testing.T) {
 
 // doctorChecks are Slack's doctor lines for a public channel, in order.
 var doctorChecks = []string{"bot token", "channel", "scope chat:write", "scope channels:read",
-	"scope channels:history", "scope reactions:write", "socket mode", "clock"}
+	"scope channels:history", "scope reactions:write", "scope files:write", "scope files:read", "socket mode", "clock"}
 
 // fake is fakeslack as the suite drives it.
 type fake struct {

@@ -73,8 +73,8 @@ func TestDoctorScopeLines(t *testing.T) {
 		scopes        []string // the relay's, in the order doctor reports them
 		unused        []string
 	}{
-		{"public", "C0PUBLIC1", []string{"chat:write", "channels:read", "channels:history", "reactions:write"}, []string{"groups:read", "groups:history"}},
-		{"private", "G0PRIVATE", []string{"chat:write", "groups:read", "groups:history", "reactions:write"}, []string{"channels:read", "channels:history"}},
+		{"public", "C0PUBLIC1", []string{"chat:write", "channels:read", "channels:history", "reactions:write", "files:write", "files:read"}, []string{"groups:read", "groups:history"}},
+		{"private", "G0PRIVATE", []string{"chat:write", "groups:read", "groups:history", "reactions:write", "files:write", "files:read"}, []string{"channels:read", "channels:history"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			want := []string{"bot token", "channel"}

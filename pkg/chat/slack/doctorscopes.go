@@ -56,6 +56,8 @@ type scopeNeed struct{ scope, why string }
 //	conversations.info                            <kind>:read (channels:, groups:, im:, mpim:)
 //	conversations.history, conversations.replies  <kind>:history
 //	reactions.add                                 reactions:write
+//	files.getUploadURLExternal, completeUpload... files:write
+//	files.info, a file's url_private_download     files:read
 //	auth.test                                     none
 //
 // Nothing here deletes a message or lists channels. apps.connections.open
@@ -68,6 +70,8 @@ func requiredScopes(k channelKind) []scopeNeed {
 		{p + ":read", "to check the channel at start (conversations.info)"},
 		{p + ":history", "to find a post after a crash and read the replies sent while it was down (conversations.history, conversations.replies)"},
 		{"reactions:write", "to mark a reply it took with 👀 (reactions.add)"},
+		{"files:write", "to post an outbox message's attachments (files.getUploadURLExternal, files.completeUploadExternal)"},
+		{"files:read", "to find a posted file after a crash (files.info) and download the files people attach to a reply"},
 	}
 }
 

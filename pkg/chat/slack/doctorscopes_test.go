@@ -10,17 +10,17 @@ import (
 	slackapi "github.com/slack-go/slack"
 )
 
-// The scope lines of each kind of conversation: the relay's four, in a
+// The scope lines of each kind of conversation: the relay's six, in a
 // stable order, and each withheld in turn fails its own line alone.
 func TestScopeLines(t *testing.T) {
 	for _, tc := range []struct {
 		kind channelKind
 		want []string
 	}{
-		{kindPublic, []string{"chat:write", "channels:read", "channels:history", "reactions:write"}},
-		{kindPrivate, []string{"chat:write", "groups:read", "groups:history", "reactions:write"}},
-		{kindIM, []string{"chat:write", "im:read", "im:history", "reactions:write"}},
-		{kindMPIM, []string{"chat:write", "mpim:read", "mpim:history", "reactions:write"}},
+		{kindPublic, []string{"chat:write", "channels:read", "channels:history", "reactions:write", "files:write", "files:read"}},
+		{kindPrivate, []string{"chat:write", "groups:read", "groups:history", "reactions:write", "files:write", "files:read"}},
+		{kindIM, []string{"chat:write", "im:read", "im:history", "reactions:write", "files:write", "files:read"}},
+		{kindMPIM, []string{"chat:write", "mpim:read", "mpim:history", "reactions:write", "files:write", "files:read"}},
 	} {
 		t.Run(tc.kind.String(), func(t *testing.T) {
 			all := map[string]bool{}
