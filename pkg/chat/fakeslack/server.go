@@ -53,7 +53,8 @@ type Options struct {
 // Server is a running fake. All methods are safe for concurrent use.
 type Server struct {
 	// Faults has the switches every fake has: SetUnavailable,
-	// RateLimitNext and AcceptThenFail (chat.postMessage) and SetSlow
+	// RateLimitNext and AcceptThenFail (chat.postMessage and
+	// files.completeUploadExternal: createMethods) and SetSlow
 	// (every Web API answer).
 	*fakeserver.Faults
 	// View has Snapshot, WaitFor and the request log.

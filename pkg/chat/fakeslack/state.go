@@ -112,7 +112,7 @@ type Snapshot struct {
 	// files users attached, in the order made.
 	Files []File
 	// Observed has the 429s answered (injected and by method limits), the
-	// chat.postMessage calls received (Posts: a client that re-sent a post
+	// chat.postMessage and files.completeUploadExternal calls received (Posts: a client that re-sent a post
 	// shows there) and those held now (HoldNextPost), and the metadata keys
 	// stored (Relayed), those stored twice (Duplicates).
 	fakeserver.Observed
