@@ -106,7 +106,8 @@
 //     within 30 minutes (recorded in Snapshot.Ephemerals).
 //   - Faults a test flips at run time (the shared ones of Server.Faults
 //     and Slack's own), other users' messages (InjectMessage,
-//     InjectBotMessage, EditInjected, DeleteMessage) and what a test
+//     InjectBotMessage, EditInjected, DeleteMessage, DeleteFile: file_deleted
+//     from files.info) and what a test
 //     observes (Snapshot, Requests, WaitFor, Options.OnAck): each method
 //     says what it does on the wire.
 //

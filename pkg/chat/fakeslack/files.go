@@ -40,6 +40,8 @@ type File struct {
 	// Channel and ThreadTS are where it was shared, MessageTS the message
 	// that shares it ("" while it is shared nowhere).
 	Channel, ThreadTS, MessageTS string
+	// Deleted is set by DeleteFile.
+	Deleted bool
 
 	content []byte // kept for a user's file only, served at its URL
 	ticket  string
@@ -58,6 +60,27 @@ func (s *Server) SetShareLag(d time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.shareLag = d
+}
+
+// DeleteFile deletes a file as a workspace admin does: its message is
+// removed with it, and files.info answers file_deleted. It reports
+// whether the file was there.
+func (s *Server) DeleteFile(id string) bool {
+	s.mu.Lock()
+	f := s.fileLocked(id)
+	if f == nil || f.Deleted {
+		s.mu.Unlock()
+		return false
+	}
+	f.Deleted = true
+	channel, ts := f.Channel, f.MessageTS
+	f.content = nil
+	s.notifyLocked()
+	s.mu.Unlock()
+	if ts != "" {
+		s.DeleteMessage(channel, ts)
+	}
+	return true
 }
 
 // InjectMessageWithFiles stores a message from user with files attached,
@@ -181,8 +204,11 @@ func (s *Server) completedLocked(files []*File) map[string]any {
 // is no file yet: file_not_found, as for an id that never was.
 func (s *Server) fileInfoLocked(_ string, form url.Values) map[string]any {
 	f := s.fileLocked(form.Get("file"))
-	if f == nil || !f.Completed {
+	switch {
+	case f == nil || !f.Completed:
 		return fail("file_not_found")
+	case f.Deleted:
+		return fail("file_deleted")
 	}
 	obj := s.fileObjectLocked(f)
 	if f.MessageTS != "" && time.Since(f.CompletedAt) >= s.shareLag {

@@ -138,6 +138,25 @@ func TestFileShareLag(t *testing.T) {
 	}
 }
 
+// A file shared and then deleted (only a completed file can be) was
+// posted: found, its thread standing in for its message.
+func TestFileLookupDeleted(t *testing.T) {
+	e := setup(t, slack.Options{})
+	root := post(t, e, "m/0", "", "root")
+	var staged string
+	part := filePart("m/file:0", root, []byte("gone soon"), &staged, nil)
+	if _, err := e.p.Post(ctx(t), part); err != nil {
+		t.Fatal(err)
+	}
+	if !e.f.DeleteFile(staged) {
+		t.Fatal("no file to delete")
+	}
+	part.Staged = staged
+	if ts, found, err := e.p.Lookup(ctx(t), part, root); err != nil || !found || ts != root {
+		t.Fatalf("Lookup of a deleted file = %s, %v, %v", ts, found, err)
+	}
+}
+
 // A Stage that fails stops the part before its upload.
 func TestFileStageFails(t *testing.T) {
 	e := setup(t, slack.Options{})
