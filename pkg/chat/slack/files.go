@@ -84,9 +84,9 @@ func (p *Poster) postFile(ctx context.Context, part relay.Part) (string, error) 
 	return p.awaitShare(ctx, part, ticket.FileID)
 }
 
-// awaitShare waits, up to Options.ShareWait, for files.info to show the share of
-// a file Post completed. Every failure is Uncertain: the file was
-// completed, so it is never posted again without a lookup.
+// awaitShare waits, up to Options.ShareWait, for files.info to show
+// the share of a file Post completed. Every failure is Uncertain: the
+// file was completed, so it is never posted again without a lookup.
 func (p *Poster) awaitShare(ctx context.Context, part relay.Part, id string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, p.opts.ShareWait)
 	defer cancel()
