@@ -157,6 +157,20 @@ func TestFileLookupDeleted(t *testing.T) {
 	}
 }
 
+// Content that is not the size recorded is not completed: the upload
+// fails before the file is shared.
+func TestFileChangedSize(t *testing.T) {
+	e := setup(t, slack.Options{})
+	root := post(t, e, "m/0", "", "root")
+	part := filePart("m/file:0", root, []byte("short"), new(string), nil)
+	part.Upload.Size = 50
+	_, err := e.p.Post(ctx(t), part)
+	relayErr(t, err, relay.Uncertain)
+	if sn := e.f.Snapshot(); sn.Files[0].Uploaded || sn.Files[0].Completions != 0 || len(sn.Thread(channel, root)) != 0 {
+		t.Fatalf("file %+v", sn.Files[0])
+	}
+}
+
 // A Stage that fails stops the part before its upload.
 func TestFileStageFails(t *testing.T) {
 	e := setup(t, slack.Options{})
