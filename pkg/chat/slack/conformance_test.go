@@ -41,6 +41,8 @@ func TestConformance(t *testing.T) {
 		Start:        startFake,
 		Transport:    func(t *testing.T) providertest.TransportFake { return startTransportFake(t) },
 		DoctorChecks: doctorChecks,
+		// A file's id is staged before its upload (files.getUploadURLExternal).
+		FileStage: true,
 	})
 }
 
