@@ -2,6 +2,7 @@ package fakediscord
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -45,14 +46,17 @@ func (s *Server) postMessage(r *http.Request, token string) (int, any) {
 	s.core.Posted()
 	var body messageBody
 	files, err := readBody(r, &body)
-	if err != nil {
+	switch {
+	case errors.Is(err, errTooLarge):
+		return http.StatusRequestEntityTooLarge, apiError(codeTooLarge, "Request entity too large")
+	case err != nil:
 		return invalidJSON()
 	}
 	nonce, ok := parseNonce(body.Nonce)
-	if !ok {
+	if !ok || len(files) > MaxFiles {
 		return invalidForm()
 	}
-	rows, code, msg := body.check(files)
+	rows, code, msg := body.check(len(files) > 0)
 	if code != 0 {
 		return http.StatusBadRequest, apiError(code, msg)
 	}
@@ -80,7 +84,8 @@ func (s *Server) postMessage(r *http.Request, token string) (int, any) {
 		s.broadcastLocked("THREAD_UPDATE", s.threadChannel(*t))
 	}
 	m := s.addMessageLocked(Message{ChannelID: cid, AuthorID: author, Author: botUsername(token), Bot: true,
-		Content: body.Content, Rows: rows, token: token, Nonce: nonce, AllowedMentions: body.AllowedMentions, Flags: body.Flags})
+		Content: body.Content, Rows: rows, token: token, Nonce: nonce, AllowedMentions: body.AllowedMentions, Flags: body.Flags,
+		Attachments: s.attachmentsLocked(files)})
 	s.rememberNonceLocked(m)
 	s.logf("message %s posted in %s", m.ID, cid)
 	if mode, fail := s.core.TakeAcceptFailLocked(); fail {
@@ -210,19 +215,25 @@ func (s *Server) addMessageLocked(m Message) Message {
 // and dispatches MESSAGE_CREATE to every session that asked for guild
 // messages; sessions that are away get it on RESUME. channelID may be a
 // thread's ID.
-func (s *Server) InjectMessage(channelID, authorID, content string) (Message, error) {
-	return s.inject(Message{ChannelID: channelID, AuthorID: authorID, Author: "user-" + authorID, Content: content})
+// files, if any, are attached to it as a user's client uploads them
+// (a user may attach larger files than a bot: no size limit applies).
+func (s *Server) InjectMessage(channelID, authorID, content string, files ...File) (Message, error) {
+	uploads, err := uploadsOf(files)
+	if err != nil {
+		return Message{}, err
+	}
+	return s.inject(Message{ChannelID: channelID, AuthorID: authorID, Author: "user-" + authorID, Content: content}, uploads)
 }
 
 // InjectBotMessage is InjectMessage for a message from another bot (or
 // webhook-less integration): its author is a bot in every payload.
 func (s *Server) InjectBotMessage(channelID, authorID, content string) (Message, error) {
-	return s.inject(Message{ChannelID: channelID, AuthorID: authorID, Author: "bot-" + authorID, Bot: true, Content: content})
+	return s.inject(Message{ChannelID: channelID, AuthorID: authorID, Author: "bot-" + authorID, Bot: true, Content: content}, nil)
 }
 
-func (s *Server) inject(m Message) (Message, error) {
-	if m.AuthorID == "" || m.Content == "" {
-		return Message{}, fmt.Errorf("fakediscord: injected message needs an author and content")
+func (s *Server) inject(m Message, files []upload) (Message, error) {
+	if m.AuthorID == "" || m.Content == "" && len(files) == 0 {
+		return Message{}, fmt.Errorf("fakediscord: injected message needs an author and content or files")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -230,6 +241,7 @@ func (s *Server) inject(m Message) (Message, error) {
 		return Message{}, fmt.Errorf("fakediscord: unknown channel %q", m.ChannelID)
 	}
 	m.injected = true
+	m.Attachments = s.attachmentsLocked(files)
 	m = s.addMessageLocked(m)
 	s.logf("message %s injected in %s", m.ID, m.ChannelID)
 	return m, nil

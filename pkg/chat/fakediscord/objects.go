@@ -89,6 +89,7 @@ func (s *Server) apiMessageLocked(m Message, v viewer) apiMessage {
 	}
 	if v.seesContent(m) {
 		a.Components = apiComponents(m.Rows)
+		a.Attachments = s.apiAttachments(m)
 	} else {
 		a.Content = ""
 	}

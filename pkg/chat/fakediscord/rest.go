@@ -1,7 +1,6 @@
 package fakediscord
 
 import (
-	"encoding/json"
 	"mime"
 	"net/http"
 	"strings"
@@ -43,6 +42,7 @@ func (s *Server) routes() http.Handler {
 	m.HandleFunc("PUT /api/{v}/channels/{cid}/messages/{mid}/reactions/{emoji}/@me", s.authed(s.routeLimited(s.answer(s.addReaction))))
 	m.HandleFunc("POST /api/{v}/channels/{cid}/threads", s.authed(s.routeLimited(s.limited(s.answer(s.startThread)))))
 	m.HandleFunc("POST /api/{v}/channels/{cid}/messages/{mid}/threads", s.authed(s.routeLimited(s.limited(s.answer(s.startMessageThread)))))
+	m.HandleFunc("GET /attachments/{cid}/{aid}/{name}", s.serveAttachment)
 	m.HandleFunc("POST /api/{v}/interactions/{iid}/{itoken}/callback", s.tokenless(s.answer(s.interactionCallback)))
 	m.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
 		writeError(w, http.StatusNotFound, 0, "404: Not Found")
@@ -129,22 +129,14 @@ func (s *Server) getChannel(r *http.Request, _ string) (int, any) {
 }
 
 // readBody decodes a JSON body, or the payload_json part of a multipart one
-// (discordgo sends multipart when files are attached). It reports whether
-// files were attached.
-func readBody(r *http.Request, v any) (files bool, err error) {
+// (discordgo sends multipart when files are attached), and returns the
+// files attached; errTooLarge for a file over MaxFileBytes.
+func readBody(r *http.Request, v any) ([]upload, error) {
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mt == "multipart/form-data" {
-		if err := r.ParseMultipartForm(8 << 20); err != nil {
-			return false, err
-		}
-		files = len(r.MultipartForm.File) > 0
-		pj := r.FormValue("payload_json")
-		if pj == "" {
-			return files, nil
-		}
-		return files, json.Unmarshal([]byte(pj), v)
+		return readMultipart(r, v)
 	}
-	return false, fakeserver.ReadJSON(r, v)
+	return nil, fakeserver.ReadJSON(r, v)
 }
 
 // invalidJSON is Discord's 400 for a body that does not decode.

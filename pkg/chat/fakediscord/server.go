@@ -66,6 +66,8 @@ type Server struct {
 	starts   map[string]*startBudget
 	names    map[string]string // users' global names (SetGlobalName)
 	clicks   []Interaction     // every click made, in order, with its answers
+
+	downloads, tokensToCDN int // CDN requests, and those with a token
 }
 
 // Start listens on an ephemeral port of opts.Host (127.0.0.1) and serves until Close.

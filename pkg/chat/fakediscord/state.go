@@ -45,6 +45,8 @@ type Message struct {
 	Flags           int       // message flags as posted (4 is SUPPRESS_EMBEDS)
 	Edits           []string  // earlier contents, oldest first; one per edit
 	EditedAt        time.Time // the last edit's time; zero when never edited
+	// Attachments are the files posted with it, in files[n] order.
+	Attachments []Attachment
 	// Reactions are the reactions added, in order; one per emoji and user.
 	Reactions []Reaction
 	// ReactRequests counts the requests to add a reaction to it, repeats
@@ -84,6 +86,9 @@ type Snapshot struct {
 	// Interactions are the clicks (Click), oldest first, with the
 	// answers each got.
 	Interactions []Interaction
+	// Downloads counts the requests to the fake's CDN (attachment URLs);
+	// TokensToCDN those that carried an Authorization header.
+	Downloads, TokensToCDN int
 	// Observed has the 429s answered (injected or from route limits), the
 	// message POSTs received (Posts) and those held now (HoldPosts), and
 	// the nonces stored (Relayed), those stored twice (Duplicates).
@@ -111,10 +116,13 @@ func (s *Server) snapshotLocked() Snapshot {
 		Threads:      slices.Clone(s.threads),
 		Interactions: slices.Clone(s.clicks),
 		Observed:     s.core.ObservedLocked(),
+		Downloads:    s.downloads,
+		TokensToCDN:  s.tokensToCDN,
 	}
 	for i := range snap.Messages {
 		snap.Messages[i].Edits = slices.Clone(snap.Messages[i].Edits)
 		snap.Messages[i].Reactions = slices.Clone(snap.Messages[i].Reactions)
+		snap.Messages[i].Attachments = slices.Clone(snap.Messages[i].Attachments)
 	}
 	for i := range snap.Interactions {
 		snap.Interactions[i].Answers = slices.Clone(snap.Interactions[i].Answers)

@@ -24,7 +24,7 @@ func (s *Server) startThread(r *http.Request, token string) (int, any) {
 	if body.Message != nil {
 		var code int
 		var msg string
-		if rows, code, msg = body.Message.check(files); code != 0 {
+		if rows, code, msg = body.Message.check(len(files) > 0); code != 0 {
 			return http.StatusBadRequest, apiError(code, msg)
 		}
 	}
