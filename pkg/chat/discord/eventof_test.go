@@ -1,6 +1,7 @@
 package discord
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/bwmarrin/discordgo"
@@ -33,5 +34,24 @@ func TestEventOf(t *testing.T) {
 				t.Fatalf("got %+v", ev)
 			}
 		})
+	}
+}
+
+// A message's attachments are its event's files, in Discord's order.
+func TestEventOfFiles(t *testing.T) {
+	m := discordgo.Message{ID: "1", ChannelID: "T1", Author: &discordgo.User{ID: "1001"}, Attachments: []*discordgo.MessageAttachment{
+		{ID: "a1", Filename: "shot.png", Size: 4096, ContentType: "image/png", URL: "https://cdn.discordapp.com/attachments/T1/a1/shot.png"},
+		{ID: "a2", Filename: "log.txt", Size: 3, URL: "https://cdn.discordapp.com/attachments/T1/a2/log.txt"},
+	}}
+	got := EventOf(&m, "900").Files
+	want := []inbound.RemoteFile{
+		{ID: "a1", Name: "shot.png", Size: 4096, ContentType: "image/png", URL: "https://cdn.discordapp.com/attachments/T1/a1/shot.png"},
+		{ID: "a2", Name: "log.txt", Size: 3, URL: "https://cdn.discordapp.com/attachments/T1/a2/log.txt"},
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("files = %+v, want %+v", got, want)
+	}
+	if files := EventOf(&discordgo.Message{ID: "2", ChannelID: "T1"}, "900").Files; files != nil {
+		t.Fatalf("a message without attachments has files %+v", files)
 	}
 }

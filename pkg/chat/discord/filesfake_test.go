@@ -1,15 +1,26 @@
 package discord_test
 
 import (
-	"errors"
-
+	"gjc.dev/reconciler/pkg/chat/fakediscord"
 	"gjc.dev/reconciler/pkg/chat/providertest"
 )
 
-// TODO(files): placeholder on the files branch only.
+// Files are the files the bot posted in place, by the name it sent (the
+// attachment's title when Discord sanitized its filename).
+func (r fake) Files(place string) []providertest.PostedFile {
+	var out []providertest.PostedFile
+	for _, m := range r.f.Snapshot().In(place) {
+		if m.AuthorID != fakediscord.BotUserID(suiteToken) {
+			continue
+		}
+		for _, a := range m.Attachments {
+			out = append(out, providertest.PostedFile{Message: m.ID, Name: a.Name(), ContentType: a.ContentType, Size: a.Size, Sum: a.Sum})
+		}
+	}
+	return out
+}
 
-func (f fake) Files(string) []providertest.PostedFile { return nil }
-
-func (f fake) ReplyWithFile(string, string, providertest.AttachedFile) (string, error) {
-	return "", errors.New("files are not supported yet")
+func (r fake) ReplyWithFile(place, text string, f providertest.AttachedFile) (string, error) {
+	m, err := r.f.InjectMessage(place, suiteUser, text, fakediscord.File{Name: f.Name, ContentType: f.ContentType, Content: f.Content})
+	return m.ID, err
 }

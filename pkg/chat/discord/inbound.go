@@ -25,7 +25,7 @@ var _ inbound.Service = (*Poster)(nil)
 // EventOf is a Discord message (from the gateway or the history) as the
 // inbound side judges it. self is the bot's own user id.
 func EventOf(m *discordgo.Message, self string) inbound.Event {
-	ev := inbound.Event{ID: m.ID, Place: m.ChannelID, Text: m.Content, Time: m.Timestamp}
+	ev := inbound.Event{ID: m.ID, Place: m.ChannelID, Text: m.Content, Time: m.Timestamp, Files: remoteFiles(m.Attachments)}
 	if m.Author != nil {
 		ev.User = m.Author.ID
 		ev.Self = self != "" && m.Author.ID == self

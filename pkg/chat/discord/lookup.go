@@ -89,6 +89,7 @@ type historyMessage struct {
 	Author     struct {
 		ID string `json:"id"`
 	} `json:"author"`
+	Attachments []historyAttachment `json:"attachments"`
 }
 
 // findByContent pages forward from after through the bot's messages where
@@ -134,7 +135,8 @@ func match(page []historyMessage, me string, part relay.Part) (string, bool) {
 	slices.SortFunc(page, func(a, b historyMessage) int { return compareSnowflakes(a.ID, b.ID) })
 	want := strings.TrimSpace(renderPart(part).content)
 	for _, m := range page {
-		if m.Author.ID == me && strings.TrimSpace(m.Content) == want && sameButtons(m.Components, part.Choices) {
+		if m.Author.ID == me && strings.TrimSpace(m.Content) == want && sameButtons(m.Components, part.Choices) &&
+			sameFile(m.Attachments, part.Upload) {
 			return m.ID, true
 		}
 	}

@@ -60,6 +60,7 @@ type Poster struct {
 	opts      Options
 	s         *discordgo.Session
 	transport http.RoundTripper
+	cdn       *http.Client // downloads attachments (Fetch)
 
 	mu     sync.Mutex
 	self   string // the bot's user ID, once known
@@ -96,7 +97,9 @@ func NewPoster(cfg *spec.DiscordConfig, opts Options) (*Poster, error) {
 		}
 	}
 	s.Client = &http.Client{Timeout: opts.Timeout, Transport: transport}
-	return &Poster{cfg: cfg, opts: opts, s: s, transport: transport}, nil
+	p := &Poster{cfg: cfg, opts: opts, s: s, transport: transport}
+	p.cdn = p.newCDNClient()
+	return p, nil
 }
 
 // PartLimit implements relay.Poster.
@@ -171,6 +174,9 @@ type postBody struct {
 
 // Post implements relay.Poster.
 func (p *Poster) Post(ctx context.Context, part relay.Part) (string, error) {
+	if part.Upload != nil {
+		return p.postFile(ctx, part)
+	}
 	ch := p.channelOf(part.Thread)
 	r := renderPart(part)
 	body, err := p.do(ctx, http.MethodPost, discordgo.EndpointChannelMessages(ch), bucketOf(http.MethodPost, ch, "/messages"), postBody{

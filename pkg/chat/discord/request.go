@@ -59,15 +59,21 @@ func (p *Poster) do(ctx context.Context, method, url, bucket string, body any) (
 			return nil, fmt.Errorf("encoding the request: %w", err)
 		}
 	}
+	return p.send(ctx, method, url, bucket, "application/json", b, p.opts.Timeout)
+}
+
+// send is do with the body as it goes out: b, or what the options put in
+// the request instead (a streamed upload), within timeout.
+func (p *Poster) send(ctx context.Context, method, url, bucket, contentType string, b []byte, timeout time.Duration, opts ...discordgo.RequestOption) ([]byte, error) {
 	bk, err := p.lockBucket(ctx, bucket)
 	if err != nil {
 		return nil, fmt.Errorf("waiting for the rate limit of %s: %w", bucket, err)
 	}
 	var ans answer
-	client := &http.Client{Timeout: p.opts.Timeout, Transport: capture{next: p.transport, out: &ans}}
-	resp, err := p.s.RequestWithLockedBucket(method, url, "application/json", b, bk, 0,
-		discordgo.WithContext(ctx), discordgo.WithClient(client),
-		discordgo.WithRestRetries(0), discordgo.WithRetryOnRatelimit(false))
+	client := &http.Client{Timeout: timeout, Transport: capture{next: p.transport, out: &ans}}
+	opts = append([]discordgo.RequestOption{discordgo.WithContext(ctx), discordgo.WithClient(client),
+		discordgo.WithRestRetries(0), discordgo.WithRetryOnRatelimit(false)}, opts...)
+	resp, err := p.s.RequestWithLockedBucket(method, url, contentType, b, bk, 0, opts...)
 	if err == nil {
 		return resp, nil
 	}
