@@ -69,3 +69,27 @@ func TestFetchFollowsNoRedirectOffTheFileHosts(t *testing.T) {
 		t.Fatalf("Fetch = %v, other host asked %d times; want a PermanentError and none", err, elsewhere.Load())
 	}
 }
+
+// A download without a Content-Length (chunked) stops one byte past max:
+// ErrTooLarge, the rest never read.
+func TestFetchStopsPastMax(t *testing.T) {
+	cdn := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		for range 100 {
+			_, _ = w.Write(make([]byte, 1000))
+			w.(http.Flusher).Flush()
+		}
+	}))
+	defer cdn.Close()
+	p, err := NewPoster(&spec.DiscordConfig{BotToken: spec.NewSecret("tok"), ParentChannelID: "1", APIURL: cdn.URL}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := inbound.RemoteFile{ID: "2", Name: "a.bin", Size: -1, URL: cdn.URL + "/attachments/1/2/a.bin"}
+	n, err := p.Fetch(context.Background(), f, 5000, io.Discard)
+	if !errors.Is(err, inbound.ErrTooLarge) || n != 5001 {
+		t.Fatalf("Fetch = %d, %v; want 5001 bytes and ErrTooLarge", n, err)
+	}
+	if n, err = p.Fetch(context.Background(), f, 100_000, io.Discard); err != nil || n != 100_000 {
+		t.Fatalf("Fetch at max = %d, %v", n, err)
+	}
+}

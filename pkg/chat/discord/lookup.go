@@ -128,15 +128,14 @@ func (p *Poster) findByContent(ctx context.Context, part relay.Part, after strin
 
 // match sorts a history page oldest first (Discord answers newest first) and
 // returns the first message by the bot that is part as renderPart makes
-// it: its content (with the mentions of an ask that pings) and its
-// buttons. Discord trims the whitespace around a message's content, so
-// that is ignored.
+// it: its content (with the mentions of an ask that pings), its buttons
+// and its file (sameFile; none for a text part). Discord trims the
+// whitespace around a message's content, so that is ignored.
 func match(page []historyMessage, me string, part relay.Part) (string, bool) {
 	slices.SortFunc(page, func(a, b historyMessage) int { return compareSnowflakes(a.ID, b.ID) })
 	want := strings.TrimSpace(renderPart(part).content)
 	for _, m := range page {
-		if m.Author.ID == me && strings.TrimSpace(m.Content) == want && sameButtons(m.Components, part.Choices) &&
-			sameFile(m.Attachments, part.Upload) {
+		if m.Author.ID == me && sameFile(m.Attachments, part.Upload) && strings.TrimSpace(m.Content) == want && sameButtons(m.Components, part.Choices) {
 			return m.ID, true
 		}
 	}

@@ -66,6 +66,17 @@ func TestUploadsThroughDiscordgo(t *testing.T) {
 		if sn := f.Snapshot(); sn.Downloads != 1 || sn.TokensToCDN != 0 {
 			t.Fatalf("downloads %d, with a token %d", sn.Downloads, sn.TokensToCDN)
 		}
+		// A client that sends its token there anyway is seen.
+		req, _ := http.NewRequest(http.MethodGet, a.URL, nil)
+		req.Header.Set("Authorization", "Bot "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if sn := f.Snapshot(); sn.Downloads != 2 || sn.TokensToCDN != 1 {
+			t.Fatalf("downloads %d, with a token %d; want 2 and 1", sn.Downloads, sn.TokensToCDN)
+		}
 	})
 
 	t.Run("history and the gateway carry the attachments", func(t *testing.T) {
