@@ -2,11 +2,14 @@ package discord_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -16,6 +19,7 @@ import (
 	"gjc.dev/reconciler/pkg/chat/fakediscord"
 	"gjc.dev/reconciler/pkg/inbound"
 	"gjc.dev/reconciler/pkg/relay"
+	"gjc.dev/reconciler/pkg/spec"
 )
 
 // upload is a file part's Upload of content; opens counts its Opens.
@@ -245,4 +249,31 @@ func TestReplyFilesAreFetchedWithoutTheToken(t *testing.T) {
 			t.Fatalf("Fetch of a 404 = %v, want a PermanentError", err)
 		}
 	})
+}
+
+// BenchmarkUpload5MiB posts a 5 MiB file part to the fake, from a file on
+// disk as the relay opens it.
+func BenchmarkUpload5MiB(b *testing.B) {
+	f, err := fakediscord.Start(fakediscord.Options{Tokens: []string{token}, Channels: []string{parent}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	p, err := discord.NewPoster(&spec.DiscordConfig{BotToken: spec.NewSecret(token), ParentChannelID: parent, APIURL: f.URL()}, discord.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	content := bytes.Repeat([]byte("0123456789abcdef"), 5<<20/16)
+	path := filepath.Join(b.TempDir(), "five.bin")
+	if err := os.WriteFile(path, content, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	u := upload("five.bin", "application/octet-stream", content, nil)
+	u.Open = func() (io.ReadCloser, error) { return os.Open(path) }
+	b.SetBytes(int64(len(content)))
+	for i := range b.N {
+		if _, err := p.Post(context.Background(), relay.Part{Key: fmt.Sprintf("b%d/file:0", i), Thread: parent, Upload: u}); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
