@@ -35,6 +35,18 @@
 //     "Authorization: Bot <token>"; a bad or rejected token gets 401.
 //     Discord's error codes for an unknown channel or message, an empty or
 //     too long message and a second thread on one message are returned.
+//     A message create may be multipart, as Discord takes files: the JSON
+//     in payload_json, each file in a part named files[n] with its
+//     filename (other parts are ignored); at most 10 files (else 400
+//     50035) of 10 MiB each (else 413 40005), a bot's default limits. The
+//     nonce, faults (HoldPosts, AcceptThenFail, RateLimitNext) and
+//     counts apply to it as to any post. A message's attachments carry
+//     id, filename (sanitized: a space becomes '_', other characters than
+//     ASCII letters, digits, '.', '-' and '_' are dropped; title then
+//     keeps the name as sent), size, content_type (the part's, else from
+//     the extension) and url and proxy_url on the fake's own CDN path,
+//     GET /attachments/{channel}/{id}/{filename}, served without a token
+//     (a request carrying one is counted: Snapshot.TokensToCDN).
 //     A message's components are action rows (type 1) of buttons (type
 //     2: style 1-4, custom_id, label, disabled), validated as Discord
 //     does (at most 5 rows of 1-5 buttons, custom_id 1-100 code points
@@ -103,8 +115,9 @@
 // and editing an interaction's response, DM interactions (user instead of
 // member), the type 19 of a component's visible reply (the fake's is 0),
 // deletes, removing reactions and
-// listing reactors, custom emojis, attachments (a multipart body's
-// payload_json is read, its files are ignored), modifying a text channel,
+// listing reactors, custom emojis, the attachments array of a payload
+// (files are taken in files[n] order, named as their parts say), the
+// CDN's signed-link expiry, modifying a text channel,
 // the global rate limit, Discord's trimming of whitespace around content,
 // the server-side heartbeat timeout and session expiry, and op 7 RECONNECT.
 package fakediscord
