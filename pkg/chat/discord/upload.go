@@ -104,29 +104,21 @@ func uploadForm(payload uploadBody, u *relay.Upload) (head, tail []byte, content
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("encoding the upload's payload: %w", err)
 	}
+	// Writes to a bytes.Buffer do not fail: the writer's errors are nil.
 	var buf bytes.Buffer
 	w := multipart.NewWriter(&buf)
-	h := textproto.MIMEHeader{}
-	h.Set("Content-Disposition", `form-data; name="payload_json"`)
-	h.Set("Content-Type", "application/json")
-	pw, err := w.CreatePart(h)
-	if err == nil {
-		_, err = pw.Write(pj)
-	}
-	if err == nil {
-		h = textproto.MIMEHeader{}
-		h.Set("Content-Disposition", `form-data; name="files[0]"; filename="`+quoteEscaper.Replace(u.Name)+`"`)
-		h.Set("Content-Type", u.ContentType)
-		_, err = w.CreatePart(h)
-	}
-	if err != nil {
-		return nil, nil, "", fmt.Errorf("building the upload's form: %w", err)
-	}
+	pw, _ := w.CreatePart(textproto.MIMEHeader{
+		"Content-Disposition": {`form-data; name="payload_json"`},
+		"Content-Type":        {"application/json"},
+	})
+	_, _ = pw.Write(pj)
+	_, _ = w.CreatePart(textproto.MIMEHeader{
+		"Content-Disposition": {`form-data; name="files[0]"; filename="` + quoteEscaper.Replace(u.Name) + `"`},
+		"Content-Type":        {u.ContentType},
+	})
 	head = bytes.Clone(buf.Bytes())
 	buf.Reset()
-	if err := w.Close(); err != nil {
-		return nil, nil, "", fmt.Errorf("building the upload's form: %w", err)
-	}
+	_ = w.Close()
 	return head, bytes.Clone(buf.Bytes()), w.FormDataContentType(), nil
 }
 
