@@ -22,9 +22,9 @@ const fetchTimeout = 3 * time.Minute
 
 // Fetch implements inbound.Service. It downloads an attachment from
 // Discord's CDN, which needs no credentials, so none is sent: the bot's
-// token goes to Discord's API only. A URL on any other host (or, with
-// apiURL set, other than the apiURL's host or the CDN) is refused before a
-// request, and so is a redirect to one.
+// token goes to Discord's API only. A URL on any other host (with apiURL
+// set: on any other than the apiURL's) is refused before a request, and
+// so is a redirect to one.
 func (p *Poster) Fetch(ctx context.Context, f inbound.RemoteFile, max int64, w io.Writer) (int64, error) {
 	u, err := url.Parse(f.URL)
 	if err != nil || !p.fileHost(u) {
@@ -71,15 +71,15 @@ func (p *Poster) Fetch(ctx context.Context, f inbound.RemoteFile, max int64, w i
 }
 
 // fileHost says whether the bot downloads from u: Discord's CDN over
-// https, or the apiURL's own scheme and host when one is set (a proxy or
-// a fake serving the CDN's paths).
+// https or, when apiURL is set, the apiURL's own scheme and host only (a
+// proxy or a fake serving the CDN's paths; DESIGN 5, "Files").
 func (p *Poster) fileHost(u *url.URL) bool {
 	if u.User != nil || u.Host == "" {
 		return false
 	}
-	if api, err := url.Parse(p.cfg.APIURL); p.cfg.APIURL != "" && err == nil && api.Host != "" &&
-		u.Scheme == api.Scheme && strings.EqualFold(u.Host, api.Host) {
-		return true
+	if p.cfg.APIURL != "" {
+		api, err := url.Parse(p.cfg.APIURL)
+		return err == nil && api.Host != "" && u.Scheme == api.Scheme && strings.EqualFold(u.Host, api.Host)
 	}
 	if u.Scheme != "https" || (u.Port() != "" && u.Port() != "443") {
 		return false

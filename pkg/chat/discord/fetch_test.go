@@ -14,8 +14,8 @@ import (
 	"gjc.dev/reconciler/pkg/spec"
 )
 
-// The bot downloads only from Discord's CDN over https, or from the
-// apiURL's own scheme and host when one is set.
+// The bot downloads only from Discord's CDN over https or, when apiURL is
+// set, from the apiURL's own scheme and host only.
 func TestFileHost(t *testing.T) {
 	for _, c := range []struct {
 		apiURL, url string
@@ -31,7 +31,7 @@ func TestFileHost(t *testing.T) {
 		{"", "https://discord.com/api/v9/users/@me", false},
 		{"", "https://u:p@cdn.discordapp.com/a.png", false},
 		{"http://127.0.0.1:5000", "http://127.0.0.1:5000/attachments/1/2/a.png", true},
-		{"http://127.0.0.1:5000", "https://cdn.discordapp.com/attachments/1/2/a.png", true},
+		{"http://127.0.0.1:5000", "https://cdn.discordapp.com/attachments/1/2/a.png", false},
 		{"http://127.0.0.1:5000", "http://127.0.0.1:5001/attachments/1/2/a.png", false},
 		{"http://127.0.0.1:5000", "https://127.0.0.1:5000/attachments/1/2/a.png", false},
 	} {
