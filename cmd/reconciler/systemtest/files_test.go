@@ -241,6 +241,15 @@ func TestFilesBurstExactlyOnceAcrossKill9(t *testing.T) {
 	if len(s.Duplicates) != 0 {
 		t.Errorf("the fake stored nonces twice: %v", s.Duplicates)
 	}
+	cuts := 0
+	for _, r := range e.f.discord.Requests() {
+		if r.Method == "POST" && strings.HasSuffix(r.Path, "/channels/"+w.thread+"/messages") && r.Status == 0 {
+			cuts++
+		}
+	}
+	if cuts < 3 {
+		t.Errorf("%d posts were accepted then cut, want at least 3: the faults did not happen", cuts)
+	}
 	if failed := dirNames(t, w.d.Failed); len(failed) != 0 {
 		t.Errorf("failed/ holds %v", failed)
 	}
