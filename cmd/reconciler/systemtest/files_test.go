@@ -98,6 +98,24 @@ func threadTexts(s fakediscord.Snapshot, thread, prefix string) []string {
 	return out
 }
 
+// threadPosts are the bot's posts in thread, in order: "text <content>"
+// for a text with prefix, "file <name>" for each file.
+func threadPosts(s fakediscord.Snapshot, thread, prefix string) []string {
+	var out []string
+	for _, m := range s.In(thread) {
+		if !m.Bot {
+			continue
+		}
+		if strings.HasPrefix(m.Content, prefix) {
+			out = append(out, "text "+m.Content)
+		}
+		for _, a := range m.Attachments {
+			out = append(out, "file "+a.Name())
+		}
+	}
+	return out
+}
+
 // randomFile writes size random bytes to dir/name and returns its path
 // and what the service must end up holding.
 func randomFile(t testing.TB, dir, name string, size int) (string, postedFile) {
@@ -182,7 +200,7 @@ func TestFilesBurstExactlyOnceAcrossKill9(t *testing.T) {
 
 	const n = 16
 	var want []postedFile
-	var texts []string
+	var order []string                // the posts expected in the thread: "text ..." and "file <name>"
 	sent := map[string][]postedFile{} // by message id
 	e.f.discord.AcceptThenFail(3, fakediscord.FailCut)
 	for i := range n {
@@ -195,7 +213,10 @@ func TestFilesBurstExactlyOnceAcrossKill9(t *testing.T) {
 			want = append(want, f)
 			sent[id] = append(sent[id], f)
 		}
-		texts = append(texts, text)
+		order = append(order, "text "+text)
+		for _, f := range sent[id] {
+			order = append(order, "file "+f.Name)
+		}
 		if i%2 == 0 {
 			args := []string{"discord", "--session", "burst", "--id", id}
 			for _, p := range paths {
@@ -235,8 +256,8 @@ func TestFilesBurstExactlyOnceAcrossKill9(t *testing.T) {
 	if got := threadFiles(s, w.thread); !slices.Equal(got, want) {
 		t.Errorf("the thread holds %d files, want %d once each, in order:\ngot  %v\nwant %v", len(got), len(want), got, want)
 	}
-	if got := threadTexts(s, w.thread, "burst line "); !slices.Equal(got, texts) {
-		t.Errorf("the thread's texts: %q, want each once, in order", got)
+	if got := threadPosts(s, w.thread, "burst line "); !slices.Equal(got, order) {
+		t.Errorf("the thread's posts: %q, want each message's text then its files, once each, in order:\n%q", got, order)
 	}
 	if len(s.Duplicates) != 0 {
 		t.Errorf("the fake stored nonces twice: %v", s.Duplicates)
