@@ -132,7 +132,7 @@ func randomFile(t testing.TB, dir, name string, size int) (string, postedFile) {
 // produce is what a producer other than send does: copies the file at
 // src into files/ (temp, then rename: the relay never sees half an
 // entry), then writes the message naming it.
-func (w *filesWorld) produce(t testing.TB, m bus.Message, srcs ...string) {
+func produce(t testing.TB, d bus.Dirs, m bus.Message, srcs ...string) {
 	t.Helper()
 	for k, src := range srcs {
 		b, err := os.ReadFile(src)
@@ -140,16 +140,16 @@ func (w *filesWorld) produce(t testing.TB, m bus.Message, srcs ...string) {
 			t.Fatal(err)
 		}
 		entry := fmt.Sprintf("%s-%d-%s", m.ID, k, filepath.Base(src))
-		tmp := filepath.Join(w.d.Files, "."+entry+".tmp")
+		tmp := filepath.Join(d.Files, "."+entry+".tmp")
 		if err := os.WriteFile(tmp, b, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.Rename(tmp, filepath.Join(w.d.Files, entry)); err != nil {
+		if err := os.Rename(tmp, filepath.Join(d.Files, entry)); err != nil {
 			t.Fatal(err)
 		}
 		m.Attachments = append(m.Attachments, bus.Attachment{File: entry, Name: filepath.Base(src), ContentType: "application/octet-stream"})
 	}
-	if _, err := bus.Write(w.d.Outbox, m); err != nil {
+	if _, err := bus.Write(d.Outbox, m); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -226,7 +226,7 @@ func TestFilesBurstExactlyOnceAcrossKill9(t *testing.T) {
 				t.Fatalf("send --file (message %s): exit %d, stdout %q, stderr %q", id, r.code, r.stdout, r.stderr)
 			}
 		} else {
-			w.produce(t, bus.Message{ID: id, Session: "burst", Text: text}, paths...)
+			produce(t, w.d, bus.Message{ID: id, Session: "burst", Text: text}, paths...)
 		}
 	}
 
