@@ -39,6 +39,7 @@ func filesBot(more string) object {
 // filesWorld is the bot under a running loop with one session's thread open.
 type filesWorld struct {
 	e      *e2e
+	name   string
 	d      bus.Dirs
 	thread string
 	loop   *loopProc
@@ -48,10 +49,10 @@ func newFilesWorld(t testing.TB, session, more string) *filesWorld {
 	t.Helper()
 	e := newE2E(t)
 	e.writeSpec(filesBot(more))
-	w := &filesWorld{e: e, loop: e.startLoop()}
+	w := &filesWorld{e: e, name: "discord", loop: e.startLoop()}
 	e.waitStatus("ready", func(s *reconcile.Status) bool { return countReady(s) == 1 })
 	w.thread = e.openSession("discord", session)
-	w.d = e.bus("discord")
+	w.d = e.bus(w.name)
 	return w
 }
 
@@ -114,6 +115,81 @@ func threadPosts(s fakediscord.Snapshot, thread, prefix string) []string {
 		}
 	}
 	return out
+}
+
+// checkFilesSent checks the bus after a burst: nothing failed, files/ is
+// empty, and each message is in sent/ with its files (by name and
+// SHA-256, in order) in sent/<id>.files/.
+func checkFilesSent(t testing.TB, d bus.Dirs, sent map[string][]postedFile) {
+	t.Helper()
+	if failed := dirNames(t, d.Failed); len(failed) != 0 {
+		t.Errorf("failed/ holds %v", failed)
+	}
+	if left := dirNames(t, d.Files); len(left) != 0 {
+		t.Errorf("files/ still holds %v", left)
+	}
+	for id, files := range sent {
+		dir := filepath.Join(d.Sent, bus.SentFilesDir(id))
+		names := dirNames(t, dir)
+		if len(names) != len(files) {
+			t.Errorf("sent/%s holds %v, want %d files", bus.SentFilesDir(id), names, len(files))
+			continue
+		}
+		slices.Sort(names) // <id>-<k>-<name>: in k's order
+		for k, name := range names {
+			b, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil || !strings.HasSuffix(name, files[k].Name) || sumOf(b) != files[k].Sum {
+				t.Errorf("sent/%s/%s (%v): not %v", bus.SentFilesDir(id), name, err, files[k])
+			}
+		}
+		if _, err := os.Stat(filepath.Join(d.Sent, id+".json")); err != nil {
+			t.Errorf("message %s: not in sent/: %v", id, err)
+		}
+	}
+}
+
+// burst is what writeBurst wrote: the files the service must end up
+// holding, in order; the posts, as "text <text>" and "file <name>"; each
+// message's files by its id.
+type burst struct {
+	files []postedFile
+	order []string
+	sent  map[string][]postedFile
+}
+
+// writeBurst writes n messages with one to three files each (20 KiB to
+// about 1 MiB) into session of daemon name: the even ones with the built
+// binary's send --file, the odd ones as another producer does (produce).
+func (e *e2e) writeBurst(d bus.Dirs, name, session string, n int) burst {
+	t := e.t
+	t.Helper()
+	src := t.TempDir()
+	b := burst{sent: map[string][]postedFile{}}
+	for i := range n {
+		id := fmt.Sprintf("b%03d", i)
+		text := fmt.Sprintf("burst line %03d", i)
+		var paths []string
+		b.order = append(b.order, "text "+text)
+		for k := range 1 + i%3 {
+			p, f := randomFile(t, src, fmt.Sprintf("m%03d-%d.bin", i, k), 20<<10+(i*7+k*13)%16*64<<10)
+			paths = append(paths, p)
+			b.files = append(b.files, f)
+			b.sent[id] = append(b.sent[id], f)
+			b.order = append(b.order, "file "+f.Name)
+		}
+		if i%2 == 1 {
+			produce(t, d, bus.Message{ID: id, Session: session, Text: text}, paths...)
+			continue
+		}
+		args := []string{name, "--session", session, "--id", id}
+		for _, p := range paths {
+			args = append(args, "--file", p)
+		}
+		if r := e.sendWithin(append(args, text)...); r.code != 0 || r.stdout != id+"\n" {
+			t.Fatalf("send --file (message %s): exit %d, stdout %q, stderr %q", id, r.code, r.stdout, r.stderr)
+		}
+	}
+	return b
 }
 
 // randomFile writes size random bytes to dir/name and returns its path
@@ -196,39 +272,9 @@ func TestFilesBurstExactlyOnceAcrossKill9(t *testing.T) {
 	t.Parallel()
 	w := newFilesWorld(t, "burst", "")
 	e := w.e
-	src := t.TempDir()
-
-	const n = 16
-	var want []postedFile
-	var order []string                // the posts expected in the thread: "text ..." and "file <name>"
-	sent := map[string][]postedFile{} // by message id
 	e.f.discord.AcceptThenFail(3, fakediscord.FailCut)
-	for i := range n {
-		id := fmt.Sprintf("b%03d", i)
-		text := fmt.Sprintf("burst line %03d", i)
-		var paths []string
-		for k := range 1 + i%3 { // one to three files, 20 KiB to about 1 MiB
-			p, f := randomFile(t, src, fmt.Sprintf("m%03d-%d.bin", i, k), 20<<10+(i*7+k*13)%16*64<<10)
-			paths = append(paths, p)
-			want = append(want, f)
-			sent[id] = append(sent[id], f)
-		}
-		order = append(order, "text "+text)
-		for _, f := range sent[id] {
-			order = append(order, "file "+f.Name)
-		}
-		if i%2 == 0 {
-			args := []string{"discord", "--session", "burst", "--id", id}
-			for _, p := range paths {
-				args = append(args, "--file", p)
-			}
-			if r := e.sendWithin(append(args, text)...); r.code != 0 || r.stdout != id+"\n" {
-				t.Fatalf("send --file (message %s): exit %d, stdout %q, stderr %q", id, r.code, r.stdout, r.stderr)
-			}
-		} else {
-			produce(t, w.d, bus.Message{ID: id, Session: "burst", Text: text}, paths...)
-		}
-	}
+	b := e.writeBurst(w.d, "discord", "burst", 16)
+	want, sent := b.files, b.sent
 
 	// The kill comes while a post is in the service's hands: held there,
 	// dropped unstored when its client dies.
@@ -256,8 +302,8 @@ func TestFilesBurstExactlyOnceAcrossKill9(t *testing.T) {
 	if got := threadFiles(s, w.thread); !slices.Equal(got, want) {
 		t.Errorf("the thread holds %d files, want %d once each, in order:\ngot  %v\nwant %v", len(got), len(want), got, want)
 	}
-	if got := threadPosts(s, w.thread, "burst line "); !slices.Equal(got, order) {
-		t.Errorf("the thread's posts: %q, want each message's text then its files, once each, in order:\n%q", got, order)
+	if got := threadPosts(s, w.thread, "burst line "); !slices.Equal(got, b.order) {
+		t.Errorf("the thread's posts: %q, want each message's text then its files, once each, in order:\n%q", got, b.order)
 	}
 	if len(s.Duplicates) != 0 {
 		t.Errorf("the fake stored nonces twice: %v", s.Duplicates)
@@ -271,30 +317,7 @@ func TestFilesBurstExactlyOnceAcrossKill9(t *testing.T) {
 	if cuts < 3 {
 		t.Errorf("%d posts were accepted then cut, want at least 3: the faults did not happen", cuts)
 	}
-	if failed := dirNames(t, w.d.Failed); len(failed) != 0 {
-		t.Errorf("failed/ holds %v", failed)
-	}
-	if left := dirNames(t, w.d.Files); len(left) != 0 {
-		t.Errorf("files/ still holds %v", left)
-	}
-	for id, files := range sent {
-		dir := filepath.Join(w.d.Sent, bus.SentFilesDir(id))
-		names := dirNames(t, dir)
-		if len(names) != len(files) {
-			t.Errorf("sent/%s holds %v, want %d files", bus.SentFilesDir(id), names, len(files))
-			continue
-		}
-		slices.Sort(names) // <id>-<k>-<name>: in k's order
-		for k, name := range names {
-			b, err := os.ReadFile(filepath.Join(dir, name))
-			if err != nil || !strings.HasSuffix(name, files[k].Name) || sumOf(b) != files[k].Sum {
-				t.Errorf("sent/%s/%s (%v): not %v", bus.SentFilesDir(id), name, err, files[k])
-			}
-		}
-		if _, err := os.Stat(filepath.Join(w.d.Sent, id+".json")); err != nil {
-			t.Errorf("message %s: not in sent/: %v", id, err)
-		}
-	}
+	checkFilesSent(t, w.d, sent)
 }
 
 // A file over Discord's 10 MiB (sparse: nothing read to make it) fails
@@ -411,7 +434,7 @@ func (w *filesWorld) waitReplies(t testing.TB, session string, n int) map[string
 	var got map[string]bus.InboxMessage
 	ctx, cancel := context.WithTimeout(context.Background(), e2eDeadline)
 	defer cancel()
-	waitDirEvents(t, ctx, w.e.paths("discord").Dir, func() bool {
+	waitDirEvents(t, ctx, w.e.paths(w.name).Dir, func() bool {
 		got = w.inboxReplies(t, session)
 		return len(got) >= n
 	}, fmt.Sprintf("%d replies in the inbox", n))
