@@ -496,7 +496,7 @@ func TestFilesReplyWithScreenshotLands(t *testing.T) {
 	name1 := byID[m1.ID]
 	r1 := got[name1]
 	base := strings.TrimSuffix(name1, ".json")
-	if len(got) != 2 || r1.Text != "here is the screen" || r1.User != aliceDiscord || len(r1.Files) != 1 {
+	if len(got) != 2 || !strings.HasSuffix(name1, "-"+m1.ID+".json") || r1.Text != "here is the screen" || r1.User != aliceDiscord || len(r1.Files) != 1 {
 		t.Fatalf("the inbox holds %+v, want the two replies, the first with its file", got)
 	}
 	f1 := r1.Files[0]
