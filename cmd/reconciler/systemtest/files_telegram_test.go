@@ -82,6 +82,15 @@ func TestFilesTelegramBurstAndReply(t *testing.T) {
 		t.Errorf("the topic's posts: %q, want each message's text then its files, once each, in order:\n%q", posts, b.order)
 	}
 	checkFilesSent(t, d, b.sent)
+	cuts := 0
+	for _, r := range e.f.telegram.Requests() { // the path holds the token: never printed
+		if strings.HasSuffix(r.Path, "/sendDocument") && r.Status == 0 {
+			cuts++
+		}
+	}
+	if cuts < 3 {
+		t.Errorf("%d uploads were accepted then cut, want at least 3: the faults did not happen", cuts)
+	}
 
 	shot := screenshot(t)
 	if _, err := e.f.telegram.InjectMessage(faketelegram.Inbound{From: aliceTelegram, Thread: topic, Text: "the screen", File: &faketelegram.File{Name: "screenshot.png", Content: shot}}); err != nil {
