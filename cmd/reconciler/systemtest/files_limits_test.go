@@ -52,7 +52,7 @@ func TestFilesOverLimitAndUnsafeSources(t *testing.T) {
 	if err := json.Unmarshal(data, &rec); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(rec.Reason, "huge.bin") || !strings.Contains(rec.Reason, "over Discord's 10 MiB per file") {
+	if !strings.Contains(rec.Reason, "attachments[0] huge.bin is 10.0 MiB, over Discord's 10 MiB per file") {
 		t.Errorf("failed/big.json's reason %q: want it to name huge.bin and Discord's 10 MiB per file", rec.Reason)
 	}
 	if got := dirNames(t, w.d.Files); !slices.Equal(got, []string{entry}) {

@@ -125,7 +125,7 @@ func TestFilesReplyWithScreenshotLands(t *testing.T) {
 	}
 
 	r2 := got[byID[m2.ID]]
-	if len(r2.Files) != 1 || r2.Files[0].Size != int64(len(big)) || r2.Files[0].Path != "" || !strings.Contains(r2.Files[0].Skipped, "maxInboundFileBytes") {
+	if len(r2.Files) != 1 || r2.Files[0].Size != int64(len(big)) || r2.Files[0].Path != "" || !strings.Contains(r2.Files[0].Skipped, "over maxInboundFileBytes 1 KiB") {
 		t.Errorf("the log is listed as %+v, want skipped over maxInboundFileBytes with its size %d", r2.Files, len(big))
 	}
 	if _, err := os.Lstat(filepath.Join(sessionDir, strings.TrimSuffix(byID[m2.ID], ".json")+".files", "build.log")); !errors.Is(err, os.ErrNotExist) {
