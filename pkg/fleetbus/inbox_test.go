@@ -228,12 +228,18 @@ func (oneSession) OpenPlaces() []inbound.Place { return nil }
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	waitForShowing(t, what, cond, func() string { return "" })
+}
+
+// waitForShowing is waitFor, saying what show says when it times out.
+func waitForShowing(t *testing.T, what string, cond func() bool, show func() string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+			t.Fatalf("timed out waiting for %s %s", what, show())
 		}
 		<-tick.C
 	}

@@ -3,6 +3,7 @@ package fleetbus_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"path/filepath"
@@ -54,7 +55,11 @@ func TestInboxFilesStayOnTheLandingMachine(t *testing.T) {
 	waitFor(t, "the reply and its file on the landing machine", func() bool {
 		return same(ms[0].files(), map[string]string{reply: string(data), shot: "pixels"})
 	})
-	waitFor(t, "the reply alone on the other machine", func() bool { return same(ms[1].files(), map[string]string{reply: string(data)}) })
+	var seen map[string]string
+	waitForShowing(t, "the reply alone on the other machine", func() bool {
+		seen = ms[1].files()
+		return same(seen, map[string]string{reply: string(data)})
+	}, func() string { return fmt.Sprintf("(it holds %q)", seen) })
 	for i, want := range []error{nil, fs.ErrNotExist} {
 		if _, err := bus.LandedFile(ms[i].dirs, "s1", m.Files[0]); !errors.Is(err, want) && err != want {
 			t.Errorf("machine %d: LandedFile = %v, want %v", i+1, err, want)
