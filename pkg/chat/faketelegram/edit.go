@@ -17,25 +17,36 @@ const (
 	editNoCaption   = "there is no caption in the message to edit"
 )
 
+// editableLocked is the message an edit (of a text or a caption) names,
+// refused in the service's order before what is edited is looked at: an
+// inline message, no such message, not the bot's or a service message.
+func (s *Server) editableLocked(p params) (*chat, *Message, *answer) {
+	if p["inline_message_id"] != "" {
+		return nil, nil, badRequest("inline messages are not emulated")
+	}
+	ch, fail := s.chatLocked(p["chat_id"])
+	if fail != nil {
+		return nil, nil, fail
+	}
+	m := ch.liveMessage(p.int("message_id", 0))
+	if m == nil {
+		return nil, nil, badRequest(editNotFound)
+	}
+	if m.From.ID != s.bot.ID || m.Service != "" {
+		return nil, nil, badRequest(editCantBe)
+	}
+	return ch, m, nil
+}
+
 // editMessageTextLocked answers editMessageText: only the bot's own text
 // messages can be edited (a document of the bot's: "there is no text in
 // the message to edit"); the same text, entities and inline keyboard
 // again is "not modified", and nothing changes. The keyboard is the one
 // the edit carries: without reply_markup the message has none after it.
 func (s *Server) editMessageTextLocked(p params) *answer {
-	if p["inline_message_id"] != "" {
-		return badRequest("inline messages are not emulated")
-	}
-	ch, fail := s.chatLocked(p["chat_id"])
+	ch, m, fail := s.editableLocked(p)
 	if fail != nil {
 		return fail
-	}
-	m := ch.liveMessage(p.int("message_id", 0))
-	if m == nil {
-		return badRequest(editNotFound)
-	}
-	if m.From.ID != s.bot.ID || m.Service != "" {
-		return badRequest(editCantBe)
 	}
 	if m.Document != nil {
 		return badRequest(editNoText)

@@ -158,19 +158,9 @@ func (s *Server) documentLocked(p params, up uploads) (Document, *answer) {
 // modified". As an edit of a text, it leaves the message without a
 // keyboard when it carries none.
 func (s *Server) editMessageCaptionLocked(p params) *answer {
-	if p["inline_message_id"] != "" {
-		return badRequest("inline messages are not emulated")
-	}
-	ch, fail := s.chatLocked(p["chat_id"])
+	ch, m, fail := s.editableLocked(p)
 	if fail != nil {
 		return fail
-	}
-	m := ch.liveMessage(p.int("message_id", 0))
-	if m == nil {
-		return badRequest(editNotFound)
-	}
-	if m.From.ID != s.bot.ID || m.Service != "" {
-		return badRequest(editCantBe)
 	}
 	if m.Document == nil {
 		return badRequest(editNoCaption)

@@ -100,22 +100,13 @@ func crashMatrix(t *testing.T, s Subject, top string) {
 	}
 }
 
-// childEnvOf is the environment that points a child at f.
-func childEnvOf(f Fake) []string { return []string{"RELAY_URL=" + f.URL()} }
-
-func runCrashCase(t *testing.T, s Subject, top string, c crashCase) {
-	s.skipGap(t, top)
-	ctx, cancel := context.WithTimeout(context.Background(), crashWait)
-	defer cancel()
-	f := s.Start(t, c.nonceWindow)
-	render := s.render(t)
-	dir, d := newBus(t)
-	msgs := crashSession(render.Limit)
-	if n := len(relay.Render(msgs[2], render).Parts); n != 3 {
-		t.Fatalf("the long text renders to %d parts, want 3", n)
-	}
-	publish(t, d, msgs)
-	watch := watchOutbox(t, d)
+// crashThenRecover runs the relay in a child that stops at c's step:
+// killed there, or, for a held case, let go on until its next request is
+// held at the fake, then killed (the fake then finishes the request or
+// not, as the service may). A second child then runs until the outbox is
+// empty; it is returned killed, for its log.
+func crashThenRecover(ctx context.Context, t *testing.T, top, dir string, f Fake, watch *outboxWatch, c crashCase) *relayChild {
+	t.Helper()
 	env := childEnvOf(f)
 	if c.nonceWindow != 0 {
 		env = append(env, "RELAY_NONCE_WINDOW="+c.nonceWindow.String())
@@ -150,6 +141,26 @@ func runCrashCase(t *testing.T, s Subject, top string, c crashCase) {
 		t.Fatal(err)
 	}
 	second.kill(t)
+	return second
+}
+
+// childEnvOf is the environment that points a child at f.
+func childEnvOf(f Fake) []string { return []string{"RELAY_URL=" + f.URL()} }
+
+func runCrashCase(t *testing.T, s Subject, top string, c crashCase) {
+	s.skipGap(t, top)
+	ctx, cancel := context.WithTimeout(context.Background(), crashWait)
+	defer cancel()
+	f := s.Start(t, c.nonceWindow)
+	render := s.render(t)
+	dir, d := newBus(t)
+	msgs := crashSession(render.Limit)
+	if n := len(relay.Render(msgs[2], render).Parts); n != 3 {
+		t.Fatalf("the long text renders to %d parts, want 3", n)
+	}
+	publish(t, d, msgs)
+	watch := watchOutbox(t, d)
+	second := crashThenRecover(ctx, t, top, dir, f, watch, c)
 	for _, b := range checkDelivered(s, f, render, d, msgs) {
 		t.Error(b)
 	}

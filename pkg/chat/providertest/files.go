@@ -250,40 +250,7 @@ func runFileCrashCase(t *testing.T, s Subject, top string, c crashCase) {
 	msgs, want := fileSession(t, d)
 	publish(t, d, msgs)
 	watch := watchOutbox(t, d)
-	env := childEnvOf(f)
-	if c.nonceWindow != 0 {
-		env = append(env, "RELAY_NONCE_WINDOW="+c.nonceWindow.String())
-	}
-	mode := "crash"
-	if c.held {
-		mode = "pause"
-	}
-	first := startChild(t, top, dir, append(env, "RELAY_CRASH_AT="+c.step, "RELAY_CRASH_KEY="+c.key, "RELAY_CRASH_MODE="+mode)...)
-	if _, err := first.waitLine(ctx, "STEP "+c.step+" "+c.key); err != nil {
-		t.Fatal(err)
-	}
-	var afterKill func(context.Context) error
-	if c.held {
-		var held func(context.Context) error
-		held, afterKill = f.HoldNext()
-		if _, err := first.stdin.Write([]byte("go\n")); err != nil {
-			t.Fatal(err)
-		}
-		if err := held(ctx); err != nil {
-			t.Fatalf("waiting for the held upload: %v", err)
-		}
-	}
-	first.kill(t)
-	if afterKill != nil {
-		if err := afterKill(ctx); err != nil {
-			t.Fatalf("after the kill: %v", err)
-		}
-	}
-	second := startChild(t, top, dir, env...)
-	if err := watch.waitEmpty(ctx, second); err != nil {
-		t.Fatal(err)
-	}
-	second.kill(t)
+	second := crashThenRecover(ctx, t, top, dir, f, watch, c)
 	for _, b := range checkFiles(f, s.render(t), d, msgs, want) {
 		t.Error(b)
 	}
