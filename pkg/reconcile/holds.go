@@ -38,6 +38,11 @@ type Holds interface {
 	// Since and Machine) or, with h nil, lets it go; it reports whether
 	// anything changed. What it cannot read it leaves as it is.
 	SetHold(name string, h *Hold) (changed bool, err error)
+	// Unhold lets go of name's hold only if no stop has held the name
+	// since this process's last SetHold of it: a refused stop lifts the
+	// hold it wrote, never one another stop relies on. It reports whether
+	// it let go.
+	Unhold(name string) (bool, error)
 	// Shared: every machine of a fleet honours these holds, so a stop
 	// anywhere holds the name where it runs.
 	Shared() bool
@@ -66,6 +71,14 @@ func (r *Reconciler) setHold(name string, h *Hold) (bool, error) {
 		h = &Hold{Since: r.now().UTC().Truncate(time.Second), Force: h.Force, Machine: r.store.Machine()}
 	}
 	return r.holds.SetHold(name, h)
+}
+
+// unhold lets go of the hold this process's stop of name wrote, as
+// Holds.Unhold says, serialized with setHold.
+func (r *Reconciler) unhold(name string) (bool, error) {
+	r.rewrite.Lock()
+	defer r.rewrite.Unlock()
+	return r.holds.Unhold(name)
 }
 
 // hasHold says whether name is held now; true when the holds cannot be

@@ -83,6 +83,7 @@ func (unreachableHolds) err() error {
 func (h unreachableHolds) Holds() (map[string]Hold, error)     { return nil, h.err() }
 func (h unreachableHolds) Hold(string) (*Hold, error)          { return nil, h.err() }
 func (h unreachableHolds) SetHold(string, *Hold) (bool, error) { return false, h.err() }
+func (h unreachableHolds) Unhold(string) (bool, error)         { return false, h.err() }
 func (unreachableHolds) Shared() bool                          { return true }
 
 // Holds that do not answer are as unreadable as a broken holds.json: the

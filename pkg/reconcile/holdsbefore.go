@@ -54,4 +54,8 @@ func (h fleetHolds) SetHold(name string, hold *Hold) (bool, error) {
 	return changed || before, err
 }
 
+// Unhold lets go of the fleet's hold a stop wrote: a stop never writes
+// holds.json here.
+func (h fleetHolds) Unhold(name string) (bool, error) { return h.fleet.Unhold(name) }
+
 func (h fleetHolds) Shared() bool { return h.fleet.Shared() }

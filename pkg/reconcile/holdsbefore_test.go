@@ -28,7 +28,8 @@ func (m memHolds) SetHold(name string, h *Hold) (bool, error) {
 	m[name] = next
 	return changed, nil
 }
-func (memHolds) Shared() bool { return true }
+func (m memHolds) Unhold(name string) (bool, error) { return m.SetHold(name, nil) }
+func (memHolds) Shared() bool                       { return true }
 
 // A name held in this machine's holds.json from before the fleet kept
 // holds stays held in a fleet (an upgrade starts nothing an operator

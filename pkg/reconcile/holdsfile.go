@@ -69,6 +69,11 @@ func (f fileHolds) Hold(name string) (*Hold, error) {
 	return holdOf(holds, name), nil
 }
 
+// Unhold lets go of name's hold: holds.json is this machine's alone, and
+// every stop and start of it holds the pass lock, so no stop can have held
+// the name between a stop's SetHold and its Unhold.
+func (f fileHolds) Unhold(name string) (bool, error) { return f.SetHold(name, nil) }
+
 // SetHold rewrites holds.json; the caller serializes (Reconciler.setHold).
 func (f fileHolds) SetHold(name string, h *Hold) (bool, error) {
 	holds, err := f.Holds()

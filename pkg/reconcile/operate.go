@@ -49,10 +49,8 @@ func (r *Reconciler) Stop(ctx context.Context, name string, d *spec.Daemon, res 
 	// its write changed it. Only such a hold is lifted when the stop is
 	// refused after writing it: one set before, by the operator or (in a
 	// fleet, on another machine) by another stop meanwhile, is theirs; one
-	// set by another stop between this look and the write is found by the
-	// write (it changes nothing), unless that stop asked another --force.
-	// (What remains: such a stop, or one landing between the write and
-	// the lift, one request long, is lifted with this one's.)
+	// set by another stop after this write is theirs too, and Unhold
+	// leaves it (a stop writes the hold even when it finds it held).
 	held, created := false, false
 	hold := func() error {
 		if held {
@@ -112,10 +110,13 @@ func (r *Reconciler) Stop(ctx context.Context, name string, d *spec.Daemon, res 
 				// Refused after the hold was written (the control request
 				// could not be written, another machine took the name
 				// meanwhile): a refused stop holds nothing.
-				if _, uerr := r.setHold(name, nil); uerr != nil {
+				switch lifted, uerr := r.unhold(name); {
+				case uerr != nil:
 					out.Message += fmt.Sprintf("; the hold it wrote could not be lifted: %v", uerr)
-				} else {
+				case lifted:
 					held = false
+				default:
+					out.Message += "; the hold it wrote is kept: another stop held the name since"
 				}
 			}
 		}

@@ -110,3 +110,63 @@ func TestStopRefusedLeavesAHoldThatLandedBeforeItsWrite(t *testing.T) {
 		t.Fatalf("after the refusal bot is held as %+v (%v); want the hold m2's stop set in between, kept", h, err)
 	}
 }
+
+// relyingHolds are a fleet's holds on which another machine's stop relies
+// on the name's hold after this machine wrote it: Unhold, as the fleet's
+// compare-and-delete does, then lets go of nothing.
+type relyingHolds struct {
+	fileHolds
+	relied *bool
+}
+
+func (h relyingHolds) Unhold(name string) (bool, error) {
+	if *h.relied {
+		return false, nil
+	}
+	return h.fileHolds.Unhold(name)
+}
+
+// relyingStore's stops are refused after another machine's stop relied on
+// the hold this one wrote.
+type relyingStore struct {
+	refusingAfterSending
+	relied *bool
+}
+
+func (s relyingStore) Stop(ctx context.Context, name string, d *ownership.Desired, decided ownership.State, how ownership.StopOptions) error {
+	sending := how.Sending
+	how.Sending = func() error {
+		err := sending()
+		*s.relied = true
+		return err
+	}
+	return s.refusingAfterSending.Stop(ctx, name, d, decided, how)
+}
+
+// A refused stop lifts its hold through Unhold, so a hold another stop
+// relied on after this one's write stays, and the refusal says so.
+func TestRefusedStopKeepsAHoldAnotherStopReliesOn(t *testing.T) {
+	w := fakestore.New()
+	dir := privateAgentDir(t)
+	relied := false
+	r, err := New(Options{AgentDir: dir, Executable: "/bin/false", Log: logr.Discard(),
+		Store: relyingStore{refusingAfterSending{w.Store()}, &relied},
+		Holds: relyingHolds{fileHolds{agentDir: dir}, &relied}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Close() })
+	d := slackDaemon(100 * time.Millisecond)
+	p, err := w.StartOwner("bot", ownership.Desired{Kind: "slack", Identity: d.Identity, Generation: 1}, fakestore.OwnerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Kill)
+	out := r.Stop(t.Context(), "bot", d, &spec.Result{Daemons: []*spec.Daemon{d}}, StopOptions{Graceful: 100 * time.Millisecond, Kill: 100 * time.Millisecond})
+	if out.OK || !relied || !strings.Contains(out.Message, "another stop held the name since") {
+		t.Fatalf("a refused stop: ok=%v %q; another stop relied on its hold: %t", out.OK, out.Message, relied)
+	}
+	if !r.hasHold("bot") {
+		t.Fatal("a refused stop lifted a hold another stop relied on after its write")
+	}
+}

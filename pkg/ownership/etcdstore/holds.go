@@ -17,8 +17,9 @@ import (
 const holdKey = "hold"
 
 // maxHoldTries bounds how many tries a hold's compare-and-swap makes against
-// other machines' stops of the same name.
-const maxHoldTries = 5
+// other machines' stops of the same name (each stop writes, so each of n
+// machines stopping at once can cost the others one try).
+const maxHoldTries = 8
 
 // The fleet's holds (reconcile.Holds): an operator's stop on any machine
 // holds the name on every machine. A hold is never leased: the operator's
@@ -82,6 +83,10 @@ func holdName(prefix, key string) (string, bool) {
 // compare-and-swap on the key as read, so that two machines' stops of one
 // name keep the first's Since and Machine. A hold it cannot parse is left
 // as it is.
+//
+// A stop writes the hold even when it finds it as it would leave it: the
+// write moves the key's revision, which is how a refused stop elsewhere
+// learns that another stop relies on the hold it wrote (Unhold).
 func (s *Store) SetHold(name string, h *ownership.Hold) (bool, error) {
 	key := s.keys(name).hold
 	if h == nil {
@@ -94,45 +99,76 @@ func (s *Store) SetHold(name string, h *ownership.Hold) (bool, error) {
 		return resp.Deleted > 0, nil
 	}
 	for range maxHoldTries {
-		changed, done, err := s.trySetHold(name, key, *h)
-		if err != nil || done {
-			return changed, err
+		changed, rev, err := s.trySetHold(name, key, *h)
+		if err != nil {
+			return false, err
+		}
+		if rev != 0 {
+			s.mu.Lock()
+			if s.written == nil {
+				s.written = map[string]int64{}
+			}
+			s.written[name] = rev
+			s.mu.Unlock()
+			return changed, nil
 		}
 	}
 	return false, fmt.Errorf("holding %s: %s changed under every one of %d tries", name, key, maxHoldTries)
 }
 
-// trySetHold is one read and compare-and-swap of SetHold; done is false
-// when another machine wrote the key in between.
-func (s *Store) trySetHold(name, key string, h ownership.Hold) (changed, done bool, err error) {
+// trySetHold is one read and compare-and-swap of SetHold; rev is the
+// revision of its write, 0 when another machine wrote the key in between.
+func (s *Store) trySetHold(name, key string, h ownership.Hold) (changed bool, rev int64, err error) {
 	ctx, cancel := s.reqCtx()
 	defer cancel()
 	resp, err := s.cli.Get(ctx, key)
 	if err != nil {
-		return false, false, s.unreachable(ctx, "reading the hold of "+name, err)
+		return false, 0, s.unreachable(ctx, "reading the hold of "+name, err)
 	}
 	var cur *ownership.Hold
 	modRev := int64(0)
 	if len(resp.Kvs) > 0 {
 		if cur, err = parseHold(key, resp.Kvs[0].Value); err != nil {
-			return false, false, fmt.Errorf("%w; it is left as it is", err)
+			return false, 0, fmt.Errorf("%w; it is left as it is", err)
 		}
 		modRev = resp.Kvs[0].ModRevision
 	}
 	next, changed := h.Merged(cur)
-	if !changed {
-		return false, true, nil
-	}
 	data, err := json.Marshal(next)
 	if err != nil {
-		return false, false, err
+		return false, 0, err
 	}
 	txn, err := s.cli.Txn(ctx).If(clientv3.Compare(clientv3.ModRevision(key), "=", modRev)).
 		Then(clientv3.OpPut(key, string(data))).Commit()
 	if err != nil {
-		return false, false, s.unreachable(ctx, "holding "+name, err)
+		return false, 0, s.unreachable(ctx, "holding "+name, err)
 	}
-	return txn.Succeeded, txn.Succeeded, nil
+	if !txn.Succeeded {
+		return false, 0, nil
+	}
+	return changed, txn.Header.Revision, nil
+}
+
+// Unhold lets go of name's hold only if it is still as this store's last
+// SetHold of name wrote it: a stop anywhere that held the name since wrote
+// the key too, and its hold is kept. It reports whether it let go.
+func (s *Store) Unhold(name string) (bool, error) {
+	s.mu.Lock()
+	rev, ok := s.written[name]
+	delete(s.written, name)
+	s.mu.Unlock()
+	if !ok {
+		return false, nil
+	}
+	key := s.keys(name).hold
+	ctx, cancel := s.reqCtx()
+	defer cancel()
+	txn, err := s.cli.Txn(ctx).If(clientv3.Compare(clientv3.ModRevision(key), "=", rev)).
+		Then(clientv3.OpDelete(key)).Commit()
+	if err != nil {
+		return false, s.unreachable(ctx, "letting go of the hold of "+name, err)
+	}
+	return txn.Succeeded, nil
 }
 
 // parseHold reads a hold strictly: what this reconciler did not write is

@@ -174,3 +174,48 @@ func TestConcurrentStopsLoseNoHold(t *testing.T) {
 		}
 	}
 }
+
+// A stop refused after it wrote the hold lifts that hold (Unhold), but
+// never one another stop relies on: a stop elsewhere that found the name
+// held, with the same --force or another, keeps it held; a second Unhold,
+// or one by a machine that wrote nothing, lets go of nothing.
+func TestUnholdKeepsAHoldAnotherStopReliesOn(t *testing.T) {
+	f := newFleet(t)
+	a := f.store(t, f.c.Client(t), "machine-a")
+	b := f.store(t, clientOf(t, f.c.Endpoints()[0]), "machine-b")
+	since := time.Date(2026, 12, 6, 3, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		what  string
+		other *ownership.Hold // B's stop after A's write; nil: none
+		kept  bool
+	}{
+		{"no other stop", nil, false},
+		{"B stops with the same --force", &ownership.Hold{Since: since.Add(time.Minute), Machine: "machine-b"}, true},
+		{"B stops --force", &ownership.Hold{Since: since.Add(time.Minute), Force: true, Machine: "machine-b"}, true},
+	} {
+		if changed, err := a.SetHold("bot", &ownership.Hold{Since: since, Machine: "machine-a"}); err != nil || !changed {
+			t.Fatalf("%s: A's stop wrote changed=%v, %v", c.what, changed, err)
+		}
+		if c.other != nil {
+			if _, err := b.SetHold("bot", c.other); err != nil {
+				t.Fatalf("%s: B's stop: %v", c.what, err)
+			}
+		} else if lifted, err := b.Unhold("bot"); err != nil || lifted {
+			t.Fatalf("%s: B's Unhold of a hold it never wrote: lifted=%v, %v", c.what, lifted, err)
+		}
+		lifted, err := a.Unhold("bot")
+		if err != nil || lifted == c.kept {
+			t.Fatalf("%s: A's Unhold lifted=%v, %v; want lifted=%v", c.what, lifted, err, !c.kept)
+		}
+		h, err := b.Hold("bot")
+		if err != nil || (h != nil) != c.kept {
+			t.Fatalf("%s: after A's Unhold the hold is %+v, %v; want held=%v", c.what, h, err, c.kept)
+		}
+		if again, err := a.Unhold("bot"); err != nil || again {
+			t.Fatalf("%s: A's second Unhold lifted=%v, %v; want nothing", c.what, again, err)
+		}
+		if _, err := a.SetHold("bot", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -53,6 +53,7 @@ type Store struct {
 
 	quiet    silence                // the cluster's last silence (silence.go)
 	watchers map[chan struct{}]bool // what the probe pokes (probe.go); nil until the first watch
+	written  map[string]int64       // the revision of this store's last hold of each name (Unhold)
 }
 
 var (
