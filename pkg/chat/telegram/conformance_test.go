@@ -227,8 +227,8 @@ func (r fake) Reply(place, text string) (string, error) {
 
 // Click: the user presses the button with data on message id; its
 // answer is what the bot's answerCallbackQuery showed, an error when the
-// bot did not answer before the query was too old. The place is the
-// message's own at the fake.
+// bot did not answer within clickerPatience. The place is the message's
+// own at the fake.
 func (r fake) Click(ctx context.Context, _, id, user, data string) (string, error) {
 	mid, err := strconv.ParseInt(id, 10, 64)
 	if err != nil {
@@ -244,9 +244,17 @@ func (r fake) Click(ctx context.Context, _, id, user, data string) (string, erro
 	if err != nil {
 		return "", err
 	}
+	ctx, cancel := context.WithTimeout(ctx, clickerPatience)
+	defer cancel()
 	a, err := r.f.AwaitAnswer(ctx, q.ID)
 	return a.Text, err
 }
+
+// clickerPatience is how long the suite's clicker waits for the bot's
+// answer: the 3 s Discord and Slack give a bot, well within the service's
+// own time to answer a query (faketelegram.DefaultCallbackTimeout), and
+// what the suite's crash cases wait out for a click nobody answers.
+const clickerPatience = 3 * time.Second
 
 // Asked: the bot's messages in the place's topic (or, without topics,
 // among its root's replies) that sendMessage posted with a keyboard.
