@@ -63,7 +63,9 @@
 //     GUILD_CREATE (with GUILDS), heartbeat -> HEARTBEAT_ACK, RESUME ->
 //     replay of the missed dispatches then RESUMED (or op 9 INVALID_SESSION
 //     when the session is unknown, was closed with 1000/1001, or the backlog
-//     is gone),
+//     is gone; Snapshot counts IDENTIFYs and successful RESUMEs per token),
+//     op 7 RECONNECT on request (AskReconnect), op 9 INVALID_SESSION with
+//     d true or false on request (InvalidateSessions),
 //     MESSAGE_CREATE for every message (posted or injected), MESSAGE_UPDATE
 //     (a bot's PATCH or EditInjected), MESSAGE_REACTION_ADD, THREAD_CREATE
 //     and THREAD_UPDATE, sent to every session in the guild whose intents
@@ -119,5 +121,6 @@
 // (files are taken in files[n] order, named as their parts say), the
 // CDN's signed-link expiry, modifying a text channel,
 // the global rate limit, Discord's trimming of whitespace around content,
-// the server-side heartbeat timeout and session expiry, and op 7 RECONNECT.
+// the server-side heartbeat timeout and session expiry, and op 7 or op 9
+// sent on the service's own initiative (only when a test asks).
 package fakediscord

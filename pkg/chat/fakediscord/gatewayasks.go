@@ -1,0 +1,51 @@
+package fakediscord
+
+import "time"
+
+// opReconnect asks a client to reconnect and RESUME (Discord sends it
+// before it moves a session to another machine).
+const opReconnect = 7
+
+// AskReconnect sends op 7 RECONNECT on every live connection and returns
+// how many it asked. The sessions stay resumable; the connections stay
+// open until the client closes them, as on Discord.
+func (s *Server) AskReconnect() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for c := range s.conns {
+		if c.sess != nil && !c.closing {
+			s.sendLocked(c, control{Op: opReconnect})
+			n++
+		}
+	}
+	s.logf("asked %d gateway connections to reconnect", n)
+	return n
+}
+
+// InvalidateSessions sends op 9 INVALID_SESSION on every live connection
+// and returns how many it sent. The connection stays open with no session
+// on it: the client may IDENTIFY on it, or (resumable) RESUME the session,
+// which is kept only then; a session not resumable is over for good.
+func (s *Server) InvalidateSessions(resumable bool) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for c := range s.conns {
+		if c.sess == nil || c.closing {
+			continue
+		}
+		sess := c.sess
+		sess.conn, sess.awaySince = nil, time.Now()
+		c.sess = nil
+		s.statsLocked(c.token).Live--
+		if !resumable {
+			delete(s.sessions, sess.id)
+		}
+		s.sendLocked(c, control{Op: opInvalidSession, D: resumable})
+		n++
+	}
+	s.logf("invalidated %d gateway sessions (resumable %v)", n, resumable)
+	s.notifyLocked()
+	return n
+}

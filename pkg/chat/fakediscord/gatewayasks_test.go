@@ -1,0 +1,52 @@
+package fakediscord_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"gjc.dev/reconciler/pkg/chat/fakediscord"
+)
+
+// op 7 and op 9 through discordgo: RECONNECT is answered with a close
+// and a RESUME of the same session (no new IDENTIFY), and a session
+// invalidated for good with an IDENTIFY on the same connection.
+func TestGatewayAsks(t *testing.T) {
+	t.Parallel()
+	f := start(t, fakediscord.Options{Tokens: []string{token}, HeartbeatInterval: time.Second})
+	s := newSession(t, f, token)
+	ready := make(chan *discordgo.Ready, 4)
+	s.AddHandler(func(_ *discordgo.Session, r *discordgo.Ready) { ready <- r })
+	if err := open(t, s); err != nil {
+		t.Fatal(err)
+	}
+	first := receive(t, ready, "READY", func(*discordgo.Ready) bool { return true })
+	t.Cleanup(func() { closeSession(t, s) })
+
+	if n := f.AskReconnect(); n != 1 {
+		t.Fatalf("asked %d connections to reconnect, want 1", n)
+	}
+	snap := waitFor(t, f, "the RESUME that answers op 7", func(sn fakediscord.Snapshot) bool {
+		st := sn.Tokens[token]
+		return st.Resumes == 1 && st.Live == 1
+	})
+	if st := snap.Tokens[token]; st.Identifies != 1 || st.MaxLive != 1 {
+		t.Fatalf("after op 7: %+v, want one IDENTIFY and never two live", st)
+	}
+
+	if n := f.InvalidateSessions(false); n != 1 {
+		t.Fatalf("invalidated %d sessions, want 1", n)
+	}
+	second := receive(t, ready, "a new READY after op 9", func(*discordgo.Ready) bool { return true })
+	if second.SessionID == first.SessionID {
+		t.Fatalf("op 9 (not resumable) kept session %s", first.SessionID)
+	}
+	snap = waitFor(t, f, "the IDENTIFY that answers op 9", func(sn fakediscord.Snapshot) bool {
+		st := sn.Tokens[token]
+		return st.Identifies == 2 && st.Live == 1
+	})
+	if st := snap.Tokens[token]; st.MaxLive != 1 {
+		t.Fatalf("after op 9: %+v, want never two live", st)
+	}
+}
