@@ -33,7 +33,7 @@ func init() {
 			"err: redactToken(err, i.Token)}", "err: err}",
 			"./pkg/chat/discord", "TestOnClickKeepsTheInteractionTokenOutOfErrors"},
 		{"discord: the gateway's clicks reach the inbound side", "pkg/chat/discord/transport.go",
-			"\t\ts.AddHandler(func(s *discordgo.Session, ic *discordgo.InteractionCreate) { d.click(ctx, s, ic) })\n", "",
+			"\t\t\t\tgo d.click(ctx, s, &ic)\n", "",
 			"./pkg/chat/discord", "TestAskDecidedThroughTheGateway"},
 	}...)
 }

@@ -6,8 +6,8 @@ package main
 func init() {
 	mutants = append(mutants, []mutant{
 		{"discord: no IDENTIFY at the reserve", "pkg/chat/discord/transport.go",
-			"\tif v := judgeBudget(gb.SessionStartLimit, d.opts.IdentifyReserve, d.resumable.Load(), now); !v.ok {\n",
-			"\tif v := judgeBudget(gb.SessionStartLimit, d.opts.IdentifyReserve, d.resumable.Load(), now); false {\n",
+			"\tif v := judgeBudget(gb.SessionStartLimit, d.opts.IdentifyReserve, d.resume != nil, now); !v.ok {\n",
+			"\tif v := judgeBudget(gb.SessionStartLimit, d.opts.IdentifyReserve, d.resume != nil, now); false {\n",
 			"./pkg/chat/discord", "TestIdentifyBudgetAtTheReserve"},
 		{"discord: the reserve is kept, not spent to the last start", "pkg/chat/discord/identifybudget.go",
 			"\tif l.Total <= 0 || l.Remaining > reserve || resuming && l.Remaining > 0 {\n", "\tif l.Total <= 0 || l.Remaining > 0 || resuming && l.Remaining > 0 {\n",

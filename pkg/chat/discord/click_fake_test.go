@@ -54,7 +54,7 @@ func TestClicksAreAnsweredAtTheFake(t *testing.T) {
 		return inbound.Verdict{Kind: inbound.Decided, Choice: "Deny", By: c.Name}, nil
 	})
 	d := &transport{cfg: cfg}
-	s, err := d.session(&connTracker{})
+	s, err := d.session()
 	if err != nil {
 		t.Fatal(err)
 	}

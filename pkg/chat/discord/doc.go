@@ -1,6 +1,9 @@
 // Package discord is Discord, all of it, behind chat.Provider (Provider):
-// the gateway transport (health from READY and heartbeat ACKs, the close
-// codes that are terminal), and the relay's poster over Discord's REST API
+// the gateway transport over a gateway client of its own (gateway.go:
+// HELLO, jittered heartbeats with ACK tracking, IDENTIFY or RESUME, op 7
+// and op 9, the close codes that are terminal or end the session; health
+// from READY and heartbeat ACKs), whose session a stopping daemon hands
+// to the name's next owner to RESUME (handover.go), and the relay's poster over Discord's REST API
 // through discordgo, with discordgo's hidden retries off (a 502 retried
 // blindly doubles a message) and its rate-limit waits made cancellable,
 // which is also the inbound side's history and reactions.

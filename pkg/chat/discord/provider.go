@@ -20,7 +20,7 @@ type provider struct{ poster Options }
 func (provider) Name() spec.Provider { return spec.ProviderDiscord }
 
 func (provider) Transport(cfg *spec.Config, log logr.Logger, port *chat.InboundPort) chat.Transport {
-	return NewTransport(cfg.Discord, TransportOptions{Log: log, Inbound: port})
+	return NewTransport(cfg.Discord, TransportOptions{Log: log, Inbound: port, StateDir: port.StateDir()})
 }
 
 func (p provider) Poster(cfg *spec.Config, log logr.Logger) (chat.Poster, error) {

@@ -2,8 +2,10 @@ package discord
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"sync/atomic"
 	"time"
@@ -41,6 +43,9 @@ type TransportOptions struct {
 	// decides the clicks on the asks' buttons (INTERACTION_CREATE, which
 	// needs no intent).
 	Inbound *chat.InboundPort
+	// StateDir is where the session is handed over to the name's next
+	// owner (HandoverFile); "" hands nothing over.
+	StateDir string
 	// IdentifyReserve is how many of the day's session starts are never
 	// spent (DefaultIdentifyReserve when 0).
 	IdentifyReserve int
@@ -51,9 +56,12 @@ type transport struct {
 	opts   TransportOptions
 	self   atomic.Value                     // string: the bot's user id, from READY
 	logins atomic.Pointer[ownership.Logins] // Discord's count of session starts, as last read
-	// resumable is set once a READY began a session: discordgo keeps its
-	// id and RESUMEs it on the next connect, which costs no session start.
-	resumable atomic.Bool
+	// resume is the session the next connect RESUMEs (nil: it
+	// IDENTIFYs): begun by a READY, or handed over by the name's last
+	// owner. Only Run's goroutine touches it.
+	resume *resumeState
+	// adopted is set while the session handed over was not resumed yet.
+	adopted atomic.Bool
 }
 
 // NewTransport returns a transport for one Discord bot over the gateway.
@@ -70,92 +78,98 @@ func NewTransport(cfg *spec.DiscordConfig, opts TransportOptions) chat.Transport
 	return &transport{cfg: cfg, opts: opts}
 }
 
-// Close codes after which reconnecting cannot succeed.
-var terminalCodes = map[int]string{
-	4004: daemonproto.ReasonInvalidCredentials, // authentication failed
-	4010: daemonproto.ReasonGatewayRefused,     // invalid shard
-	4011: daemonproto.ReasonGatewayRefused,     // sharding required
-	4012: daemonproto.ReasonGatewayRefused,     // invalid API version
-	4013: daemonproto.ReasonDisallowedIntents,  // invalid intents
-	4014: daemonproto.ReasonDisallowedIntents,  // disallowed intents
-}
-
 func (d *transport) Run(ctx context.Context, report func(chat.Health)) error {
 	report = d.withLogins(report)
-	conns := &connTracker{}
-	s, err := d.session(conns)
+	s, err := d.session()
 	if err != nil {
 		return &chat.TerminalError{Reason: daemonproto.ReasonGatewayRefused, Message: err.Error()}
 	}
-	// Every way out closes the session, not only a cancel seen while
-	// watching: one that lands during a reconnect (the token check fails
-	// with the cancelled context) would otherwise leave the resumed
-	// socket open and heartbeating after Run returned. Close sends close
-	// code 1000, so the gateway ends the session and no second owner can
-	// resume it.
-	defer func() { _ = s.Close() }()
-	ready := make(chan struct{}, 1)
-	lost := make(chan struct{}, 1)
-	notify := func(c chan struct{}) {
-		select {
-		case c <- struct{}{}:
-		default:
-		}
+	d.takeHandover()
+	// A stop (ctx) leaves the session resumable (closeResumable) and
+	// hands it to the name's next owner; a terminal end hands nothing.
+	stopped := func() error {
+		d.leaveHandover()
+		return nil
 	}
-	s.AddHandler(func(_ *discordgo.Session, r *discordgo.Ready) {
-		if r.User != nil {
-			d.self.Store(r.User.ID)
-		}
-		d.started()
-		d.resumable.Store(true)
-		notify(ready)
-		// A READY is a new session: whatever was sent since the last one
-		// was never dispatched to this one.
-		d.opts.Inbound.Connected()
-	})
-	if d.opts.Inbound != nil {
-		s.AddHandler(func(_ *discordgo.Session, m *discordgo.MessageCreate) { d.receive(ctx, m.Message, inbound.Plain) })
-		s.AddHandler(func(_ *discordgo.Session, m *discordgo.MessageUpdate) { d.receive(ctx, m.Message, inbound.Edit) })
-		s.AddHandler(func(s *discordgo.Session, ic *discordgo.InteractionCreate) { d.click(ctx, s, ic) })
-	}
-	s.AddHandler(func(*discordgo.Session, *discordgo.Resumed) { notify(ready) })
-	s.AddHandler(func(*discordgo.Session, *discordgo.Disconnect) { notify(lost) })
-
 	b := backoff.New(500*time.Millisecond, 30*time.Second)
 	for {
-		if err := d.connect(ctx, s, conns); err != nil {
+		g, err := d.connect(ctx, s)
+		if err != nil {
 			var te *chat.TerminalError
 			if errors.As(err, &te) {
 				return te
 			}
 			if ctx.Err() != nil {
-				return nil
+				return stopped()
 			}
 			if low, ok := errors.AsType[*budgetLowError](err); ok {
 				report(chat.Health{Err: low.message, Reason: daemonproto.ReasonIdentifyBudgetLow})
 				d.opts.Log.Info("discord session starts at the reserve; not identifying", "until", low.until)
 				if sleep(ctx, time.Until(low.until)) != nil {
-					return nil
+					return stopped()
 				}
 				continue
 			}
 			report(chat.Health{Err: err.Error()})
-			d.opts.Log.Info("discord connect failed; retrying", "err", err.Error())
-			if b.Wait(ctx) != nil {
-				return nil
+			d.opts.Log.Info("discord connect failed; retrying", "err", err.Error(), "resuming", d.resume != nil)
+			wait, ended := d.ended(err)
+			if !ended {
+				wait = b.Next()
+			}
+			if sleep(ctx, wait) != nil {
+				return stopped()
 			}
 			continue
 		}
 		b.Reset()
-		if err := d.watch(ctx, s, report, ready, lost); err != nil {
-			return err
-		}
+		why := d.watch(ctx, g, report)
+		d.resume = g.state()
 		if ctx.Err() != nil {
-			return nil
+			return stopped()
 		}
-		report(chat.Health{Err: "gateway connection lost"})
-		d.opts.Log.Info("discord gateway connection lost; reconnecting")
+		if te := d.terminal(why); te != nil {
+			return te
+		}
+		report(chat.Health{Err: "gateway connection lost: " + why.Error()})
+		wait, _ := d.ended(why)
+		d.opts.Log.Info("discord gateway connection ended; reconnecting", "why", why.Error(), "resuming", d.resume != nil)
+		if sleep(ctx, wait) != nil {
+			return stopped()
+		}
 	}
+}
+
+// ended applies afterEnd to a connect or connection that ended with
+// err: a session that is over is forgotten, and the wait before the
+// next connect returned. ok says err was the end of a gateway
+// connection; a failure to reach the service (!ok) backs off instead.
+func (d *transport) ended(err error) (wait time.Duration, ok bool) {
+	var is *invalidSessionError
+	var ce *websocket.CloseError
+	ok = errors.As(err, &is) || errors.As(err, &ce) || errors.Is(err, errReconnect) || errors.Is(err, errZombie) || errors.Is(err, errDeaf)
+	if n, _ := afterEnd(err); n != identify {
+		return 0, ok
+	}
+	d.resume = nil
+	// Discord asks for a random 1-5 s before the IDENTIFY after op 9.
+	return time.Second + rand.N(4*time.Second), true
+}
+
+// terminal is the TerminalError of a connection whose end says
+// reconnecting cannot succeed; nil when it can.
+func (d *transport) terminal(err error) *chat.TerminalError {
+	ce, ok := errors.AsType[*websocket.CloseError](err)
+	if !ok {
+		return nil
+	}
+	if ce.Code == 4014 && intents(d.cfg)&discordgo.IntentMessageContent != 0 {
+		return &chat.TerminalError{Reason: daemonproto.ReasonDisallowedIntents, Message: "discord refused the privileged Message Content intent (close 4014), " +
+			"which replies from authorizedUserIds need: " + messageContentFix(d.cfg.ApplicationID)}
+	}
+	if n, reason := afterEnd(err); n == terminal {
+		return &chat.TerminalError{Reason: reason, Message: fmt.Sprintf("discord gateway closed with %d %s", ce.Code, ce.Text)}
+	}
+	return nil
 }
 
 // discordIntents are the gateway intents the daemon identifies with: its
@@ -212,20 +226,14 @@ func (d *transport) click(ctx context.Context, s *discordgo.Session, ic *discord
 // inboundWait bounds how long a gateway message waits to land.
 const inboundWait = 30 * time.Second
 
-// session builds a discordgo session that reconnects only when Run says so:
-// discordgo's own reconnect loop retries a rejected token forever.
-func (d *transport) session(conns *connTracker) (*discordgo.Session, error) {
+// session builds the discordgo session the transport's REST calls go
+// through; the gateway is the transport's own (gateway.go).
+func (d *transport) session() (*discordgo.Session, error) {
 	s, err := discordgo.New("Bot " + d.cfg.BotToken.Reveal())
 	if err != nil {
 		return nil, fmt.Errorf("creating discord session: %w", err)
 	}
-	s.ShouldReconnectOnError = false
 	s.StateEnabled = false
-	s.Identify.Intents = intents(d.cfg)
-	dialer := *websocket.DefaultDialer // a copy: the default is shared process-wide
-	dialer.HandshakeTimeout = d.opts.Handshake
-	dialer.NetDialContext = conns.dial
-	s.Dialer = &dialer
 	transport := http.DefaultTransport
 	if d.cfg.APIURL != "" {
 		if transport, err = rewrite.NewHost(d.cfg.APIURL, transport); err != nil {
@@ -236,53 +244,91 @@ func (d *transport) session(conns *connTracker) (*discordgo.Session, error) {
 	return s, nil
 }
 
-// connect checks the token, then opens the gateway within the handshake bound.
-func (d *transport) connect(ctx context.Context, s *discordgo.Session, conns *connTracker) error {
+// connect checks the token, then opens the gateway within the handshake
+// bound: a RESUME of d.resume if there is one, else an IDENTIFY.
+func (d *transport) connect(ctx context.Context, s *discordgo.Session) (*gateway, error) {
 	// discordgo sleeps out a 429 without looking at ctx: off, so a stop
 	// is never held back by a long rate limit; the back-off retries.
 	if _, err := s.User("@me", discordgo.WithContext(ctx), discordgo.WithRetryOnRatelimit(false)); err != nil {
-		return d.restErr("checking the bot token", err)
+		return nil, d.restErr("checking the bot token", err)
 	}
-	// Every connect may identify (discordgo falls back to IDENTIFY when a
-	// RESUME is refused), so the day's budget is read before each one.
+	// The day's budget is read before every connect: a RESUME refused
+	// (op 9) is followed by an IDENTIFY on a connect of its own, judged
+	// here like any other.
 	gb, err := s.GatewayBot(discordgo.WithContext(ctx), discordgo.WithRetryOnRatelimit(false))
 	if err != nil {
-		return d.restErr("reading the session start limit", err)
+		return nil, d.restErr("reading the session start limit", err)
 	}
 	now := time.Now()
 	d.logins.Store(loginsOf(gb.SessionStartLimit, now))
-	if v := judgeBudget(gb.SessionStartLimit, d.opts.IdentifyReserve, d.resumable.Load(), now); !v.ok {
-		return &budgetLowError{identifyVerdict: v}
+	if v := judgeBudget(gb.SessionStartLimit, d.opts.IdentifyReserve, d.resume != nil, now); !v.ok {
+		return nil, &budgetLowError{identifyVerdict: v}
 	}
-	done := make(chan error, 1)
-	go func() { done <- s.Open() }()
-	timer := time.NewTimer(d.opts.Handshake)
-	defer timer.Stop()
-	select {
-	case err = <-done:
-	case <-timer.C:
-		err = d.abortOpen(s, conns, done, fmt.Errorf("gateway handshake took longer than %v", d.opts.Handshake))
-	case <-ctx.Done():
-		err = d.abortOpen(s, conns, done, ctx.Err())
+	dialer := *websocket.DefaultDialer // a copy: the default is shared process-wide
+	dialer.HandshakeTimeout = d.opts.Handshake
+	gd := gatewayDial{dialer: &dialer, url: gb.URL, token: d.cfg.BotToken.Reveal(), intents: int(intents(d.cfg)),
+		resume: d.resume, handshake: d.opts.Handshake, dispatch: d.dispatcher(ctx, s)}
+	if d.resume != nil {
+		gd.url = d.resume.URL
 	}
-	err = rewrite.DialledErr(err, d.cfg.APIURL)
-	if errors.Is(err, discordgo.ErrWSAlreadyOpen) {
-		return nil // a late Disconnect from an earlier socket; this one is up
-	}
-	if err == nil {
-		conns.forget()
-	}
-	var ce *websocket.CloseError
-	if errors.As(err, &ce) {
-		if ce.Code == 4014 && intents(d.cfg)&discordgo.IntentMessageContent != 0 {
-			return &chat.TerminalError{Reason: daemonproto.ReasonDisallowedIntents, Message: "discord refused the privileged Message Content intent (close 4014), " +
-				"which replies from authorizedUserIds need: " + messageContentFix(d.cfg.ApplicationID)}
+	g, err := openGateway(ctx, gd)
+	if err != nil {
+		if te := d.terminal(err); te != nil {
+			return nil, te
 		}
-		if reason, ok := terminalCodes[ce.Code]; ok {
-			return &chat.TerminalError{Reason: reason, Message: fmt.Sprintf("discord gateway closed with %d %s", ce.Code, ce.Text)}
+		return nil, rewrite.DialledErr(err, d.cfg.APIURL)
+	}
+	return g, nil
+}
+
+// dispatcher handles a connection's dispatches, decoded into discordgo's
+// event structs. Messages and clicks are handled each in a goroutine of
+// its own, so a slow disk never holds up the reader.
+func (d *transport) dispatcher(ctx context.Context, s *discordgo.Session) func(string, json.RawMessage) {
+	return func(event string, data json.RawMessage) {
+		switch event {
+		case "READY":
+			var r discordgo.Ready
+			if d.decode(event, data, &r) && r.User != nil {
+				d.self.Store(r.User.ID)
+			}
+			d.started()
+			// A READY is a new session: whatever was sent since the last
+			// one was never dispatched to this one.
+			d.opts.Inbound.Connected()
+		case "RESUMED":
+			if d.adopted.Swap(false) {
+				// A session handed over: what the last owner had read
+				// and not landed as it stopped is read from history.
+				d.opts.Inbound.Connected()
+			}
+		case "MESSAGE_CREATE":
+			var m discordgo.MessageCreate
+			if d.opts.Inbound != nil && d.decode(event, data, &m) {
+				go d.receive(ctx, m.Message, inbound.Plain)
+			}
+		case "MESSAGE_UPDATE":
+			var m discordgo.MessageUpdate
+			if d.opts.Inbound != nil && d.decode(event, data, &m) {
+				go d.receive(ctx, m.Message, inbound.Edit)
+			}
+		case "INTERACTION_CREATE":
+			var ic discordgo.InteractionCreate
+			if d.opts.Inbound != nil && d.decode(event, data, &ic) && ic.Interaction != nil {
+				go d.click(ctx, s, &ic)
+			}
 		}
 	}
-	return err
+}
+
+// decode reads one dispatch; one that does not decode is logged and
+// skipped (a message is found again by the next history read).
+func (d *transport) decode(event string, data json.RawMessage, v any) bool {
+	if err := json.Unmarshal(data, v); err != nil {
+		d.opts.Log.Error(err, "a gateway event did not decode", "event", event)
+		return false
+	}
+	return true
 }
 
 // restErr is a failed REST call of connect: a rejected token (401) is
@@ -295,48 +341,39 @@ func (d *transport) restErr(what string, err error) error {
 	return fmt.Errorf("%s: %w", what, rewrite.DialledErr(err, d.cfg.APIURL))
 }
 
-// abortOpen unblocks an Open stuck in its handshake by closing its socket.
-func (d *transport) abortOpen(s *discordgo.Session, conns *connTracker, done <-chan error, why error) error {
-	conns.closeAll()
-	if err := <-done; err == nil {
-		_ = s.Close()
-	}
-	return why
-}
+// errDeaf ends a connection the inbound side found deaf.
+var errDeaf = errors.New("the connection delivers nothing the history has")
 
-// watch follows a connected session until it is lost or ctx is done, reporting
-// health: healthy once READY (or RESUMED) arrived and while heartbeats are ACKed.
-func (d *transport) watch(ctx context.Context, s *discordgo.Session, report func(chat.Health), ready, lost <-chan struct{}) error {
-	gotReady := false
+// watch follows a connection until it ends or ctx is done, and returns
+// why it ended (nil for ctx), reporting health: healthy while heartbeats
+// are ACKed. ctx closes it resumably (closeResumable), and so does the
+// inbound side's word that it is deaf: the reconnect RESUMEs, which
+// costs no session start.
+func (d *transport) watch(ctx context.Context, g *gateway, report func(chat.Health)) error {
 	tick := time.NewTicker(d.opts.AckWindow / 4)
 	defer tick.Stop()
 	for {
+		ack := g.lastAckAt()
+		healthy := time.Since(ack) <= d.opts.AckWindow
+		if healthy {
+			report(chat.Health{Healthy: true})
+		} else {
+			report(chat.Health{Err: fmt.Sprintf("no heartbeat ACK for %v", time.Since(ack).Round(time.Second))})
+		}
 		select {
 		case <-ctx.Done():
+			g.close(closeResumable)
 			return nil
-		case <-lost:
-			return nil
-		case <-ready:
-			gotReady = true
+		case <-g.ended():
+			return g.err()
+		case why := <-d.opts.Inbound.Deaf():
+			if !healthy {
+				continue // the connection is ending on its own
+			}
+			d.opts.Log.Info("reconnecting the discord gateway: the connection looks healthy but delivers nothing", "why", why)
+			g.close(closeResumable)
+			return fmt.Errorf("%w: %s", errDeaf, why)
 		case <-tick.C:
 		}
-		switch ack, ok := lastAck(s); {
-		case !gotReady:
-			report(chat.Health{}) // connected, READY not yet in: starting, not failing
-		case ok && time.Since(ack) > d.opts.AckWindow:
-			report(chat.Health{Err: fmt.Sprintf("no heartbeat ACK for %v", time.Since(ack).Round(time.Second))})
-		default:
-			report(chat.Health{Healthy: true})
-		}
 	}
-}
-
-// lastAck reads discordgo's last heartbeat ACK time without waiting on the
-// session lock, which Open holds for a whole handshake.
-func lastAck(s *discordgo.Session) (time.Time, bool) {
-	if !s.TryRLock() {
-		return time.Time{}, false
-	}
-	defer s.RUnlock()
-	return s.LastHeartbeatAck, true
 }
