@@ -3,7 +3,8 @@ package main
 // The rules of issue 34's Discord handover: a stopping daemon leaves its
 // session resumable and hands it over in a file that only the next owner
 // of the same token uses, once; an IDENTIFY after a session is lost (op 9)
-// goes through the budget check like any other.
+// goes through the budget check like any other; a deaf connection is made
+// again, by a RESUME.
 func init() {
 	mutants = append(mutants, []mutant{
 		{"discord: a handover of another token's session is not used", "pkg/chat/discord/handover.go",
@@ -18,5 +19,11 @@ func init() {
 		{"discord: the IDENTIFY after op 9 is judged by the budget", "pkg/chat/discord/transport.go",
 			"\td.resume = nil\n", "",
 			"./pkg/chat/discord", "TestInvalidSessionIdentifiesThroughTheBudget|TestStaleHandoverIdentifiesThroughTheBudget"},
+		{"discord: a deaf connection is made again (by a RESUME)", "pkg/chat/discord/transport.go",
+			"\t\t\tg.close(closeResumable)\n\t\t\treturn fmt.Errorf(\"%w: %s\", errDeaf, why)\n", "\t\t\t_ = why\n",
+			"./pkg/chat/discord", "TestDeafConnection"},
+		{"fakediscord: a deaf connection is sent nothing", "pkg/chat/fakediscord/session.go",
+			"\tif sess.conn != nil && !sess.conn.deaf {\n", "\tif sess.conn != nil {\n",
+			"./pkg/chat/fakediscord", "TestDeafen"},
 	}...)
 }

@@ -65,7 +65,9 @@
 //     when the session is unknown, was closed with 1000/1001, or the backlog
 //     is gone; Snapshot counts IDENTIFYs and successful RESUMEs per token),
 //     op 7 RECONNECT on request (AskReconnect), op 9 INVALID_SESSION with
-//     d true or false on request (InvalidateSessions),
+//     d true or false on request (InvalidateSessions), a connection that
+//     looks healthy and delivers nothing (Deafen; a RESUME replays what it
+//     held back),
 //     MESSAGE_CREATE for every message (posted or injected), MESSAGE_UPDATE
 //     (a bot's PATCH or EditInjected), MESSAGE_REACTION_ADD, THREAD_CREATE
 //     and THREAD_UPDATE, sent to every session in the guild whose intents

@@ -44,6 +44,7 @@ type conn struct {
 	sweptAt     time.Time // and when: the session's awaySince then
 	identifying bool      // IDENTIFY accepted, READY pending
 	closing     bool      // a close frame is queued or the socket is cut: send nothing more
+	deaf        bool      // Deafen: dispatches are kept for RESUME but never sent here
 }
 
 // control is a non-dispatch payload; s and t are null as Discord sends them.

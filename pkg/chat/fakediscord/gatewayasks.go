@@ -49,3 +49,23 @@ func (s *Server) InvalidateSessions(resumable bool) int {
 	s.notifyLocked()
 	return n
 }
+
+// Deafen makes every live connection deaf: it stays open, heartbeats are
+// ACKed and it looks healthy, but no dispatch sent to its session arrives
+// (as a connection the service's side forgot can). The dispatches are
+// kept in the session's backlog, so a RESUME on a new connection replays
+// them; connections opened later hear again. It returns how many it
+// deafened.
+func (s *Server) Deafen() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for c := range s.conns {
+		if c.sess != nil && !c.closing {
+			c.deaf = true
+			n++
+		}
+	}
+	s.logf("deafened %d gateway connections", n)
+	return n
+}

@@ -50,3 +50,39 @@ func TestGatewayAsks(t *testing.T) {
 		t.Fatalf("after op 9: %+v, want never two live", st)
 	}
 }
+
+// A deaf connection, through discordgo: heartbeats go on, nothing is
+// delivered, and a RESUME on a new connection replays what it held back.
+func TestDeafen(t *testing.T) {
+	t.Parallel()
+	f := start(t, fakediscord.Options{Tokens: []string{token}, HeartbeatInterval: 100 * time.Millisecond})
+	s := newSession(t, f, token)
+	s.Identify.Intents = discordgo.IntentsGuildMessages | discordgo.IntentMessageContent
+	created := messages(s)
+	if err := open(t, s); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { closeSession(t, s) })
+	if _, err := f.InjectMessage(channel, user, "heard"); err != nil {
+		t.Fatal(err)
+	}
+	receive(t, created, "the live message", func(m *discordgo.MessageCreate) bool { return m.Content == "heard" })
+	if n := f.Deafen(); n != 1 {
+		t.Fatalf("deafened %d connections, want 1", n)
+	}
+	if _, err := f.InjectMessage(channel, user, "not heard"); err != nil {
+		t.Fatal(err)
+	}
+	beats := f.Snapshot().Tokens[token].Heartbeats
+	waitFor(t, f, "heartbeats on the deaf connection", func(sn fakediscord.Snapshot) bool { return sn.Tokens[token].Heartbeats >= beats+3 })
+	select {
+	case m := <-created:
+		t.Fatalf("a deaf connection delivered %q", m.Content)
+	default:
+	}
+	f.DropConnections()
+	receive(t, created, "the held-back message, replayed by the RESUME", func(m *discordgo.MessageCreate) bool { return m.Content == "not heard" })
+	if st := f.Snapshot().Tokens[token]; st.Resumes != 1 || st.Identifies != 1 {
+		t.Fatalf("stats %+v, want the one IDENTIFY and a RESUME", st)
+	}
+}

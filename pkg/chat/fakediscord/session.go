@@ -243,7 +243,7 @@ func (s *Server) dispatchLocked(sess *session, event string, d any) {
 	if n := len(sess.backlog); n > backlogMax {
 		sess.backlog = slices.Delete(sess.backlog, 0, n-backlogMax)
 	}
-	if sess.conn != nil {
+	if sess.conn != nil && !sess.conn.deaf {
 		s.sendRawLocked(sess.conn, b)
 	}
 }
