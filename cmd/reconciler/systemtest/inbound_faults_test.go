@@ -166,8 +166,8 @@ func TestInboundSlackAcksOnlyWhatIsDurable(t *testing.T) {
 }
 
 // A RESUME that replays the session's whole backlog (at-least-once
-// delivery) and a reconnect with a new session (READY, then a history
-// read) add nothing: each reply lands once and gets one 👀.
+// delivery), a hung connection RESUMEd and a reconnect with a new
+// session (READY, then a history read) add nothing: each reply lands once and gets one 👀.
 func TestInboundDiscordReplayAndReconnectAddNothing(t *testing.T) {
 	t.Parallel()
 	e := newE2E(t)
@@ -196,13 +196,25 @@ func TestInboundDiscordReplayAndReconnectAddNothing(t *testing.T) {
 	})
 	t.Logf("after the replay: %+v", in)
 
-	// Heartbeats unanswered: discordgo closes, its session ends, and it
-	// identifies anew; the READY starts a history read from the cursor.
+	// Heartbeats unanswered: the daemon closes the zombie connection
+	// resumably and RESUMEs the session (no new IDENTIFY), which replays
+	// what it missed.
 	f.SetHeartbeatAcks(false)
 	if _, err := f.WaitFor(ctx, func(sn fakediscord.Snapshot) bool { return token(sn).Live == 0 }); err != nil {
 		t.Fatalf("the daemon did not give up the hung connection: %v", err)
 	}
 	f.SetHeartbeatAcks(true)
+	if _, err := f.WaitFor(ctx, func(sn fakediscord.Snapshot) bool { return token(sn).Resumes == 2 && token(sn).Live == 1 }); err != nil {
+		t.Fatalf("no RESUME after the hung connection: %v", err)
+	}
+	if st := token(f.Snapshot()); st.Identifies != 1 {
+		t.Errorf("stats %+v: a hung connection cost an IDENTIFY", st)
+	}
+	// A session Discord ends (op 9, not resumable): a new one, whose
+	// READY starts a history read from the cursor.
+	if n := f.InvalidateSessions(false); n != 1 {
+		t.Fatalf("invalidated %d sessions, want 1", n)
+	}
 	if _, err := f.WaitFor(ctx, func(sn fakediscord.Snapshot) bool { return token(sn).Identifies == 2 && token(sn).Live == 1 }); err != nil {
 		t.Fatalf("no new session: %v", err)
 	}
