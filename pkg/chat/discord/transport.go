@@ -28,6 +28,10 @@ import (
 // after five missed ACKs).
 const defaultAckWindow = 60 * time.Second
 
+// stableAfter is how long a connection lives before its end counts as
+// a first failure again (the back-off starts over).
+const stableAfter = time.Minute
+
 // defaultHandshake bounds one gateway connect (GET /gateway, dial, HELLO,
 // IDENTIFY or RESUME, READY): discordgo's Open has no deadline of its own.
 const defaultHandshake = 15 * time.Second
@@ -112,16 +116,12 @@ func (d *transport) Run(ctx context.Context, report func(chat.Health)) error {
 			}
 			report(chat.Health{Err: err.Error()})
 			d.opts.Log.Info("discord connect failed; retrying", "err", err.Error(), "resuming", d.resume != nil)
-			wait, ended := d.ended(err)
-			if !ended {
-				wait = b.Next()
-			}
-			if sleep(ctx, wait) != nil {
+			if sleep(ctx, max(d.ended(err), b.Next())) != nil {
 				return stopped()
 			}
 			continue
 		}
-		b.Reset()
+		up := time.Now()
 		why := d.watch(ctx, g, report)
 		d.resume = g.state()
 		if ctx.Err() != nil {
@@ -131,28 +131,31 @@ func (d *transport) Run(ctx context.Context, report func(chat.Health)) error {
 			return te
 		}
 		report(chat.Health{Err: "gateway connection lost: " + why.Error()})
-		wait, _ := d.ended(why)
+		// A connection that lived a while resets the back-off; one that
+		// ends at once (a service that keeps asking to reconnect) is
+		// reconnected after a jittered, growing wait, never in a loop.
+		if time.Since(up) > stableAfter {
+			b.Reset()
+		}
+		wait := d.ended(why)
 		d.opts.Log.Info("discord gateway connection ended; reconnecting", "why", why.Error(), "resuming", d.resume != nil)
-		if sleep(ctx, wait) != nil {
+		if sleep(ctx, max(wait, b.Next())) != nil {
 			return stopped()
 		}
 	}
 }
 
 // ended applies afterEnd to a connect or connection that ended with
-// err: a session that is over is forgotten, and the wait before the
-// next connect returned. ok says err was the end of a gateway
-// connection; a failure to reach the service (!ok) backs off instead.
-func (d *transport) ended(err error) (wait time.Duration, ok bool) {
-	var is *invalidSessionError
-	var ce *websocket.CloseError
-	ok = errors.As(err, &is) || errors.As(err, &ce) || errors.Is(err, errReconnect) || errors.Is(err, errZombie) || errors.Is(err, errDeaf)
+// err: a session that is over is forgotten (the next connect IDENTIFYs,
+// through the budget check), and the least wait before that connect is
+// returned.
+func (d *transport) ended(err error) time.Duration {
 	if n, _ := afterEnd(err); n != identify {
-		return 0, ok
+		return 0
 	}
 	d.resume = nil
 	// Discord asks for a random 1-5 s before the IDENTIFY after op 9.
-	return time.Second + rand.N(4*time.Second), true
+	return time.Second + rand.N(4*time.Second)
 }
 
 // terminal is the TerminalError of a connection whose end says
