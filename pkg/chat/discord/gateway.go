@@ -335,9 +335,9 @@ func (g *gateway) end(why error, code int) {
 	g.endOnce.Do(func() {
 		g.endErr = why
 		if code != 0 {
-			g.wmu.Lock()
+			// WriteControl may run beside a write (gorilla allows it), so
+			// a send stuck on a full socket does not hold the close up.
 			_ = g.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, ""), time.Now().Add(time.Second))
-			g.wmu.Unlock()
 		}
 		_ = g.ws.Close()
 	})
