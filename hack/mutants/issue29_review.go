@@ -6,7 +6,7 @@ package main
 func init() {
 	mutants = append(mutants, []mutant{
 		{"outbox: an entry left in place is judged again once it changed", "pkg/relay/outbox.go",
-			"\t\t\tseen = err == nil && now.Same(left)\n", "\t\t\tseen = err == nil && now.Same(now) && left == left\n",
+			"\t\tseen = err == nil && now.Same(left)\n", "\t\tseen = err == nil && now.Same(now) && left == left\n",
 			"./pkg/relay", "TestAnotherUIDsFileIsNeverPosted"},
 		{"redact: the text as written is matched too, after its view", "pkg/redact/rule.go",
 			"\t\tfor _, viewed := range []bool{true, false} {\n", "\t\tfor _, viewed := range []bool{true} {\n",

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -44,16 +45,25 @@ func (r *Relay) run(ctx context.Context, changes <-chan struct{}) {
 	again := time.NewTimer(time.Hour)
 	defer again.Stop()
 	refused := r.newBackoff()
+	var names []string // nil: list the whole outbox
 	for {
-		next := r.scan(ctx, refused)
+		var next time.Time
+		if names == nil {
+			next = r.scan(ctx, refused)
+		} else {
+			next = r.scanNames(ctx, refused, names)
+		}
 		if !next.IsZero() {
 			again.Reset(max(time.Until(next), 0))
 		}
+		names = nil
 		select {
 		case <-ctx.Done():
 			return
 		case <-changes:
+			names = r.touched.take() // none: a wake that names nothing, list all
 		case <-r.wake:
+			names = r.touched.take()
 		case <-resync.C:
 		case <-again.C:
 		case <-prune.C:
@@ -110,6 +120,9 @@ func (r *Relay) scan(ctx context.Context, refused *backoff) time.Time {
 	}
 	defer box.Close()
 	refused.reset()
+	// Names touched before the listing are in it; those touched after
+	// wake the dispatcher again.
+	_ = r.touched.take()
 	names, err := box.List()
 	if err != nil {
 		r.opts.Log.Error(err, "listing the outbox; trying again on the next change")
@@ -118,27 +131,8 @@ func (r *Relay) scan(ctx context.Context, refused *backoff) time.Time {
 	present := make(map[string]bool, len(names))
 	for _, name := range names {
 		present[name] = true
-		r.mu.Lock()
-		_, seen := r.known[name]
-		left, ignored := r.ignored[name]
-		r.mu.Unlock()
-		if ignored && !seen {
-			// Judged again once it changed: another uid's file chowned
-			// to ours, a FIFO replaced by a file.
-			now, err := box.Stat(name)
-			seen = err == nil && now.Same(left)
-			if !seen {
-				r.mu.Lock()
-				delete(r.ignored, name)
-				r.mu.Unlock()
-			}
-		}
-		if seen || ctx.Err() != nil {
-			continue
-		}
-		r.admit(ctx, box, name)
+		r.consider(ctx, box, name)
 	}
-	var next time.Time
 	r.mu.Lock()
 	// A file removed by hand is no longer pending.
 	for name := range r.known {
@@ -151,15 +145,84 @@ func (r *Relay) scan(ctx context.Context, refused *backoff) time.Time {
 			delete(r.ignored, name)
 		}
 	}
-	for name, at := range r.later {
+	for name := range r.later {
 		if !present[name] {
 			delete(r.later, name)
-		} else if next.IsZero() || at.Before(next) {
+		}
+	}
+	next := r.nextLaterLocked()
+	r.mu.Unlock()
+	r.changed()
+	return next
+}
+
+// scanNames is scan for the names the watcher reported only: each is
+// judged as a listing would (its absence forgets it as the listing's
+// would), so a change costs what it touched, whatever the backlog.
+func (r *Relay) scanNames(ctx context.Context, refused *backoff, names []string) time.Time {
+	box, err := r.openBusOnce()
+	if err != nil {
+		return time.Now().Add(refused.step())
+	}
+	defer box.Close()
+	refused.reset()
+	for _, name := range names {
+		if strings.HasPrefix(name, ".") {
+			continue // List skips these too
+		}
+		if _, err := box.Stat(name); !errors.Is(err, os.ErrNotExist) {
+			// There, or not a name a message can have: judged as the
+			// listing would (admit refuses what is not a message).
+			r.consider(ctx, box, name)
+			continue
+		}
+		r.mu.Lock()
+		if !r.inFlightLocked(name) {
+			delete(r.known, name)
+		}
+		delete(r.ignored, name)
+		delete(r.later, name)
+		r.mu.Unlock()
+	}
+	r.mu.Lock()
+	next := r.nextLaterLocked()
+	r.mu.Unlock()
+	r.changed()
+	return next
+}
+
+// consider admits one present outbox name unless it is queued already or
+// was left in place and has not changed since.
+func (r *Relay) consider(ctx context.Context, box *bus.Box, name string) {
+	r.mu.Lock()
+	_, seen := r.known[name]
+	left, ignored := r.ignored[name]
+	r.mu.Unlock()
+	if ignored && !seen {
+		// Judged again once it changed: another uid's file chowned
+		// to ours, a FIFO replaced by a file.
+		now, err := box.Stat(name)
+		seen = err == nil && now.Same(left)
+		if !seen {
+			r.mu.Lock()
+			delete(r.ignored, name)
+			r.mu.Unlock()
+		}
+	}
+	if seen || ctx.Err() != nil {
+		return
+	}
+	r.admit(ctx, box, name)
+}
+
+// nextLaterLocked is when the first young file's grace ends (zero: none).
+func (r *Relay) nextLaterLocked() time.Time {
+	var next time.Time
+	for _, at := range r.later {
+		if next.IsZero() || at.Before(next) {
 			next = at
 		}
 	}
-	r.mu.Unlock()
-	r.changed()
 	return next
 }
 
@@ -210,10 +273,8 @@ func (r *Relay) admit(ctx context.Context, box *bus.Box, name string) {
 func (r *Relay) inFlightLocked(name string) bool {
 	id := strings.TrimSuffix(name, ".json")
 	for _, q := range r.queues {
-		for _, x := range q.ids {
-			if x == id {
-				return true
-			}
+		if _, ok := slices.BinarySearch(q.ids, id); ok { // q.ids is sorted
+			return true
 		}
 	}
 	return false

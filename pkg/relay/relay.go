@@ -77,6 +77,7 @@ type Relay struct {
 	edits    edits // coalescing (coalesce.go)
 
 	wake     chan struct{}
+	touched  touched       // outbox names changed since the dispatcher last looked
 	checked  chan struct{} // closed once the channel check passed
 	loaded   chan struct{} // closed once st was rebuilt from the journal
 	cancel   context.CancelFunc
@@ -150,7 +151,15 @@ func (r *Relay) Start(context.Context) error {
 		if !r.open(runCtx) {
 			return
 		}
-		changes, unsubscribe, err := w.Subscribe(r.opts.Bus.Outbox, func(base string) bool { return base != "" && !bus.IsTempName(base) })
+		// The filter runs once per event, before the wake: it records the
+		// name for the dispatcher (see touched).
+		changes, unsubscribe, err := w.Subscribe(r.opts.Bus.Outbox, func(base string) bool {
+			if base == "" || bus.IsTempName(base) {
+				return false
+			}
+			r.touched.add(base)
+			return true
+		})
 		if err != nil {
 			r.fail(fmt.Errorf("relay: watching the outbox: %w", err))
 			return

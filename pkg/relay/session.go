@@ -47,7 +47,8 @@ func (r *Relay) work(ctx context.Context, session string) {
 		delete(r.edits.replacing, id)
 		r.mu.Unlock()
 		// A file of the same name may have come back while this one was
-		// in flight, and been skipped as known: look again.
+		// in flight, and been skipped as known: look at that name again.
+		r.touched.add(id + ".json")
 		select {
 		case r.wake <- struct{}{}:
 		default:
