@@ -24,6 +24,8 @@ type harness struct {
 	fake    *fakePoster
 	relay   *Relay
 	changed chan struct{}
+	// fence is the relay's Fence (nil: always owned).
+	fence func() error
 	// askPosted is the relay's AskPosted (nil: none).
 	askPosted func(ctx context.Context, m bus.Message, place, remote string) error
 }
@@ -53,6 +55,7 @@ func (h *harness) start() *Relay {
 		Log:        funcr.New(func(prefix, args string) { h.t.Log(prefix, args) }, funcr.Options{Verbosity: 1}),
 		Render:     h.renderOptions(),
 		AskPosted:  h.askPosted,
+		Fence:      h.fence,
 		MinBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond, Settle: settle,
 		Changed: func() {
 			select {
