@@ -140,6 +140,10 @@ func (r *Relay) scan(ctx context.Context, refused *backoff) time.Time {
 			delete(r.known, name)
 		}
 	}
+	// Every message with a place in doubt is known now, and one taken
+	// away holds back no place (placeturn.go).
+	r.turn.listed = true
+	r.placeTurnMayBeFreeLocked()
 	for name := range r.ignored {
 		if !present[name] {
 			delete(r.ignored, name)

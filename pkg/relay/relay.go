@@ -73,8 +73,9 @@ type Relay struct {
 	blocks   map[string]*Block // by session, and "" for the channel check
 	globalRL time.Time         // a global rate limit: no request before it
 	failed   int
-	settled  bool  // see Health.Settled
-	edits    edits // coalescing (coalesce.go)
+	settled  bool      // see Health.Settled
+	edits    edits     // coalescing (coalesce.go)
+	turn     placeTurn // places are made one at a time (placeturn.go)
 
 	wake     chan struct{}
 	touched  touched       // outbox names changed since the dispatcher last looked

@@ -45,6 +45,7 @@ func (r *Relay) work(ctx context.Context, session string) {
 		}
 		delete(r.known, id+".json")
 		delete(r.edits.replacing, id)
+		r.placeTurnMayBeFreeLocked()
 		r.mu.Unlock()
 		// A file of the same name may have come back while this one was
 		// in flight, and been skipped as known: look at that name again.

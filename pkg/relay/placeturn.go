@@ -1,0 +1,105 @@
+package relay
+
+import (
+	"context"
+
+	"gjc.dev/reconciler/pkg/bus"
+)
+
+// Places are made one at a time, each to its end. A lookup of a place
+// whose answer was lost must meet no other place in doubt: Telegram's id
+// probe cannot tell two sessions' roots apart by where they lie (both in
+// the chat itself, or in a forum's General topic), and its topic probe
+// asks a topic by renaming it. So a root or thread request holds the
+// relay's place turn from before its attempt until it is done, known
+// never made, or given up; and a place whose attempt is pending from
+// before a kill goes before any new one (the earliest attempt first), so
+// a restarted relay never attempts a second place beside one in doubt.
+// Roots are one per session, so the turn costs little.
+type placeTurn struct {
+	busy   bool
+	listed bool          // the outbox was listed once
+	free   chan struct{} // closed, and cleared, when the turn may have become free
+}
+
+// takePlaceTurn waits for the turn of the place part rec, and returns
+// the func that lets go of it; ctx's error if the relay stopped first.
+func (r *Relay) takePlaceTurn(ctx context.Context, rec bus.Record) (func(), error) {
+	for {
+		r.mu.Lock()
+		if !r.turn.busy && r.placeMayGoLocked(rec) {
+			r.turn.busy = true
+			r.mu.Unlock()
+			return r.letGoPlaceTurn, nil
+		}
+		if r.turn.free == nil {
+			r.turn.free = make(chan struct{})
+		}
+		free := r.turn.free
+		r.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-free:
+		}
+	}
+}
+
+func (r *Relay) letGoPlaceTurn() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.turn.busy = false
+	r.placeTurnMayBeFreeLocked()
+}
+
+// placeTurnMayBeFreeLocked wakes the places waiting for the turn: it was
+// let go of, the outbox was listed, or a message left it.
+func (r *Relay) placeTurnMayBeFreeLocked() {
+	if r.turn.free != nil {
+		close(r.turn.free)
+		r.turn.free = nil
+	}
+}
+
+// placeMayGoLocked says whether the place part rec may be requested now:
+// the outbox was listed once (so every message with a place in doubt is
+// known), and no place of another session's message still in the outbox,
+// of that session's current generation, is in doubt (attempted, not
+// done) before it. (A session's own places are made by its one worker,
+// in order.) One in doubt comes before any that is not, and of two in doubt the
+// earlier attempt comes first. A message that left the outbox (posted,
+// failed, taken away) holds back nothing: no lookup of it is coming.
+func (r *Relay) placeMayGoLocked(rec bus.Record) bool {
+	if !r.turn.listed {
+		return false
+	}
+	s, key := r.st, rec.Key()
+	mine, minePending := s.attempts[key]
+	for k, a := range s.attempts {
+		if a.rec.Session == rec.Session || !s.currentPlace(a.rec) {
+			continue
+		}
+		if _, done := s.done[k]; done {
+			continue
+		}
+		if _, live := r.known[a.rec.ID+".json"]; !live {
+			continue
+		}
+		if !minePending || a.rec.At < mine.rec.At || a.rec.At == mine.rec.At && k < key {
+			return false
+		}
+	}
+	return true
+}
+
+// currentPlace says whether rec is of a root or thread of its session's
+// current generation: one of a place since deleted and made again is
+// never looked up again, and holds back nothing.
+func (s *state) currentPlace(rec bus.Record) bool {
+	_, gen, ok := bus.ParsePlacePart(rec.Part)
+	if !ok {
+		return false
+	}
+	ss, known := s.sessions[rec.Session]
+	return !known || gen >= ss.gen
+}
