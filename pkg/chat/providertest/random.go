@@ -76,8 +76,12 @@ func randomKills(t *testing.T, s Subject, top string) {
 	faults := rand.New(rand.NewPCG(seed, 2))
 
 	total, limit := randomMessages, 10*time.Minute
-	if testing.Short() {
+	switch {
+	case testing.Short():
 		total, limit = randomMessagesShort, 3*time.Minute
+	case s.RandomRun != nil && os.Getenv("RELAY_RANDOM_FULL") != "1":
+		total, limit = s.RandomRun.Messages, 5*time.Minute
+		t.Logf("%d messages, not %d (RELAY_RANDOM_FULL=1 runs them all): %s", total, randomMessages, s.RandomRun.Why)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()

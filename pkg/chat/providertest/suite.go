@@ -57,6 +57,16 @@ type Subject struct {
 	// each with why: they are skipped saying so, never run and ignored.
 	// A provider with gaps does not pass the suite whole.
 	Gaps map[string]string
+	// RandomRun, when set, sizes this provider's randomized run below the
+	// suite's (randomMessages) for test runs, saying why in Why; the
+	// whole run is RELAY_RANDOM_FULL=1.
+	RandomRun *RandomRun
+}
+
+// RandomRun is a provider's own size of the randomized run.
+type RandomRun struct {
+	Messages int
+	Why      string
 }
 
 // skipGap skips t when its case is one of s's known gaps.

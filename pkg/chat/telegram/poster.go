@@ -46,11 +46,12 @@ type Poster struct {
 	// probe's edits of another part's message must not interleave with
 	// that part's own lookup. Posts share it; a lookup holds it alone.
 	probing sync.RWMutex
-	// creating is held while a session's place is made: its root (Post
-	// in the chat itself) or its topic (StartThread). One at a time, a
-	// kill leaves at most one of them whose answer was lost, and the
-	// probes, which cannot tell two roots apart by where they lie and
-	// rename a topic of another name they ask, meet no other.
+	// creating is held while a post is made in the chat itself (a
+	// root) or a topic is made: the requests whose lost answers the
+	// probes cannot tell apart by where they lie. It keeps two such
+	// requests from being in flight at once; that no second place is
+	// attempted while one is in doubt, after a kill too, is the relay's
+	// place turn (pkg/relay/placeturn.go).
 	creating sync.Mutex
 
 	mu     sync.Mutex
