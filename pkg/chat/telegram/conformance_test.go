@@ -55,8 +55,7 @@ func subject(forum bool) providertest.Subject {
 		InboundByTransport: true,
 		DoctorChecks:       []string{"bot token", "chat", "replies", "webhook", "clock"},
 		RandomRun: &providertest.RandomRun{Messages: 400, Why: "every post lost at a kill costs Telegram's id probe " +
-			"several edits, so the whole run takes about 7 minutes per shape on an idle 2-core machine, past CI's budget; it passed whole " +
-			"when the relay's place turn landed (issue 31's note)"},
+			"several edits, so the whole run takes about 7 minutes per shape on an idle 2-core machine (more under load), past CI's budget"},
 	}
 }
 
