@@ -5,8 +5,8 @@ package main
 // where they lie, so the relay never has two of them in doubt.
 func init() {
 	mutants = append(mutants, []mutant{
-		{"place turn: a root or thread request holds the relay's place turn", "pkg/relay/request.go",
-			"\tif o == opRoot || o == opThread {\n\t\trelease, err := r.takePlaceTurn(ctx, rec)\n",
+		{"place turn: a root or thread request holds the relay's place turn where places cannot be told apart", "pkg/relay/request.go",
+			"\tif (o == opRoot || o == opThread) && !r.opts.Poster.PlacesApart() {\n\t\trelease, err := r.takePlaceTurn(ctx, rec)\n",
 			"\tif false {\n\t\trelease, err := r.takePlaceTurn(ctx, rec)\n",
 			"./pkg/relay", "TestPlaceInDoubtGoesBeforeANewOne"},
 		{"place turn: a place in doubt of another session holds a new one back", "pkg/relay/placeturn.go",

@@ -36,10 +36,11 @@ type fakePoster struct {
 	retryAfter   time.Duration
 	limitSession string // only posts of this session are limited ("" all)
 
-	limits  FileLimits   // Files' answer
-	stage   bool         // an upload stages a token first (Slack's file id)
-	staged  []string     // every Part.Staged a Post or Lookup was given
-	uploads []fakeUpload // every file taken, in order
+	placesAlike bool         // its lookups cannot tell places apart (PlacesApart false), as Telegram's
+	limits      FileLimits   // Files' answer
+	stage       bool         // an upload stages a token first (Slack's file id)
+	staged      []string     // every Part.Staged a Post or Lookup was given
+	uploads     []fakeUpload // every file taken, in order
 	// beforeUpload, when set, runs once before the next upload is read.
 	beforeUpload func()
 }
@@ -241,6 +242,8 @@ func (f *fakePoster) String() string {
 
 // Threads is nil: the fake's StartThread is safe to repeat.
 func (f *fakePoster) Threads() ThreadLookup { return nil }
+
+func (f *fakePoster) PlacesApart() bool { return !f.placesAlike }
 
 func (f *fakePoster) Files() FileLimits {
 	f.mu.Lock()

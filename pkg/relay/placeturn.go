@@ -6,16 +6,20 @@ import (
 	"gjc.dev/reconciler/pkg/bus"
 )
 
-// Places are made one at a time, each to its end. A lookup of a place
-// whose answer was lost must meet no other place in doubt: Telegram's id
-// probe cannot tell two sessions' roots apart by where they lie (both in
-// the chat itself, or in a forum's General topic), and its topic probe
-// asks a topic by renaming it. So a root or thread request holds the
+// For a poster whose lookups cannot tell two sessions' places apart
+// (Poster.PlacesApart false), places are made one at a time, each to its
+// end. A lookup of a place whose answer was lost must meet no other place
+// in doubt: Telegram's id probe cannot tell two sessions' roots apart by
+// where they lie (both in the chat itself, or in a forum's General
+// topic), and its topic probe asks a topic by renaming it. So a root or
+// thread request holds the
 // relay's place turn from before its attempt until it is done, known
 // never made, or given up; and a place whose attempt is pending from
 // before a kill goes before any new one (the earliest attempt first), so
 // a restarted relay never attempts a second place beside one in doubt.
-// Roots are one per session, so the turn costs little.
+// Roots are one per session, so the turn costs little, except in a storm
+// of kills: each place in doubt then holds every new one back until its
+// lookup can decide (Options.Settle after its attempt).
 type placeTurn struct {
 	busy   bool
 	listed bool          // the outbox was listed once

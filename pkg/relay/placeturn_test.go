@@ -61,6 +61,7 @@ func TestPlaceMayGo(t *testing.T) {
 // tell apart.
 func TestPlaceInDoubtGoesBeforeANewOne(t *testing.T) {
 	f := newFakePoster()
+	f.placesAlike = true
 	h := newHarness(t, f)
 	j, err := bus.OpenJournal(journalPath(h.dirs))
 	if err != nil {

@@ -60,6 +60,11 @@ type Poster interface {
 	// else the lookup asked first (Telegram: a second createForumTopic
 	// makes a second topic).
 	Threads() ThreadLookup
+	// PlacesApart says whether the service's lookups tell two sessions'
+	// roots and threads apart (a key, a nonce, metadata). When they do
+	// not (Telegram's id probe: two roots both lie in the chat), the
+	// relay keeps at most one place in doubt at a time (placeturn.go).
+	PlacesApart() bool
 }
 
 // ThreadLookup is what a Poster whose StartThread is not safe to repeat

@@ -44,7 +44,7 @@ func (r *Relay) do(ctx context.Context, o op, rec bus.Record, still func() bool)
 // doDecorated is do for a part that carries deco besides its text (an
 // ask's last part: its buttons).
 func (r *Relay) doDecorated(ctx context.Context, o op, rec bus.Record, deco decoration, still func() bool) (string, error) {
-	if o == opRoot || o == opThread {
+	if (o == opRoot || o == opThread) && !r.opts.Poster.PlacesApart() {
 		release, err := r.takePlaceTurn(ctx, rec)
 		if err != nil {
 			return "", errStopped

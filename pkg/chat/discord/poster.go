@@ -248,3 +248,7 @@ func (p *Poster) Edit(ctx context.Context, e relay.EditRequest) error {
 
 // Threads is nil or the thread lookup (relay.Poster): a thread that already exists for its root is success: StartThread is safe to repeat.
 func (p *Poster) Threads() relay.ThreadLookup { return nil }
+
+// PlacesApart implements relay.Poster: a root's lookup goes by its nonce
+// and content, and a thread start is safe to repeat.
+func (p *Poster) PlacesApart() bool { return true }

@@ -262,3 +262,7 @@ func apiBase(apiURL string) string {
 
 // Threads is nil or the thread lookup (relay.Poster): a thread is its root's replies: there is nothing to make.
 func (p *Poster) Threads() relay.ThreadLookup { return nil }
+
+// PlacesApart implements relay.Poster: a root's lookup goes by the key
+// in its metadata, and a thread start is safe to repeat.
+func (p *Poster) PlacesApart() bool { return true }

@@ -324,3 +324,8 @@ func topicName(name string) string {
 
 // Threads is nil or the thread lookup (relay.Poster): a second createForumTopic makes a second topic: a lost one is probed for first (LookupThread).
 func (p *Poster) Threads() relay.ThreadLookup { return p }
+
+// PlacesApart implements relay.Poster: no. Roots lie in the chat itself
+// (a forum's General topic), and the id probe tells posts apart only by
+// where they lie.
+func (p *Poster) PlacesApart() bool { return false }
