@@ -183,6 +183,7 @@ func (r *Relay) scanNames(ctx context.Context, refused *backoff, names []string)
 		r.mu.Lock()
 		if !r.inFlightLocked(name) {
 			delete(r.known, name)
+			r.placeTurnMayBeFreeLocked() // it holds back no place now
 		}
 		delete(r.ignored, name)
 		delete(r.later, name)
