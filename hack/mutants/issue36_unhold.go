@@ -17,5 +17,9 @@ func init() {
 			"\t\t\t\tswitch lifted, uerr := r.unhold(name); {\n",
 			"\t\t\t\tswitch lifted, uerr := r.setHold(name, nil); {\n",
 			"./pkg/reconcile", "TestRefusedStopKeepsAHoldAnotherStopReliesOn"},
+		{"fleet holds: only a hold this write made where none was is the store's to lift", "pkg/ownership/etcdstore/holds.go",
+			"\t\t\tif created {\n\t\t\t\ts.written[name] = rev\n",
+			"\t\t\tif created || true {\n\t\t\t\ts.written[name] = rev\n",
+			"./pkg/ownership/etcdstore", "TestUnholdLeavesAHoldItOnlyMergedInto"},
 	}...)
 }

@@ -67,33 +67,56 @@ func (r *Relay) placeTurnMayBeFreeLocked() {
 
 // placeMayGoLocked says whether the place part rec may be requested now:
 // the outbox was listed once (so every message with a place in doubt is
-// known), and no place of another session's message still in the outbox,
-// of that session's current generation, is in doubt (attempted, not
-// done) before it. (A session's own places are made by its one worker,
-// in order.) One in doubt comes before any that is not, and of two in doubt the
-// earlier attempt comes first. A message that left the outbox (posted,
-// failed, taken away) holds back nothing: no lookup of it is coming.
+// known), and no other session has a place in doubt (attempted, not done,
+// of a message still in the outbox, of its current generation) that comes
+// first. Sessions are ranked by their earliest place in doubt, whichever
+// message it is of: a session's worker takes its messages in id order,
+// so ranking one message's request could wait for a place that only a
+// later message of another waiting session would resolve. A session with
+// none in doubt comes after every one that has. A message that left the
+// outbox holds back nothing: no lookup of it is coming.
 func (r *Relay) placeMayGoLocked(rec bus.Record) bool {
 	if !r.turn.listed {
 		return false
 	}
-	s, key := r.st, rec.Key()
-	mine, minePending := s.attempts[key]
-	for k, a := range s.attempts {
-		if a.rec.Session == rec.Session || !s.currentPlace(a.rec) {
+	mine, minePending := r.firstInDoubtLocked(rec.Session)
+	for k, a := range r.st.attempts {
+		if a.rec.Session == rec.Session || !r.inDoubtLocked(k, a) {
 			continue
 		}
-		if _, done := s.done[k]; done {
-			continue
-		}
-		if _, live := r.known[a.rec.ID+".json"]; !live {
-			continue
-		}
-		if !minePending || a.rec.At < mine.rec.At || a.rec.At == mine.rec.At && k < key {
+		if !minePending || a.rec.At < mine.rec.At || a.rec.At == mine.rec.At && k < mine.rec.Key() {
 			return false
 		}
 	}
 	return true
+}
+
+// firstInDoubtLocked is session's earliest place in doubt, if it has one.
+func (r *Relay) firstInDoubtLocked(session string) (attempt, bool) {
+	var first attempt
+	found := false
+	for k, a := range r.st.attempts {
+		if a.rec.Session != session || !r.inDoubtLocked(k, a) {
+			continue
+		}
+		if !found || a.rec.At < first.rec.At || a.rec.At == first.rec.At && k < first.rec.Key() {
+			first, found = a, true
+		}
+	}
+	return first, found
+}
+
+// inDoubtLocked says whether attempt a (of key k) is a place in doubt
+// that a lookup is still coming for.
+func (r *Relay) inDoubtLocked(k string, a attempt) bool {
+	if !r.st.currentPlace(a.rec) {
+		return false
+	}
+	if _, done := r.st.done[k]; done {
+		return false
+	}
+	_, live := r.known[a.rec.ID+".json"]
+	return live
 }
 
 // currentPlace says whether rec is of a root or thread of its session's

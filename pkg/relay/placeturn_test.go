@@ -89,3 +89,32 @@ func TestPlaceInDoubtGoesBeforeANewOne(t *testing.T) {
 		t.Fatalf("roots posted in the order %q, want %q: the root in doubt first", roots, want)
 	}
 }
+
+// Two sessions' places in doubt, the earlier one of a message its session
+// takes second (an id that sorts first came later): the sessions are
+// ranked by their earliest place in doubt, not by the message asking, so
+// nothing waits for a place that would come only after it.
+func TestPlaceTurnRanksSessionsNotMessages(t *testing.T) {
+	f := newFakePoster()
+	f.placesAlike = true
+	h := newHarness(t, f)
+	j, err := bus.OpenJournal(journalPath(h.dirs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UnixMilli()
+	for _, rec := range []bus.Record{
+		{Op: bus.OpAttempt, ID: "12", Part: bus.PartRoot, Session: "sb", Text: "b12", At: now},
+		{Op: bus.OpAttempt, ID: "02", Part: bus.PartRoot, Session: "sa", Text: "a02", At: now + 10},
+	} {
+		if err := j.Append(t.Context(), rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = j.Close()
+	h.send(bus.Message{ID: "02", Session: "sa", Text: "a02"})
+	h.send(bus.Message{ID: "11", Session: "sb", Text: "b11"})
+	h.send(bus.Message{ID: "12", Session: "sb", Text: "b12"})
+	h.start()
+	h.waitFor("every message posted", h.outboxEmpty)
+}

@@ -99,16 +99,23 @@ func (s *Store) SetHold(name string, h *ownership.Hold) (bool, error) {
 		return resp.Deleted > 0, nil
 	}
 	for range maxHoldTries {
-		changed, rev, err := s.trySetHold(name, key, *h)
+		changed, created, rev, err := s.trySetHold(name, key, *h)
 		if err != nil {
 			return false, err
 		}
 		if rev != 0 {
+			// Only a hold this write made where none was is this
+			// store's to lift (Unhold): one it merged into was another
+			// stop's first, whatever --force either asked.
 			s.mu.Lock()
 			if s.written == nil {
 				s.written = map[string]int64{}
 			}
-			s.written[name] = rev
+			if created {
+				s.written[name] = rev
+			} else {
+				delete(s.written, name)
+			}
 			s.mu.Unlock()
 			return changed, nil
 		}
@@ -117,41 +124,43 @@ func (s *Store) SetHold(name string, h *ownership.Hold) (bool, error) {
 }
 
 // trySetHold is one read and compare-and-swap of SetHold; rev is the
-// revision of its write, 0 when another machine wrote the key in between.
-func (s *Store) trySetHold(name, key string, h ownership.Hold) (changed bool, rev int64, err error) {
+// revision of its write, 0 when another machine wrote the key in between,
+// and created says the key was not there when read.
+func (s *Store) trySetHold(name, key string, h ownership.Hold) (changed, created bool, rev int64, err error) {
 	ctx, cancel := s.reqCtx()
 	defer cancel()
 	resp, err := s.cli.Get(ctx, key)
 	if err != nil {
-		return false, 0, s.unreachable(ctx, "reading the hold of "+name, err)
+		return false, false, 0, s.unreachable(ctx, "reading the hold of "+name, err)
 	}
 	var cur *ownership.Hold
 	modRev := int64(0)
 	if len(resp.Kvs) > 0 {
 		if cur, err = parseHold(key, resp.Kvs[0].Value); err != nil {
-			return false, 0, fmt.Errorf("%w; it is left as it is", err)
+			return false, false, 0, fmt.Errorf("%w; it is left as it is", err)
 		}
 		modRev = resp.Kvs[0].ModRevision
 	}
 	next, changed := h.Merged(cur)
 	data, err := json.Marshal(next)
 	if err != nil {
-		return false, 0, err
+		return false, false, 0, err
 	}
 	txn, err := s.cli.Txn(ctx).If(clientv3.Compare(clientv3.ModRevision(key), "=", modRev)).
 		Then(clientv3.OpPut(key, string(data))).Commit()
 	if err != nil {
-		return false, 0, s.unreachable(ctx, "holding "+name, err)
+		return false, false, 0, s.unreachable(ctx, "holding "+name, err)
 	}
 	if !txn.Succeeded {
-		return false, 0, nil
+		return false, false, 0, nil
 	}
-	return changed, txn.Header.Revision, nil
+	return changed, cur == nil, txn.Header.Revision, nil
 }
 
-// Unhold lets go of name's hold only if it is still as this store's last
-// SetHold of name wrote it: a stop anywhere that held the name since wrote
-// the key too, and its hold is kept. It reports whether it let go.
+// Unhold lets go of name's hold only if this store's last SetHold of name
+// made it where none was, and it is still as that write left it: a stop
+// anywhere that held the name since wrote the key too, and its hold is
+// kept. It reports whether it let go.
 func (s *Store) Unhold(name string) (bool, error) {
 	s.mu.Lock()
 	rev, ok := s.written[name]

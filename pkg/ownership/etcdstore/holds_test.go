@@ -219,3 +219,25 @@ func TestUnholdKeepsAHoldAnotherStopReliesOn(t *testing.T) {
 		}
 	}
 }
+
+// A stop whose write merged into a hold another stop made first (its
+// look found none, its write found that one and changed its --force) did
+// not make the hold, and its Unhold lets go of nothing.
+func TestUnholdLeavesAHoldItOnlyMergedInto(t *testing.T) {
+	f := newFleet(t)
+	a := f.store(t, f.c.Client(t), "machine-a")
+	b := f.store(t, clientOf(t, f.c.Endpoints()[0]), "machine-b")
+	since := time.Date(2026, 12, 6, 3, 0, 0, 0, time.UTC)
+	if _, err := b.SetHold("bot", &ownership.Hold{Since: since, Machine: "machine-b"}); err != nil {
+		t.Fatal(err)
+	}
+	if changed, err := a.SetHold("bot", &ownership.Hold{Since: since.Add(time.Minute), Force: true, Machine: "machine-a"}); err != nil || !changed {
+		t.Fatalf("A's stop --force: changed=%v, %v; want its Force merged in", changed, err)
+	}
+	if lifted, err := a.Unhold("bot"); err != nil || lifted {
+		t.Fatalf("A's Unhold of a hold B made: lifted=%v, %v; want nothing", lifted, err)
+	}
+	if h, err := b.Hold("bot"); err != nil || h == nil || h.Machine != "machine-b" || !h.Force {
+		t.Fatalf("after A's Unhold the hold is %+v, %v; want B's, with A's --force", h, err)
+	}
+}
