@@ -25,5 +25,9 @@ func init() {
 		{"fakediscord: a deaf connection is sent nothing", "pkg/chat/fakediscord/session.go",
 			"\tif sess.conn != nil && !sess.conn.deaf {\n", "\tif sess.conn != nil {\n",
 			"./pkg/chat/fakediscord", "TestDeafen"},
+		{"handover: a session of other intents is not resumed", "pkg/chat/discord/handover.go",
+			"\treturn tokenIdentity(fmt.Sprintf(\"%s\\x00intents=%d\", d.cfg.BotToken.Reveal(), intents(d.cfg)))\n",
+			"\treturn tokenIdentity(fmt.Sprintf(\"%s\", d.cfg.BotToken.Reveal()))\n",
+			"./pkg/chat/discord", "TestHandoverOfOtherIntentsIsNotResumed"},
 	}...)
 }

@@ -464,7 +464,7 @@ func TestFleetRelayExactlyOnceAcrossATakeover(t *testing.T) {
 	}
 
 	waitDiscord(t, fl.f, "a new session elsewhere", func(s fakediscord.TokenStats) bool {
-		return s.Live == 1 && s.Identifies > before.Identifies
+		return s.Live == 1 && s.Identifies+s.Resumes > before.Identifies+before.Resumes
 	})
 	failover := time.Since(crashed)
 	h := fl.holder("bot")

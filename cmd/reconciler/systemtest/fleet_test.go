@@ -243,7 +243,7 @@ func TestFleetRunsOneDaemonPerNameAndFailsOver(t *testing.T) {
 	for _, n := range onOwner {
 		switch n {
 		case "bot":
-			waitDiscord(t, fl.f, "a new session elsewhere", func(s fakediscord.TokenStats) bool { return s.Live == 1 && s.Identifies > before.Identifies })
+			waitDiscord(t, fl.f, "a new session elsewhere", func(s fakediscord.TokenStats) bool { return s.Live == 1 && s.Identifies+s.Resumes > before.Identifies+before.Resumes })
 		case "sbot":
 			waitSlack(t, fl.f, "a new socket elsewhere", func(s fakeslack.AppStats) bool { return s.Live == 1 && s.Connections > beforeSlack.Connections })
 		}
@@ -385,7 +385,7 @@ func TestFleetRollsOutANewGeneration(t *testing.T) {
 		return st.Generation == spec.Generation(2).Opt() && st.TransportHealthy && st.StoppedAt == nil
 	})
 	waitDiscord(t, fl.f, "the new generation's session", func(s fakediscord.TokenStats) bool {
-		return s.Live == 1 && s.Identifies > before.Identifies
+		return s.Live == 1 && s.Identifies+s.Resumes > before.Identifies+before.Resumes
 	})
 	for _, m := range fl.machines {
 		m.e.waitStatus("generation 2 seen from "+m.id, func(st *reconcile.Status) bool {

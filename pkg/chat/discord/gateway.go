@@ -362,11 +362,15 @@ func (g *gateway) err() error {
 func (g *gateway) lastAckAt() time.Time { return time.Unix(0, g.lastAck.Load()) }
 
 // state is the session as it stands: what a RESUME of it needs, or nil
-// before a READY began one.
+// before a READY began one, or when it gave no URL a RESUME can dial
+// (resuming at "" would fail the same way at every reconnect).
 func (g *gateway) state() *resumeState {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.sessionID == "" {
+		return nil
+	}
+	if _, err := gatewayURL(g.resumeURL); err != nil {
 		return nil
 	}
 	return &resumeState{SessionID: g.sessionID, Seq: g.seq.Load(), URL: g.resumeURL}

@@ -137,7 +137,7 @@ func (d *transport) takeHandover() {
 	if d.opts.StateDir == "" {
 		return
 	}
-	r, err := takeHandover(d.opts.StateDir, tokenIdentity(d.cfg.BotToken.Reveal()))
+	r, err := takeHandover(d.opts.StateDir, d.handoverIdentity())
 	switch {
 	case errors.Is(err, errNoHandover):
 	case err != nil:
@@ -149,13 +149,21 @@ func (d *transport) takeHandover() {
 	}
 }
 
+// handoverIdentity names the token and the intents a session was begun
+// with: a RESUME keeps the old session's intents, so a spec that now
+// asks others (MESSAGE_CONTENT for authorized users) must IDENTIFY, or
+// replies would arrive without their text.
+func (d *transport) handoverIdentity() string {
+	return tokenIdentity(fmt.Sprintf("%s\x00intents=%d", d.cfg.BotToken.Reveal(), intents(d.cfg)))
+}
+
 // leaveHandover hands the session, left resumable, to the name's next
 // owner.
 func (d *transport) leaveHandover() {
 	if d.opts.StateDir == "" || d.resume == nil {
 		return
 	}
-	if err := writeHandover(d.opts.StateDir, tokenIdentity(d.cfg.BotToken.Reveal()), *d.resume); err != nil {
+	if err := writeHandover(d.opts.StateDir, d.handoverIdentity(), *d.resume); err != nil {
 		d.opts.Log.Error(err, "the gateway session could not be handed over; the next owner identifies")
 		return
 	}

@@ -91,11 +91,12 @@ func TestTransportIgnoresAnotherTokensHandover(t *testing.T) {
 func TestStaleHandoverIdentifiesThroughTheBudget(t *testing.T) {
 	f := startGatewayFake(t)
 	dir := t.TempDir()
-	if err := writeHandover(dir, tokenIdentity(gwToken), resumeState{SessionID: "gone", Seq: 7, URL: f.GatewayURL()}); err != nil {
+	tr := handoverTransport(t, f, gwToken, dir)
+	if err := writeHandover(dir, tr.handoverIdentity(), resumeState{SessionID: "gone", Seq: 7, URL: f.GatewayURL()}); err != nil {
 		t.Fatal(err)
 	}
 	f.SetSessionStarts(gwToken, DefaultIdentifyReserve, budgetReset)
-	h, _, _ := providertest.StartTransport(t, handoverTransport(t, f, gwToken, dir))
+	h, _, _ := providertest.StartTransport(t, tr)
 	v := h.Next(t, "IdentifyBudgetLow", func(v chat.Health) bool { return v.Reason != "" })
 	if v.Reason != daemonproto.ReasonIdentifyBudgetLow {
 		t.Fatalf("report %+v, want IdentifyBudgetLow", v)
@@ -127,5 +128,26 @@ func TestInvalidSessionIdentifiesThroughTheBudget(t *testing.T) {
 	h.WaitFor(t, true)
 	if st := f.Snapshot().Tokens[gwToken]; st.Identifies != 2 || st.MaxLive != 1 {
 		t.Fatalf("stats %+v: want the second IDENTIFY after the reset", st)
+	}
+}
+
+// A session begun with other intents is not resumed: a RESUME keeps the
+// old session's intents, so a spec that now asks MESSAGE_CONTENT (an
+// authorized user) IDENTIFYs instead, and the file is not used.
+func TestHandoverOfOtherIntentsIsNotResumed(t *testing.T) {
+	f := startGatewayFake(t)
+	dir := t.TempDir()
+	before := handoverTransport(t, f, gwToken, dir)
+	after := handoverTransport(t, f, gwToken, dir)
+	after.cfg.AuthorizedUserIDs = []string{"123456789012345678"}
+	if before.handoverIdentity() == after.handoverIdentity() {
+		t.Fatal("a handover of the same token with other intents is named alike")
+	}
+	if err := writeHandover(dir, before.handoverIdentity(), resumeState{SessionID: "s", Seq: 7, URL: f.GatewayURL()}); err != nil {
+		t.Fatal(err)
+	}
+	after.takeHandover()
+	if after.resume != nil {
+		t.Fatalf("the session of other intents was taken for a RESUME: %+v", after.resume)
 	}
 }

@@ -54,7 +54,7 @@ func subject(forum bool) providertest.Subject {
 		ClosesThreads:      forum,
 		InboundByTransport: true,
 		DoctorChecks:       []string{"bot token", "chat", "replies", "webhook", "clock"},
-		RandomRun: &providertest.RandomRun{Messages: 400, Why: "every post lost at a kill costs Telegram's id probe " +
+		RandomRun: &providertest.RandomRun{Messages: 200, Why: "every post lost at a kill costs Telegram's id probe " +
 			"several edits, so the whole run takes about 7 minutes per shape on an idle 2-core machine (more under load), past CI's budget"},
 	}
 }
