@@ -87,7 +87,9 @@ func BenchmarkFleetFailoverAfterKill(b *testing.B) {
 		m := fl.machine(h.Machine)
 		start := time.Now()
 		fl.crash(m, "bot")
-		waitDiscord(b, fl.f, "a session elsewhere", func(s fakediscord.TokenStats) bool { return s.Live == 1 && s.Identifies+s.Resumes > before.Identifies+before.Resumes })
+		waitDiscord(b, fl.f, "a session elsewhere", func(s fakediscord.TokenStats) bool {
+			return s.Live == 1 && s.Identifies+s.Resumes > before.Identifies+before.Resumes
+		})
 		samples = append(samples, time.Since(start))
 		fl.start(m)
 	}
@@ -115,7 +117,9 @@ func BenchmarkFleetFailoverAfterPartition(b *testing.B) {
 		}
 		start := time.Now()
 		tn.cut(nets[0].etcdIP)
-		waitDiscord(b, fl.f, "a session elsewhere", func(s fakediscord.TokenStats) bool { return s.Live == 1 && s.Identifies+s.Resumes > before.Identifies+before.Resumes })
+		waitDiscord(b, fl.f, "a session elsewhere", func(s fakediscord.TokenStats) bool {
+			return s.Live == 1 && s.Identifies+s.Resumes > before.Identifies+before.Resumes
+		})
 		samples = append(samples, time.Since(start))
 		tn.heal(nets[0].etcdIP)
 	}

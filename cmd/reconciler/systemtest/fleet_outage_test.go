@@ -56,7 +56,9 @@ func TestFleetRecoversFromAFullEtcdOutageWithinALease(t *testing.T) {
 	}
 	answered := fl.waitAnswers()
 	t.Logf("etcd answers again %s after the outage began, %s after its members were started again", answered.Sub(cut).Round(time.Millisecond), answered.Sub(restarted).Round(time.Millisecond))
-	waitDiscord(t, fl.f, "a session after the outage", func(s fakediscord.TokenStats) bool { return s.Live == 1 && s.Identifies+s.Resumes > before.Identifies+before.Resumes })
+	waitDiscord(t, fl.f, "a session after the outage", func(s fakediscord.TokenStats) bool {
+		return s.Live == 1 && s.Identifies+s.Resumes > before.Identifies+before.Resumes
+	})
 	discordBack := time.Since(answered)
 	waitSlack(t, fl.f, "a socket after the outage", func(s fakeslack.AppStats) bool { return s.Live == 1 && s.Connections > beforeSlack.Connections })
 	slackBack := time.Since(answered)

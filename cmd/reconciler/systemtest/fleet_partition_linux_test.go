@@ -55,7 +55,9 @@ func TestFleetPartitionDisconnectsBeforeAnotherConnects(t *testing.T) {
 	waitDiscord(t, fl.f, "m1's session to end", func(s fakediscord.TokenStats) bool { return s.Live == 0 })
 	waitSlack(t, fl.f, "m1's socket to close", func(s fakeslack.AppStats) bool { return s.Live == 0 })
 	gone := time.Since(start)
-	waitDiscord(t, fl.f, "a session from another machine", func(s fakediscord.TokenStats) bool { return s.Live == 1 && s.Identifies+s.Resumes > before.Identifies+before.Resumes })
+	waitDiscord(t, fl.f, "a session from another machine", func(s fakediscord.TokenStats) bool {
+		return s.Live == 1 && s.Identifies+s.Resumes > before.Identifies+before.Resumes
+	})
 	waitSlack(t, fl.f, "a socket from another machine", func(s fakeslack.AppStats) bool { return s.Live == 1 && s.Connections > beforeSlack.Connections })
 	took := time.Since(start)
 	t.Logf("partition: m1's connections gone %s after the cut, both names live elsewhere after %s (lease TTL %s)", gone, took, ttl)

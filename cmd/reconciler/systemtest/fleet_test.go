@@ -243,7 +243,9 @@ func TestFleetRunsOneDaemonPerNameAndFailsOver(t *testing.T) {
 	for _, n := range onOwner {
 		switch n {
 		case "bot":
-			waitDiscord(t, fl.f, "a new session elsewhere", func(s fakediscord.TokenStats) bool { return s.Live == 1 && s.Identifies+s.Resumes > before.Identifies+before.Resumes })
+			waitDiscord(t, fl.f, "a new session elsewhere", func(s fakediscord.TokenStats) bool {
+				return s.Live == 1 && s.Identifies+s.Resumes > before.Identifies+before.Resumes
+			})
 		case "sbot":
 			waitSlack(t, fl.f, "a new socket elsewhere", func(s fakeslack.AppStats) bool { return s.Live == 1 && s.Connections > beforeSlack.Connections })
 		}

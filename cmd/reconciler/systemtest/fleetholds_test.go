@@ -113,5 +113,7 @@ func fleetHoldSurvivesTheOwnersKill(t *testing.T, fl *fleet) {
 		t.Fatalf("start on %s: exit %d, %q %q; want 0, bot started by whichever machine leads it", starter.id, r.code, r.stdout, r.stderr)
 	}
 	t.Logf("start on %s (%s leads): %s", starter.id, leader, r.stdout)
-	waitDiscord(t, fl.f, "bot running again", func(s fakediscord.TokenStats) bool { return s.Live == 1 && s.Identifies+s.Resumes > stopped.Identifies+stopped.Resumes })
+	waitDiscord(t, fl.f, "bot running again", func(s fakediscord.TokenStats) bool {
+		return s.Live == 1 && s.Identifies+s.Resumes > stopped.Identifies+stopped.Resumes
+	})
 }
