@@ -86,22 +86,10 @@ func (h landingHolds) SetHold(name string, hold *Hold) (bool, error) {
 // changes nothing: that hold is the other stop's, and the refusal leaves
 // it, with its Machine.
 func TestStopRefusedLeavesAHoldThatLandedBeforeItsWrite(t *testing.T) {
-	w := fakestore.New()
-	dir := privateAgentDir(t)
 	landed := false
-	r, err := New(Options{AgentDir: dir, Executable: "/bin/false", Log: logr.Discard(), Store: refusingAfterSending{w.Store()},
-		Holds: landingHolds{fileHolds{agentDir: dir}, &landed}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = r.Close() })
-	d := slackDaemon(100 * time.Millisecond)
-	p, err := w.StartOwner("bot", ownership.Desired{Kind: "slack", Identity: d.Identity, Generation: 1}, fakestore.OwnerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Kill)
-	out := r.Stop(t.Context(), "bot", d, &spec.Result{Daemons: []*spec.Daemon{d}}, StopOptions{Graceful: 100 * time.Millisecond, Kill: 100 * time.Millisecond})
+	r, out := refusedStop(t,
+		func(s ownership.Store) ownership.Store { return refusingAfterSending{s} },
+		func(dir string) Holds { return landingHolds{fileHolds{agentDir: dir}, &landed} })
 	if out.OK || !landed {
 		t.Fatalf("a refused stop: ok=%v %q; the other stop landed: %t", out.OK, out.Message, landed)
 	}
@@ -146,12 +134,26 @@ func (s relyingStore) Stop(ctx context.Context, name string, d *ownership.Desire
 // A refused stop lifts its hold through Unhold, so a hold another stop
 // relied on after this one's write stays, and the refusal says so.
 func TestRefusedStopKeepsAHoldAnotherStopReliesOn(t *testing.T) {
+	relied := false
+	r, out := refusedStop(t,
+		func(s ownership.Store) ownership.Store { return relyingStore{refusingAfterSending{s}, &relied} },
+		func(dir string) Holds { return relyingHolds{fileHolds{agentDir: dir}, &relied} })
+	if out.OK || !relied || !strings.Contains(out.Message, "another stop held the name since") {
+		t.Fatalf("a refused stop: ok=%v %q; another stop relied on its hold: %t", out.OK, out.Message, relied)
+	}
+	if !r.hasHold("bot") {
+		t.Fatal("a refused stop lifted a hold another stop relied on after its write")
+	}
+}
+
+// refusedStop stops a live owner of bot through a reconciler whose store
+// and holds wrap the fakes as store and holds say, and returns what the
+// stop said.
+func refusedStop(t *testing.T, store func(ownership.Store) ownership.Store, holds func(dir string) Holds) (*Reconciler, OperateResult) {
+	t.Helper()
 	w := fakestore.New()
 	dir := privateAgentDir(t)
-	relied := false
-	r, err := New(Options{AgentDir: dir, Executable: "/bin/false", Log: logr.Discard(),
-		Store: relyingStore{refusingAfterSending{w.Store()}, &relied},
-		Holds: relyingHolds{fileHolds{agentDir: dir}, &relied}})
+	r, err := New(Options{AgentDir: dir, Executable: "/bin/false", Log: logr.Discard(), Store: store(w.Store()), Holds: holds(dir)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,11 +164,5 @@ func TestRefusedStopKeepsAHoldAnotherStopReliesOn(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(p.Kill)
-	out := r.Stop(t.Context(), "bot", d, &spec.Result{Daemons: []*spec.Daemon{d}}, StopOptions{Graceful: 100 * time.Millisecond, Kill: 100 * time.Millisecond})
-	if out.OK || !relied || !strings.Contains(out.Message, "another stop held the name since") {
-		t.Fatalf("a refused stop: ok=%v %q; another stop relied on its hold: %t", out.OK, out.Message, relied)
-	}
-	if !r.hasHold("bot") {
-		t.Fatal("a refused stop lifted a hold another stop relied on after its write")
-	}
+	return r, r.Stop(t.Context(), "bot", d, &spec.Result{Daemons: []*spec.Daemon{d}}, StopOptions{Graceful: 100 * time.Millisecond, Kill: 100 * time.Millisecond})
 }

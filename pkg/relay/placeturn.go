@@ -84,7 +84,7 @@ func (r *Relay) placeMayGoLocked(rec bus.Record) bool {
 		if a.rec.Session == rec.Session || !r.inDoubtLocked(k, a) {
 			continue
 		}
-		if !minePending || a.rec.At < mine.rec.At || a.rec.At == mine.rec.At && k < mine.rec.Key() {
+		if !minePending || a.before(mine) {
 			return false
 		}
 	}
@@ -99,11 +99,16 @@ func (r *Relay) firstInDoubtLocked(session string) (attempt, bool) {
 		if a.rec.Session != session || !r.inDoubtLocked(k, a) {
 			continue
 		}
-		if !found || a.rec.At < first.rec.At || a.rec.At == first.rec.At && k < first.rec.Key() {
+		if !found || a.before(first) {
 			first, found = a, true
 		}
 	}
 	return first, found
+}
+
+// before orders places in doubt: the earlier attempt first, then by key.
+func (a attempt) before(b attempt) bool {
+	return a.rec.At < b.rec.At || a.rec.At == b.rec.At && a.rec.Key() < b.rec.Key()
 }
 
 // inDoubtLocked says whether attempt a (of key k) is a place in doubt

@@ -63,16 +63,8 @@ func TestPlaceInDoubtGoesBeforeANewOne(t *testing.T) {
 	f := newFakePoster()
 	f.placesAlike = true
 	h := newHarness(t, f)
-	j, err := bus.OpenJournal(journalPath(h.dirs))
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The kill: the attempt of 01's root durable, its request never made.
-	rec := bus.Record{Op: bus.OpAttempt, ID: "01", Part: bus.PartRoot, Session: "sa", Text: "a", At: time.Now().UnixMilli()}
-	if err := j.Append(t.Context(), rec); err != nil {
-		t.Fatal(err)
-	}
-	_ = j.Close()
+	killedAfter(t, h, bus.Record{Op: bus.OpAttempt, ID: "01", Part: bus.PartRoot, Session: "sa", Text: "a", At: time.Now().UnixMilli()})
 	h.send(bus.Message{ID: "01", Session: "sa", Text: "a"})
 	h.send(bus.Message{ID: "02", Session: "sb", Text: "b"})
 	h.start()
@@ -98,23 +90,29 @@ func TestPlaceTurnRanksSessionsNotMessages(t *testing.T) {
 	f := newFakePoster()
 	f.placesAlike = true
 	h := newHarness(t, f)
-	j, err := bus.OpenJournal(journalPath(h.dirs))
-	if err != nil {
-		t.Fatal(err)
-	}
 	now := time.Now().UnixMilli()
-	for _, rec := range []bus.Record{
-		{Op: bus.OpAttempt, ID: "12", Part: bus.PartRoot, Session: "sb", Text: "b12", At: now},
-		{Op: bus.OpAttempt, ID: "02", Part: bus.PartRoot, Session: "sa", Text: "a02", At: now + 10},
-	} {
-		if err := j.Append(t.Context(), rec); err != nil {
-			t.Fatal(err)
-		}
-	}
-	_ = j.Close()
+	killedAfter(t, h,
+		bus.Record{Op: bus.OpAttempt, ID: "12", Part: bus.PartRoot, Session: "sb", Text: "b12", At: now},
+		bus.Record{Op: bus.OpAttempt, ID: "02", Part: bus.PartRoot, Session: "sa", Text: "a02", At: now + 10})
 	h.send(bus.Message{ID: "02", Session: "sa", Text: "a02"})
 	h.send(bus.Message{ID: "11", Session: "sb", Text: "b11"})
 	h.send(bus.Message{ID: "12", Session: "sb", Text: "b12"})
 	h.start()
 	h.waitFor("every message posted", h.outboxEmpty)
+}
+
+// killedAfter leaves h's journal as a kill after recs would: each durable,
+// nothing after them.
+func killedAfter(t *testing.T, h *harness, recs ...bus.Record) {
+	t.Helper()
+	j, err := bus.OpenJournal(journalPath(h.dirs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	for _, rec := range recs {
+		if err := j.Append(t.Context(), rec); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
