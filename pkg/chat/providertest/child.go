@@ -67,6 +67,21 @@ type fenceOnly struct{ ownership.Claim }
 
 func (fenceOnly) Fence() error { return nil }
 
+// parentLines are the lines the parent writes on the child's stdin.
+var parentLines = make(chan string, 1)
+
+// followParent passes the parent's lines on, and ends the child when its
+// stdin ends: the parent holds the pipe open until it exits, so a test
+// binary that timed out or panicked leaves no child relay behind (one was
+// found spinning on its dead fake an hour later).
+func followParent() {
+	sc := bufio.NewScanner(os.Stdin)
+	for sc.Scan() {
+		parentLines <- sc.Text()
+	}
+	os.Exit(3)
+}
+
 // exitChild says why the child ends, for the parent, and exits.
 func exitChild(err error) {
 	fmt.Fprintln(os.Stdout, "CHILD-ERROR", err)
@@ -76,6 +91,7 @@ func exitChild(err error) {
 // runChild runs the relay until it ends, which it never should: the
 // parent kills it.
 func runChild(s Subject) error {
+	go followParent()
 	url, dir := os.Getenv("RELAY_URL"), os.Getenv("RELAY_DIR")
 	var o chat.RelayOptions
 	o.MinBackoff, o.MaxBackoff = 5*time.Millisecond, 50*time.Millisecond
@@ -107,7 +123,7 @@ func runChild(s Subject) error {
 				if mode != "pause" {
 					select {} // killed here
 				}
-				_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
+				<-parentLines // "go"
 			})
 		}
 		o.InboundStep = o.Step
