@@ -80,8 +80,9 @@ type Record struct {
 	Remote string `json:"remote,omitempty"`
 	At     int64  `json:"at"` // unix ms
 	// After (attempt) is the service id of the last part done in the same
-	// place (thread, or channel for a root) when the attempt was made: the
-	// part, if accepted, lies after it. Kept in the record so a lookup
+	// place (thread, or channel for a root) when the attempt was made, or
+	// a higher one its poster knew to exist (relay.Floors): the part, if
+	// accepted, lies after it. Kept in the record so a lookup
 	// stays bounded after a compaction dropped the parts before it.
 	After string `json:"after,omitempty"`
 	// Sum (attempt) is MessageSum of the message the part belongs to: an

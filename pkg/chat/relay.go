@@ -37,6 +37,11 @@ type RelayOptions struct {
 	InboundSweep time.Duration
 }
 
+// stateReader is a poster that reads what its transport keeps in the
+// daemon's state directory (Telegram: the chat's newest message id,
+// which bounds its id probe).
+type stateReader interface{ UseStateDir(dir string) }
+
 // NewRelay returns DaemonOptions.NewRelay for cfg: the relay of its
 // provider p over the bus of its name under agentDir, with the spec's
 // content rules (redact, verbosity). Every request it makes is fenced by
@@ -48,6 +53,9 @@ func NewRelay(p Provider, cfg *spec.Config, agentDir string, log logr.Logger, o 
 		poster, err := p.Poster(cfg, log.WithName("relay"))
 		if err != nil {
 			return nil, err
+		}
+		if s, ok := poster.(stateReader); ok {
+			s.UseStateDir(o.Inbound.StateDir())
 		}
 		dirs, err := bus.Paths(agentDir, cfg.Name)
 		if err != nil {

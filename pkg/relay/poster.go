@@ -78,6 +78,22 @@ type ThreadLookup interface {
 	LookupThread(ctx context.Context, p Part) (threadID string, found bool, err error)
 }
 
+// Floors is what a Poster implements besides Poster when its lookup
+// probes the channel's ids upwards from a proven lower bound (Telegram's
+// id probe: message ids are sequential). Each attempt journals as its
+// After what Floor says, before the request is made, and a lookup of it
+// is handed that back: a bound learned only after the request could lie
+// above the part looked for, so a lookup never starts from one.
+type Floors interface {
+	// Floor is the After an attempt journals, given last, the last part
+	// done in its place ("" for none): an id the part, if accepted, lies
+	// after, known now (last, or a higher one the poster knows exists).
+	Floor(last string) string
+	// Saw tells the poster of a service id the relay's journal
+	// confirmed, as the journal is read at start: it exists.
+	Saw(remoteID string)
+}
+
 // Part is one request's worth of a message: the unit the journal records.
 type Part struct {
 	// Key names the part uniquely for this daemon, "<message id>/<part>";
@@ -107,6 +123,9 @@ type Part struct {
 	// the relay knows a part was confirmed with (any session's): a lookup
 	// that probes ids by editing them (Telegram) must leave those alone.
 	Confirmed func(remoteID string) bool
+	// After, set for a lookup, is the attempt's After: Lookup's after,
+	// for a ThreadLookup, which is handed no other.
+	After string
 	// Upload, set on a file part, is the one file the part posts; Text
 	// is then empty. Post uploads it in p.Thread as one message; Lookup
 	// finds that message by the service's own means (DESIGN 5, "Files").

@@ -207,6 +207,11 @@ func (r *Relay) prepare(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if f, ok := r.opts.Poster.(Floors); ok {
+		for _, remote := range st.done {
+			f.Saw(remote)
+		}
+	}
 	j, err := r.opts.Journal.Open(ctx)
 	if err != nil {
 		return err

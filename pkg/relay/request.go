@@ -258,7 +258,7 @@ func (r *Relay) lookup(ctx context.Context, o op, a attempt, deco decoration) (s
 	}
 	rec := a.rec
 	p := Part{Key: rec.Key(), Session: rec.Session, Thread: rec.Thread, Text: rec.Text, FirstAttempt: a.firstAttempt(), Confirmed: r.confirmed,
-		Choices: deco.choices, Ping: deco.ping}
+		After: a.after, Choices: deco.choices, Ping: deco.ping}
 	if o == opFile {
 		// The upload as the attempt recorded it: prepareFiles proved the
 		// content still has the attempt's sum.
@@ -285,8 +285,9 @@ func (r *Relay) confirmed(remote string) bool {
 }
 
 // record appends one journal record and folds it into the state. An
-// attempt records where its part would lie (After) and what message it
-// is for (Sum, set by the caller). A write that fails (a full disk, an
+// attempt records where its part would lie (After: the last part done
+// in its place, or the poster's Floors above it) and what message it is
+// for (Sum, set by the caller). A write that fails (a full disk, an
 // I/O error) pauses the relay, shown as RelayBlocked: the journal is
 // reopened (cutting a torn last line) and the write tried again with
 // back-off until it is written or the relay stops. A done record that
@@ -309,6 +310,9 @@ func (r *Relay) record(ctx context.Context, rec bus.Record, opName string, remot
 		r.mu.Lock()
 		rec.After = r.st.lastDone[rec.Thread]
 		r.mu.Unlock()
+		if f, ok := r.opts.Poster.(Floors); ok {
+			rec.After = f.Floor(rec.After) // known before the request: journaled first
+		}
 	}
 	b := r.newBackoff()
 	for {

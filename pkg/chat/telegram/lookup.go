@@ -14,8 +14,10 @@ import (
 // Lookup implements relay.Poster with the id probe (DESIGN 5,
 // "Telegram"): the Bot API has no idempotency key and no history, but a
 // supergroup's message ids are sequential, so a part whose answer was
-// lost is one of the ids above after (the last part confirmed in its
-// thread; the thread's own id when none was), or nowhere. Each id is
+// lost is one of the ids above the highest id known before its attempt
+// (probeStart), or nowhere. The ids up to the chat's known top (chatTop,
+// learned at any time) exist, so a gap of missing ids below it is
+// probed through rather than read as the top (Decide). Each id is
 // asked editMessageText with the part's exact text (a file part's
 // document: editMessageCaption with its exact caption), and Decide says
 // what the answers prove. The probe never posts; when it cannot decide, the
@@ -36,10 +38,11 @@ func (p *Poster) Lookup(ctx context.Context, part relay.Part, after string) (str
 	}
 	p.probing.Lock()
 	defer p.probing.Unlock()
+	top := p.top.get()
 	c := contentOf(part)
 	var answers []Answer
 	for {
-		v, found, next := Decide(start, answers)
+		v, found, next := Decide(start, top, answers)
 		switch v {
 		case Posted:
 			p.remember(found, c.postedAs(part.Thread))
@@ -181,19 +184,28 @@ func (p *Poster) edit(ctx context.Context, id int64, c content) (edited, error) 
 	return out, nil
 }
 
-// probeStart is the id the probe starts above: the last part confirmed
-// in the part's thread, else the thread itself (its root or topic), else,
-// for the first root of a relay that confirmed nothing yet, the start of
-// the chat: in a group with a long history that probe reaches its bound
-// and is undecided, so the session waits rather than guess.
+// probeStart is the id the probe starts above: the higher of after and
+// the thread itself (its root or topic). after is what the attempt
+// journaled (Floor): the last part confirmed in the part's thread, or
+// the chat's top known before the attempt was made when that is higher
+// (never one learned later: it could lie above the lost part). For the
+// first root of a fresh bot that was sent nothing and posted nothing,
+// both are empty: the probe starts at the chat's first id, and in a
+// group with a long history it reaches its bound and is undecided, so
+// the session waits rather than guess.
 func probeStart(after, thread string) (int64, error) {
-	switch {
-	case after != "":
-		return messageID(after)
-	case thread != "":
-		return messageID(thread)
+	start := int64(0)
+	for _, s := range []string{after, thread} {
+		if s == "" {
+			continue
+		}
+		id, err := messageID(s)
+		if err != nil {
+			return 0, err
+		}
+		start = max(start, id)
 	}
-	return 0, nil
+	return start, nil
 }
 
 func undecided(key, why string) *relay.Error {

@@ -33,21 +33,30 @@ var _ relay.ThreadLookup = (*Poster)(nil)
 //
 // Without topics a session's thread is its root's replies: nothing was
 // made, the root is the thread.
+//
+// As for a post (probeStart), the probe starts above the chat's top
+// known before the attempt, and reads no gap below the top known now as
+// the top: a topic probe reads a plain message as no topic, so a busy
+// chat's ids above the root are a gap too.
 func (p *Poster) LookupThread(ctx context.Context, part relay.Part) (string, bool, error) {
-	root, err := messageID(part.Thread)
-	if err != nil {
+	if _, err := messageID(part.Thread); err != nil {
 		return "", false, err
 	}
 	forum, err := p.isForum(ctx)
 	if err != nil || !forum {
 		return part.Thread, err == nil, err
 	}
+	start, err := probeStart(part.After, part.Thread)
+	if err != nil {
+		return "", false, err
+	}
 	p.probing.Lock()
 	defer p.probing.Unlock()
+	top := p.top.get()
 	name := topicName(part.Text)
 	var answers []Answer
 	for {
-		v, found, next := Decide(root, answers)
+		v, found, next := Decide(start, top, answers)
 		switch v {
 		case Posted:
 			p.rememberTopic(found)
@@ -55,7 +64,7 @@ func (p *Poster) LookupThread(ctx context.Context, part relay.Part) (string, boo
 		case NotPosted:
 			return "", false, nil
 		case Undecided:
-			return "", false, undecided(part.Key, fmt.Sprintf("no topic named %q was proven above %d (%d ids asked)", name, root, len(answers)))
+			return "", false, undecided(part.Key, fmt.Sprintf("no topic named %q was proven above %d (%d ids asked)", name, start, len(answers)))
 		}
 		a, err := p.probeTopic(ctx, next, name, part.Confirmed)
 		if err != nil {
@@ -119,4 +128,5 @@ func (p *Poster) rememberTopic(id int64) {
 	p.mu.Lock()
 	p.topics[id] = true
 	p.mu.Unlock()
+	p.top.saw(id)
 }

@@ -58,6 +58,7 @@ type Poster struct {
 	forum  *bool            // whether the chat has topics, once getChat said
 	posted map[int64]string // ids this process posted or edited, as their thread and text (postedAs; see Lookup)
 	topics map[int64]bool   // topics this process made, found or renamed (see LookupThread)
+	top    *chatTop         // the highest id proven in the chat (the probe's bounds)
 }
 
 var _ relay.Poster = (*Poster)(nil)
@@ -78,7 +79,7 @@ func NewPoster(cfg *spec.TelegramConfig, opts Options) (*Poster, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Poster{api: api, uploads: uploads, files: newFileClient(opts.Timeout), chat: cfg.ChatID, token: cfg.BotToken.Reveal(), opts: opts, posted: map[int64]string{}, topics: map[int64]bool{}}, nil
+	return &Poster{api: api, uploads: uploads, files: newFileClient(opts.Timeout), chat: cfg.ChatID, token: cfg.BotToken.Reveal(), opts: opts, posted: map[int64]string{}, topics: map[int64]bool{}, top: &chatTop{chat: cfg.ChatID}}, nil
 }
 
 // PartLimit implements relay.Poster.
@@ -272,6 +273,7 @@ func (p *Poster) remember(id int64, as string) {
 	p.mu.Lock()
 	p.posted[id] = as
 	p.mu.Unlock()
+	p.top.saw(id)
 }
 
 // postedAs is what a message this process knows is: its thread, its

@@ -49,29 +49,32 @@ const (
 	Undecided
 )
 
-// Probe bounds: topGap ids in a row answered NotFound are past the top
-// of the chat (a message deleted in between is one id; a gap this long
-// is not what a chat looks like while the probe runs); maxProbe ids at
-// most are probed for one part.
+// Probe bounds: topGap ids in a row answered NotFound above the known
+// top are past the top of the chat (a message deleted in between is one
+// id; a gap this long is not what a chat looks like while the probe
+// runs); maxProbe ids at most are probed for one part.
 const (
 	topGap   = 8
 	maxProbe = 200
 )
 
 // Decide is the id probe as a pure function (DESIGN 5, "Telegram"):
-// given the answers for the ids above start (answers[k] is for start+1+k),
-// the verdict, the id found, and the next id to probe when Probing.
+// given the answers for the ids above start (answers[k] is for start+1+k)
+// and top, the highest id proven to exist in the chat (learned at any
+// time: a message the bot posted or was sent; 0 when none is known), the
+// verdict, the id found, and the next id to probe when Probing.
 // Message ids in a supergroup are sequential, so a part whose answer was
 // lost is at one of the ids above the last one confirmed, or nowhere.
-// Its invariant: NotPosted only once topGap ids in a row past every
-// probed message were NotFound; any answer that proves nothing
-// (Unknown) or an edit that changed a message (Edited: the probe itself
-// touched a message of the bot's) decides Undecided; so a part is
-// re-posted only when the chat proves it absent.
+// Its invariant: NotPosted only once topGap ids in a row, past every
+// probed message and past top, were NotFound; ids missing at or below
+// top were deleted (a gap there is no top, however long); any answer
+// that proves nothing (Unknown) or an edit that changed a message
+// (Edited: the probe itself touched a message of the bot's) decides
+// Undecided; so a part is re-posted only when the chat proves it absent.
 //
 // Skipped ids are the bot's own known messages: they end a gap like
 // CantEdit, and do not count towards the bound, which is on requests.
-func Decide(start int64, answers []Answer) (v Verdict, found, next int64) {
+func Decide(start, top int64, answers []Answer) (v Verdict, found, next int64) {
 	gap, asked := 0, 0
 	for k, a := range answers {
 		id := start + 1 + int64(k)
@@ -84,6 +87,9 @@ func Decide(start int64, answers []Answer) (v Verdict, found, next int64) {
 		case CantEdit, Skipped, Foreign, OtherKind:
 			gap = 0
 		case NotFound:
+			if id <= top {
+				continue // deleted: an id below a proven one is no top
+			}
 			gap++
 			if gap >= topGap {
 				return NotPosted, 0, 0

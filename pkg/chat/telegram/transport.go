@@ -49,6 +49,7 @@ type Transport struct {
 	cfg    *spec.TelegramConfig
 	opts   TransportOptions
 	offset *offsetStore
+	top    *chatTop
 }
 
 var _ chat.Transport = (*Transport)(nil)
@@ -64,7 +65,12 @@ func NewTransport(cfg *spec.TelegramConfig, opts TransportOptions) *Transport {
 	if opts.Log.GetSink() == nil {
 		opts.Log = logr.Discard()
 	}
-	return &Transport{cfg: cfg, opts: opts, offset: newOffsetStore(opts.StateDir)}
+	t := &Transport{cfg: cfg, opts: opts, offset: newOffsetStore(opts.StateDir), top: &chatTop{}}
+	if cfg != nil {
+		t.top.chat = cfg.ChatID
+	}
+	t.top.keepIn(opts.StateDir)
+	return t
 }
 
 // Run implements chat.Transport: getMe, then long polls until ctx ends.
@@ -171,14 +177,21 @@ func (t *Transport) land(ctx context.Context, ups []models.Update, self int64, a
 	}
 	next := ups[0].ID
 	var failed error
+	handled := 0
 	for _, u := range ups {
 		if err := t.handle(ctx, u, self, answer); err != nil {
 			failed = fmt.Errorf("update %d: %w", u.ID, err)
 			break
 		}
 		next = u.ID + 1
+		handled++
 	}
 	if next > ups[0].ID {
+		// The chat's top before the offset: confirmed, these updates
+		// are not sent again, and the top they prove would be lost.
+		if err := t.top.save(ups[:handled]); err != nil {
+			return errors.Join(failed, err)
+		}
 		if err := t.offset.save(next); err != nil {
 			return errors.Join(failed, err)
 		}
