@@ -25,8 +25,11 @@ type Provider interface {
 	// to port (nil: nowhere).
 	Transport(cfg *spec.Config, log logr.Logger, port *InboundPort) Transport
 	// Poster returns what the relay posts through, and the inbound side
-	// reads history and reacts through, for cfg.
-	Poster(cfg *spec.Config, log logr.Logger) (Poster, error)
+	// reads history and reacts through, for cfg. stateDir is the
+	// daemon's state directory, where its transport keeps what it
+	// learned ("" for none): the poster may read it (Telegram: the
+	// newest message id the transport was sent, its probe's bound).
+	Poster(cfg *spec.Config, log logr.Logger, stateDir string) (Poster, error)
 	// Markup is the service's text dialect, for what the relay adds.
 	Markup() relay.Markup
 	// Doctor checks cfg against the service, a line per check, without

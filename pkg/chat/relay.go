@@ -37,11 +37,6 @@ type RelayOptions struct {
 	InboundSweep time.Duration
 }
 
-// stateReader is a poster that reads what its transport keeps in the
-// daemon's state directory (Telegram: the chat's newest message id,
-// which bounds its id probe).
-type stateReader interface{ UseStateDir(dir string) }
-
 // NewRelay returns DaemonOptions.NewRelay for cfg: the relay of its
 // provider p over the bus of its name under agentDir, with the spec's
 // content rules (redact, verbosity). Every request it makes is fenced by
@@ -50,12 +45,9 @@ type stateReader interface{ UseStateDir(dir string) }
 // journal there; without, it uses the name's bus on this machine.
 func NewRelay(p Provider, cfg *spec.Config, agentDir string, log logr.Logger, o RelayOptions) func(claim ownership.Claim, shared SharedBus) (RelayComponent, error) {
 	return func(claim ownership.Claim, shared SharedBus) (RelayComponent, error) {
-		poster, err := p.Poster(cfg, log.WithName("relay"))
+		poster, err := p.Poster(cfg, log.WithName("relay"), o.Inbound.StateDir())
 		if err != nil {
 			return nil, err
-		}
-		if s, ok := poster.(stateReader); ok {
-			s.UseStateDir(o.Inbound.StateDir())
 		}
 		dirs, err := bus.Paths(agentDir, cfg.Name)
 		if err != nil {

@@ -245,6 +245,9 @@ func (f *fakePoster) Threads() ThreadLookup { return nil }
 
 func (f *fakePoster) PlacesApart() bool { return !f.placesAlike }
 
+// Floors is nil: the fake's lookup goes by key.
+func (f *fakePoster) Floors() Floors { return nil }
+
 func (f *fakePoster) Files() FileLimits {
 	f.mu.Lock()
 	defer f.mu.Unlock()

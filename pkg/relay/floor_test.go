@@ -22,6 +22,8 @@ type floorPoster struct {
 	afters []string // after and Part.After of each Lookup
 }
 
+func (p *floorPoster) Floors() Floors { return p }
+
 func (p *floorPoster) Floor(string) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -65,6 +65,10 @@ type Poster interface {
 	// not (Telegram's id probe: two roots both lie in the chat), the
 	// relay keeps at most one place in doubt at a time (placeturn.go).
 	PlacesApart() bool
+	// Floors is nil, or what an attempt journals as its After when the
+	// poster's lookup probes ids upwards from a proven lower bound
+	// (Telegram): Floors says.
+	Floors() Floors
 }
 
 // ThreadLookup is what a Poster whose StartThread is not safe to repeat
@@ -78,9 +82,9 @@ type ThreadLookup interface {
 	LookupThread(ctx context.Context, p Part) (threadID string, found bool, err error)
 }
 
-// Floors is what a Poster implements besides Poster when its lookup
-// probes the channel's ids upwards from a proven lower bound (Telegram's
-// id probe: message ids are sequential). Each attempt journals as its
+// Floors is a Poster's Floors when its lookup probes the channel's ids
+// upwards from a proven lower bound (Telegram's id probe: message ids
+// are sequential). Each attempt journals as its
 // After what Floor says, before the request is made, and a lookup of it
 // is handed that back: a bound learned only after the request could lie
 // above the part looked for, so a lookup never starts from one.

@@ -207,7 +207,7 @@ func (r *Relay) prepare(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if f, ok := r.opts.Poster.(Floors); ok {
+	if f := r.opts.Poster.Floors(); f != nil {
 		for _, remote := range st.done {
 			f.Saw(remote)
 		}

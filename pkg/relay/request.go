@@ -310,7 +310,7 @@ func (r *Relay) record(ctx context.Context, rec bus.Record, opName string, remot
 		r.mu.Lock()
 		rec.After = r.st.lastDone[rec.Thread]
 		r.mu.Unlock()
-		if f, ok := r.opts.Poster.(Floors); ok {
+		if f := r.opts.Poster.Floors(); f != nil {
 			rec.After = f.Floor(rec.After) // known before the request: journaled first
 		}
 	}

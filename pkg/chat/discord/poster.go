@@ -252,3 +252,6 @@ func (p *Poster) Threads() relay.ThreadLookup { return nil }
 // PlacesApart implements relay.Poster: a root's lookup goes by its nonce
 // and content, and a thread start is safe to repeat.
 func (p *Poster) PlacesApart() bool { return true }
+
+// Floors implements relay.Poster: none, the lookups go by nonce and content.
+func (p *Poster) Floors() relay.Floors { return nil }

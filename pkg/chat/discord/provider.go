@@ -23,7 +23,7 @@ func (provider) Transport(cfg *spec.Config, log logr.Logger, port *chat.InboundP
 	return NewTransport(cfg.Discord, TransportOptions{Log: log, Inbound: port, StateDir: port.StateDir()})
 }
 
-func (p provider) Poster(cfg *spec.Config, log logr.Logger) (chat.Poster, error) {
+func (p provider) Poster(cfg *spec.Config, log logr.Logger, _ string) (chat.Poster, error) {
 	o := p.poster
 	if o.Log.GetSink() == nil {
 		o.Log = log

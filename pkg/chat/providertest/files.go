@@ -291,7 +291,7 @@ func fileOverLimit(t *testing.T, s Subject) {
 	defer cancel()
 	f := s.Start(t, 0)
 	dir, d := newBus(t)
-	poster, err := s.Provider(0).Poster(s.config(f.URL(), ""), logr.Discard())
+	poster, err := s.Provider(0).Poster(s.config(f.URL(), ""), logr.Discard(), "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -191,7 +191,7 @@ func (s Subject) config(url, user string) *spec.Config {
 // render is how the relay renders for s's provider.
 func (s Subject) render(t *testing.T) relay.RenderOptions {
 	p := s.Provider(0)
-	poster, err := p.Poster(s.config("http://127.0.0.1:1", ""), logr.Discard())
+	poster, err := p.Poster(s.config("http://127.0.0.1:1", ""), logr.Discard(), "")
 	if err != nil {
 		t.Fatal(err)
 	}

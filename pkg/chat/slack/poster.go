@@ -266,3 +266,6 @@ func (p *Poster) Threads() relay.ThreadLookup { return nil }
 // PlacesApart implements relay.Poster: a root's lookup goes by the key
 // in its metadata, and a thread start is safe to repeat.
 func (p *Poster) PlacesApart() bool { return true }
+
+// Floors implements relay.Poster: none, the lookups go by metadata.
+func (p *Poster) Floors() relay.Floors { return nil }

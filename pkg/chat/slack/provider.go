@@ -23,7 +23,7 @@ func (provider) Transport(cfg *spec.Config, log logr.Logger, port *chat.InboundP
 	return NewTransport(cfg.Slack, TransportOptions{Log: log, Inbound: port})
 }
 
-func (p provider) Poster(cfg *spec.Config, _ logr.Logger) (chat.Poster, error) {
+func (p provider) Poster(cfg *spec.Config, _ logr.Logger, _ string) (chat.Poster, error) {
 	return NewPoster(cfg.Slack, p.poster)
 }
 

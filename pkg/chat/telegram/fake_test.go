@@ -32,7 +32,14 @@ func fakeConfig(f *faketelegram.Server) *spec.TelegramConfig {
 // posted before.
 func newPoster(t *testing.T, f *faketelegram.Server) *Poster {
 	t.Helper()
-	p, err := NewPoster(fakeConfig(f), Options{Timeout: 2 * time.Second})
+	return newPosterIn(t, f, "")
+}
+
+// newPosterIn is newPoster of a daemon whose state directory is dir,
+// where its transport saves the chat's top.
+func newPosterIn(t *testing.T, f *faketelegram.Server, dir string) *Poster {
+	t.Helper()
+	p, err := NewPoster(fakeConfig(f), Options{Timeout: 2 * time.Second, StateDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,10 @@ type Options struct {
 	// Timeout bounds one Bot API call (default 15 s). A post that times
 	// out is Uncertain.
 	Timeout time.Duration
+	// StateDir is where the transport saves the chat's top (TopFile),
+	// which the id probe starts from; "" knows only what this process
+	// posted and the relay confirmed.
+	StateDir string
 }
 
 // Poster posts a daemon's sessions to one supergroup: with topics, a
@@ -79,7 +83,7 @@ func NewPoster(cfg *spec.TelegramConfig, opts Options) (*Poster, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Poster{api: api, uploads: uploads, files: newFileClient(opts.Timeout), chat: cfg.ChatID, token: cfg.BotToken.Reveal(), opts: opts, posted: map[int64]string{}, topics: map[int64]bool{}, top: &chatTop{chat: cfg.ChatID}}, nil
+	return &Poster{api: api, uploads: uploads, files: newFileClient(opts.Timeout), chat: cfg.ChatID, token: cfg.BotToken.Reveal(), opts: opts, posted: map[int64]string{}, topics: map[int64]bool{}, top: newChatTop(cfg.ChatID, opts.StateDir)}, nil
 }
 
 // PartLimit implements relay.Poster.

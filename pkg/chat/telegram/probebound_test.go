@@ -29,8 +29,7 @@ func TestProbeStartsAtTheTopKnownBeforeTheAttempt(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	p := newPoster(t, f)
-	p.UseStateDir(dir)
+	p := newPosterIn(t, f, dir)
 	part := relay.Part{Key: "m/root", Text: "a session's first root"}
 	after := p.Floor("") // as the relay journals it with the attempt
 	if after != strconvI(last.ID) {
@@ -41,8 +40,7 @@ func TestProbeStartsAtTheTopKnownBeforeTheAttempt(t *testing.T) {
 		t.Fatalf("Post = %v, want uncertain", err)
 	}
 
-	fresh := newPoster(t, f) // after a crash
-	fresh.UseStateDir(dir)
+	fresh := newPosterIn(t, f, dir) // after a crash
 	id, found, err := fresh.Lookup(ctxFor(t), part, after)
 	if err != nil || !found || id != strconvI(last.ID+1) {
 		t.Fatalf("Lookup = %q %v %v, want found as %d", id, found, err, last.ID+1)

@@ -27,8 +27,10 @@ func (provider) Transport(cfg *spec.Config, log logr.Logger, port *chat.InboundP
 	return NewTransport(cfg.Telegram, o)
 }
 
-func (p provider) Poster(cfg *spec.Config, _ logr.Logger) (chat.Poster, error) {
-	return NewPoster(cfg.Telegram, p.poster)
+func (p provider) Poster(cfg *spec.Config, _ logr.Logger, stateDir string) (chat.Poster, error) {
+	o := p.poster
+	o.StateDir = stateDir
+	return NewPoster(cfg.Telegram, o)
 }
 
 // Markup is plain text: the daemon sends no parse mode.

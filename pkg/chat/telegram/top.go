@@ -45,19 +45,19 @@ type chatTop struct {
 	id   int64
 }
 
+// newChatTop is chat's top, saved in dir's TopFile ("": in memory only).
+func newChatTop(chat, dir string) *chatTop {
+	t := &chatTop{chat: chat}
+	if dir != "" {
+		t.path = filepath.Join(dir, TopFile)
+	}
+	return t
+}
+
 // saw raises the top to id.
 func (t *chatTop) saw(id int64) {
 	t.mu.Lock()
 	t.id = max(t.id, id)
-	t.mu.Unlock()
-}
-
-// keepIn reads and saves the top in dir's TopFile.
-func (t *chatTop) keepIn(dir string) {
-	t.mu.Lock()
-	if dir != "" {
-		t.path = filepath.Join(dir, TopFile)
-	}
 	t.mu.Unlock()
 }
 
@@ -129,7 +129,9 @@ func (t *chatTop) save(ups []models.Update) error {
 	return nil
 }
 
-var _ relay.Floors = (*Poster)(nil)
+// Floors implements relay.Poster: the id probe starts at the chat's top
+// known before the attempt.
+func (p *Poster) Floors() relay.Floors { return p }
 
 // Floor implements relay.Floors: the higher of last (the last part done
 // in the attempt's place) and the chat's top known now.
@@ -148,7 +150,3 @@ func (p *Poster) Saw(remoteID string) {
 		p.top.saw(id)
 	}
 }
-
-// UseStateDir has the poster read the chat's top the transport saves in
-// the daemon's state directory dir (TopFile).
-func (p *Poster) UseStateDir(dir string) { p.top.keepIn(dir) }

@@ -17,21 +17,18 @@ func updateIn(chat int64, id int) models.Update {
 // does not: that chat's ids bound nothing here.
 func TestChatTopIsSavedForItsChatOnly(t *testing.T) {
 	dir := t.TempDir()
-	saved := &chatTop{chat: "-100"}
-	saved.keepIn(dir)
+	saved := newChatTop("-100", dir)
 	if err := saved.save([]models.Update{updateIn(-100, 40), updateIn(-200, 900), {EditedMessage: &models.Message{ID: 12, Chat: models.Chat{ID: -100}}}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := saved.save([]models.Update{updateIn(-100, 30)}); err != nil { // never lowered
 		t.Fatal(err)
 	}
-	read := &chatTop{chat: "-100"}
-	read.keepIn(dir)
+	read := newChatTop("-100", dir)
 	if got := read.get(); got != 40 {
 		t.Errorf("the chat's top = %d, want 40", got)
 	}
-	other := &chatTop{chat: "-300"}
-	other.keepIn(dir)
+	other := newChatTop("-300", dir)
 	if got := other.get(); got != 0 {
 		t.Errorf("another chat's top = %d, want 0", got)
 	}

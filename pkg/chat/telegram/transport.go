@@ -65,12 +65,11 @@ func NewTransport(cfg *spec.TelegramConfig, opts TransportOptions) *Transport {
 	if opts.Log.GetSink() == nil {
 		opts.Log = logr.Discard()
 	}
-	t := &Transport{cfg: cfg, opts: opts, offset: newOffsetStore(opts.StateDir), top: &chatTop{}}
+	chat := ""
 	if cfg != nil {
-		t.top.chat = cfg.ChatID
+		chat = cfg.ChatID
 	}
-	t.top.keepIn(opts.StateDir)
-	return t
+	return &Transport{cfg: cfg, opts: opts, offset: newOffsetStore(opts.StateDir), top: newChatTop(chat, opts.StateDir)}
 }
 
 // Run implements chat.Transport: getMe, then long polls until ctx ends.
