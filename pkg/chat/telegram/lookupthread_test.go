@@ -93,3 +93,70 @@ func TestTopicAnswerOf(t *testing.T) {
 		}
 	}
 }
+
+// People's messages between a session's root and its lost topic read
+// like no topic, as missing ids do; a message known to lie above them
+// (another session's root, confirmed later) proves them no top of the
+// chat, and the topic is found rather than made twice.
+func TestLookupThreadGoesThroughChatterBelowTheKnownTop(t *testing.T) {
+	f := startFake(t, true)
+	p := newPoster(t, f)
+	root := post(t, p, "m/root", "", "Busy · session")
+	for i := 0; i < topGap+2; i++ {
+		if _, err := f.InjectMessage(faketelegram.Inbound{From: faketelegram.User{ID: 42}, Text: "chatter"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	after := p.Floor(root) // as journaled: the chatter went unseen
+	f.FailAfter("createForumTopic", 1, faketelegram.FailCut)
+	if _, err := p.StartThread(ctxFor(t), root, "Busy"); relay.KindOf(err) != relay.Uncertain {
+		t.Fatalf("StartThread = %v, want uncertain", err)
+	}
+	other := post(t, p, "n/root", "", "Another · session")
+
+	fresh := newPoster(t, f) // after a crash: the relay's journal tells it what it confirmed
+	fresh.Saw(root)
+	fresh.Saw(other)
+	part := relay.Part{Key: "m/thread", Thread: root, Text: "Busy", After: after,
+		Confirmed: func(id string) bool { return id == root || id == other }}
+	id, found, err := fresh.LookupThread(ctxFor(t), part)
+	topics := f.Snapshot().TopicsIn(faketelegram.DefaultChatID)
+	if err != nil || !found || len(topics) != 1 || strconvI(topics[0].ID) != id {
+		t.Fatalf("LookupThread = %q %v %v, want the one topic, %+v", id, found, err, topics)
+	}
+}
+
+// A topic lost above a long stretch of chatter the daemon was sent: the
+// probe starts at the chat's top known before the attempt, not at the
+// root, whose probe would reach its bound in the chatter.
+func TestLookupThreadStartsAtTheTopKnownBeforeTheAttempt(t *testing.T) {
+	f := startFake(t, true)
+	dir := t.TempDir()
+	p := newPosterIn(t, f, dir)
+	root := post(t, p, "m/root", "", "Long · session")
+	in := newInbox()
+	_, stop := run(t, f, in, dir)
+	var last faketelegram.Message
+	for i := 0; i < maxProbe+10; i++ {
+		var err error
+		if last, err = f.InjectMessage(faketelegram.Inbound{From: faketelegram.User{ID: 42}, Text: "chatter"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitLanded(t, in, last.ID)
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	after := p.Floor(root) // as journaled with the attempt
+	f.FailAfter("createForumTopic", 1, faketelegram.FailCut)
+	if _, err := p.StartThread(ctxFor(t), root, "Long"); relay.KindOf(err) != relay.Uncertain {
+		t.Fatalf("StartThread = %v, want uncertain", err)
+	}
+	part := relay.Part{Key: "m/thread", Thread: root, Text: "Long", After: after,
+		Confirmed: func(id string) bool { return id == root }}
+	id, found, err := newPosterIn(t, f, dir).LookupThread(ctxFor(t), part)
+	topics := f.Snapshot().TopicsIn(faketelegram.DefaultChatID)
+	if err != nil || !found || len(topics) != 1 || strconvI(topics[0].ID) != id {
+		t.Fatalf("LookupThread = %q %v %v, want the one topic, %+v", id, found, err, topics)
+	}
+}
