@@ -65,9 +65,9 @@ type Poster interface {
 	// not (Telegram's id probe: two roots both lie in the chat), the
 	// relay keeps at most one place in doubt at a time (placeturn.go).
 	PlacesApart() bool
-	// Floors is nil, or what an attempt journals as its After when the
-	// poster's lookup probes ids upwards from a proven lower bound
-	// (Telegram): Floors says.
+	// Floors is nil, or, for a poster whose lookup probes ids upwards
+	// from a proven lower bound (Telegram), what says the After an
+	// attempt journals.
 	Floors() Floors
 }
 
@@ -84,10 +84,10 @@ type ThreadLookup interface {
 
 // Floors is a Poster's Floors when its lookup probes the channel's ids
 // upwards from a proven lower bound (Telegram's id probe: message ids
-// are sequential). Each attempt journals as its
-// After what Floor says, before the request is made, and a lookup of it
-// is handed that back: a bound learned only after the request could lie
-// above the part looked for, so a lookup never starts from one.
+// are sequential). Each attempt journals as its After what Floor says,
+// before the request is made, and a lookup of it is handed that back: a
+// bound learned only after the request could lie above the part looked
+// for, so a lookup never starts from one.
 type Floors interface {
 	// Floor is the After an attempt journals, given last, the last part
 	// done in its place ("" for none): an id the part, if accepted, lies

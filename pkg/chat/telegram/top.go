@@ -138,8 +138,11 @@ func (p *Poster) Floors() relay.Floors { return p }
 func (p *Poster) Floor(last string) string {
 	top := p.top.get()
 	id, err := strconv.ParseInt(last, 10, 64)
-	if top == 0 || last != "" && (err != nil || id >= top) {
-		return last // not a message id: the lookup refuses it, as before
+	switch {
+	case top == 0 || id >= top:
+		return last
+	case last != "" && err != nil:
+		return last // no message id: the lookup refuses it, as it did
 	}
 	return strconv.FormatInt(top, 10)
 }
