@@ -63,6 +63,9 @@ type TelegramConfig struct {
 	ChatID            string
 	AuthorizedUserIDs []string
 	APIURL            string
+	// PostsPerMinute is the chat's posting budget (0: the default,
+	// DefaultPostsPerMinute).
+	PostsPerMinute int
 }
 
 // resolved is what Resolve learns besides the Config.
@@ -148,6 +151,7 @@ func resolveConfig(d *ChatDaemon, specDir string, lookupEnv func(string) (string
 			ChatID:            s.Telegram.ChatID,
 			AuthorizedUserIDs: slices.Clone(s.Telegram.AuthorizedUserIDs),
 			APIURL:            s.Telegram.APIURL,
+			PostsPerMinute:    postsPerMinute(s.Telegram.PostsPerMinute),
 		}
 	}
 	errs = append(errs, tokenShapeErrors(out.config, p)...)

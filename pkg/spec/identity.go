@@ -34,6 +34,12 @@ func (c *Config) Identity() string {
 		if tg.APIURL != "" {
 			values = append(values, tg.APIURL)
 		}
+		// DESIGN 3: a new optional field joins only when set (here: other
+		// than its default), so a spec without it keeps its identity and
+		// one that changes it rolls the daemon to run at the new pace.
+		if n := tg.PostsPerMinute; n != 0 && n != DefaultPostsPerMinute {
+			values = append(values, "postsPerMinute="+strconv.Itoa(n))
+		}
 	default:
 		return ""
 	}

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"regexp"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -37,7 +38,28 @@ func validateTelegram(t *TelegramSpec, p *field.Path) field.ErrorList {
 	}
 	errs = append(errs, validateAPIURL(t.APIURL, p.Child("apiURL"))...)
 	errs = append(errs, validateMaxInboundFileBytes(t.MaxInboundFileBytes, p.Child("maxInboundFileBytes"))...)
+	if n := t.PostsPerMinute; n != nil && (*n < 1 || *n > MaxPostsPerMinute) {
+		errs = append(errs, field.Invalid(p.Child("postsPerMinute"), *n, fmt.Sprintf("must be between 1 and %d: the chat's posting budget (the service documents 20 a minute for a group)", MaxPostsPerMinute)))
+	}
 	return errs
+}
+
+const (
+	// DefaultPostsPerMinute is telegram.postsPerMinute when the spec says
+	// none: the service's documented budget for posting to a group.
+	DefaultPostsPerMinute = 20
+	// MaxPostsPerMinute bounds telegram.postsPerMinute: a thousand a
+	// second, past any budget the service grants, for tests and fakes.
+	MaxPostsPerMinute = 60000
+)
+
+// postsPerMinute is telegram.postsPerMinute resolved: the default when
+// the spec (or an older reconciler's wire config) says none.
+func postsPerMinute(n *int) int {
+	if n == nil || *n == 0 {
+		return DefaultPostsPerMinute
+	}
+	return *n
 }
 
 // userID is a Telegram user id: a positive integer.

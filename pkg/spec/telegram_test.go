@@ -34,6 +34,11 @@ func TestValidateTelegram(t *testing.T) {
 		{"token without id", ":AAbbCCddEEffGGhhIIjjKKllMMnnOOpp_-Q", telegramDoc("a", ""), []string{"not a bot token"}},
 		{"token with bad char", "123456789:AAbbCCddEEffGGhhIIjjKKllMMnnOOpp_+Q", telegramDoc("a", ""), []string{"not a bot token"}},
 		{"apiURL relative", testTelegramToken, telegramDoc("a", "    apiURL: /bot\n"), []string{"spec.telegram.apiURL: Invalid value"}},
+		{"pace set", testTelegramToken, telegramDoc("a", "    postsPerMinute: 1200\n"), nil},
+		{"pace at the bounds", testTelegramToken, telegramDoc("a", "    postsPerMinute: 60000\n"), nil},
+		{"pace zero", testTelegramToken, telegramDoc("a", "    postsPerMinute: 0\n"), []string{"spec.telegram.postsPerMinute: Invalid value: 0: must be between 1 and 60000"}},
+		{"pace too high", testTelegramToken, telegramDoc("a", "    postsPerMinute: 60001\n"), []string{"spec.telegram.postsPerMinute: Invalid value: 60001: must be between 1 and 60000"}},
+		{"pace not a number", testTelegramToken, telegramDoc("a", "    postsPerMinute: fast\n"), []string{"postsPerMinute"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -85,10 +90,46 @@ func TestTelegramIdentity(t *testing.T) {
 	}
 }
 
+// postsPerMinute resolves to its default when absent; it joins the
+// identity only when it differs from the default (DESIGN 3: a spec
+// without it keeps its identity; changing it rolls the daemon, which
+// is how a running daemon takes the new pace).
+func TestTelegramPostsPerMinute(t *testing.T) {
+	for _, tc := range []struct {
+		name, extra string
+		want        int
+	}{
+		{"absent", "", DefaultPostsPerMinute},
+		{"set", "    postsPerMinute: 1200\n", 1200},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			setTokens(t)
+			t.Setenv("TEST_TELEGRAM_TOKEN", testTelegramToken)
+			res := LoadOnce(writeFile(t, t.TempDir(), "d.yaml", telegramDoc("tg", tc.extra)))
+			if !res.Valid() {
+				t.Fatalf("errors: %s", issueStrings(res.Errors))
+			}
+			if got := res.Daemons[0].Config.Telegram.PostsPerMinute; got != tc.want {
+				t.Errorf("postsPerMinute = %d, want %d", got, tc.want)
+			}
+		})
+	}
+	c := telegramConfig()
+	ref := c.Identity()
+	c.Telegram.PostsPerMinute = DefaultPostsPerMinute
+	if c.Identity() != ref {
+		t.Error("the default postsPerMinute changes the identity")
+	}
+	c.Telegram.PostsPerMinute = 1200
+	if got, want := c.Identity(), identityOf(testTelegramToken, "-1001234567890", "", "false", "lean", "postsPerMinute=1200"); got != want {
+		t.Errorf("identity with postsPerMinute = %s, want %s", got, want)
+	}
+}
+
 func TestTelegramWireRoundTrip(t *testing.T) {
 	c := telegramConfig()
 	c.Name, c.Provider = "tg", ProviderTelegram
-	c.Telegram.AuthorizedUserIDs, c.Telegram.APIURL = []string{"5"}, "http://127.0.0.1:3"
+	c.Telegram.AuthorizedUserIDs, c.Telegram.APIURL, c.Telegram.PostsPerMinute = []string{"5"}, "http://127.0.0.1:3", 600
 	var buf bytes.Buffer
 	if err := EncodeWire(&buf, &c); err != nil {
 		t.Fatal(err)
@@ -97,7 +138,7 @@ func TestTelegramWireRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Telegram == nil || got.Identity() != c.Identity() || got.Telegram.ChatID != c.Telegram.ChatID {
+	if got.Telegram == nil || got.Identity() != c.Identity() || got.Telegram.ChatID != c.Telegram.ChatID || got.Telegram.PostsPerMinute != 600 {
 		t.Errorf("round trip changed the config: %+v -> %+v", c.Telegram, got.Telegram)
 	}
 }

@@ -125,6 +125,11 @@ type TelegramSpec struct {
 	// quantity: 10Mi, 512Ki); a larger one is recorded as skipped with
 	// its size. Default 10Mi.
 	MaxInboundFileBytes *resource.Quantity `json:"maxInboundFileBytes,omitempty"`
+	// PostsPerMinute is the chat's posting budget: requests that post
+	// or edit in the chat (default 20, the service's documented limit
+	// for a group; 1..60000), each second's share max(1, it/20) with a
+	// short burst. A bot the service granted more may raise it.
+	PostsPerMinute *int `json:"postsPerMinute,omitempty"`
 }
 
 // SecretRef says where a credential comes from. Exactly one field is set.

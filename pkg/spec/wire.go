@@ -37,6 +37,7 @@ type wireTelegram struct {
 	ChatID            string   `json:"chatId"`
 	AuthorizedUserIDs []string `json:"authorizedUserIds,omitempty"`
 	APIURL            string   `json:"apiURL,omitempty"`
+	PostsPerMinute    int      `json:"postsPerMinute,omitempty"`
 }
 
 type wireDiscord struct {
@@ -73,7 +74,7 @@ func EncodeWire(w io.Writer, c *Config) error {
 		wc.Slack = &wireSlackSpec{s.BotToken.Reveal(), s.AppToken.Reveal(), s.WorkspaceID, s.ChannelID, s.AuthorizedUserID, slices.Clone(s.AuthorizedUserIDs), s.APIURL}
 	}
 	if tg := c.Telegram; tg != nil {
-		wc.Telegram = &wireTelegram{tg.BotToken.Reveal(), tg.ChatID, slices.Clone(tg.AuthorizedUserIDs), tg.APIURL}
+		wc.Telegram = &wireTelegram{tg.BotToken.Reveal(), tg.ChatID, slices.Clone(tg.AuthorizedUserIDs), tg.APIURL, tg.PostsPerMinute}
 	}
 	return json.NewEncoder(w).Encode(wc)
 }
@@ -127,7 +128,7 @@ func DecodeWire(r io.Reader) (*Config, error) {
 		c.Slack = &SlackConfig{NewSecret(s.BotToken), NewSecret(s.AppToken), s.WorkspaceID, s.ChannelID, s.AuthorizedUserID, s.AuthorizedUserIDs, s.APIURL}
 	case wc.Provider == ProviderTelegram && wc.Telegram != nil && wc.Discord == nil && wc.Slack == nil && wc.Telegram.BotToken != "":
 		tg := wc.Telegram
-		c.Telegram = &TelegramConfig{NewSecret(tg.BotToken), tg.ChatID, tg.AuthorizedUserIDs, tg.APIURL}
+		c.Telegram = &TelegramConfig{NewSecret(tg.BotToken), tg.ChatID, tg.AuthorizedUserIDs, tg.APIURL, postsPerMinute(&tg.PostsPerMinute)}
 	default:
 		return nil, fmt.Errorf("config for provider %q lacks its block or its tokens", wc.Provider)
 	}
