@@ -85,7 +85,7 @@ func newBenchRig(b *testing.B, provider string) *benchRig {
 		}
 		b.Cleanup(g.ft.Close)
 		g.p, err = telegram.NewPoster(&spec.TelegramConfig{BotToken: spec.NewSecret(faketelegram.DefaultToken),
-			ChatID: strconv.FormatInt(faketelegram.DefaultChatID, 10), APIURL: g.ft.URL()}, telegram.Options{})
+			ChatID: strconv.FormatInt(faketelegram.DefaultChatID, 10), APIURL: g.ft.URL(), PostsPerMinute: spec.MaxPostsPerMinute}, telegram.Options{})
 		g.mk = relay.Plain
 	default:
 		b.Fatalf("unknown provider %q", provider)

@@ -12,9 +12,11 @@ type method struct {
 	run func(s *Server, p params) *answer
 	// withFiles, set instead of run, is a method that takes files.
 	withFiles func(s *Server, p params, up uploads) *answer
-	// posts marks the methods that put a message in a chat: they spend
-	// the chat's budget (Limit), and RateLimitNext, AcceptThenFail and
-	// the Posts count apply to those that post a message (isMessagePost).
+	// posts marks the methods that put a message in a chat or edit one:
+	// they spend the chat's budget (Limit: the service throttles edits as
+	// it does posts, and the daemon paces both), and RateLimitNext,
+	// AcceptThenFail and the Posts count apply to those that post a
+	// message (isMessagePost).
 	posts bool
 }
 
@@ -23,12 +25,12 @@ var methods = map[string]method{
 	"getme":               {run: (*Server).getMeLocked},
 	"sendmessage":         {run: (*Server).sendMessageLocked, posts: true},
 	"senddocument":        {withFiles: (*Server).sendDocumentLocked, posts: true},
-	"editmessagetext":     {run: (*Server).editMessageTextLocked},
-	"editmessagecaption":  {run: (*Server).editMessageCaptionLocked},
+	"editmessagetext":     {run: (*Server).editMessageTextLocked, posts: true},
+	"editmessagecaption":  {run: (*Server).editMessageCaptionLocked, posts: true},
 	"getfile":             {run: (*Server).getFileLocked},
 	"createforumtopic":    {run: (*Server).createForumTopicLocked, posts: true},
 	"closeforumtopic":     {run: (*Server).closeForumTopicLocked, posts: true},
-	"editforumtopic":      {run: (*Server).editForumTopicLocked},
+	"editforumtopic":      {run: (*Server).editForumTopicLocked, posts: true},
 	"reopenforumtopic":    {run: (*Server).reopenForumTopicLocked},
 	"setmessagereaction":  {run: (*Server).setMessageReactionLocked},
 	"setwebhook":          {run: (*Server).setWebhookLocked},

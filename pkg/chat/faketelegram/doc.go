@@ -100,8 +100,10 @@
 //     a chat gets only the messages that reply to its own, carry a
 //     command or mention it.
 //   - Rate: a per-chat budget (Options.Limit, SetLimit; TelegramLimit is
-//     the documented one) on sendMessage, createForumTopic and
-//     closeForumTopic: over it, 429 for that chat only.
+//     the documented one) on sendMessage, sendDocument, the edits
+//     (editMessageText, editMessageCaption, editForumTopic),
+//     createForumTopic and closeForumTopic: over it, 429 for that chat
+//     only, counted in Snapshot.RateLimited.
 //   - People (InjectMessage, InjectEdit, InjectReaction, DeleteMessage,
 //     DeleteTopic), faults (the shared RateLimitNext, AcceptThenFail and
 //     SetSlow; FailBefore, FailAfter, HoldNext, SetTokenRevoked,

@@ -83,3 +83,12 @@ func (s *Server) SetLimit(chatID int64, l Limit) error {
 	ch.budget = budget{limit: l}
 	return nil
 }
+
+// ScaledLimit is TelegramLimit for a bot allowed postsPerMinute in a
+// group: the same burst, the pace max(1, postsPerMinute/20) a second
+// (one a second at the documented 20 a minute), and postsPerMinute in
+// any minute. The daemon's telegram.postsPerMinute paces to it.
+func ScaledLimit(postsPerMinute int) Limit {
+	perSecond := max(1, postsPerMinute/20)
+	return Limit{Burst: TelegramLimit.Burst, Every: time.Second / time.Duration(perSecond), GroupMax: postsPerMinute, GroupWindow: time.Minute}
+}

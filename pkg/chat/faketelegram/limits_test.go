@@ -35,3 +35,12 @@ func TestBudget(t *testing.T) {
 		}
 	}
 }
+
+func TestScaledLimit(t *testing.T) {
+	if got := ScaledLimit(20); got != TelegramLimit {
+		t.Errorf("ScaledLimit(20) = %+v, want the documented %+v", got, TelegramLimit)
+	}
+	if got := ScaledLimit(1200); got.Every != time.Second/60 || got.GroupMax != 1200 || got.Burst != 3 {
+		t.Errorf("ScaledLimit(1200) = %+v", got)
+	}
+}

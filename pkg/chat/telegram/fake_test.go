@@ -25,7 +25,7 @@ func startFake(t *testing.T, forum bool) *faketelegram.Server {
 }
 
 func fakeConfig(f *faketelegram.Server) *spec.TelegramConfig {
-	return &spec.TelegramConfig{BotToken: spec.NewSecret(f.Token()), ChatID: chatID, APIURL: f.URL()}
+	return &spec.TelegramConfig{BotToken: spec.NewSecret(f.Token()), ChatID: chatID, APIURL: f.URL(), PostsPerMinute: spec.MaxPostsPerMinute}
 }
 
 // newPoster is a poster as a fresh process has it: it knows nothing it

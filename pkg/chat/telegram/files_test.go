@@ -245,7 +245,7 @@ func TestUploadIsStreamed(t *testing.T) {
 		_, _ = io.WriteString(w, `{"ok":true,"result":{"message_id":5,"date":1,"chat":{"id":-1001000000001,"type":"supergroup"}}}`)
 	}))
 	defer srv.Close()
-	p, err := NewPoster(&spec.TelegramConfig{BotToken: spec.NewSecret(faketelegram.DefaultToken), ChatID: chatID, APIURL: srv.URL}, Options{Timeout: 5 * time.Second})
+	p, err := NewPoster(&spec.TelegramConfig{BotToken: spec.NewSecret(faketelegram.DefaultToken), ChatID: chatID, APIURL: srv.URL, PostsPerMinute: spec.MaxPostsPerMinute}, Options{Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

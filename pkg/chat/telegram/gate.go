@@ -9,8 +9,8 @@ import (
 // gate holds back the requests that post to the chat while a 429 told it
 // to wait. Telegram limits posting per chat, and a daemon posts to one
 // chat, so one gate is "that chat only": another daemon's chat is not
-// held back, and methods that do not post (getUpdates, getMe, edits of
-// the probe) do not wait on it.
+// held back, and methods that neither post nor edit (getUpdates, getMe,
+// getChat, reactions) do not wait on it.
 type gate struct {
 	mu    sync.Mutex
 	until time.Time

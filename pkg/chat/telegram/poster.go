@@ -43,6 +43,7 @@ type Poster struct {
 	token   string // only to keep it out of error text
 	opts    Options
 	gate    gate
+	pace    *pacer
 
 	// probing keeps probes and posts apart: a probe edits the bot's
 	// messages that nothing confirmed yet, which a post in flight (not
@@ -83,7 +84,7 @@ func NewPoster(cfg *spec.TelegramConfig, opts Options) (*Poster, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Poster{api: api, uploads: uploads, files: newFileClient(opts.Timeout), chat: cfg.ChatID, token: cfg.BotToken.Reveal(), opts: opts, posted: map[int64]string{}, topics: map[int64]bool{}, top: newChatTop(cfg.ChatID, opts.StateDir)}, nil
+	return &Poster{api: api, uploads: uploads, files: newFileClient(opts.Timeout), chat: cfg.ChatID, token: cfg.BotToken.Reveal(), opts: opts, pace: newPacer(cfg.PostsPerMinute), posted: map[int64]string{}, topics: map[int64]bool{}, top: newChatTop(cfg.ChatID, opts.StateDir)}, nil
 }
 
 // PartLimit implements relay.Poster.
@@ -223,7 +224,10 @@ func (p *Poster) Edit(ctx context.Context, e relay.EditRequest) error {
 		return err
 	}
 	text := safeText(e.Text)
-	_, err = p.api.EditMessageText(ctx, &tgbot.EditMessageTextParams{ChatID: p.chat, MessageID: int(id), Text: text, LinkPreviewOptions: noPreview()})
+	err = p.posting(ctx, func() error {
+		_, err := p.api.EditMessageText(ctx, &tgbot.EditMessageTextParams{ChatID: p.chat, MessageID: int(id), Text: text, LinkPreviewOptions: noPreview()})
+		return err
+	})
 	switch answerOf(err) {
 	case Edited, NotModified:
 		p.remember(id, content{text: text}.postedAs(e.Thread))
@@ -259,13 +263,19 @@ func (p *Poster) Archive(ctx context.Context, threadID string) error {
 	return nil
 }
 
-// posting makes one request that posts to the chat once the chat's gate
-// lets it; a 429 it meets holds the chat back for retry_after.
+// posting makes one request that posts or edits in the chat once the
+// chat's budget has room for it (pace) and its gate lets it; a 429 it
+// meets holds the chat back for retry_after.
 func (p *Poster) posting(ctx context.Context, do func() error) error {
+	release, err := p.pace.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
 	if err := p.gate.wait(ctx); err != nil {
 		return err
 	}
-	err := do()
+	err = do()
 	var tooMany *tgbot.TooManyRequestsError
 	if errors.As(err, &tooMany) {
 		p.gate.hold(classify(err).RetryAfter)
