@@ -17,6 +17,11 @@ const (
 	// telegramToken has the shape BotFather issues, as validation asks.
 	telegramToken = "7000000002:AADemoTokenDemoTokenDemoTokenDemo00"
 
+	// TelegramPostsPerMinute is the demo bot's posting budget, which its
+	// fake enforces as the service does (429 over it): 60 times the
+	// documented 20 a minute, so the demo's bursts show no waits.
+	TelegramPostsPerMinute = 1200
+
 	discordParent = "100000000000000010"
 	slackChannel  = "C0DEMO0001"
 )
@@ -46,7 +51,7 @@ func StartFakes() (*Fakes, error) {
 		d.Close()
 		return nil, fmt.Errorf("starting the fake Slack: %w", err)
 	}
-	tg, err := faketelegram.Start(faketelegram.Options{Token: telegramToken})
+	tg, err := faketelegram.Start(faketelegram.Options{Token: telegramToken, Limit: faketelegram.ScaledLimit(TelegramPostsPerMinute)})
 	if err != nil {
 		d.Close()
 		s.Close()
@@ -132,9 +137,10 @@ spec:
     chatId: "%d"
     authorizedUserIds: ["%d"]
     apiURL: %s
+    postsPerMinute: %d
 `, ref(t[0]), fakediscord.ApplicationID(discordToken), f.Discord.GuildID(), discordParent, AuthorizedDiscordUser, f.Discord.URL(),
 		ref(t[1]), ref(t[2]), f.Slack.TeamID(), slackChannel, AuthorizedSlackUser, f.Slack.URL(),
-		ref(t[3]), faketelegram.DefaultChatID, AuthorizedTelegramUser.ID, f.Telegram.URL())
+		ref(t[3]), faketelegram.DefaultChatID, AuthorizedTelegramUser.ID, f.Telegram.URL(), TelegramPostsPerMinute)
 }
 
 // FromEnv names a token by its variable.

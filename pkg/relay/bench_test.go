@@ -212,8 +212,11 @@ func (g *benchRig) openSession(session string) {
 }
 
 func (g *benchRig) rateLimited() int {
-	if g.fd != nil {
+	switch {
+	case g.fd != nil:
 		return g.fd.Snapshot().RateLimited
+	case g.ft != nil:
+		return g.ft.Snapshot().RateLimited
 	}
 	return g.fs.Snapshot().RateLimited
 }

@@ -65,7 +65,7 @@ func startFakesWith(t testing.TB, slackOpts fakeslack.Options) *fakes {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
-	tg, err := faketelegram.Start(faketelegram.Options{Token: telegramToken, Host: slackOpts.Host})
+	tg, err := faketelegram.Start(faketelegram.Options{Token: telegramToken, Host: slackOpts.Host, Limit: faketelegram.ScaledLimit(spec.MaxPostsPerMinute)})
 	if err != nil {
 		t.Fatal(err)
 	}

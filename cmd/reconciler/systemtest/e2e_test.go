@@ -20,6 +20,7 @@ import (
 	"gjc.dev/reconciler/pkg/ownership/fsstore"
 	"gjc.dev/reconciler/pkg/platform"
 	"gjc.dev/reconciler/pkg/reconcile"
+	"gjc.dev/reconciler/pkg/spec"
 )
 
 // e2e is one end-to-end test's world: fakes, an agent dir, a spec file, and
@@ -85,7 +86,9 @@ func (e *e2e) writeSpec(objs ...object) {
 			}
 			doc += fmt.Sprintf("  discord:\n    botToken: {fromEnv: %s}\n    applicationId: app-1\n    guildId: %q\n    parentChannelId: chan-3\n    apiURL: %s\n", tok, e.f.discord.GuildID(), e.f.discord.URL())
 		} else if o.provider == "telegram" {
-			doc += fmt.Sprintf("  telegram:\n    botToken: {fromEnv: E2E_TELEGRAM_TOKEN}\n    chatId: \"%d\"\n    apiURL: %s\n", faketelegram.DefaultChatID, e.f.telegram.URL())
+			// Paced as fast as a spec may say, against a fake that
+			// enforces the same budget (daemon_test.go): never a 429.
+			doc += fmt.Sprintf("  telegram:\n    botToken: {fromEnv: E2E_TELEGRAM_TOKEN}\n    chatId: \"%d\"\n    apiURL: %s\n    postsPerMinute: %d\n", faketelegram.DefaultChatID, e.f.telegram.URL(), spec.MaxPostsPerMinute)
 		} else {
 			app := o.tokenEnv
 			if app == "" {
