@@ -122,6 +122,9 @@ func TestTelegramBurstExactlyOnceAcrossKill9(t *testing.T) {
 	if failed, _ := os.ReadDir(d.Failed); len(failed) != 0 {
 		t.Fatalf("failed/ holds %d files", len(failed))
 	}
+	if s.RateLimited != 0 {
+		t.Fatalf("the fake answered %d requests 429: the daemon posted past the budget it paces to (postsPerMinute)", s.RateLimited)
+	}
 }
 
 // Replies written while the daemon was down (killed with SIGKILL) land
