@@ -15,4 +15,9 @@
 // callback_query update, decided by the inbound side and answered with
 // answerCallbackQuery before its offset is confirmed, like any update
 // (click.go, transport.go).
+//
+// Every request that posts or edits in the group waits for the group's
+// budget (telegram.postsPerMinute; pace.go) before it is sent, so the
+// service need not refuse it; a 429 all the same holds the group back
+// for its retry_after (gate.go).
 package telegram
