@@ -7,5 +7,11 @@ func init() {
 		{"relay: a failed fence ends the relay before any request", "pkg/relay/request.go",
 			"\tif err := r.opts.Fence(); err != nil {\n", "\tif err := r.opts.Fence(); false && err != nil {\n",
 			"./pkg/relay", "TestLostOwnershipStopsPosting"},
+		{"dirwatch: a poke that names no file is told to the filter", "pkg/dirwatch/dirwatch.go",
+			"\tif want != nil {\n\t\twant(\"\")\n", "\tif false && want != nil {\n\t\twant(\"\")\n",
+			"./pkg/dirwatch", "TestDirWatchNamelessPokeIsToldToTheFilter"},
+		{"relay: a nameless poke merged into names still lists the whole outbox", "pkg/relay/touched.go",
+			"\tif all || len(t.names) == 0 {\n", "\tif len(t.names) == 0 {\n",
+			"./pkg/relay", "TestTouchedTake"},
 	}...)
 }

@@ -132,8 +132,8 @@ func (d *Watch) dropped(path string) {
 	// the parent is gone too, rewatch tries again later.
 	_ = d.w.Add(parent)
 	d.parents[parent]++
-	for ch := range d.subs[path] {
-		poke(ch)
+	for ch, want := range d.subs[path] {
+		pokeAll(ch, want)
 	}
 	// Re-created before the parent's watch began: its create event is lost.
 	d.recreatedLocked(path)
@@ -163,8 +163,8 @@ func (d *Watch) recreatedLocked(path string) {
 	if d.lost[path] {
 		d.foundLocked(path)
 	}
-	for ch := range d.subs[path] {
-		poke(ch)
+	for ch, want := range d.subs[path] {
+		pokeAll(ch, want)
 	}
 }
 
@@ -208,8 +208,8 @@ func (d *Watch) notifyAll() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, subs := range d.subs {
-		for ch := range subs {
-			poke(ch)
+		for ch, want := range subs {
+			pokeAll(ch, want)
 		}
 	}
 }
@@ -217,7 +217,10 @@ func (d *Watch) notifyAll() {
 // Subscribe returns a channel poked on every change in dir to a file whose
 // base name want accepts (every file when want is nil), and a cancel. The
 // filter keeps a daemon's temp files from waking anyone: one heartbeat is one
-// wake. The watch is added before returning, so a caller that reads the files
+// wake. A poke that names no file (events were lost, the dir went or came
+// back) always wakes, and want hears "" just before it: pokes merge in the
+// channel, so a subscriber that keeps the names it was given learns there
+// that it must read everything again. The watch is added before returning, so a caller that reads the files
 // after subscribing misses no change.
 func (d *Watch) Subscribe(dir string, want func(base string) bool) (<-chan struct{}, func(), error) {
 	// Events name clean paths ("specs/" arrives as "specs/x.yaml").
@@ -245,8 +248,8 @@ func (d *Watch) Subscribe(dir string, want func(base string) bool) (<-chan struc
 			}
 		} else if d.lost[dir] {
 			d.foundLocked(dir)
-			for ch := range d.subs[dir] {
-				poke(ch) // what they watch is back
+			for ch, want := range d.subs[dir] {
+				pokeAll(ch, want) // what they watch is back
 			}
 		}
 	} else if fi, err := os.Lstat(dir); err == nil && fi.IsDir() {
@@ -285,6 +288,15 @@ func (d *Watch) Subscribe(dir string, want func(base string) bool) (<-chan struc
 
 // Close ends the watch; subscribers hear nothing more.
 func (d *Watch) Close() error { return d.w.Close() }
+
+// pokeAll wakes a subscriber for a change that names no file; see
+// Subscribe.
+func pokeAll(ch chan struct{}, want func(string) bool) {
+	if want != nil {
+		want("")
+	}
+	poke(ch)
+}
 
 func poke(ch chan struct{}) {
 	select {

@@ -301,3 +301,42 @@ func TestDirWatchSubscribesMissingDir(t *testing.T) {
 
 // recordFiles is a daemon dir's filter as the ownership store uses it.
 func recordFiles(base string) bool { return base == "state.json" || base == "control.json" }
+
+// A poke that names no file (here the dir's removal and return) is told
+// to the filter as "" before the poke, so a subscriber that keeps the
+// names its filter saw can tell it from a named change the poke merged
+// into.
+func TestDirWatchNamelessPokeIsToldToTheFilter(t *testing.T) {
+	w := newTestWatch(t)
+	dir := filepath.Join(t.TempDir(), "outbox")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	heard := make(chan string, 16)
+	ch := mustSubscribe(t, w, dir, func(base string) bool {
+		heard <- base
+		return base != ""
+	})
+	if err := os.WriteFile(filepath.Join(dir, "a.json"), []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitPoke(t, ch, "a.json written")
+	if got := <-heard; got != "a.json" {
+		t.Fatalf("the filter heard %q, want a.json", got)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	waitPoke(t, ch, "the dir removed")
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case got := <-heard:
+			if got == "" {
+				return
+			}
+		case <-deadline:
+			t.Fatal("the dir's removal woke the subscriber, but its filter never heard \"\"")
+		}
+	}
+}

@@ -45,25 +45,26 @@ func (r *Relay) run(ctx context.Context, changes <-chan struct{}) {
 	again := time.NewTimer(time.Hour)
 	defer again.Stop()
 	refused := r.newBackoff()
-	var names []string // nil: list the whole outbox
+	all, names := true, []string(nil)
 	for {
 		var next time.Time
-		if names == nil {
+		switch {
+		case all:
 			next = r.scan(ctx, refused)
-		} else {
+		case len(names) > 0:
 			next = r.scanNames(ctx, refused, names)
 		}
 		if !next.IsZero() {
 			again.Reset(max(time.Until(next), 0))
 		}
-		names = nil
+		all, names = true, nil
 		select {
 		case <-ctx.Done():
 			return
 		case <-changes:
-			names = r.touched.take() // none: a wake that names nothing, list all
+			names, all = r.touched.take()
 		case <-r.wake:
-			names = r.touched.take()
+			names, all = r.touched.take()
 		case <-resync.C:
 		case <-again.C:
 		case <-prune.C:
@@ -122,7 +123,7 @@ func (r *Relay) scan(ctx context.Context, refused *backoff) time.Time {
 	refused.reset()
 	// Names touched before the listing are in it; those touched after
 	// wake the dispatcher again.
-	_ = r.touched.take()
+	_, _ = r.touched.take()
 	names, err := box.List()
 	if err != nil {
 		r.opts.Log.Error(err, "listing the outbox; trying again on the next change")

@@ -155,10 +155,14 @@ func (r *Relay) Start(context.Context) error {
 		// The filter runs once per event, before the wake: it records the
 		// name for the dispatcher (see touched).
 		changes, unsubscribe, err := w.Subscribe(r.opts.Bus.Outbox, func(base string) bool {
-			if base == "" || bus.IsTempName(base) {
+			switch {
+			case base == "":
+				r.touched.everything() // a poke that names no file
+			case bus.IsTempName(base):
 				return false
+			default:
+				r.touched.add(base)
 			}
-			r.touched.add(base)
 			return true
 		})
 		if err != nil {
