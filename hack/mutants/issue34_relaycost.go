@@ -13,5 +13,8 @@ func init() {
 		{"relay: a nameless poke merged into names still lists the whole outbox", "pkg/relay/touched.go",
 			"\tif all || len(t.names) == 0 {\n", "\tif len(t.names) == 0 {\n",
 			"./pkg/relay", "TestTouchedTake"},
+		{"relay: a message leaves the outbox only once its done records are durable", "pkg/relay/finish.go",
+			"\tif err := r.flushDone(ctx); err != nil {\n", "\tif err := error(nil); err != nil {\n",
+			"./pkg/relay", "TestDoneIsDurableBeforeTheFileLeaves"},
 	}...)
 }

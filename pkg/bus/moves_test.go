@@ -343,3 +343,39 @@ func TestPruneSent(t *testing.T) {
 		t.Fatalf("removed %d, left %v", n, got)
 	}
 }
+
+// A batch moves what it can and leaves each refused name as it was, with
+// its own error: one bad name never holds back or loses the others.
+func TestMoveAllToSent(t *testing.T) {
+	d := busDirs(t)
+	put(t, d.Outbox, "a.json", "one")
+	put(t, d.Outbox, "b.json", "two")
+	put(t, d.Sent, "b.json", "other")
+	put(t, d.Outbox, "c.json", "three")
+	target := put(t, t.TempDir(), "target", "x")
+	if err := os.Symlink(target, filepath.Join(d.Outbox, "d.json")); err != nil {
+		t.Fatal(err)
+	}
+	b, err := OpenBox(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	errs := b.MoveAllToSent([]string{"a.json", "b.json", "c.json", "d.json", "gone.json"})
+	for i, want := range []string{"", "different content", "", "symbolic link", "no such file"} {
+		switch {
+		case want == "" && errs[i] != nil:
+			t.Errorf("name %d: %v, want moved", i, errs[i])
+		case want != "" && (errs[i] == nil || !strings.Contains(errs[i].Error(), want)):
+			t.Errorf("name %d: %v, want an error saying %q", i, errs[i], want)
+		}
+	}
+	if got := names(t, d.Outbox); !slices.Equal(got, []string{"b.json", "d.json"}) {
+		t.Errorf("outbox holds %v, want the refused b.json and d.json", got)
+	}
+	for name, want := range map[string]string{"a.json": "one", "b.json": "other", "c.json": "three"} {
+		if data, err := os.ReadFile(filepath.Join(d.Sent, name)); err != nil || string(data) != want {
+			t.Errorf("sent/%s: %q, %v; want %q", name, data, err, want)
+		}
+	}
+}

@@ -27,12 +27,16 @@ type queue struct {
 // beside it, and the workers wait for it (r.checked) before their first
 // request.
 func (r *Relay) run(ctx context.Context, changes <-chan struct{}) {
-	r.wg.Add(1)
+	r.wg.Add(2)
 	go func() {
 		defer r.wg.Done()
 		if r.checkChannel(ctx) {
 			close(r.checked)
 		}
+	}()
+	go func() {
+		defer r.wg.Done()
+		r.finisher(ctx)
 	}()
 	resync := time.NewTicker(30 * time.Second)
 	defer resync.Stop()

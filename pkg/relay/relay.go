@@ -76,9 +76,13 @@ type Relay struct {
 	settled  bool      // see Health.Settled
 	edits    edits     // coalescing (coalesce.go)
 	turn     placeTurn // places are made one at a time (placeturn.go)
+	// unwritten are done records folded into st but not yet written:
+	// the next write takes them first (request.go, record).
+	unwritten []bus.Record
 
 	wake     chan struct{}
 	touched  touched       // outbox names changed since the dispatcher last looked
+	fin      finishing     // delivered messages on their way out of the outbox
 	checked  chan struct{} // closed once the channel check passed
 	loaded   chan struct{} // closed once st was rebuilt from the journal
 	cancel   context.CancelFunc
@@ -127,7 +131,7 @@ func New(opts Options) *Relay {
 	}
 	return &Relay{
 		opts: opts, queues: map[string]*queue{}, known: map[string]time.Time{}, ignored: map[string]platform.Entry{}, later: map[string]time.Time{},
-		blocks: map[string]*Block{}, edits: newEdits(), wake: make(chan struct{}, 1), checked: make(chan struct{}), loaded: make(chan struct{}), done: make(chan struct{}),
+		blocks: map[string]*Block{}, edits: newEdits(), wake: make(chan struct{}, 1), fin: finishing{wake: make(chan struct{}, 1)}, checked: make(chan struct{}), loaded: make(chan struct{}), done: make(chan struct{}),
 	}
 }
 
@@ -174,6 +178,15 @@ func (r *Relay) Start(context.Context) error {
 	}()
 	go func() {
 		r.wg.Wait()
+		// Every worker has returned: write their last done records and
+		// finish what they handed over since the finisher stopped, in a
+		// bounded time (what is left then the next start looks up and
+		// moves).
+		ctx, cancel := context.WithTimeout(context.Background(), finalFinish)
+		if err := r.flushDone(ctx); err == nil {
+			r.finish(ctx)
+		}
+		cancel()
 		if j := r.journal(); j != nil {
 			_ = j.Close()
 		}
@@ -269,6 +282,9 @@ func (r *Relay) fail(err error) {
 		r.cancel()
 	})
 }
+
+// finalFinish bounds the stop's last journal write and moves.
+const finalFinish = 5 * time.Second
 
 // errStopped is returned by waits when the relay is stopping.
 var errStopped = errors.New("relay stopping")

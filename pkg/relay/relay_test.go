@@ -28,6 +28,8 @@ type harness struct {
 	fence func() error
 	// askPosted is the relay's AskPosted (nil: none).
 	askPosted func(ctx context.Context, m bus.Message, place, remote string) error
+	// finished is the relay's Finished (nil: none).
+	finished func(id string)
 }
 
 func newHarness(t *testing.T, fake *fakePoster) *harness {
@@ -56,6 +58,7 @@ func (h *harness) start() *Relay {
 		Render:     h.renderOptions(),
 		AskPosted:  h.askPosted,
 		Fence:      h.fence,
+		Finished:   h.finished,
 		MinBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond, Settle: settle,
 		Changed: func() {
 			select {

@@ -172,13 +172,16 @@ func (r *Relay) attempt(ctx context.Context, o op, rec bus.Record, deco decorati
 		return "", err
 	}
 	r.opts.Step(o.name+":before-attempt", key)
-	if err := r.fence(); err != nil {
-		return "", err
-	}
 	if err := r.record(ctx, rec, bus.OpAttempt, ""); err != nil {
 		return "", err
 	}
 	r.opts.Step(o.name+":after-attempt", key)
+	// One proof of ownership per request, the last thing before it: an
+	// attempt record written by an owner that lost its name since is
+	// harmless (the next owner's lookup finds nothing and posts it, and
+	// an attempt after a done record is ignored), while a proof before
+	// the record as well would cost every request a second one (an etcd
+	// round trip in a fleet).
 	if err := r.fence(); err != nil {
 		return "", err
 	}
@@ -287,12 +290,17 @@ func (r *Relay) confirmed(remote string) bool {
 // record appends one journal record and folds it into the state. An
 // attempt records where its part would lie (After: the last part done
 // in its place, or the poster's Floors above it) and what message it is
-// for (Sum, set by the caller). A write that fails (a full disk, an
-// I/O error) pauses the relay, shown as RelayBlocked: the journal is
-// reopened (cutting a torn last line) and the write tried again with
-// back-off until it is written or the relay stops. A done record that
-// cannot be written is not lost while the relay runs; after a crash the
-// attempt is looked up.
+// for (Sum, set by the caller).
+//
+// A done record is folded in at once but written with the next record
+// that must be durable (the next attempt, of any session) or by the
+// finisher before the message leaves the outbox, whichever comes first:
+// one fsync then makes both durable, and a burst costs one sync per
+// message, not two. The invariant, kept by the journal's order: every
+// done record is durable before any later request goes out, and before
+// its message's file leaves the outbox. A crash before then leaves the
+// part attempted and not done, and it is looked up, never posted again
+// blindly.
 func (r *Relay) record(ctx context.Context, rec bus.Record, opName string, remote string) error {
 	rec.Op, rec.At = opName, time.Now().UnixMilli()
 	if opName == bus.OpDone {
@@ -304,7 +312,13 @@ func (r *Relay) record(ctx context.Context, rec bus.Record, opName string, remot
 		rec.Parts, rec.After, rec.Sum = 0, "", ""
 		rec.File, rec.Name, rec.ContentType, rec.Size, rec.FileSum = "", "", "", 0, ""
 		rec.Remote = remote
-	} else if opName == bus.OpStage {
+		r.mu.Lock()
+		r.st.apply(rec)
+		r.unwritten = append(r.unwritten, rec)
+		r.mu.Unlock()
+		return nil
+	}
+	if opName == bus.OpStage {
 		rec.Remote = remote
 	} else {
 		r.mu.Lock()
@@ -314,28 +328,70 @@ func (r *Relay) record(ctx context.Context, rec bus.Record, opName string, remot
 			rec.After = f.Floor(rec.After) // known before the request: journaled first
 		}
 	}
+	if err := r.write(ctx, rec); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	r.st.apply(rec)
+	r.mu.Unlock()
+	return nil
+}
+
+// flushDone makes the done records not yet written durable (see record).
+func (r *Relay) flushDone(ctx context.Context) error {
+	return r.write(ctx)
+}
+
+// write appends the done records not yet written, then recs, in one
+// append. A write that fails (a full disk, an I/O error) pauses the
+// relay, shown as RelayBlocked: the journal is reopened (cutting a torn
+// last line) and the write tried again with back-off until it is
+// written or the relay stops; the done records are then kept for the
+// next write.
+func (r *Relay) write(ctx context.Context, recs ...bus.Record) error {
+	r.mu.Lock()
+	done := r.unwritten
+	r.unwritten = nil
+	r.mu.Unlock()
+	all := append(done[:len(done):len(done)], recs...)
+	for len(all) > 0 {
+		n := min(len(all), maxAppend)
+		if err := r.appendAll(ctx, all[:n]); err != nil {
+			// Written again by the next write: a done record twice
+			// says the same as once.
+			r.mu.Lock()
+			r.unwritten = append(done, r.unwritten...)
+			r.mu.Unlock()
+			return err
+		}
+		all = all[n:]
+	}
+	return nil
+}
+
+// maxAppend bounds the records of one append (a fleet's journal writes
+// one in one etcd transaction, which takes at most 100 operations).
+const maxAppend = 64
+
+func (r *Relay) appendAll(ctx context.Context, recs []bus.Record) error {
 	b := r.newBackoff()
 	for {
 		j := r.journal()
-		err := j.Append(ctx, rec)
+		err := j.Append(ctx, recs...)
 		if err == nil {
 			r.clearBlock(journalBlock)
-			break
+			return nil
 		}
 		if ctx.Err() != nil {
 			return errStopped
 		}
-		r.opts.Log.Error(err, "writing the relay journal; nothing is posted until it is written", "key", rec.Key())
+		r.opts.Log.Error(err, "writing the relay journal; nothing is posted until it is written", "key", recs[len(recs)-1].Key())
 		r.setBlock(journalBlock, &Block{Reason: ReasonRelayBlocked, Message: "the relay journal cannot be written: " + err.Error()})
 		if !b.wait(ctx) {
 			return errStopped
 		}
 		r.reopenJournal(ctx, j)
 	}
-	r.mu.Lock()
-	r.st.apply(rec)
-	r.mu.Unlock()
-	return nil
 }
 
 // journalBlock keys the block of a journal that cannot be written.

@@ -43,18 +43,9 @@ func (r *Relay) work(ctx context.Context, session string) {
 		if i := slices.Index(q.ids, id); i >= 0 {
 			q.ids = slices.Delete(q.ids, i, i+1)
 		}
-		delete(r.known, id+".json")
 		delete(r.edits.replacing, id)
-		r.placeTurnMayBeFreeLocked()
 		r.mu.Unlock()
-		// A file of the same name may have come back while this one was
-		// in flight, and been skipped as known: look at that name again.
-		r.touched.add(id + ".json")
-		select {
-		case r.wake <- struct{}{}:
-		default:
-		}
-		r.changed()
+		r.fin.hand(id) // out of the outbox off this path (finish.go)
 	}
 }
 
@@ -69,7 +60,7 @@ func (e *errRefused) Error() string { return e.err.Error() }
 // when the relay must end (ownership lost).
 func (r *Relay) deliver(ctx context.Context, session, id string) error {
 	name := id + ".json"
-	m, err := r.load(ctx, name)
+	m, reason, err := r.load(ctx, name)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return nil
@@ -77,13 +68,10 @@ func (r *Relay) deliver(ctx context.Context, session, id string) error {
 		return err
 	case err != nil:
 		return r.failName(ctx, name, err.Error())
-	}
-	sum := bus.MessageSum(m)
-	if reason, err := r.reused(ctx, name, m, sum); err != nil {
-		return err
-	} else if reason != "" {
+	case reason != "":
 		return r.failName(ctx, name, reason)
 	}
+	sum := bus.MessageSum(m)
 	rd := Render(m, r.opts.Render)
 	ss, _ := r.sessionNow(session, "")
 
@@ -282,23 +270,29 @@ func (r *Relay) postIn(ctx context.Context, m bus.Message, sum string, rd Render
 }
 
 // load reads a queued outbox file for its turn, through a bus judged
-// now (waiting while it is refused). One that no longer decodes while it
-// is young (rewritten in place since it was queued) is read again once
-// its grace ends.
-func (r *Relay) load(ctx context.Context, name string) (bus.Message, error) {
+// now (waiting while it is refused), and says why it is not posted when
+// its id already named other content ("" when it is: see reused). One
+// that no longer decodes while it is young (rewritten in place since it
+// was queued) is read again once its grace ends.
+func (r *Relay) load(ctx context.Context, name string) (bus.Message, string, error) {
 	for {
 		box, err := r.openBus(ctx)
 		if err != nil {
-			return bus.Message{}, err
+			return bus.Message{}, "", err
 		}
 		m, e, err := box.Take(name)
-		box.Close()
 		verdict, at := bus.Judge(err, e.ModTime, time.Now())
 		if verdict != bus.Later {
-			return m, err
+			reason := ""
+			if err == nil {
+				reason = r.reused(box, name, m)
+			}
+			box.Close()
+			return m, reason, err
 		}
+		box.Close()
 		if !sleep(ctx, time.Until(at)) {
-			return bus.Message{}, errStopped
+			return bus.Message{}, "", errStopped
 		}
 	}
 }
@@ -319,49 +313,24 @@ func (r *Relay) failName(ctx context.Context, name, reason string) error {
 // already named ("" when it is): the journal's attempts for the id were
 // made for other content, or sent/ holds other content under the name.
 // Checked before any request, so nothing of the second message is posted.
-func (r *Relay) reused(ctx context.Context, name string, m bus.Message, sum string) (string, error) {
+func (r *Relay) reused(box *bus.Box, name string, m bus.Message) string {
 	r.mu.Lock()
 	prev := r.st.sums[m.ID]
 	r.mu.Unlock()
-	if prev != "" && prev != sum {
-		return fmt.Sprintf("id %s was already used, for other content: this message is not posted", m.ID), nil
+	if prev != "" && prev != bus.MessageSum(m) {
+		return fmt.Sprintf("id %s was already used, for other content: this message is not posted", m.ID)
 	}
-	box, err := r.openBus(ctx)
-	if err != nil {
-		return "", err
-	}
-	defer box.Close()
 	if sent, err := box.Sent(name); err == nil && !sent.Equal(m.WithDefaults()) {
-		return fmt.Sprintf("id %s was already posted with other content (sent/%s): this message is not posted", m.ID, name), nil
+		return fmt.Sprintf("id %s was already posted with other content (sent/%s): this message is not posted", m.ID, name)
 	}
-	return "", nil
+	return ""
 }
 
-// sent moves a delivered message to sent/, its files/ entries to
-// sent/<id>.files/, through a bus judged now
-// (waiting while it is refused; errStopped if the relay stops meanwhile,
-// and the next start moves it, every part already done). A sent/ file of
-// that name with other content means the id was used twice: the new one
-// goes to failed/.
-func (r *Relay) sent(ctx context.Context, name, id string, entries []string) error {
-	box, err := r.openBus(ctx)
-	if err != nil {
-		return err
-	}
-	defer box.Close()
-	// The files first: a message still in the outbox finds its posted
-	// files' entries moved (prepareFiles skips done parts), while a
-	// message in sent/ never leaves its entries behind in files/. One
-	// that cannot be moved is left for gc (named by no message then).
-	if err := box.MoveFiles(id, entries); err != nil {
-		r.opts.Log.Error(err, "moving a message's files to sent/; left in files/ for gc", "id", id)
-	}
-	if err := box.MoveToSent(name); err != nil && !errors.Is(err, os.ErrNotExist) {
-		r.failFile(box, name, err.Error())
-	}
-	r.mu.Lock()
-	r.st.forget(id)
-	r.mu.Unlock()
-	r.opts.Finished(id)
+// sent marks a delivered message for sent/, its files/ entries for
+// sent/<id>.files/: the finisher moves them once the worker hands the
+// message over (finish.go). A sent/ file of that name with other content
+// means the id was used twice: the new one goes to failed/ then.
+func (r *Relay) sent(_ context.Context, _, id string, entries []string) error {
+	r.fin.toSent(id, entries)
 	return nil
 }
