@@ -16,5 +16,8 @@ func init() {
 		{"relay: a message leaves the outbox only once its done records are durable", "pkg/relay/finish.go",
 			"\tif err := r.flushDone(ctx); err != nil {\n", "\tif err := error(nil); err != nil {\n",
 			"./pkg/relay", "TestDoneIsDurableBeforeTheFileLeaves"},
+		{"relay: a flush waits for the writes that took done records before it", "pkg/relay/request.go",
+			"\tfor _, w := range waits {\n", "\tfor _, w := range waits[:0] {\n",
+			"./pkg/relay", "TestFlushWaitsForADoneAnotherWriteTook"},
 	}...)
 }

@@ -79,6 +79,7 @@ type Relay struct {
 	// unwritten are done records folded into st but not yet written:
 	// the next write takes them first (request.go, record).
 	unwritten []bus.Record
+	writing   []chan struct{} // closed as each write carrying done records ends
 
 	wake     chan struct{}
 	touched  touched       // outbox names changed since the dispatcher last looked

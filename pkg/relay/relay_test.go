@@ -30,6 +30,8 @@ type harness struct {
 	askPosted func(ctx context.Context, m bus.Message, place, remote string) error
 	// finished is the relay's Finished (nil: none).
 	finished func(id string)
+	// journal is the relay's Journal (nil: the bus's file).
+	journal JournalStore
 }
 
 func newHarness(t *testing.T, fake *fakePoster) *harness {
@@ -59,6 +61,7 @@ func (h *harness) start() *Relay {
 		AskPosted:  h.askPosted,
 		Fence:      h.fence,
 		Finished:   h.finished,
+		Journal:    h.journal,
 		MinBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond, Settle: settle,
 		Changed: func() {
 			select {

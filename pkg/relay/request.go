@@ -3,6 +3,8 @@ package relay
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"time"
 
 	"gjc.dev/reconciler/pkg/bus"
@@ -312,6 +314,10 @@ func (r *Relay) record(ctx context.Context, rec bus.Record, opName string, remot
 		rec.Parts, rec.After, rec.Sum = 0, "", ""
 		rec.File, rec.Name, rec.ContentType, rec.Size, rec.FileSum = "", "", "", 0, ""
 		rec.Remote = remote
+		if err := bus.ValidateRecord(rec); err != nil {
+			// Never queued: it would fail every write that takes it.
+			return fmt.Errorf("relay journal: %w", err)
+		}
 		r.mu.Lock()
 		r.st.apply(rec)
 		r.unwritten = append(r.unwritten, rec)
@@ -337,8 +343,27 @@ func (r *Relay) record(ctx context.Context, rec bus.Record, opName string, remot
 	return nil
 }
 
-// flushDone makes the done records not yet written durable (see record).
+// flushDone returns once every done record folded in before it was
+// called is durable (see record): those not yet written it writes, and
+// for those another write took it waits. A write it waited for that
+// failed put its records back, and they are written again.
 func (r *Relay) flushDone(ctx context.Context) error {
+	r.mu.Lock()
+	waits := slices.Clone(r.writing)
+	r.mu.Unlock()
+	if err := r.write(ctx); err != nil {
+		return err
+	}
+	for _, w := range waits {
+		select {
+		case <-w:
+		case <-ctx.Done():
+			return errStopped
+		}
+	}
+	if len(waits) == 0 {
+		return nil
+	}
 	return r.write(ctx)
 }
 
@@ -352,6 +377,17 @@ func (r *Relay) write(ctx context.Context, recs ...bus.Record) error {
 	r.mu.Lock()
 	done := r.unwritten
 	r.unwritten = nil
+	if len(done) > 0 {
+		// Until it ends, a flush waits for this write (flushDone).
+		end := make(chan struct{})
+		r.writing = append(r.writing, end)
+		defer func() {
+			r.mu.Lock()
+			r.writing = slices.DeleteFunc(r.writing, func(c chan struct{}) bool { return c == end })
+			r.mu.Unlock()
+			close(end)
+		}()
+	}
 	r.mu.Unlock()
 	all := append(done[:len(done):len(done)], recs...)
 	for len(all) > 0 {
