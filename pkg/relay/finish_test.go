@@ -64,7 +64,9 @@ func TestFlushWaitsForADoneAnotherWriteTook(t *testing.T) {
 		t.Fatal(err)
 	}
 	attempted := make(chan error, 1)
-	go func() { attempted <- r.record(ctx, bus.Record{ID: "m2", Part: "0", Session: "s", Text: "x", Parts: 1}, bus.OpAttempt, "") }()
+	go func() {
+		attempted <- r.record(ctx, bus.Record{ID: "m2", Part: "0", Session: "s", Text: "x", Parts: 1}, bus.OpAttempt, "")
+	}()
 	<-gate.held // m2's attempt took m1's done and waits before the file
 	released := time.AfterFunc(300*time.Millisecond, func() { close(gate.release) })
 	defer released.Stop()
