@@ -53,9 +53,8 @@ func (f *finishing) take() (ids []string, moves map[string][]string) {
 	return ids, moves
 }
 
-// finisher runs until ctx ends; what is handed over after that, and the
-// done records not yet written, are finished by Start's last step, once
-// every worker has returned.
+// finisher runs until ctx ends; what is handed over after that is left
+// for the next start (see Start).
 func (r *Relay) finisher(ctx context.Context) {
 	for {
 		select {

@@ -178,16 +178,12 @@ func (r *Relay) Start(context.Context) error {
 		r.run(runCtx, changes)
 	}()
 	go func() {
+		// What the finisher had not finished when the relay stopped stays
+		// in the outbox, its done records written or not: the next start
+		// looks it up and moves it. A stop never waits on the journal
+		// (a fleet's is in etcd, which a lost owner may not reach): the
+		// daemon closes its transport only once the relay stopped.
 		r.wg.Wait()
-		// Every worker has returned: write their last done records and
-		// finish what they handed over since the finisher stopped, in a
-		// bounded time (what is left then the next start looks up and
-		// moves).
-		ctx, cancel := context.WithTimeout(context.Background(), finalFinish)
-		if err := r.flushDone(ctx); err == nil {
-			r.finish(ctx)
-		}
-		cancel()
 		if j := r.journal(); j != nil {
 			_ = j.Close()
 		}
@@ -283,9 +279,6 @@ func (r *Relay) fail(err error) {
 		r.cancel()
 	})
 }
-
-// finalFinish bounds the stop's last journal write and moves.
-const finalFinish = 5 * time.Second
 
 // errStopped is returned by waits when the relay is stopping.
 var errStopped = errors.New("relay stopping")

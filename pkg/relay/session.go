@@ -79,7 +79,7 @@ func (r *Relay) deliver(ctx context.Context, session, id string) error {
 	// its level, so a file dropped by hand fails the same way.
 	switch {
 	case ss.closed && m.Event == bus.EventClose:
-		return r.sent(ctx, name, id, m.Entries()) // closed already
+		return r.sent(id, m.Entries()) // closed already
 	case ss.closed:
 		r.mu.Lock()
 		closed := r.st.closedError(session)
@@ -87,9 +87,9 @@ func (r *Relay) deliver(ctx context.Context, session, id string) error {
 		return r.failName(ctx, name, closed.Error())
 	case rd.Skip:
 		r.filter(id)
-		return r.sent(ctx, name, id, m.Entries())
+		return r.sent(id, m.Entries())
 	case m.Event == bus.EventClose && ss.root == "" && ss.gen == 0:
-		return r.sent(ctx, name, id, m.Entries()) // never opened: nothing to close
+		return r.sent(id, m.Entries()) // never opened: nothing to close
 	case m.Event == bus.EventMessage && len(rd.Parts) == 0 && len(m.Attachments) == 0:
 		return r.failName(ctx, name, "nothing to post: the message has no title, no text and no files")
 	}
@@ -133,7 +133,7 @@ func (r *Relay) deliver(ctx context.Context, session, id string) error {
 		}
 	}
 	r.opts.Step("message:before-sent", id)
-	return r.sent(ctx, name, id, m.Entries())
+	return r.sent(id, m.Entries())
 }
 
 // sessionNow is what the journal says of session now, and the parts of
@@ -330,7 +330,7 @@ func (r *Relay) reused(box *bus.Box, name string, m bus.Message) string {
 // sent/<id>.files/: the finisher moves them once the worker hands the
 // message over (finish.go). A sent/ file of that name with other content
 // means the id was used twice: the new one goes to failed/ then.
-func (r *Relay) sent(_ context.Context, _, id string, entries []string) error {
+func (r *Relay) sent(id string, entries []string) error {
 	r.fin.toSent(id, entries)
 	return nil
 }
