@@ -67,7 +67,11 @@
 //     op 7 RECONNECT on request (AskReconnect), op 9 INVALID_SESSION with
 //     d true or false on request (InvalidateSessions), a connection that
 //     looks healthy and delivers nothing (Deafen; a RESUME replays what it
-//     held back),
+//     held back), op 1 HEARTBEAT from the gateway on request
+//     (RequestHeartbeat; TokenStats.HeartbeatSeq is the sequence the
+//     answer carried), RESUMEs held unanswered until released
+//     (HoldResumes, ReleaseResumes: what is dispatched meanwhile is
+//     replayed before RESUMED),
 //     MESSAGE_CREATE for every message (posted or injected), MESSAGE_UPDATE
 //     (a bot's PATCH or EditInjected), MESSAGE_REACTION_ADD, THREAD_CREATE
 //     and THREAD_UPDATE, sent to every session in the guild whose intents

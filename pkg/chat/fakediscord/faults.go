@@ -19,6 +19,9 @@ type faults struct {
 	gate       *fakeserver.Hold  // non-nil: creating POSTs wait at it
 	routeN     int               // per-route limit: requests per routePer; 0 is off
 	routePer   time.Duration
+	// holdResumes: RESUMEs wait in heldResumes for ReleaseResumes.
+	holdResumes bool
+	heldResumes []heldResume
 }
 
 // DropConnections cuts every gateway connection without a close frame, as a

@@ -76,6 +76,7 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 
 	s.mu.Lock()
 	s.detachLocked(c)
+	s.dropHeldLocked(c)
 	delete(s.conns, c)
 	s.notifyLocked()
 	s.mu.Unlock()
@@ -109,7 +110,7 @@ func (s *Server) handle(c *conn, data []byte) {
 	}
 	switch *p.Op {
 	case opHeartbeat:
-		s.heartbeat(c)
+		s.heartbeat(c, p.D)
 	case opIdentify:
 		s.identify(c, p.D)
 	case opResume:
@@ -125,11 +126,20 @@ func (s *Server) handle(c *conn, data []byte) {
 	}
 }
 
-func (s *Server) heartbeat(c *conn) {
+// heartbeat answers op 1; its d is the client's last sequence number,
+// or null before any dispatch.
+func (s *Server) heartbeat(c *conn, raw json.RawMessage) {
+	var seq *int64
+	_ = json.Unmarshal(raw, &seq) // Discord does not close for a bad d
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c.sess != nil {
-		s.statsLocked(c.token).Heartbeats++
+		st := s.statsLocked(c.token)
+		st.Heartbeats++
+		st.HeartbeatSeq = 0
+		if seq != nil {
+			st.HeartbeatSeq = *seq
+		}
 		s.notifyLocked()
 	}
 	if s.faults.acks {

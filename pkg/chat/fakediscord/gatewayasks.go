@@ -69,3 +69,21 @@ func (s *Server) Deafen() int {
 	s.logf("deafened %d gateway connections", n)
 	return n
 }
+
+// RequestHeartbeat sends op 1 HEARTBEAT on every live connection, as
+// Discord does when it wants a heartbeat at once, and returns how many it
+// asked. A client answers without waiting for its interval, with its last
+// sequence number (TokenStats.Heartbeats and HeartbeatSeq show it).
+func (s *Server) RequestHeartbeat() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for c := range s.conns {
+		if c.sess != nil && !c.closing {
+			s.sendLocked(c, control{Op: opHeartbeat})
+			n++
+		}
+	}
+	s.logf("asked %d gateway connections for a heartbeat", n)
+	return n
+}

@@ -86,3 +86,34 @@ func TestDeafen(t *testing.T) {
 		t.Fatalf("stats %+v, want the one IDENTIFY and a RESUME", st)
 	}
 }
+
+// op 1 from the gateway, through discordgo: the client answers at once,
+// not at its next interval (a minute away here), with the sequence
+// number of the last dispatch it read.
+func TestRequestHeartbeat(t *testing.T) {
+	t.Parallel()
+	f := start(t, fakediscord.Options{Tokens: []string{token}, Channels: []string{channel}, HeartbeatInterval: time.Minute})
+	s := newSession(t, f, token)
+	s.Identify.Intents = discordgo.IntentsGuildMessages | discordgo.IntentMessageContent
+	ev := dispatches(s)
+	if err := open(t, s); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { closeSession(t, s) })
+	// discordgo beats once as it starts, then every interval.
+	first := waitFor(t, f, "the first heartbeat", func(sn fakediscord.Snapshot) bool { return sn.Tokens[token].Heartbeats == 1 })
+	if _, err := f.InjectMessage(channel, user, "advance the sequence"); err != nil {
+		t.Fatal(err)
+	}
+	m := receive(t, ev, "the message", func(e seen) bool { return e.name == "MESSAGE_CREATE:advance the sequence" })
+	if m.seq <= first.Tokens[token].HeartbeatSeq {
+		t.Fatalf("the message is numbered %d, not after the first heartbeat's %d", m.seq, first.Tokens[token].HeartbeatSeq)
+	}
+	if n := f.RequestHeartbeat(); n != 1 {
+		t.Fatalf("asked %d connections, want 1", n)
+	}
+	sn := waitFor(t, f, "the requested heartbeat", func(sn fakediscord.Snapshot) bool { return sn.Tokens[token].Heartbeats == 2 })
+	if got := sn.Tokens[token].HeartbeatSeq; got != m.seq {
+		t.Fatalf("the answer carried seq %d, want the last dispatch's %d", got, m.seq)
+	}
+}

@@ -119,20 +119,33 @@ func (s *Server) admitLocked(c *conn) bool {
 	return true
 }
 
+// resumeData is a RESUME's d.
+type resumeData struct {
+	Token     string `json:"token"`
+	SessionID string `json:"session_id"`
+	Seq       int64  `json:"seq"`
+}
+
 func (s *Server) resume(c *conn, raw json.RawMessage) {
-	var d struct {
-		Token     string `json:"token"`
-		SessionID string `json:"session_id"`
-		Seq       int64  `json:"seq"`
-	}
+	var d resumeData
 	if err := json.Unmarshal(raw, &d); err != nil {
 		s.closeConn(c, closeDecodeError, "Error while decoding payload.")
 		return
 	}
-	token := strings.TrimPrefix(d.Token, "Bot ")
+	d.Token = strings.TrimPrefix(d.Token, "Bot ")
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.holdResumeLocked(c, d) {
+		return
+	}
+	s.resumeLocked(c, d)
+}
+
+// resumeLocked answers a RESUME: the missed dispatches then RESUMED, or
+// op 9 when the session cannot be resumed.
+func (s *Server) resumeLocked(c *conn, d resumeData) {
+	token := d.Token
 	if c.closing {
 		return
 	}

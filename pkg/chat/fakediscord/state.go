@@ -17,8 +17,12 @@ type TokenStats struct {
 	Identifies int // IDENTIFY payloads received, accepted or not
 	Resumes    int // RESUMEs that succeeded (a failed one leads to an IDENTIFY)
 	Heartbeats int // heartbeats received on identified connections
-	Rejections int // connections closed with 4004
-	Intents    int // the intents of the last IDENTIFY, accepted or not
+	// HeartbeatSeq is the sequence number the last of them carried (0
+	// for null).
+	HeartbeatSeq int64
+	HeldResumes  int // RESUMEs waiting at HoldResumes now
+	Rejections   int // connections closed with 4004
+	Intents      int // the intents of the last IDENTIFY, accepted or not
 }
 
 // Message is one message as the fake stores it.
