@@ -31,3 +31,27 @@ func init() {
 			"./pkg/chat/discord", "TestHandoverOfOtherIntentsIsNotResumed"},
 	}...)
 }
+
+// The gaps issue 34's first session left: a handover's RESUME replays
+// what was sent while neither daemon was connected (the fake holds the
+// RESUME until the reply is sent, so only the replay can bring it), and
+// a heartbeat the gateway asks for (op 1) is sent at once.
+func init() {
+	const dropsReplay = "\t\tselect {\n\t\tcase <-g.readyCh:\n\t\t\tdispatch(p.T, p.D)\n\t\tdefault:\n" +
+		"\t\t\tif p.T == \"READY\" || p.T == \"RESUMED\" {\n\t\t\t\tdispatch(p.T, p.D)\n\t\t\t}\n\t\t}\n"
+	mutants = append(mutants, []mutant{
+		{"discord: the dispatches a RESUME replays are handled", "pkg/chat/discord/gateway.go",
+			"\t\tdispatch(p.T, p.D)\n", dropsReplay,
+			"./pkg/chat/discord", "TestGatewayIdentifyThenResume"},
+		{"discord: a handover's replayed reply reaches the new daemon", "pkg/chat/discord/gateway.go",
+			"\t\tdispatch(p.T, p.D)\n", dropsReplay,
+			"./cmd/reconciler/systemtest", "TestDiscordHandoverResumes"},
+		{"fakediscord: a RESUME replays the missed dispatches", "pkg/chat/fakediscord/session.go",
+			"\t\t\ts.sendRawLocked(c, e.data)\n", "\t\t\t_ = e.data\n",
+			"./cmd/reconciler/systemtest", "TestDiscordHandoverResumes"},
+		{"discord: op 1 is answered with a heartbeat at once", "pkg/chat/discord/gateway.go",
+			"\t\tif err := g.heartbeat(); err != nil {\n\t\t\treturn fmt.Errorf(\"answering a heartbeat request",
+			"\t\tif err := error(nil); err != nil {\n\t\t\treturn fmt.Errorf(\"answering a heartbeat request",
+			"./pkg/chat/discord", "TestGatewayHeartbeatRequest"},
+	}...)
+}

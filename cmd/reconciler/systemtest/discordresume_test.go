@@ -14,8 +14,10 @@ import (
 // A planned handover costs no IDENTIFY: on a generation roll and on
 // `reconciler restart` the old daemon closes its gateway connection
 // resumably and hands its session over, and the new one RESUMEs it. A
-// reply sent while neither was connected lands once, and the two were
-// never connected at once.
+// reply sent after the old one closed and before the new one's RESUME is
+// answered (the fake holds the RESUME) reaches the new daemon through the
+// RESUME's replay and lands once, and the two were never connected at
+// once.
 func TestDiscordHandoverResumes(t *testing.T) {
 	t.Parallel()
 	e := newE2E(t)
@@ -47,16 +49,21 @@ func TestDiscordHandoverResumes(t *testing.T) {
 	handover := func(what string, act func()) {
 		before := stats()
 		pid := e.state("discord").PID
+		e.f.discord.HoldResumes()
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
 			act()
 		}()
-		// The old connection is closed before the new owner starts; a
-		// reply now is sent while neither is connected (spawning the new
-		// daemon takes far longer than this injection).
-		waitFake(what+": the old connection closed", func(s fakediscord.TokenStats) bool { return s.Live == 0 })
+		// The old connection is closed before the new owner starts, and
+		// the new owner's RESUME waits at the fake: a reply now is sent
+		// while neither is connected, and only the RESUME's replay can
+		// bring it over the gateway.
+		waitFake(what+": the old connection closed and the new one's RESUME held", func(s fakediscord.TokenStats) bool {
+			return s.Live == 0 && s.HeldResumes == 1
+		})
 		e.say("discord", place, aliceDiscord, "sent during the "+what)
+		e.f.discord.ReleaseResumes()
 		e.waitStatus(what+": a new owner running", func(s *reconcile.Status) bool {
 			d, ok := daemonStatus(s, "discord")
 			return ok && d.Phase == reconcile.PhaseRunning && d.Converged && d.PID != 0 && d.PID != pid
@@ -71,6 +78,17 @@ func TestDiscordHandoverResumes(t *testing.T) {
 		if _, ok := got["sent during the "+what]; !ok || len(got) != landed {
 			t.Errorf("%s: inbox %v, want the reply sent during it, once", what, got)
 		}
+		// The new daemon also reads the thread's history as the adopted
+		// session is RESUMED (what its predecessor read and did not land),
+		// which finds the reply too: so the reply is delivered twice, lands
+		// once and counts one duplicate. Without the replay (a client that
+		// drops the dispatches before RESUMED, a fake that does not replay)
+		// the history read alone delivers it, and no duplicate is counted.
+		e.waitStatus(what+": the replay and the history read both delivered the reply", func(s *reconcile.Status) bool {
+			d, ok := daemonStatus(s, "discord")
+			return ok && d.PID != pid && d.Relay != nil && d.Relay.Inbox != nil &&
+				d.Relay.Inbox.Landed == 1 && d.Relay.Inbox.Duplicates >= 1
+		})
 		if _, err := os.Lstat(filepath.Join(e.paths("discord").Dir, discord.HandoverFile)); !os.IsNotExist(err) {
 			t.Errorf("%s: the handover file is still there after the RESUME: %v", what, err)
 		}

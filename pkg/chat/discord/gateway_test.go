@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -23,7 +24,8 @@ const (
 // events records a connection's dispatches.
 type events struct {
 	mu   sync.Mutex
-	seen []string // event name, or MESSAGE_CREATE:content
+	seen []string      // event name, or MESSAGE_CREATE:content
+	more chan struct{} // closed and replaced at each dispatch
 }
 
 func (e *events) dispatch(event string, data json.RawMessage) {
@@ -34,7 +36,39 @@ func (e *events) dispatch(event string, data json.RawMessage) {
 	}
 	e.mu.Lock()
 	e.seen = append(e.seen, event)
+	if e.more != nil {
+		close(e.more)
+	}
+	e.more = make(chan struct{})
 	e.mu.Unlock()
+}
+
+// wait waits for a dispatch of event.
+func (e *events) wait(t *testing.T, event string) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		e.mu.Lock()
+		if e.more == nil {
+			e.more = make(chan struct{})
+		}
+		more, has := e.more, slices.Contains(e.seen, event)
+		e.mu.Unlock()
+		if has {
+			return
+		}
+		select {
+		case <-more:
+		case <-deadline:
+			t.Fatalf("no %s; saw %v", event, e.list())
+		}
+	}
+}
+
+func (e *events) list() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.seen)
 }
 
 func (e *events) has(event string) bool {
@@ -121,14 +155,33 @@ func TestGatewayIdentifyThenResume(t *testing.T) {
 	}
 	g.close(closeResumable)
 	waitFake(t, f, "the connection gone", func(s fakediscord.TokenStats) bool { return s.Live == 0 })
+	// The RESUME is held unanswered while the message is sent: it can
+	// reach the new connection only as the RESUME's replay.
+	f.HoldResumes()
+	r := g.state()
+	ev2 := &events{}
+	type dialed struct {
+		g   *gateway
+		err error
+	}
+	res := make(chan dialed, 1)
+	go func() {
+		g2, err := dial(t, f, r, ev2)
+		res <- dialed{g2, err}
+	}()
+	waitFake(t, f, "the RESUME held", func(s fakediscord.TokenStats) bool { return s.HeldResumes == 1 })
 	if _, err := f.InjectMessage(gwChannel, gwUser, "while away"); err != nil {
 		t.Fatal(err)
 	}
-	r := g.state()
-	ev2 := &events{}
-	g2 := mustDial(t, f, r, ev2)
-	if !ev2.has("MESSAGE_CREATE:while away") || !ev2.has("RESUMED") || ev2.has("READY") {
-		t.Fatalf("the RESUME's dispatches: %v", ev2.seen)
+	f.ReleaseResumes()
+	d := <-res
+	if d.err != nil {
+		t.Fatalf("resuming: %v", d.err)
+	}
+	g2 := d.g
+	t.Cleanup(func() { g2.close(closeResumable) })
+	if got := ev2.list(); !slices.Equal(got, []string{"MESSAGE_CREATE:while away", "RESUMED"}) {
+		t.Fatalf("the RESUME's dispatches: %v, want the missed message once, then RESUMED", got)
 	}
 	if s := g2.state(); s.SessionID != r.SessionID || s.Seq <= r.Seq {
 		t.Fatalf("resumed session %+v, was %+v", s, r)
