@@ -121,10 +121,12 @@ func TestGatewayLifecycle(t *testing.T) {
 		}
 	})
 
+	var beatsAtDrop int
 	t.Run("dropped connection is resumed with missed events", func(t *testing.T) {
 		if n := f.DropConnections(); n != 1 {
 			t.Fatalf("dropped %d connections, want 1", n)
 		}
+		beatsAtDrop = f.Snapshot().Tokens[token].Heartbeats
 		if live := f.Snapshot().Tokens[token].Live; live != 0 {
 			t.Fatalf("live = %d right after the drop", live)
 		}
@@ -142,6 +144,13 @@ func TestGatewayLifecycle(t *testing.T) {
 	})
 
 	t.Run("a replay-all RESUME sends events the client already had", func(t *testing.T) {
+		// discordgo's Open returns, and its first heartbeat goes out, only
+		// after the replay above was handled: a drop before that beat
+		// races it, and discordgo's heartbeat then reconnects a second
+		// time with a 1000 close that ends the session.
+		waitFor(t, f, "the resumed connection's first heartbeat", func(sn fakediscord.Snapshot) bool {
+			return sn.Tokens[token].Heartbeats > beatsAtDrop
+		})
 		f.ReplayAllOnNextResume()
 		if n := f.DropConnections(); n != 1 {
 			t.Fatalf("dropped %d connections, want 1", n)

@@ -52,6 +52,8 @@ func TestHoldResumes(t *testing.T) {
 	}
 	t.Cleanup(func() { closeSession(t, s) })
 	receive(t, ev, "READY", func(e seen) bool { return e.name == "READY" })
+	// A drop before discordgo's first heartbeat races it (see TestGatewayLifecycle).
+	waitFor(t, f, "the first heartbeat", func(sn fakediscord.Snapshot) bool { return sn.Tokens[token].Heartbeats > 0 })
 
 	f.HoldResumes()
 	f.DropConnections()
