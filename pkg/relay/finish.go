@@ -67,7 +67,8 @@ func (r *Relay) finisher(ctx context.Context) {
 }
 
 // finish moves every message handed over so far out of the outbox and
-// forgets it. A bus that cannot be opened keeps them for the next try.
+// forgets it. A refused bus is waited for (openBus); a relay that stops
+// first leaves them in the outbox for the next start.
 func (r *Relay) finish(ctx context.Context) {
 	ids, moves := r.fin.take()
 	if len(ids) == 0 {
