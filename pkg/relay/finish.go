@@ -108,17 +108,19 @@ func (r *Relay) finish(ctx context.Context) {
 		}
 		box.Close()
 	}
+	r.mu.Lock()
 	for _, id := range ids {
 		if _, ok := moves[id]; ok {
-			r.mu.Lock()
 			r.st.forget(id)
-			r.mu.Unlock()
+		}
+		delete(r.known, id+".json")
+	}
+	r.placeTurnMayBeFreeLocked()
+	r.mu.Unlock()
+	for _, id := range ids {
+		if _, ok := moves[id]; ok {
 			r.opts.Finished(id)
 		}
-		r.mu.Lock()
-		delete(r.known, id+".json")
-		r.placeTurnMayBeFreeLocked()
-		r.mu.Unlock()
 		// A file of the same name may have come back while this one was
 		// in flight, and been skipped as known: look at that name again.
 		r.touched.add(id + ".json")

@@ -12,13 +12,7 @@ const opReconnect = 7
 func (s *Server) AskReconnect() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := 0
-	for c := range s.conns {
-		if c.sess != nil && !c.closing {
-			s.sendLocked(c, control{Op: opReconnect})
-			n++
-		}
-	}
+	n := s.eachLiveLocked(func(c *conn) { s.sendLocked(c, control{Op: opReconnect}) })
 	s.logf("asked %d gateway connections to reconnect", n)
 	return n
 }
@@ -59,13 +53,7 @@ func (s *Server) InvalidateSessions(resumable bool) int {
 func (s *Server) Deafen() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := 0
-	for c := range s.conns {
-		if c.sess != nil && !c.closing {
-			c.deaf = true
-			n++
-		}
-	}
+	n := s.eachLiveLocked(func(c *conn) { c.deaf = true })
 	s.logf("deafened %d gateway connections", n)
 	return n
 }
@@ -77,13 +65,20 @@ func (s *Server) Deafen() int {
 func (s *Server) RequestHeartbeat() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	n := s.eachLiveLocked(func(c *conn) { s.sendLocked(c, control{Op: opHeartbeat}) })
+	s.logf("asked %d gateway connections for a heartbeat", n)
+	return n
+}
+
+// eachLiveLocked calls fn on every identified connection not closing, and
+// returns how many.
+func (s *Server) eachLiveLocked(fn func(c *conn)) int {
 	n := 0
 	for c := range s.conns {
 		if c.sess != nil && !c.closing {
-			s.sendLocked(c, control{Op: opHeartbeat})
+			fn(c)
 			n++
 		}
 	}
-	s.logf("asked %d gateway connections for a heartbeat", n)
 	return n
 }

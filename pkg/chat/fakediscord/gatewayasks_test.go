@@ -93,13 +93,7 @@ func TestDeafen(t *testing.T) {
 func TestRequestHeartbeat(t *testing.T) {
 	t.Parallel()
 	f := start(t, fakediscord.Options{Tokens: []string{token}, Channels: []string{channel}, HeartbeatInterval: time.Minute})
-	s := newSession(t, f, token)
-	s.Identify.Intents = discordgo.IntentsGuildMessages | discordgo.IntentMessageContent
-	ev := dispatches(s)
-	if err := open(t, s); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { closeSession(t, s) })
+	ev := openWatched(t, f)
 	// discordgo beats once as it starts, then every interval.
 	first := waitFor(t, f, "the first heartbeat", func(sn fakediscord.Snapshot) bool { return sn.Tokens[token].Heartbeats == 1 })
 	if _, err := f.InjectMessage(channel, user, "advance the sequence"); err != nil {

@@ -37,13 +37,10 @@ func dispatches(s *discordgo.Session) <-chan seen {
 	return ch
 }
 
-// A held RESUME, through discordgo: the reconnecting client's RESUME
-// waits; a message sent meanwhile is not delivered live (the session is
-// away) and comes, on release, as Discord replays missed events: before
-// RESUMED, once, on the same session (no new IDENTIFY).
-func TestHoldResumes(t *testing.T) {
-	t.Parallel()
-	f := start(t, fakediscord.Options{Tokens: []string{token}, Channels: []string{channel}, HeartbeatInterval: time.Second})
+// openWatched opens a session of token that reads message content, its
+// dispatches collected (dispatches), closed when the test ends.
+func openWatched(t *testing.T, f *fakediscord.Server) <-chan seen {
+	t.Helper()
 	s := newSession(t, f, token)
 	s.Identify.Intents = discordgo.IntentsGuildMessages | discordgo.IntentMessageContent
 	ev := dispatches(s)
@@ -51,6 +48,17 @@ func TestHoldResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { closeSession(t, s) })
+	return ev
+}
+
+// A held RESUME, through discordgo: the reconnecting client's RESUME
+// waits; a message sent meanwhile is not delivered live (the session is
+// away) and comes, on release, as Discord replays missed events: before
+// RESUMED, once, on the same session (no new IDENTIFY).
+func TestHoldResumes(t *testing.T) {
+	t.Parallel()
+	f := start(t, fakediscord.Options{Tokens: []string{token}, Channels: []string{channel}, HeartbeatInterval: time.Second})
+	ev := openWatched(t, f)
 	receive(t, ev, "READY", func(e seen) bool { return e.name == "READY" })
 	// A drop before discordgo's first heartbeat races it (see TestGatewayLifecycle).
 	waitFor(t, f, "the first heartbeat", func(sn fakediscord.Snapshot) bool { return sn.Tokens[token].Heartbeats > 0 })

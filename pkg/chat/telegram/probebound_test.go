@@ -15,25 +15,13 @@ import (
 func TestProbeStartsAtTheTopKnownBeforeTheAttempt(t *testing.T) {
 	f := startFake(t, false)
 	dir := t.TempDir()
-	in := newInbox()
-	_, stop := run(t, f, in, dir)
-	var last faketelegram.Message
-	for i := 0; i < 1000; i++ {
-		var err error
-		if last, err = f.InjectMessage(faketelegram.Inbound{From: alice, Text: "chatter"}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	waitLanded(t, in, last.ID)
-	if err := stop(); err != nil { // the batch's top and offset are saved
-		t.Fatal(err)
-	}
+	last := longHistory(t, f, dir)
 
 	p := newPosterIn(t, f, dir)
 	part := relay.Part{Key: "m/root", Text: "a session's first root"}
 	after := p.Floor("") // as the relay journals it with the attempt
-	if after != strconvI(last.ID) {
-		t.Fatalf("Floor = %q, want the last message the transport was sent, %d", after, last.ID)
+	if after != strconvI(last) {
+		t.Fatalf("Floor = %q, want the last message the transport was sent, %d", after, last)
 	}
 	f.AcceptThenFail(1, faketelegram.FailCut)
 	if _, err := p.Post(ctxFor(t), part); relay.KindOf(err) != relay.Uncertain {
@@ -42,8 +30,8 @@ func TestProbeStartsAtTheTopKnownBeforeTheAttempt(t *testing.T) {
 
 	fresh := newPosterIn(t, f, dir) // after a crash
 	id, found, err := fresh.Lookup(ctxFor(t), part, after)
-	if err != nil || !found || id != strconvI(last.ID+1) {
-		t.Fatalf("Lookup = %q %v %v, want found as %d", id, found, err, last.ID+1)
+	if err != nil || !found || id != strconvI(last+1) {
+		t.Fatalf("Lookup = %q %v %v, want found as %d", id, found, err, last+1)
 	}
 	if d := f.Snapshot().Duplicates; len(d) != 0 {
 		t.Errorf("posted twice: %v", d)
@@ -59,14 +47,7 @@ func TestProbeGoesThroughAGapBelowTheKnownTop(t *testing.T) {
 	f := startFake(t, false)
 	p := newPoster(t, f)
 	before := post(t, p, "m/0", "", "before")
-	var gap []int64
-	for i := 0; i < topGap+2; i++ {
-		m, err := f.InjectMessage(faketelegram.Inbound{From: alice, Text: "deleted later"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		gap = append(gap, m.ID)
-	}
+	gap := chatter(t, f, topGap+2, "deleted later")
 	part := relay.Part{Key: "m/1", Text: "lost above the gap"}
 	after := p.Floor(before) // as journaled: the gap went unseen
 	f.AcceptThenFail(1, faketelegram.FailCut)
@@ -99,12 +80,8 @@ func TestProbeReadsAGapAboveTheKnownTopAsTheTop(t *testing.T) {
 	f := startFake(t, false)
 	p := newPoster(t, f)
 	before := post(t, p, "m/0", "", "before")
-	for i := 0; i < topGap+2; i++ {
-		m, err := f.InjectMessage(faketelegram.Inbound{From: alice, Text: "deleted later"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := f.DeleteMessage(faketelegram.DefaultChatID, m.ID); err != nil {
+	for _, id := range chatter(t, f, topGap+2, "deleted later") {
+		if err := f.DeleteMessage(faketelegram.DefaultChatID, id); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -166,4 +143,35 @@ func TestFloor(t *testing.T) {
 			}
 		})
 	}
+}
+
+// chatter has alice send n messages of text to the chat, and returns
+// their ids.
+func chatter(t *testing.T, f *faketelegram.Server, n int, text string) []int64 {
+	t.Helper()
+	ids := make([]int64, n)
+	for i := range ids {
+		m, err := f.InjectMessage(faketelegram.Inbound{From: alice, Text: text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[i] = m.ID
+	}
+	return ids
+}
+
+// longHistory sends a transport with its state in dir 1,000 messages,
+// waits until the last landed and stops it, so dir holds the chat's top
+// and the offset; it returns the last message's id.
+func longHistory(t *testing.T, f *faketelegram.Server, dir string) int64 {
+	t.Helper()
+	in := newInbox()
+	_, stop := run(t, f, in, dir)
+	ids := chatter(t, f, 1000, "chatter")
+	last := ids[len(ids)-1]
+	waitLanded(t, in, last)
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	return last
 }

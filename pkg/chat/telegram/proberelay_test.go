@@ -21,19 +21,7 @@ import (
 func TestRelayFindsALostFirstRootInALongHistory(t *testing.T) {
 	f := startFake(t, false)
 	state := t.TempDir()
-	in := newInbox()
-	_, stop := run(t, f, in, state)
-	var last faketelegram.Message
-	for i := 0; i < 1000; i++ {
-		var err error
-		if last, err = f.InjectMessage(faketelegram.Inbound{From: alice, Text: "chatter"}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	waitLanded(t, in, last.ID)
-	if err := stop(); err != nil {
-		t.Fatal(err)
-	}
+	last := longHistory(t, f, state)
 
 	dirs, err := bus.Paths(t.TempDir(), "bot")
 	if err == nil {
@@ -82,7 +70,7 @@ func TestRelayFindsALostFirstRootInALongHistory(t *testing.T) {
 	}
 	var texts []string
 	for _, m := range sn.Messages {
-		if m.ID > last.ID {
+		if m.ID > last {
 			texts = append(texts, m.Text)
 		}
 	}
